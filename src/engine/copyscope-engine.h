@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "cs-conflict.h"
+#include "cs-counters.h"
+#include "cs-generate.h"
+#include "cs-job.h"
+#include "cs-run.h"

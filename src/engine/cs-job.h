@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "cs-conflict.h"
+#include "cs-run.h"
+
+G_BEGIN_DECLS
+
+#define CS_JOB_MIN_THREADS     1
+#define CS_JOB_MAX_THREADS     128
+#define CS_JOB_DEFAULT_THREADS 8
+
+typedef enum {
+  CS_JOB_STATE_READY,
+  CS_JOB_STATE_RUNNING,
+  CS_JOB_STATE_PAUSED,
+  CS_JOB_STATE_FINISHED,
+} CsJobState;
+
+/* A consistent snapshot of a job's progress; any thread. */
+typedef struct {
+  CsJobState state;
+  gboolean   scanning;        /* totals still growing */
+  guint      threads;         /* allowed now */
+  guint      active;          /* workers busy now */
+  guint64    dirs_found;
+  guint64    files_found;
+  guint64    bytes_found;
+  guint64    files_done;      /* copied + skipped + failed + mismatched */
+  guint64    bytes_done;      /* source bytes handled */
+  guint64    files_copied;
+  guint64    bytes_copied;
+  guint64    files_skipped;
+  guint64    files_failed;
+  guint      n_errors;
+  double     elapsed;         /* seconds, not counting pauses and open questions */
+} CsProgress;
+
+#define CS_JOB_ERROR (cs_job_error_quark ())
+GQuark cs_job_error_quark (void);
+
+typedef enum {
+  CS_JOB_ERROR_INVALID,          /* bad settings: no source, threads out of range */
+  CS_JOB_ERROR_MISSING_SOURCE,
+  CS_JOB_ERROR_SAME_FILE,        /* a source is the destination (path, hard link, symlink) */
+  CS_JOB_ERROR_INSIDE_SOURCE,    /* the destination lies inside a source */
+  CS_JOB_ERROR_DUPLICATE_SOURCE,
+  CS_JOB_ERROR_DESTINATION,      /* destination unusable: not a folder, unwritable, full, vanished */
+  CS_JOB_ERROR_CANCELLED,
+} CsJobErrorCode;
+
+/* Called on the scanning thread for every planned action when dry_run is set. */
+typedef void (*CsJobPlanFunc) (const char *action,      /* "copy", "replace", "skip", "mkdir", … */
+                               const char *source,
+                               const char *destination,
+                               gpointer    user_data);
+
+#define CS_TYPE_JOB (cs_job_get_type ())
+G_DECLARE_FINAL_TYPE (CsJob, cs_job, CS, JOB, GObject)
+
+CsJob      *cs_job_new              (void);
+
+/* Setup: main thread, before running. Paths are in the filename encoding. */
+void        cs_job_add_source       (CsJob          *self,
+                                     const char     *path);
+void        cs_job_set_destination  (CsJob          *self,
+                                     const char     *path);
+void        cs_job_set_overwrite    (CsJob          *self,
+                                     CsOverwrite     overwrite);
+void        cs_job_set_verify       (CsJob          *self,
+                                     gboolean        verify);
+void        cs_job_set_durable      (CsJob          *self,
+                                     gboolean        durable);
+void        cs_job_set_flush        (CsJob          *self,
+                                     gboolean        flush);
+void        cs_job_set_dry_run      (CsJob          *self,
+                                     gboolean        dry_run,
+                                     CsJobPlanFunc   func,
+                                     gpointer        user_data);
+void        cs_job_set_retries      (CsJob          *self,
+                                     guint           retries);
+void        cs_job_set_wait         (CsJob          *self,
+                                     double          seconds);
+void        cs_job_set_interval     (CsJob          *self,
+                                     guint           interval_ms);   /* 100 … 10000; 0 turns sampling off */
+void        cs_job_add_exclude      (CsJob          *self,
+                                     const char     *glob);
+void        cs_job_set_cache_mode   (CsJob          *self,
+                                     const char     *cache_mode);
+
+/* Refuses dangerous or impossible requests before anything is written. */
+gboolean    cs_job_check            (CsJob          *self,
+                                     GError        **error);
+
+/* Control: main thread, any time. */
+void        cs_job_set_threads      (CsJob          *self,
+                                     guint           n_threads,
+                                     const char     *reason);
+guint       cs_job_get_threads      (CsJob          *self);
+void        cs_job_pause            (CsJob          *self);
+void        cs_job_resume           (CsJob          *self);
+void        cs_job_cancel           (CsJob          *self);
+CsJobState  cs_job_get_state        (CsJob          *self);
+void        cs_job_get_progress     (CsJob          *self,
+                                     CsProgress     *out_progress);
+
+/* The run record, live while the job runs. */
+CsRun      *cs_job_get_run          (CsJob          *self);
+
+/*
+ * Running. The job emits its signals on the thread-default main context of the
+ * caller of run_async/run_sync:
+ *   "progress"        ()                   — coalesced, at most once per sample interval
+ *   "sample"          (gpointer CsSample*) — each new sample, in order
+ *   "threads-changed" (guint from, guint to)
+ *   "conflict"        (CsConflict*)        — only with CS_OVERWRITE_ASK
+ * run_sync iterates its own main context, so these are delivered on its thread.
+ * The result is TRUE when the job ran to its end (failed files do not count as
+ * an error); FALSE with CS_JOB_ERROR for refusals, fatal destination errors and
+ * cancellation. The run record is complete either way.
+ */
+gboolean    cs_job_run_sync         (CsJob          *self,
+                                     GCancellable   *cancellable,
+                                     GError        **error);
+void        cs_job_run_async        (CsJob          *self,
+                                     GCancellable   *cancellable,
+                                     GAsyncReadyCallback callback,
+                                     gpointer        user_data);
+gboolean    cs_job_run_finish       (CsJob          *self,
+                                     GAsyncResult   *result,
+                                     GError        **error);
+
+G_END_DECLS

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/*
+ * What the job uses to record a run. Every function is safe from any thread:
+ * the run holds its own lock. Strings are copied.
+ */
+
+#include "cs-run.h"
+
+G_BEGIN_DECLS
+
+/* Errors beyond this many are counted, not kept, so a run record stays bounded. */
+#define CS_RUN_MAX_ERRORS 10000
+
+void _cs_run_set_kind          (CsRun                  *run,
+                                const char             *kind);
+void _cs_run_set_sources       (CsRun                  *run,
+                                const char * const     *sources);
+void _cs_run_set_destination   (CsRun                  *run,
+                                const char             *destination);
+void _cs_run_set_settings      (CsRun                  *run,
+                                const CsRunSettings    *settings);
+void _cs_run_set_environment   (CsRun                  *run,
+                                const CsRunEnvironment *environment);
+void _cs_run_set_started       (CsRun                  *run,
+                                gint64                  unix_usec);
+void _cs_run_set_duration      (CsRun                  *run,
+                                double                  seconds);
+void _cs_run_add_sample        (CsRun                  *run,
+                                const CsSample         *sample);
+void _cs_run_add_thread_change (CsRun                  *run,
+                                double                  t,
+                                guint                   from,
+                                guint                   to,
+                                const char             *reason);
+/* @path is in the filename encoding; the run stores a display form and, when
+ * it is not valid UTF-8, the exact bytes in base64. */
+void _cs_run_add_error         (CsRun                  *run,
+                                const char             *path,
+                                const char             *operation,
+                                int                     error_code,
+                                const char             *message,
+                                guint                   attempts);
+void _cs_run_set_totals        (CsRun                  *run,
+                                const CsTotals         *totals);
+void _cs_run_set_outcome       (CsRun                  *run,
+                                const char             *outcome,
+                                const char             *fatal_error);
+
+void _cs_run_settings_copy     (CsRunSettings          *dest,
+                                const CsRunSettings    *src);
+void _cs_run_settings_clear    (CsRunSettings          *settings);
+void _cs_run_environment_copy  (CsRunEnvironment       *dest,
+                                const CsRunEnvironment *src);
+void _cs_run_environment_clear (CsRunEnvironment       *environment);
+
+G_END_DECLS

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib-object.h>
+#include <json-glib/json-glib.h>
+
+#include "cs-counters.h"
+
+G_BEGIN_DECLS
+
+#define CS_RUN_SCHEMA_VERSION 1
+
+typedef enum {
+  CS_OVERWRITE_NEWER,   /* replace older files; skip and report newer ones (default) */
+  CS_OVERWRITE_NEVER,   /* never replace an existing file */
+  CS_OVERWRITE_ALWAYS,  /* replace every existing file, identical ones included */
+  CS_OVERWRITE_ASK,     /* ask through the job's "conflict" signal */
+} CsOverwrite;
+
+const char *cs_overwrite_to_string   (CsOverwrite  overwrite);
+gboolean    cs_overwrite_from_string (const char  *str,
+                                      CsOverwrite *out_overwrite);
+
+/* Robocopy's summary classes. */
+typedef enum {
+  CS_CLASS_TOTAL,
+  CS_CLASS_COPIED,
+  CS_CLASS_SKIPPED,
+  CS_CLASS_MISMATCH,
+  CS_CLASS_FAILED,
+  CS_CLASS_EXTRAS,
+  CS_N_CLASSES
+} CsClass;
+
+typedef enum {
+  CS_KIND_DIRS,
+  CS_KIND_FILES,
+  CS_KIND_BYTES,
+  CS_N_KINDS
+} CsKind;
+
+const char *cs_class_to_string (CsClass klass);  /* "total", "copied", … */
+const char *cs_kind_to_string  (CsKind  kind);   /* "dirs", "files", "bytes" */
+
+typedef struct {
+  guint64 v[CS_N_CLASSES][CS_N_KINDS];
+} CsTotals;
+
+/* One sample of every counter, taken at a fixed interval. */
+typedef struct {
+  double  t;                        /* seconds since the run started */
+  double  values[CS_N_COUNTERS];
+  guint64 files_done;               /* cumulative */
+  guint64 bytes_done;               /* cumulative source bytes published */
+} CsSample;
+
+typedef struct {
+  double  t;
+  guint   from;
+  guint   to;
+  char   *reason;                   /* "user", "auto: …", may be NULL */
+} CsThreadChange;
+
+typedef struct {
+  char   *path;                     /* UTF-8 display form */
+  char   *path_raw;                 /* exact bytes, base64; NULL when path is valid UTF-8 */
+  char   *operation;                /* "open", "read", "write", "rename", … */
+  int     error_code;               /* errno value, 0 when not from errno */
+  char   *message;
+  guint   attempts;
+} CsRunError;
+
+typedef struct {
+  guint        threads;             /* at the start */
+  CsOverwrite  overwrite;
+  gboolean     verify;
+  gboolean     durable;
+  gboolean     flush;
+  gboolean     dry_run;
+  guint        retries;
+  double       wait;                /* seconds */
+  guint        interval_ms;
+  char       **excludes;
+} CsRunSettings;
+
+typedef struct {
+  char  *kernel;
+  char  *hostname;
+  guint  cpus;
+  char  *source_fs;
+  char  *destination_fs;
+  char  *cache_mode;                /* "cold (drop_caches)", "warm", "unknown", … */
+  char  *tool_version;
+} CsRunEnvironment;
+
+typedef struct {
+  double avg;
+  double min;
+  double max;
+} CsStat;
+
+typedef struct _CsRun CsRun;
+
+#define CS_TYPE_RUN (cs_run_get_type ())
+
+GType                    cs_run_get_type          (void) G_GNUC_CONST;
+CsRun                   *cs_run_new               (void);
+CsRun                   *cs_run_ref               (CsRun       *run);
+void                     cs_run_unref             (CsRun       *run);
+
+/* All getters are safe from any thread; a run being recorded is locked internally. */
+const char              *cs_run_get_id            (CsRun       *run);
+char                    *cs_run_dup_label         (CsRun       *run);
+void                     cs_run_set_label         (CsRun       *run,
+                                                   const char  *label);
+const char              *cs_run_get_kind          (CsRun       *run);  /* "copy", "sweep", … */
+gint64                   cs_run_get_started       (CsRun       *run);  /* unix µs */
+double                   cs_run_get_duration      (CsRun       *run);  /* seconds */
+const char * const      *cs_run_get_sources       (CsRun       *run);
+const char              *cs_run_get_destination   (CsRun       *run);
+const CsRunSettings     *cs_run_get_settings      (CsRun       *run);
+const CsRunEnvironment  *cs_run_get_environment   (CsRun       *run);
+void                     cs_run_get_totals        (CsRun       *run,
+                                                   CsTotals    *out_totals);
+const char              *cs_run_get_outcome       (CsRun       *run);  /* "completed", "cancelled", "failed", "running" */
+const char              *cs_run_get_fatal_error   (CsRun       *run);  /* NULL unless the job stopped on one */
+
+/* Copies, so callers hold no lock: free with g_free / g_array_unref / g_ptr_array_unref. */
+CsSample                *cs_run_dup_samples       (CsRun       *run,
+                                                   guint       *n_samples);
+guint                    cs_run_get_n_samples     (CsRun       *run);
+GArray                  *cs_run_dup_timeline      (CsRun       *run);  /* of CsThreadChange, strings owned by array */
+GPtrArray               *cs_run_dup_errors        (CsRun       *run);  /* of CsRunError */
+guint                    cs_run_get_n_errors      (CsRun       *run);
+
+/* Statistics over all samples; FALSE when there are none. */
+gboolean                 cs_run_get_stat          (CsRun       *run,
+                                                   CsCounter    counter,
+                                                   CsStat      *out_stat);
+
+/* Files. Numbers are written independently of the locale. */
+JsonNode                *cs_run_to_json           (CsRun       *run);
+char                    *cs_run_to_json_string    (CsRun       *run,
+                                                   gboolean     pretty);
+CsRun                   *cs_run_new_from_json     (JsonNode    *node,
+                                                   GError     **error);
+CsRun                   *cs_run_load              (const char  *path,
+                                                   GError     **error);
+gboolean                 cs_run_save              (CsRun       *run,
+                                                   const char  *path,
+                                                   GError     **error);
+/* One row per sample; RFC 4180. */
+char                    *cs_run_samples_to_csv    (CsRun       *run);
+
+/* Helpers for other units (reports, the window): free the element contents. */
+void                     cs_run_error_clear       (CsRunError  *error);
+void                     cs_thread_change_clear   (CsThreadChange *change);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CsRun, cs_run_unref)
+
+#define CS_RUN_ERROR (cs_run_error_quark ())
+GQuark cs_run_error_quark (void);
+
+typedef enum {
+  CS_RUN_ERROR_INVALID,   /* malformed or unsupported run file */
+  CS_RUN_ERROR_TOO_LARGE,
+} CsRunErrorCode;
+
+G_END_DECLS
