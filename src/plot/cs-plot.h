@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/*
+ * Drawing of Copyscope's charts with cairo and pango, without GTK: the window
+ * draws through these functions in its snapshot, and exports write the same
+ * picture to PNG, SVG and PDF.
+ */
+
+#include <cairo.h>
+#include <gio/gio.h>
+
+#include "cs-run.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  double r, g, b, a;
+} CsPlotColor;
+
+#define CS_PLOT_N_SERIES_COLORS 8
+
+typedef struct {
+  CsPlotColor background;
+  CsPlotColor foreground;      /* text, axes */
+  CsPlotColor grid;
+  CsPlotColor marker;          /* thread-change markers */
+  CsPlotColor series[CS_PLOT_N_SERIES_COLORS];
+  const char *font_family;     /* NULL: "Sans" */
+  double      font_size;       /* points; 0: 9 */
+} CsPlotPalette;
+
+void cs_plot_palette_init_light         (CsPlotPalette *palette);
+void cs_plot_palette_init_dark          (CsPlotPalette *palette);
+void cs_plot_palette_init_high_contrast (CsPlotPalette *palette);
+
+/* One run's data for the throughput chart; borrowed. */
+typedef struct {
+  const CsSample       *samples;
+  guint                 n_samples;
+  const CsThreadChange *changes;
+  guint                 n_changes;
+  const char           *label;        /* legend entry in comparisons; NULL for a single run */
+} CsPlotRun;
+
+/* Nice axis maxima kept between frames so the axes do not jump at every dip. */
+typedef struct {
+  double rate_max;      /* MB/s axis; 0 = not set yet */
+  double request_max;   /* requests/s axis */
+} CsPlotAxisState;
+
+typedef struct {
+  double           t_min;         /* visible window in seconds; t_max <= t_min shows everything */
+  double           t_max;
+  double           hover_t;       /* < 0: no hover line */
+  gboolean         show_markers;
+  CsPlotAxisState *axes;          /* in/out; NULL: computed fresh */
+} CsPlotOptions;
+
+/*
+ * Two stacked charts on one time axis: transfer rate (read and write MB/s for a
+ * single run; data MB/s per run when several are overlaid, aligned at their
+ * starts) and request rate (data requests/s and all requests/s; all requests/s
+ * per run when overlaid), with a labelled vertical marker ("8 → 16 threads") at
+ * every thread change. Series differ by dash as well as colour.
+ */
+void     cs_plot_draw_throughput     (cairo_t             *cr,
+                                      double               width,
+                                      double               height,
+                                      const CsPlotPalette *palette,
+                                      const CsPlotRun     *runs,
+                                      guint                n_runs,
+                                      const CsPlotOptions *options);
+
+/* Maps an x position in a chart of @width back to a time; FALSE outside the plot area. */
+gboolean cs_plot_throughput_time_at  (double               width,
+                                      double               height,
+                                      const CsPlotRun     *runs,
+                                      guint                n_runs,
+                                      const CsPlotOptions *options,
+                                      double               x,
+                                      double              *out_t);
+
+/* One thread count of a sweep: median, min and max over its repeats. */
+typedef struct {
+  guint  threads;
+  double median;
+  double min;
+  double max;
+} CsPlotSweepPoint;
+
+/* A metric against thread count on a log2 axis, with min–max bars and the
+ * recommended count highlighted (0: none). */
+void     cs_plot_draw_sweep          (cairo_t                *cr,
+                                      double                  width,
+                                      double                  height,
+                                      const CsPlotPalette    *palette,
+                                      const char             *title,
+                                      const char             *unit,
+                                      const CsPlotSweepPoint *points,
+                                      guint                   n_points,
+                                      guint                   recommended);
+
+/* "Nice" numbers: the smallest 1, 2 or 5 × 10^n >= @value (value > 0). */
+double   cs_plot_nice_ceiling        (double               value);
+/* Grows at once; shrinks only when the data falls below 40 % of the current maximum. */
+double   cs_plot_axis_update         (double               current_max,
+                                      double               data_max);
+
+typedef enum {
+  CS_PLOT_FORMAT_PNG,
+  CS_PLOT_FORMAT_SVG,
+  CS_PLOT_FORMAT_PDF,
+} CsPlotFormat;
+
+gboolean cs_plot_format_from_string  (const char          *str,
+                                      CsPlotFormat        *out_format);
+
+typedef void (*CsPlotDrawFunc) (cairo_t  *cr,
+                                double    width,
+                                double    height,
+                                gpointer  user_data);
+
+/* Renders @draw into a PNG, SVG or PDF document of @width × @height points. */
+GBytes  *cs_plot_render              (CsPlotFormat         format,
+                                      double               width,
+                                      double               height,
+                                      CsPlotDrawFunc       draw,
+                                      gpointer             user_data,
+                                      GError             **error);
+
+G_END_DECLS
