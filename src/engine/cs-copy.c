@@ -1,0 +1,874 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-copy"
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "cs-job-private.h"
+
+/*
+ * One file: written to a hidden temporary next to its final name, checked, given
+ * its metadata, and only then renamed into place. A file under its final name is
+ * always complete; a cancel, a kill or an error leaves at most a temporary that
+ * the next run recognises and removes.
+ */
+
+/* Our own error codes next to errno values; negative so they never collide. */
+#define CS_ERR_SOURCE_CHANGED  (-1000)
+#define CS_ERR_MISMATCH        (-1001)
+#define CS_ERR_STOPPED         (-1002)
+#define CS_ERR_APPEARED        (-1003)
+
+typedef struct {
+  int         code;     /* errno or CS_ERR_*; 0 = success */
+  const char *op;
+} Outcome;
+
+#define OK ((Outcome) { 0, NULL })
+
+static inline Outcome
+fail (int         code,
+      const char *op)
+{
+  return (Outcome) { code, op };
+}
+
+static const char *
+outcome_message (int code)
+{
+  switch (code)
+    {
+    case CS_ERR_SOURCE_CHANGED:
+      return "The source file changed while it was copied";
+    case CS_ERR_MISMATCH:
+      return "Verification failed: the copy differs from the source";
+    case CS_ERR_APPEARED:
+      return "Another program created this file during the copy; it was left untouched";
+    default:
+      return NULL;
+    }
+}
+
+static gboolean
+is_retriable (int code)
+{
+  switch (code)
+    {
+    case EIO:
+    case EAGAIN:
+    case EBUSY:
+    case ETIMEDOUT:
+    case ECONNRESET:
+    case EMFILE:
+    case ENFILE:
+    case ENOMEM:
+    case CS_ERR_SOURCE_CHANGED:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+static gboolean
+same_mtime (const struct stat *a,
+            const struct stat *b)
+{
+  if (a->st_mtim.tv_sec != b->st_mtim.tv_sec)
+    return FALSE;
+  /* A destination that keeps only whole seconds compares at that precision. */
+  if (a->st_mtim.tv_nsec == 0 || b->st_mtim.tv_nsec == 0)
+    return TRUE;
+  return a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+static gboolean
+newer (const struct stat *a,
+       const struct stat *b)
+{
+  if (a->st_mtim.tv_sec != b->st_mtim.tv_sec)
+    return a->st_mtim.tv_sec > b->st_mtim.tv_sec;
+  if (a->st_mtim.tv_nsec == 0 || b->st_mtim.tv_nsec == 0)
+    return FALSE;
+  return a->st_mtim.tv_nsec > b->st_mtim.tv_nsec;
+}
+
+/* any worker, or the scanner for big files and dry runs */
+CsAction
+_cs_copy_decide (CsJob             *job,
+                 CsDir             *dir,
+                 const char        *name,
+                 const char        *dst_name,
+                 const struct stat *src)
+{
+  struct stat dst;
+
+  if (dir->dst_new)
+    return CS_ACTION_COPY;
+
+  if (_cs_io_fstatat (&job->counters, dir->dst_fd, dst_name, &dst, AT_SYMLINK_NOFOLLOW) != 0)
+    {
+      if (errno == ENOENT)
+        return CS_ACTION_COPY;
+      _cs_job_report (job, dir, dst_name, "stat destination", errno, NULL, 1);
+      return CS_ACTION_FAIL;
+    }
+
+  if (S_ISDIR (dst.st_mode))
+    {
+      _cs_job_report (job, dir, dst_name, "replace", EISDIR,
+                      "A folder of that name exists at the destination", 1);
+      return CS_ACTION_FAIL;
+    }
+
+  if (job->settings.overwrite == CS_OVERWRITE_ALWAYS)
+    return CS_ACTION_REPLACE;
+  if (dst.st_size == src->st_size && same_mtime (&dst, src)
+      && (S_ISLNK (dst.st_mode) == S_ISLNK (src->st_mode)))
+    return CS_ACTION_SKIP;
+
+  switch (job->settings.overwrite)
+    {
+    case CS_OVERWRITE_NEVER:
+      return CS_ACTION_SKIP;
+    case CS_OVERWRITE_NEWER:
+      return newer (&dst, src) ? CS_ACTION_SKIP_NEWER : CS_ACTION_REPLACE;
+    case CS_OVERWRITE_ASK:
+      {
+        gboolean all = FALSE;
+
+        switch (_cs_job_ask (job, dir, dst_name, src, &dst, &all))
+          {
+          case CS_CONFLICT_REPLACE:
+            return CS_ACTION_REPLACE;
+          case CS_CONFLICT_KEEP_BOTH:
+            return CS_ACTION_KEEP_BOTH;
+          case CS_CONFLICT_SKIP:
+          default:
+            return CS_ACTION_SKIP;
+          }
+      }
+    case CS_OVERWRITE_ALWAYS:
+    default:
+      return CS_ACTION_REPLACE;
+    }
+}
+
+void
+_cs_copy_account (CsJob      *job,
+                  CsDir      *dir,
+                  const char *dst_name,
+                  CsAction    action,
+                  guint64     size)
+{
+  switch (action)
+    {
+    case CS_ACTION_SKIP_NEWER:
+      _cs_job_report (job, dir, dst_name, "skip", 0,
+                      "Skipped: the file at the destination is newer", 0);
+      G_GNUC_FALLTHROUGH;
+    case CS_ACTION_SKIP:
+      _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, size);
+      break;
+    case CS_ACTION_FAIL:
+      _cs_job_add_total (job, CS_CLASS_FAILED, 1, size);
+      break;
+    case CS_ACTION_COPY:
+    case CS_ACTION_REPLACE:
+    case CS_ACTION_KEEP_BOTH:
+    default:
+      return;
+    }
+  atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit (&job->counters.bytes_done, size, memory_order_relaxed);
+}
+
+static void
+temp_name (CsJob *job,
+           char  *buf,
+           gsize  size)
+{
+  guint64 seq = atomic_fetch_add (&job->temp_seq, 1);
+
+  g_snprintf (buf, size, CS_TEMP_PREFIX "%s-%" G_GUINT64_FORMAT CS_TEMP_SUFFIX, job->job_tag, seq);
+}
+
+static int
+open_source (CsJob      *job,
+             CsDir      *dir,
+             const char *name)
+{
+  int flags = O_RDONLY | O_NOFOLLOW;
+  int fd;
+
+  if (!atomic_load_explicit (&job->no_noatime, memory_order_relaxed))
+    {
+      fd = _cs_io_openat (&job->counters, dir->src_fd, name, flags | O_NOATIME, 0);
+      if (fd >= 0 || errno != EPERM)
+        return fd;
+      /* Only the owner (or root) may ask for no access-time updates. */
+      atomic_store (&job->no_noatime, 1);
+    }
+
+  return _cs_io_openat (&job->counters, dir->src_fd, name, flags, 0);
+}
+
+/* Copies [offset, offset + length) with the fastest method the filesystems allow. */
+static Outcome
+copy_range (CsJob    *job,
+            CsWorker *worker,
+            int       src_fd,
+            int       dst_fd,
+            guint64   offset,
+            guint64   length)
+{
+  guint64 done = 0;
+
+  while (done < length)
+    {
+      guint64 want = MIN (length - done, CS_REQUEST_MAX);
+      ssize_t n;
+
+      if (!_cs_job_wait_if_paused (job))
+        return fail (CS_ERR_STOPPED, NULL);
+
+      if (!atomic_load_explicit (&job->no_copy_range, memory_order_relaxed))
+        {
+          off_t in = (off_t) (offset + done);
+          off_t out = (off_t) (offset + done);
+
+          n = _cs_io_copy_range (&job->counters, src_fd, &in, dst_fd, &out, want);
+          if (n > 0)
+            {
+              done += (guint64) n;
+              continue;
+            }
+          if (n < 0 && !_cs_io_is_unsupported (errno))
+            return fail (errno, "copy");
+          if (n < 0)
+            atomic_store (&job->no_copy_range, 1);
+          /* 0 before the end: either the source shrank or the filesystem can't do
+           * it in the kernel; plain reads tell which. */
+        }
+
+      n = _cs_io_pread (&job->counters, src_fd, worker->buffer, MIN (want, CS_BUFFER_SIZE),
+                        (off_t) (offset + done));
+      if (n < 0)
+        return fail (errno, "read");
+      if (n == 0)
+        return fail (CS_ERR_SOURCE_CHANGED, "read");
+
+      for (ssize_t w = 0; w < n;)
+        {
+          ssize_t m = _cs_io_pwrite (&job->counters, dst_fd, worker->buffer + w, (size_t) (n - w),
+                                     (off_t) (offset + done + (guint64) w));
+          if (m < 0)
+            return fail (errno, "write");
+          if (m == 0)
+            return fail (EIO, "write");
+          w += m;
+        }
+      done += (guint64) n;
+    }
+
+  return OK;
+}
+
+/* Like copy_range, but only the data extents, so holes stay holes. */
+static Outcome
+copy_sparse_range (CsJob    *job,
+                   CsWorker *worker,
+                   int       src_fd,
+                   int       dst_fd,
+                   guint64   offset,
+                   guint64   length)
+{
+  guint64 end = offset + length;
+  guint64 pos = offset;
+
+  while (pos < end)
+    {
+      off_t data = _cs_io_lseek (&job->counters, src_fd, (off_t) pos, SEEK_DATA);
+      off_t hole;
+      Outcome o;
+
+      if (data < 0)
+        {
+          if (errno == ENXIO)
+            return OK;          /* only a hole is left */
+          if (_cs_io_is_unsupported (errno))
+            return copy_range (job, worker, src_fd, dst_fd, pos, end - pos);
+          return fail (errno, "seek");
+        }
+      if ((guint64) data >= end)
+        return OK;
+      hole = _cs_io_lseek (&job->counters, src_fd, data, SEEK_HOLE);
+      if (hole < 0)
+        return fail (errno, "seek");
+      o = copy_range (job, worker, src_fd, dst_fd, (guint64) data, MIN ((guint64) hole, end) - (guint64) data);
+      if (o.code != 0)
+        return o;
+      pos = (guint64) hole;
+    }
+
+  return OK;
+}
+
+static gboolean
+is_sparse (const struct stat *st)
+{
+  return st->st_size > 0 && (guint64) st->st_blocks * 512 < (guint64) st->st_size;
+}
+
+static Outcome
+copy_data (CsJob             *job,
+           CsWorker          *worker,
+           int                src_fd,
+           int                dst_fd,
+           const struct stat *st,
+           guint64            offset,
+           guint64            length)
+{
+  if (is_sparse (st))
+    return copy_sparse_range (job, worker, src_fd, dst_fd, offset, length);
+  return copy_range (job, worker, src_fd, dst_fd, offset, length);
+}
+
+static Outcome
+hash_file (CsJob    *job,
+           CsWorker *worker,
+           int       fd,
+           guint64   size,
+           XXH64_hash_t *out)
+{
+  XXH3_state_t *state = XXH3_createState ();
+  guint64 pos = 0;
+
+  XXH3_64bits_reset (state);
+  while (pos < size)
+    {
+      ssize_t n = _cs_io_pread (&job->counters, fd, worker->buffer, CS_BUFFER_SIZE, (off_t) pos);
+
+      if (n < 0)
+        {
+          int saved = errno;
+          XXH3_freeState (state);
+          return fail (saved, "verify");
+        }
+      if (n == 0)
+        break;
+      XXH3_64bits_update (state, worker->buffer, (size_t) n);
+      pos += (guint64) n;
+    }
+  *out = XXH3_64bits_digest (state);
+  XXH3_freeState (state);
+
+  return pos == size ? OK : fail (CS_ERR_MISMATCH, "verify");
+}
+
+/* Everything between "all bytes are in the temporary" and "ready to publish". */
+static Outcome
+finish_temp (CsJob             *job,
+             CsWorker          *worker,
+             int                src_fd,
+             int                tmp_fd,
+             const struct stat *st)
+{
+  struct timespec times[2] = { st->st_atim, st->st_mtim };
+  struct stat now;
+
+  if (is_sparse (st) && _cs_io_ftruncate (&job->counters, tmp_fd, st->st_size) != 0)
+    return fail (errno, "truncate");
+
+  /* The source must be the file we scanned, unchanged, or the copy is a mix. */
+  if (_cs_io_fstat (&job->counters, src_fd, &now) != 0)
+    return fail (errno, "stat");
+  if (now.st_size != st->st_size || now.st_mtim.tv_sec != st->st_mtim.tv_sec
+      || now.st_mtim.tv_nsec != st->st_mtim.tv_nsec || now.st_ino != st->st_ino)
+    return fail (CS_ERR_SOURCE_CHANGED, "copy");
+
+  if (job->settings.verify && st->st_size > 0)
+    {
+      XXH64_hash_t a = 0, b = 0;
+      Outcome o;
+
+      /* Read the copy back from the device, not from the pages we just wrote. */
+      if (_cs_io_fsync (&job->counters, tmp_fd) != 0)
+        return fail (errno, "fsync");
+      posix_fadvise (tmp_fd, 0, 0, POSIX_FADV_DONTNEED);
+      o = hash_file (job, worker, src_fd, (guint64) st->st_size, &a);
+      if (o.code != 0)
+        return o;
+      o = hash_file (job, worker, tmp_fd, (guint64) st->st_size, &b);
+      if (o.code != 0)
+        return o;
+      if (a != b)
+        return fail (CS_ERR_MISMATCH, "verify");
+    }
+
+  if (job->euid == 0 && _cs_io_fchown (&job->counters, tmp_fd, st->st_uid, st->st_gid) != 0
+      && errno != EPERM && errno != EOPNOTSUPP)
+    return fail (errno, "chown");
+  /* After chown, which clears set-id bits. */
+  if (_cs_io_fchmod (&job->counters, tmp_fd, st->st_mode & 07777) != 0 && errno != EPERM)
+    return fail (errno, "chmod");
+  if (_cs_io_futimens (&job->counters, tmp_fd, times) != 0)
+    return fail (errno, "set times");
+  if (job->settings.durable && _cs_io_fsync (&job->counters, tmp_fd) != 0)
+    return fail (errno, "fsync");
+
+  return OK;
+}
+
+/* Publishes a finished temporary without ever clobbering a file it did not decide to replace. */
+static Outcome
+publish_noreplace (CsJob      *job,
+                   CsDir      *dir,
+                   const char *tmp,
+                   const char *final)
+{
+  int fd = dir->dst_fd;
+
+  if (!atomic_load_explicit (&job->no_noreplace, memory_order_relaxed))
+    {
+      if (_cs_io_renameat2 (&job->counters, fd, tmp, fd, final, RENAME_NOREPLACE) == 0)
+        return OK;
+      if (errno == EEXIST)
+        return fail (CS_ERR_APPEARED, "rename");
+      if (!_cs_io_is_unsupported (errno))
+        return fail (errno, "rename");
+      atomic_store (&job->no_noreplace, 1);
+    }
+
+  /* Without RENAME_NOREPLACE, a hard link fails just as safely on an existing name. */
+  if (_cs_io_linkat (&job->counters, fd, tmp, fd, final) == 0)
+    {
+      _cs_io_unlinkat (&job->counters, fd, tmp, 0);
+      return OK;
+    }
+  if (errno == EEXIST)
+    return fail (CS_ERR_APPEARED, "rename");
+  if (errno != EPERM && !_cs_io_is_unsupported (errno))
+    return fail (errno, "rename");
+
+  /* Last resort on shares with neither: check, then rename. */
+  {
+    struct stat st;
+
+    if (_cs_io_fstatat (&job->counters, fd, final, &st, AT_SYMLINK_NOFOLLOW) == 0)
+      return fail (CS_ERR_APPEARED, "rename");
+    if (_cs_io_renameat2 (&job->counters, fd, tmp, fd, final, 0) != 0)
+      return fail (errno, "rename");
+  }
+
+  return OK;
+}
+
+/* "name (2).ext", "name (3).ext", … until one is free. */
+static Outcome
+publish_keep_both (CsJob      *job,
+                   CsDir      *dir,
+                   const char *tmp,
+                   const char *final)
+{
+  const char *dot = strrchr (final, '.');
+  g_autofree char *stem = (dot != NULL && dot != final) ? g_strndup (final, (gsize) (dot - final)) : g_strdup (final);
+  const char *ext = (dot != NULL && dot != final) ? dot : "";
+
+  for (guint n = 2; n < 10000; n++)
+    {
+      g_autofree char *candidate = g_strdup_printf ("%s (%u)%s", stem, n, ext);
+      Outcome o = publish_noreplace (job, dir, tmp, candidate);
+
+      if (o.code != CS_ERR_APPEARED)
+        return o;
+    }
+
+  return fail (EEXIST, "rename");
+}
+
+static Outcome
+publish (CsJob      *job,
+         CsDir      *dir,
+         const char *tmp,
+         const char *final,
+         CsAction    action)
+{
+  switch (action)
+    {
+    case CS_ACTION_REPLACE:
+      /* rename() replaces atomically: the old file stays whole until this instant. */
+      if (_cs_io_renameat2 (&job->counters, dir->dst_fd, tmp, dir->dst_fd, final, 0) != 0)
+        return fail (errno, "rename");
+      return OK;
+    case CS_ACTION_KEEP_BOTH:
+      return publish_keep_both (job, dir, tmp, final);
+    case CS_ACTION_COPY:
+    case CS_ACTION_SKIP:
+    case CS_ACTION_SKIP_NEWER:
+    case CS_ACTION_FAIL:
+    default:
+      return publish_noreplace (job, dir, tmp, final);
+    }
+}
+
+static void
+discard_temp (CsJob *job,
+              CsDir *dir,
+              int   *tmp_fd,
+              const char *tmp)
+{
+  if (*tmp_fd >= 0)
+    {
+      _cs_io_close (&job->counters, *tmp_fd);
+      *tmp_fd = -1;
+    }
+  if (tmp[0] != '\0')
+    _cs_io_unlinkat (&job->counters, dir->dst_fd, tmp, 0);
+}
+
+static Outcome
+copy_file_once (CsJob    *job,
+                CsWorker *worker,
+                CsItem   *item,
+                CsAction  action)
+{
+  const char *final = item->dst_name != NULL ? item->dst_name : item->name;
+  char tmp[64] = "";
+  int src_fd, tmp_fd = -1;
+  Outcome o;
+
+  src_fd = open_source (job, item->dir, item->name);
+  if (src_fd < 0)
+    return fail (errno, "open");
+
+  temp_name (job, tmp, sizeof tmp);
+  tmp_fd = _cs_io_openat (&job->counters, item->dir->dst_fd, tmp,
+                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+  if (tmp_fd < 0)
+    {
+      o = fail (errno, "create");
+      tmp[0] = '\0';
+      goto out;
+    }
+
+  o = OK;
+  if (item->st.st_size > 0)
+    {
+      gboolean cloned = FALSE;
+
+      if (!atomic_load_explicit (&job->no_clone, memory_order_relaxed) && !is_sparse (&item->st))
+        {
+          if (_cs_io_clone (&job->counters, tmp_fd, src_fd, (guint64) item->st.st_size) == 0)
+            cloned = TRUE;
+          else if (_cs_io_is_unsupported (errno))
+            atomic_store (&job->no_clone, 1);
+          else
+            o = fail (errno, "clone");
+        }
+      if (!cloned && o.code == 0)
+        o = copy_data (job, worker, src_fd, tmp_fd, &item->st, 0, (guint64) item->st.st_size);
+    }
+
+  if (o.code == 0)
+    o = finish_temp (job, worker, src_fd, tmp_fd, &item->st);
+  if (o.code == 0)
+    {
+      _cs_io_close (&job->counters, tmp_fd);
+      tmp_fd = -1;
+      o = publish (job, item->dir, tmp, final, action);
+      if (o.code == 0)
+        tmp[0] = '\0';
+    }
+
+out:
+  if (o.code != 0)
+    discard_temp (job, item->dir, &tmp_fd, tmp);
+  _cs_io_close (&job->counters, src_fd);
+
+  return o;
+}
+
+static Outcome
+copy_symlink_once (CsJob    *job,
+                   CsItem   *item,
+                   CsAction  action)
+{
+  const char *final = item->dst_name != NULL ? item->dst_name : item->name;
+  gsize size = MAX ((gsize) item->st.st_size + 1, 256);
+  g_autofree char *target = g_malloc (size);
+  struct timespec times[2] = { item->st.st_atim, item->st.st_mtim };
+  char tmp[64];
+  ssize_t n;
+  Outcome o;
+
+  n = _cs_io_readlinkat (&job->counters, item->dir->src_fd, item->name, target, size);
+  if (n < 0)
+    return fail (errno, "read link");
+  if ((gsize) n >= size)
+    return fail (CS_ERR_SOURCE_CHANGED, "read link");
+  target[n] = '\0';
+
+  temp_name (job, tmp, sizeof tmp);
+  if (_cs_io_symlinkat (&job->counters, target, item->dir->dst_fd, tmp) != 0)
+    return fail (errno, "create link");
+
+  if (job->euid == 0)
+    _cs_io_fchownat (&job->counters, item->dir->dst_fd, tmp, item->st.st_uid, item->st.st_gid,
+                     AT_SYMLINK_NOFOLLOW);
+  if (_cs_io_utimensat (&job->counters, item->dir->dst_fd, tmp, times, AT_SYMLINK_NOFOLLOW) != 0
+      && !_cs_io_is_unsupported (errno))
+    {
+      o = fail (errno, "set times");
+      _cs_io_unlinkat (&job->counters, item->dir->dst_fd, tmp, 0);
+      return o;
+    }
+
+  o = publish (job, item->dir, tmp, final, action);
+  if (o.code != 0)
+    _cs_io_unlinkat (&job->counters, item->dir->dst_fd, tmp, 0);
+
+  return o;
+}
+
+static void
+record_failure (CsJob      *job,
+                CsDir      *dir,
+                const char *name,
+                Outcome     o,
+                guint       attempts,
+                guint64     size)
+{
+  if (o.code == CS_ERR_STOPPED)
+    return;
+  _cs_job_report (job, dir, name, o.op != NULL ? o.op : "copy", o.code > 0 ? o.code : 0,
+                  outcome_message (o.code), attempts);
+  _cs_job_add_total (job, o.code == CS_ERR_MISMATCH ? CS_CLASS_MISMATCH : CS_CLASS_FAILED, 1, size);
+  atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit (&job->counters.bytes_done, size, memory_order_relaxed);
+}
+
+static void
+record_success (CsJob   *job,
+                guint64  size)
+{
+  _cs_job_add_total (job, CS_CLASS_COPIED, 1, size);
+  atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit (&job->counters.bytes_done, size, memory_order_relaxed);
+}
+
+/* Runs @once with retries; returns the last outcome. */
+static Outcome
+with_retries (CsJob    *job,
+              Outcome (*once) (CsJob *, CsWorker *, CsItem *, CsAction),
+              CsWorker *worker,
+              CsItem   *item,
+              CsAction  action,
+              guint    *out_attempts)
+{
+  double wait = job->settings.wait;
+  Outcome o = OK;
+  guint attempt;
+
+  for (attempt = 1; ; attempt++)
+    {
+      o = once (job, worker, item, action);
+      if (o.code == 0 || o.code == CS_ERR_STOPPED)
+        break;
+      if (o.code > 0 && _cs_is_fatal_errno (o.code))
+        {
+          _cs_job_fatal (job, _cs_fatal_message (o.code));
+          o.code = CS_ERR_STOPPED;
+          break;
+        }
+      if (!is_retriable (o.code) || attempt > job->settings.retries)
+        break;
+      if (!_cs_job_sleep (job, wait))
+        {
+          o.code = CS_ERR_STOPPED;
+          break;
+        }
+      wait = MIN (wait * 2, 30.0);
+    }
+
+  *out_attempts = attempt;
+  return o;
+}
+
+static Outcome
+symlink_once (CsJob    *job,
+              CsWorker *worker,
+              CsItem   *item,
+              CsAction  action)
+{
+  return copy_symlink_once (job, item, action);
+}
+
+void
+_cs_big_unref (CsJob *job,
+               CsBig *big)
+{
+  if (atomic_fetch_sub (&big->ref, 1) != 1)
+    return;
+
+  if (big->tmp_fd >= 0)
+    _cs_io_close (&job->counters, big->tmp_fd);
+  if (!big->published && big->tmp_name[0] != '\0' && big->dir != NULL)
+    _cs_io_unlinkat (&job->counters, big->dir->dst_fd, big->tmp_name, 0);
+  if (big->src_fd >= 0)
+    _cs_io_close (&job->counters, big->src_fd);
+  if (big->dir != NULL)
+    _cs_dir_unref (big->dir);
+  g_free (big->error_op);
+  g_mutex_clear (&big->lock);
+  g_free (big);
+}
+
+static Outcome
+open_big (CsJob  *job,
+          CsItem *item)
+{
+  CsBig *big = item->big;
+
+  big->src_fd = open_source (job, item->dir, item->name);
+  if (big->src_fd < 0)
+    return fail (errno, "open");
+  temp_name (job, big->tmp_name, sizeof big->tmp_name);
+  big->tmp_fd = _cs_io_openat (&job->counters, item->dir->dst_fd, big->tmp_name,
+                               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+  if (big->tmp_fd < 0)
+    {
+      big->tmp_name[0] = '\0';
+      return fail (errno, "create");
+    }
+  /* The final size up front: chunks land at their offsets and holes stay holes. */
+  if (_cs_io_ftruncate (&job->counters, big->tmp_fd, item->st.st_size) != 0)
+    return fail (errno, "truncate");
+
+  return OK;
+}
+
+static Outcome
+chunk_once (CsJob    *job,
+            CsWorker *worker,
+            CsItem   *item,
+            CsAction  action)
+{
+  return copy_data (job, worker, item->big->src_fd, item->big->tmp_fd, &item->st,
+                    item->offset, item->length);
+}
+
+static void
+copy_chunk (CsJob    *job,
+            CsWorker *worker,
+            CsItem   *item)
+{
+  CsBig *big = item->big;
+  CsAction action = item->keep_both ? CS_ACTION_KEEP_BOTH : item->replace ? CS_ACTION_REPLACE : CS_ACTION_COPY;
+  const char *final = item->dst_name != NULL ? item->dst_name : item->name;
+  Outcome o = OK;
+  guint attempts = 1;
+  gboolean skip;
+
+  g_mutex_lock (&big->lock);
+  if (!big->opened && !big->failed && !_cs_job_stopping (job))
+    {
+      big->opened = TRUE;
+      big->dir = _cs_dir_ref (item->dir);
+      o = open_big (job, item);
+      if (o.code != 0)
+        {
+          big->failed = TRUE;
+          big->error_code = o.code;
+          big->error_op = g_strdup (o.op);
+        }
+    }
+  skip = big->failed || !big->opened;
+  g_mutex_unlock (&big->lock);
+
+  if (!skip && !_cs_job_stopping (job))
+    {
+      o = with_retries (job, chunk_once, worker, item, action, &attempts);
+      if (o.code != 0)
+        {
+          g_mutex_lock (&big->lock);
+          if (!big->failed)
+            {
+              big->failed = TRUE;
+              big->error_code = o.code;
+              big->error_op = g_strdup (o.op);
+            }
+          g_mutex_unlock (&big->lock);
+        }
+    }
+
+  if (atomic_fetch_sub (&big->remaining, 1) != 1)
+    return;
+
+  /* The last chunk out finishes the file. */
+  if (big->failed || !big->opened || _cs_job_stopping (job))
+    {
+      if (big->failed && big->error_code != CS_ERR_STOPPED && !_cs_job_stopping (job))
+        record_failure (job, item->dir, final, fail (big->error_code, big->error_op), attempts,
+                        (guint64) item->st.st_size);
+      return;
+    }
+
+  o = finish_temp (job, worker, big->src_fd, big->tmp_fd, &item->st);
+  if (o.code == 0)
+    {
+      _cs_io_close (&job->counters, big->tmp_fd);
+      big->tmp_fd = -1;
+      o = publish (job, item->dir, big->tmp_name, final, action);
+      if (o.code == 0)
+        big->published = TRUE;
+    }
+  if (o.code == 0)
+    record_success (job, (guint64) item->st.st_size);
+  else if (o.code > 0 && _cs_is_fatal_errno (o.code))
+    _cs_job_fatal (job, _cs_fatal_message (o.code));
+  else
+    record_failure (job, item->dir, final, o, 1, (guint64) item->st.st_size);
+}
+
+/* worker thread */
+void
+_cs_copy_item (CsJob    *job,
+               CsWorker *worker,
+               CsItem   *item)
+{
+  const char *final = item->dst_name != NULL ? item->dst_name : item->name;
+  guint64 size = item->kind == CS_ITEM_SYMLINK ? 0 : (guint64) item->st.st_size;
+  CsAction action;
+  guint attempts = 0;
+  Outcome o;
+
+  if (item->kind == CS_ITEM_CHUNK)
+    {
+      copy_chunk (job, worker, item);
+      _cs_big_unref (job, item->big);
+      return;
+    }
+
+  if (_cs_job_stopping (job))
+    return;
+
+  action = _cs_copy_decide (job, item->dir, item->name, final, &item->st);
+  if (action >= CS_ACTION_SKIP)
+    {
+      _cs_copy_account (job, item->dir, final, action, size);
+      return;
+    }
+
+  o = with_retries (job, item->kind == CS_ITEM_SYMLINK ? symlink_once : copy_file_once,
+                    worker, item, action, &attempts);
+  if (o.code == 0)
+    record_success (job, size);
+  else
+    record_failure (job, item->dir, final, o, attempts, size);
+}

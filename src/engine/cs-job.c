@@ -1,0 +1,1162 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-job"
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cs-env-private.h"
+#include "cs-job-private.h"
+
+/*
+ * A copy job. The main thread sets it up and controls it; a controller thread
+ * runs the scanner and waits for the pool; the pool's workers copy; a sampler
+ * thread turns the counters into samples. Everything that reaches the main
+ * context goes through one coalescing channel (dirty flags under a lock, at most
+ * one pending source), never one callback per file.
+ */
+
+G_DEFINE_FINAL_TYPE (CsJob, cs_job, G_TYPE_OBJECT)
+G_DEFINE_QUARK (cs-job-error-quark, cs_job_error)
+
+enum {
+  SIGNAL_PROGRESS,
+  SIGNAL_SAMPLE,
+  SIGNAL_THREADS_CHANGED,
+  SIGNAL_CONFLICT,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void
+worker_free (gpointer data)
+{
+  CsWorker *worker = data;
+
+  free (worker->buffer);
+  g_free (worker);
+}
+
+static GPrivate worker_private = G_PRIVATE_INIT (worker_free);
+
+static void
+cs_job_dispose (GObject *object)
+{
+  CsJob *self = CS_JOB (object);
+
+  /* A running job keeps itself alive through its threads; see run_async. */
+  g_clear_object (&self->task);
+  if (self->cancellable != NULL && self->cancelled_id != 0)
+    g_cancellable_disconnect (self->cancellable, self->cancelled_id);
+  self->cancelled_id = 0;
+  g_clear_object (&self->cancellable);
+
+  G_OBJECT_CLASS (cs_job_parent_class)->dispose (object);
+}
+
+static void
+cs_job_finalize (GObject *object)
+{
+  CsJob *self = CS_JOB (object);
+
+  g_ptr_array_unref (self->sources);
+  g_free (self->destination);
+  _cs_run_settings_clear (&self->settings);
+  g_clear_pointer (&self->excludes, g_ptr_array_unref);
+  g_free (self->cache_mode);
+  g_clear_pointer (&self->run, cs_run_unref);
+  g_clear_pointer (&self->context, g_main_context_unref);
+  g_clear_pointer (&self->pending_samples, g_array_unref);
+  g_clear_pointer (&self->pending_conflicts, g_ptr_array_unref);
+  g_clear_error (&self->run_error);
+  g_free (self->fatal_message);
+  g_mutex_clear (&self->lock);
+  g_mutex_clear (&self->ask_lock);
+  g_mutex_clear (&self->notify_lock);
+  g_cond_clear (&self->cond);
+
+  G_OBJECT_CLASS (cs_job_parent_class)->finalize (object);
+}
+
+static void
+cs_job_class_init (CsJobClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = cs_job_dispose;
+  object_class->finalize = cs_job_finalize;
+
+  signals[SIGNAL_PROGRESS] =
+    g_signal_new ("progress", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_SAMPLE] =
+    g_signal_new ("sample", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_POINTER);
+  signals[SIGNAL_THREADS_CHANGED] =
+    g_signal_new ("threads-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_UINT);
+  signals[SIGNAL_CONFLICT] =
+    g_signal_new ("conflict", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, CS_TYPE_CONFLICT);
+}
+
+static void
+cs_job_init (CsJob *self)
+{
+  self->sources = g_ptr_array_new_with_free_func (g_free);
+  self->settings.threads = CS_JOB_DEFAULT_THREADS;
+  self->settings.overwrite = CS_OVERWRITE_NEWER;
+  self->settings.retries = 2;
+  self->settings.wait = 1.0;
+  self->settings.interval_ms = 250;
+  self->settings.flush = TRUE;
+  atomic_init (&self->threads, CS_JOB_DEFAULT_THREADS);
+  self->run = cs_run_new ();
+  self->state = CS_JOB_STATE_READY;
+  g_mutex_init (&self->lock);
+  g_mutex_init (&self->ask_lock);
+  g_mutex_init (&self->notify_lock);
+  g_cond_init (&self->cond);
+  self->pending_samples = g_array_new (FALSE, FALSE, sizeof (CsSample));
+  self->pending_conflicts = g_ptr_array_new_with_free_func (g_object_unref);
+}
+
+CsJob *
+cs_job_new (void)
+{
+  return g_object_new (CS_TYPE_JOB, NULL);
+}
+
+#define RETURN_IF_STARTED(self) \
+  g_return_if_fail (CS_IS_JOB (self)); \
+  g_return_if_fail ((self)->state == CS_JOB_STATE_READY)
+
+void
+cs_job_add_source (CsJob      *self,
+                   const char *path)
+{
+  RETURN_IF_STARTED (self);
+  g_return_if_fail (path != NULL && *path != '\0');
+
+  g_ptr_array_add (self->sources, g_strdup (path));
+}
+
+void
+cs_job_set_destination (CsJob      *self,
+                        const char *path)
+{
+  RETURN_IF_STARTED (self);
+  g_return_if_fail (path != NULL && *path != '\0');
+
+  g_free (self->destination);
+  self->destination = g_strdup (path);
+}
+
+void
+cs_job_set_overwrite (CsJob       *self,
+                      CsOverwrite  overwrite)
+{
+  RETURN_IF_STARTED (self);
+  g_return_if_fail (overwrite <= CS_OVERWRITE_ASK);
+  self->settings.overwrite = overwrite;
+}
+
+void
+cs_job_set_verify (CsJob    *self,
+                   gboolean  verify)
+{
+  RETURN_IF_STARTED (self);
+  self->settings.verify = !!verify;
+}
+
+void
+cs_job_set_durable (CsJob    *self,
+                    gboolean  durable)
+{
+  RETURN_IF_STARTED (self);
+  self->settings.durable = !!durable;
+}
+
+void
+cs_job_set_flush (CsJob    *self,
+                  gboolean  flush)
+{
+  RETURN_IF_STARTED (self);
+  self->settings.flush = !!flush;
+}
+
+void
+cs_job_set_dry_run (CsJob         *self,
+                    gboolean       dry_run,
+                    CsJobPlanFunc  func,
+                    gpointer       user_data)
+{
+  RETURN_IF_STARTED (self);
+  self->settings.dry_run = !!dry_run;
+  self->plan_func = func;
+  self->plan_data = user_data;
+}
+
+void
+cs_job_set_retries (CsJob *self,
+                    guint  retries)
+{
+  RETURN_IF_STARTED (self);
+  self->settings.retries = MIN (retries, 1000);
+}
+
+void
+cs_job_set_wait (CsJob  *self,
+                 double  seconds)
+{
+  RETURN_IF_STARTED (self);
+  g_return_if_fail (seconds >= 0 && seconds <= 3600);
+  self->settings.wait = seconds;
+}
+
+void
+cs_job_set_interval (CsJob *self,
+                     guint  interval_ms)
+{
+  RETURN_IF_STARTED (self);
+  g_return_if_fail (interval_ms == 0 || (interval_ms >= 100 && interval_ms <= 10000));
+  self->settings.interval_ms = interval_ms;
+}
+
+void
+cs_job_add_exclude (CsJob      *self,
+                    const char *glob)
+{
+  g_auto(GStrv) old = NULL;
+  guint n;
+
+  RETURN_IF_STARTED (self);
+  g_return_if_fail (glob != NULL);
+
+  if (self->excludes == NULL)
+    self->excludes = g_ptr_array_new_with_free_func ((GDestroyNotify) g_pattern_spec_free);
+  g_ptr_array_add (self->excludes, g_pattern_spec_new (glob));
+
+  old = self->settings.excludes;
+  n = old != NULL ? g_strv_length (old) : 0;
+  self->settings.excludes = g_new0 (char *, n + 2);
+  for (guint i = 0; i < n; i++)
+    self->settings.excludes[i] = g_strdup (old[i]);
+  self->settings.excludes[n] = g_strdup (glob);
+}
+
+void
+cs_job_set_cache_mode (CsJob      *self,
+                       const char *cache_mode)
+{
+  RETURN_IF_STARTED (self);
+  g_free (self->cache_mode);
+  self->cache_mode = g_strdup (cache_mode);
+}
+
+CsRun *
+cs_job_get_run (CsJob *self)
+{
+  g_return_val_if_fail (CS_IS_JOB (self), NULL);
+  return self->run;
+}
+
+/* ---- Checks before anything is written ---------------------------------- */
+
+static gboolean
+set_error (GError         **error,
+           CsJobErrorCode   code,
+           const char      *path,
+           const char      *format,
+           ...) G_GNUC_PRINTF (4, 5);
+
+static gboolean
+set_error (GError         **error,
+           CsJobErrorCode   code,
+           const char      *path,
+           const char      *format,
+           ...)
+{
+  g_autofree char *display = path != NULL ? g_filename_display_name (path) : NULL;
+  g_autofree char *reason = NULL;
+  va_list args;
+
+  va_start (args, format);
+  reason = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  if (display != NULL)
+    g_set_error (error, CS_JOB_ERROR, code, "%s: %s", display, reason);
+  else
+    g_set_error_literal (error, CS_JOB_ERROR, code, reason);
+  return FALSE;
+}
+
+static char *
+trim_slashes (const char *path)
+{
+  char *copy = g_strdup (path);
+  gsize len = strlen (copy);
+
+  while (len > 1 && copy[len - 1] == '/')
+    copy[--len] = '\0';
+  return copy;
+}
+
+/* Is the folder @dir (dev, ino) @path itself or one of its ancestors? */
+static gboolean
+is_ancestor_or_self (const struct stat *dir,
+                     const char        *path)
+{
+  g_autofree char *real = realpath (path, NULL);
+  g_autofree char *cur = NULL;
+
+  if (real == NULL)
+    return FALSE;
+  cur = g_steal_pointer (&real);
+  for (;;)
+    {
+      struct stat st;
+      char *parent;
+
+      if (stat (cur, &st) == 0 && st.st_dev == dir->st_dev && st.st_ino == dir->st_ino)
+        return TRUE;
+      if (strcmp (cur, "/") == 0)
+        return FALSE;
+      parent = g_path_get_dirname (cur);
+      g_free (cur);
+      cur = parent;
+    }
+}
+
+gboolean
+cs_job_check (CsJob   *self,
+              GError **error)
+{
+  struct stat dst_st;
+  gboolean dest_exists, dest_is_dir;
+  g_autoptr(GArray) seen = NULL;
+
+  g_return_val_if_fail (CS_IS_JOB (self), FALSE);
+
+  if (self->sources->len == 0)
+    return set_error (error, CS_JOB_ERROR_INVALID, NULL, "No source was given");
+  if (self->destination == NULL)
+    return set_error (error, CS_JOB_ERROR_INVALID, NULL, "No destination was given");
+  if (self->settings.threads < CS_JOB_MIN_THREADS || self->settings.threads > CS_JOB_MAX_THREADS)
+    return set_error (error, CS_JOB_ERROR_INVALID, NULL, "The thread count must be between %d and %d",
+                      CS_JOB_MIN_THREADS, CS_JOB_MAX_THREADS);
+
+  dest_exists = stat (self->destination, &dst_st) == 0;
+  dest_is_dir = dest_exists && S_ISDIR (dst_st.st_mode);
+
+  if (!dest_exists)
+    {
+      g_autofree char *trimmed = trim_slashes (self->destination);
+      g_autofree char *parent = g_path_get_dirname (trimmed);
+      struct stat pst;
+
+      if (errno != ENOENT)
+        return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination, "%s", g_strerror (errno));
+      if (stat (parent, &pst) != 0 || !S_ISDIR (pst.st_mode))
+        return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination,
+                          "The folder that should contain the destination does not exist");
+    }
+  else if (!dest_is_dir && self->sources->len > 1)
+    return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination,
+                      "Several sources need a destination folder, and this is a file");
+
+  seen = g_array_new (FALSE, FALSE, sizeof (struct stat));
+
+  for (guint i = 0; i < self->sources->len; i++)
+    {
+      const char *source = g_ptr_array_index (self->sources, i);
+      g_autofree char *trimmed = trim_slashes (source);
+      g_autofree char *target = NULL;
+      struct stat st, tst;
+
+      if (lstat (trimmed, &st) != 0)
+        {
+          if (errno == ENOENT)
+            return set_error (error, CS_JOB_ERROR_MISSING_SOURCE, source, "No such file or folder");
+          return set_error (error, CS_JOB_ERROR_MISSING_SOURCE, source, "%s", g_strerror (errno));
+        }
+
+      for (guint j = 0; j < seen->len; j++)
+        {
+          const struct stat *other = &g_array_index (seen, struct stat, j);
+
+          if (other->st_dev == st.st_dev && other->st_ino == st.st_ino)
+            return set_error (error, CS_JOB_ERROR_DUPLICATE_SOURCE, source,
+                              "This source is given more than once");
+        }
+      g_array_append_val (seen, st);
+
+      if (dest_is_dir)
+        {
+          g_autofree char *base = g_path_get_basename (trimmed);
+          target = g_build_filename (self->destination, base, NULL);
+        }
+      else
+        target = g_strdup (self->destination);
+
+      /* Same file by any name: path, hard link, symlink or bind mount. */
+      if (lstat (target, &tst) == 0 && tst.st_dev == st.st_dev && tst.st_ino == st.st_ino)
+        return set_error (error, CS_JOB_ERROR_SAME_FILE, source,
+                          "The source and the destination are the same file");
+      if (stat (target, &tst) == 0 && S_ISREG (st.st_mode)
+          && tst.st_dev == st.st_dev && tst.st_ino == st.st_ino)
+        return set_error (error, CS_JOB_ERROR_SAME_FILE, source,
+                          "The source and the destination are the same file");
+
+      if (S_ISDIR (st.st_mode))
+        {
+          g_autofree char *existing = NULL;
+
+          /* The destination, or the nearest part of it that exists. */
+          existing = dest_exists ? g_strdup (self->destination) : g_path_get_dirname (self->destination);
+          if (is_ancestor_or_self (&st, existing))
+            return set_error (error, CS_JOB_ERROR_INSIDE_SOURCE, self->destination,
+                              "The destination is inside the source folder %s; the copy would never end",
+                              trimmed);
+        }
+    }
+
+  return TRUE;
+}
+
+/* ---- The clock ----------------------------------------------------------- */
+
+double
+_cs_job_elapsed (CsJob *job)
+{
+  gint64 now = g_get_monotonic_time ();
+  gint64 held;
+
+  g_mutex_lock (&job->lock);
+  held = job->held_total + (job->holds > 0 ? now - job->held_since : 0);
+  g_mutex_unlock (&job->lock);
+
+  if (job->start_mono == 0)
+    return 0;
+  return (double) (now - job->start_mono - held) / G_USEC_PER_SEC;
+}
+
+static void
+hold_locked (CsJob *job)
+{
+  if (job->holds++ == 0)
+    job->held_since = g_get_monotonic_time ();
+}
+
+static void
+release_locked (CsJob *job)
+{
+  g_assert (job->holds > 0);
+  if (--job->holds == 0)
+    job->held_total += g_get_monotonic_time () - job->held_since;
+}
+
+void
+_cs_job_hold_clock (CsJob *job)
+{
+  g_mutex_lock (&job->lock);
+  hold_locked (job);
+  g_mutex_unlock (&job->lock);
+}
+
+void
+_cs_job_release_clock (CsJob *job)
+{
+  g_mutex_lock (&job->lock);
+  release_locked (job);
+  g_mutex_unlock (&job->lock);
+}
+
+/* ---- Stopping, pausing, the bounded queue -------------------------------- */
+
+gboolean
+_cs_job_stopping (CsJob *job)
+{
+  return atomic_load_explicit (&job->stop, memory_order_relaxed) != CS_STOP_NONE;
+}
+
+gboolean
+_cs_job_wait_if_paused (CsJob *job)
+{
+  if (_cs_job_stopping (job))
+    return FALSE;
+  if (G_LIKELY (!job->paused))
+    return TRUE;
+
+  g_mutex_lock (&job->lock);
+  while (job->paused && !_cs_job_stopping (job))
+    g_cond_wait (&job->cond, &job->lock);
+  g_mutex_unlock (&job->lock);
+
+  return !_cs_job_stopping (job);
+}
+
+gboolean
+_cs_job_sleep (CsJob  *job,
+               double  seconds)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
+
+  g_mutex_lock (&job->lock);
+  while (!_cs_job_stopping (job) && g_get_monotonic_time () < deadline)
+    g_cond_wait_until (&job->cond, &job->lock, deadline);
+  g_mutex_unlock (&job->lock);
+
+  return !_cs_job_stopping (job);
+}
+
+static void
+stop (CsJob        *job,
+      CsStopReason  reason,
+      const char   *message)
+{
+  g_mutex_lock (&job->lock);
+  if (atomic_load (&job->stop) == CS_STOP_NONE)
+    {
+      atomic_store (&job->stop, reason);
+      if (message != NULL)
+        job->fatal_message = g_strdup (message);
+    }
+  if (job->paused)
+    {
+      job->paused = FALSE;
+      release_locked (job);
+    }
+  g_cond_broadcast (&job->cond);
+  g_mutex_unlock (&job->lock);
+}
+
+void
+_cs_job_fatal (CsJob      *job,
+               const char *message)
+{
+  stop (job, CS_STOP_FATAL, message);
+}
+
+void
+_cs_job_push (CsJob  *job,
+              CsItem *item)
+{
+  g_mutex_lock (&job->lock);
+  while (job->pending >= job->max_pending && !_cs_job_stopping (job))
+    g_cond_wait (&job->cond, &job->lock);
+  job->pending++;
+  g_mutex_unlock (&job->lock);
+
+  g_thread_pool_push (job->pool, item, NULL);
+}
+
+static void
+worker_func (gpointer data,
+             gpointer user_data)
+{
+  CsItem *item = data;
+  CsJob *job = user_data;
+  CsWorker *worker = g_private_get (&worker_private);
+
+  if (worker == NULL)
+    {
+      worker = g_new0 (CsWorker, 1);
+      /* Aligned so the same buffer also suits O_DIRECT readers later. */
+      if (posix_memalign ((void **) &worker->buffer, 4096, CS_BUFFER_SIZE) != 0)
+        g_error ("Out of memory");
+      g_private_set (&worker_private, worker);
+    }
+
+  if (_cs_job_wait_if_paused (job) || item->kind == CS_ITEM_CHUNK)
+    {
+      atomic_fetch_add (&job->active, 1);
+      _cs_copy_item (job, worker, item);
+      atomic_fetch_sub (&job->active, 1);
+    }
+  _cs_item_free (item);
+
+  g_mutex_lock (&job->lock);
+  job->pending--;
+  g_cond_broadcast (&job->cond);
+  g_mutex_unlock (&job->lock);
+}
+
+/* ---- Totals and reports (any thread) ------------------------------------- */
+
+void
+_cs_job_add_total (CsJob   *job,
+                   CsClass  klass,
+                   guint64  files,
+                   guint64  bytes)
+{
+  atomic_fetch_add_explicit (&job->totals[klass][CS_KIND_FILES], files, memory_order_relaxed);
+  atomic_fetch_add_explicit (&job->totals[klass][CS_KIND_BYTES], bytes, memory_order_relaxed);
+}
+
+void
+_cs_job_add_dir_total (CsJob   *job,
+                       CsClass  klass)
+{
+  atomic_fetch_add_explicit (&job->totals[klass][CS_KIND_DIRS], 1, memory_order_relaxed);
+}
+
+void
+_cs_job_report (CsJob      *job,
+                CsDir      *dir,
+                const char *name,
+                const char *operation,
+                int         error_code,
+                const char *message,
+                guint       attempts)
+{
+  g_autofree char *path = _cs_dir_dup_path (dir, name, FALSE);
+
+  _cs_run_add_error (job->run, path, operation, error_code,
+                     message != NULL ? message : g_strerror (error_code), attempts);
+
+  g_mutex_lock (&job->notify_lock);
+  job->progress_dirty = TRUE;
+  g_mutex_unlock (&job->notify_lock);
+}
+
+/* ---- The channel to the main context ------------------------------------- */
+
+static void finish_on_main (CsJob *job);
+
+static gboolean
+dispatch (gpointer data)
+{
+  CsJob *job = data;
+  g_autoptr(GArray) samples = NULL;
+  g_autoptr(GPtrArray) conflicts = NULL;
+  gboolean progress, done;
+
+  g_mutex_lock (&job->notify_lock);
+  samples = g_steal_pointer (&job->pending_samples);
+  job->pending_samples = g_array_new (FALSE, FALSE, sizeof (CsSample));
+  conflicts = g_steal_pointer (&job->pending_conflicts);
+  job->pending_conflicts = g_ptr_array_new_with_free_func (g_object_unref);
+  progress = job->progress_dirty;
+  job->progress_dirty = FALSE;
+  done = job->done_pending;
+  job->done_pending = FALSE;
+  g_clear_pointer (&job->notify_source, g_source_unref);
+  g_mutex_unlock (&job->notify_lock);
+
+  /* Signals are emitted outside the lock: handlers may call back into the job. */
+  for (guint i = 0; i < samples->len; i++)
+    g_signal_emit (job, signals[SIGNAL_SAMPLE], 0, &g_array_index (samples, CsSample, i));
+  if (progress || samples->len > 0 || done)
+    g_signal_emit (job, signals[SIGNAL_PROGRESS], 0);
+  for (guint i = 0; i < conflicts->len; i++)
+    g_signal_emit (job, signals[SIGNAL_CONFLICT], 0, g_ptr_array_index (conflicts, i));
+  if (done)
+    finish_on_main (job);
+
+  return G_SOURCE_REMOVE;
+}
+
+/* notify_lock held */
+static void
+schedule_locked (CsJob *job)
+{
+  if (job->notify_source != NULL || job->context == NULL)
+    return;
+
+  job->notify_source = g_idle_source_new ();
+  g_source_set_priority (job->notify_source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (job->notify_source, dispatch, g_object_ref (job), g_object_unref);
+  g_source_set_static_name (job->notify_source, "[copyscope] job progress");
+  g_source_attach (job->notify_source, job->context);
+}
+
+void
+_cs_job_post_sample (CsJob          *job,
+                     const CsSample *sample)
+{
+  g_mutex_lock (&job->notify_lock);
+  if (sample != NULL)
+    g_array_append_val (job->pending_samples, *sample);
+  job->progress_dirty = TRUE;
+  schedule_locked (job);
+  g_mutex_unlock (&job->notify_lock);
+}
+
+CsConflictAnswer
+_cs_job_ask (CsJob             *job,
+             CsDir             *dir,
+             const char        *name,
+             const struct stat *src,
+             const struct stat *dst,
+             gboolean          *out_apply_all)
+{
+  g_autoptr(CsConflict) conflict = NULL;
+  g_autofree char *src_path = NULL;
+  g_autofree char *dst_path = NULL;
+  CsConflictAnswer answer = CS_CONFLICT_SKIP;
+  gboolean all = FALSE;
+
+  if (!job->has_conflict_handler)
+    return CS_CONFLICT_SKIP;
+
+  /* One question at a time; an "apply to all" answer ends the questions. */
+  g_mutex_lock (&job->ask_lock);
+  if (job->has_all_answer)
+    {
+      answer = job->all_answer;
+      g_mutex_unlock (&job->ask_lock);
+      *out_apply_all = TRUE;
+      return answer;
+    }
+
+  src_path = _cs_dir_dup_path (dir, name, FALSE);
+  dst_path = _cs_dir_dup_path (dir, name, TRUE);
+  conflict = _cs_conflict_new (src_path, dst_path, src, dst);
+
+  _cs_job_hold_clock (job);
+  g_mutex_lock (&job->notify_lock);
+  g_ptr_array_add (job->pending_conflicts, g_object_ref (conflict));
+  schedule_locked (job);
+  g_mutex_unlock (&job->notify_lock);
+
+  if (!_cs_conflict_wait (conflict, job, &answer, &all))
+    answer = CS_CONFLICT_SKIP;
+  _cs_job_release_clock (job);
+
+  if (all)
+    {
+      job->all_answer = answer;
+      job->has_all_answer = TRUE;
+    }
+  g_mutex_unlock (&job->ask_lock);
+
+  *out_apply_all = all;
+  return answer;
+}
+
+/* ---- Control (main thread) ----------------------------------------------- */
+
+void
+cs_job_set_threads (CsJob      *self,
+                    guint       n_threads,
+                    const char *reason)
+{
+  guint old;
+
+  g_return_if_fail (CS_IS_JOB (self));
+  g_return_if_fail (n_threads >= CS_JOB_MIN_THREADS && n_threads <= CS_JOB_MAX_THREADS);
+
+  old = atomic_exchange (&self->threads, n_threads);
+  if (old == n_threads)
+    return;
+
+  if (self->state == CS_JOB_STATE_READY)
+    {
+      self->settings.threads = n_threads;
+      return;
+    }
+
+  if (self->pool != NULL)
+    g_thread_pool_set_max_threads (self->pool, (int) n_threads, NULL);
+  _cs_run_add_thread_change (self->run, _cs_job_elapsed (self), old, n_threads,
+                             reason != NULL ? reason : "user");
+  g_signal_emit (self, signals[SIGNAL_THREADS_CHANGED], 0, old, n_threads);
+}
+
+guint
+cs_job_get_threads (CsJob *self)
+{
+  g_return_val_if_fail (CS_IS_JOB (self), 0);
+  return atomic_load (&self->threads);
+}
+
+void
+cs_job_pause (CsJob *self)
+{
+  g_return_if_fail (CS_IS_JOB (self));
+
+  g_mutex_lock (&self->lock);
+  if (self->state == CS_JOB_STATE_RUNNING && !self->paused && !_cs_job_stopping (self))
+    {
+      self->paused = TRUE;
+      self->state = CS_JOB_STATE_PAUSED;
+      hold_locked (self);
+    }
+  g_mutex_unlock (&self->lock);
+  _cs_job_post_sample (self, NULL);
+}
+
+void
+cs_job_resume (CsJob *self)
+{
+  g_return_if_fail (CS_IS_JOB (self));
+
+  g_mutex_lock (&self->lock);
+  if (self->paused)
+    {
+      self->paused = FALSE;
+      self->state = CS_JOB_STATE_RUNNING;
+      release_locked (self);
+      g_cond_broadcast (&self->cond);
+    }
+  g_mutex_unlock (&self->lock);
+  _cs_job_post_sample (self, NULL);
+}
+
+/* any thread */
+void
+cs_job_cancel (CsJob *self)
+{
+  g_return_if_fail (CS_IS_JOB (self));
+
+  stop (self, CS_STOP_CANCEL, NULL);
+  g_mutex_lock (&self->lock);
+  if (self->state == CS_JOB_STATE_PAUSED)
+    self->state = CS_JOB_STATE_RUNNING;
+  g_mutex_unlock (&self->lock);
+}
+
+CsJobState
+cs_job_get_state (CsJob *self)
+{
+  CsJobState state;
+
+  g_return_val_if_fail (CS_IS_JOB (self), CS_JOB_STATE_READY);
+
+  g_mutex_lock (&self->lock);
+  state = self->state;
+  g_mutex_unlock (&self->lock);
+  return state;
+}
+
+void
+cs_job_get_progress (CsJob      *self,
+                     CsProgress *out)
+{
+  g_return_if_fail (CS_IS_JOB (self));
+  g_return_if_fail (out != NULL);
+
+  memset (out, 0, sizeof *out);
+  out->state = cs_job_get_state (self);
+  out->scanning = atomic_load (&self->scanning) != 0;
+  out->threads = atomic_load (&self->threads);
+  out->active = (guint) atomic_load (&self->active);
+  out->dirs_found = atomic_load (&self->dirs_found);
+  out->files_found = atomic_load (&self->files_found);
+  out->bytes_found = atomic_load (&self->bytes_found);
+  out->files_done = atomic_load (&self->counters.files_done);
+  out->bytes_done = atomic_load (&self->counters.bytes_done);
+  out->files_copied = atomic_load (&self->totals[CS_CLASS_COPIED][CS_KIND_FILES]);
+  out->bytes_copied = atomic_load (&self->totals[CS_CLASS_COPIED][CS_KIND_BYTES]);
+  out->files_skipped = atomic_load (&self->totals[CS_CLASS_SKIPPED][CS_KIND_FILES]);
+  out->files_failed = atomic_load (&self->totals[CS_CLASS_FAILED][CS_KIND_FILES])
+                      + atomic_load (&self->totals[CS_CLASS_MISMATCH][CS_KIND_FILES]);
+  out->n_errors = cs_run_get_n_errors (self->run);
+  out->elapsed = _cs_job_elapsed (self);
+}
+
+/* ---- Running ------------------------------------------------------------- */
+
+static gpointer
+sampler_thread (gpointer data)
+{
+  CsJob *job = data;
+  CsSampler *sampler = _cs_sampler_new (job);
+  gboolean record = job->settings.interval_ms > 0;
+  gint64 interval = (gint64) (record ? job->settings.interval_ms : 250) * 1000;
+  gint64 next = g_get_monotonic_time () + interval;
+
+  g_mutex_lock (&job->lock);
+  while (!job->finished)
+    {
+      if (!g_cond_wait_until (&job->cond, &job->lock, next))
+        {
+          g_mutex_unlock (&job->lock);
+          _cs_sampler_take (sampler, record);
+          g_mutex_lock (&job->lock);
+          next += interval;
+          /* After a long stall, sample again at the normal pace rather than catch up. */
+          if (next < g_get_monotonic_time ())
+            next = g_get_monotonic_time () + interval;
+        }
+    }
+  g_mutex_unlock (&job->lock);
+
+  /* The closing sample covers the last part interval, so short runs have one too. */
+  _cs_sampler_take (sampler, record);
+  _cs_sampler_free (sampler);
+
+  return NULL;
+}
+
+static void
+flush_destination (CsJob *job)
+{
+  int fd = _cs_io_openat (&job->counters, AT_FDCWD, job->destination, O_RDONLY, 0);
+
+  if (fd < 0)
+    {
+      g_autofree char *parent = g_path_get_dirname (job->destination);
+      fd = _cs_io_openat (&job->counters, AT_FDCWD, parent, O_RDONLY | O_DIRECTORY, 0);
+    }
+  if (fd < 0)
+    return;
+  if (_cs_io_syncfs (&job->counters, fd) != 0)
+    _cs_job_report (job, NULL, job->destination, "flush", errno, NULL, 1);
+  _cs_io_close (&job->counters, fd);
+}
+
+static gpointer
+controller_thread (gpointer data)
+{
+  CsJob *job = data;
+  CsTotals totals;
+  CsStopReason reason;
+
+  _cs_scanner_run (job);
+  atomic_store (&job->scanning, 0);
+
+  g_mutex_lock (&job->lock);
+  while (job->pending > 0)
+    g_cond_wait (&job->cond, &job->lock);
+  g_mutex_unlock (&job->lock);
+
+  g_thread_pool_free (job->pool, FALSE, TRUE);
+  job->pool = NULL;
+
+  if (job->settings.flush && !job->settings.dry_run && !_cs_job_stopping (job))
+    flush_destination (job);
+
+  g_mutex_lock (&job->lock);
+  job->finished = TRUE;
+  g_cond_broadcast (&job->cond);
+  g_mutex_unlock (&job->lock);
+  if (job->sampler != NULL)
+    g_thread_join (g_steal_pointer (&job->sampler));
+
+  for (guint c = 0; c < CS_N_CLASSES; c++)
+    for (guint k = 0; k < CS_N_KINDS; k++)
+      totals.v[c][k] = atomic_load (&job->totals[c][k]);
+  _cs_run_set_totals (job->run, &totals);
+  _cs_run_set_duration (job->run, _cs_job_elapsed (job));
+
+  reason = atomic_load (&job->stop);
+  if (reason == CS_STOP_FATAL)
+    {
+      _cs_run_add_error (job->run, job->destination, "copy", 0, job->fatal_message, 1);
+      _cs_run_set_outcome (job->run, "failed", job->fatal_message);
+      job->run_error = g_error_new_literal (CS_JOB_ERROR, CS_JOB_ERROR_DESTINATION, job->fatal_message);
+    }
+  else if (reason == CS_STOP_CANCEL)
+    {
+      _cs_run_set_outcome (job->run, "cancelled", NULL);
+      job->run_error = g_error_new_literal (CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED, "The copy was cancelled");
+    }
+  else
+    _cs_run_set_outcome (job->run, "completed", NULL);
+
+  g_mutex_lock (&job->notify_lock);
+  job->done_pending = TRUE;
+  schedule_locked (job);
+  g_mutex_unlock (&job->notify_lock);
+
+  return NULL;
+}
+
+/* Many threads each holding a few descriptors need more than the usual 1024. */
+static void
+raise_fd_limit (void)
+{
+  struct rlimit rl;
+
+  if (getrlimit (RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max)
+    {
+      rl.rlim_cur = rl.rlim_max;
+      setrlimit (RLIMIT_NOFILE, &rl);
+    }
+}
+
+static void
+on_cancelled (GCancellable *cancellable,
+              gpointer      user_data)
+{
+  cs_job_cancel (CS_JOB (user_data));
+}
+
+static void
+record_start (CsJob *self)
+{
+  CsRunEnvironment env = { 0 };
+  g_autoptr(GPtrArray) display = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *dst_display = g_filename_display_name (self->destination);
+  g_autofree char *probe = NULL;
+
+  for (guint i = 0; i < self->sources->len; i++)
+    g_ptr_array_add (display, g_filename_display_name (g_ptr_array_index (self->sources, i)));
+  g_ptr_array_add (display, NULL);
+
+  _cs_env_init_environment (&env);
+  env.source_fs = _cs_env_filesystem_type (g_ptr_array_index (self->sources, 0));
+  probe = g_file_test (self->destination, G_FILE_TEST_EXISTS)
+          ? g_strdup (self->destination) : g_path_get_dirname (self->destination);
+  env.destination_fs = _cs_env_filesystem_type (probe);
+  env.cache_mode = g_strdup (self->cache_mode != NULL ? self->cache_mode : "unknown");
+
+  self->settings.threads = atomic_load (&self->threads);
+  _cs_run_set_sources (self->run, (const char * const *) display->pdata);
+  _cs_run_set_destination (self->run, dst_display);
+  _cs_run_set_settings (self->run, &self->settings);
+  _cs_run_set_environment (self->run, &env);
+  _cs_run_set_started (self->run, g_get_real_time ());
+  _cs_run_environment_clear (&env);
+}
+
+static gboolean
+start (CsJob         *self,
+       GCancellable  *cancellable,
+       GError       **error)
+{
+  guint64 tag = ((guint64) g_random_int () << 32) | g_random_int ();
+
+  if (self->state != CS_JOB_STATE_READY)
+    return set_error (error, CS_JOB_ERROR_INVALID, NULL, "A job runs only once");
+  if (!cs_job_check (self, error))
+    {
+      _cs_run_set_outcome (self->run, "failed", (*error)->message);
+      return FALSE;
+    }
+
+  g_snprintf (self->job_tag, sizeof self->job_tag, "%016" G_GINT64_MODIFIER "x", tag);
+  self->euid = geteuid ();
+  self->max_pending = 4096;
+  raise_fd_limit ();
+  record_start (self);
+
+  self->pool = g_thread_pool_new (worker_func, self, (int) atomic_load (&self->threads), FALSE, NULL);
+  self->state = CS_JOB_STATE_RUNNING;
+  atomic_store (&self->scanning, 1);
+  self->start_mono = g_get_monotonic_time ();
+
+  if (cancellable != NULL)
+    {
+      self->cancellable = g_object_ref (cancellable);
+      self->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (on_cancelled), self, NULL);
+    }
+
+  /* The threads hold a reference until finish_on_main() joins them. */
+  g_object_ref (self);
+  self->sampler = g_thread_new ("cs-sampler", sampler_thread, self);
+  self->controller = g_thread_new ("cs-controller", controller_thread, self);
+
+  return TRUE;
+}
+
+static void
+finish_on_main (CsJob *self)
+{
+  if (self->controller != NULL)
+    g_thread_join (g_steal_pointer (&self->controller));
+
+  g_mutex_lock (&self->lock);
+  self->state = CS_JOB_STATE_FINISHED;
+  g_mutex_unlock (&self->lock);
+
+  if (self->cancellable != NULL && self->cancelled_id != 0)
+    {
+      g_cancellable_disconnect (self->cancellable, self->cancelled_id);
+      self->cancelled_id = 0;
+    }
+
+  if (self->task != NULL)
+    {
+      g_autoptr(GTask) task = g_steal_pointer (&self->task);
+
+      if (self->run_error != NULL)
+        g_task_return_error (task, g_error_copy (self->run_error));
+      else
+        g_task_return_boolean (task, TRUE);
+    }
+
+  g_object_unref (self);
+}
+
+gboolean
+cs_job_run_sync (CsJob         *self,
+                 GCancellable  *cancellable,
+                 GError       **error)
+{
+  g_autoptr(GMainContext) context = g_main_context_new ();
+
+  g_return_val_if_fail (CS_IS_JOB (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  self->has_conflict_handler = g_signal_has_handler_pending (self, signals[SIGNAL_CONFLICT], 0, TRUE);
+  self->context = g_main_context_ref (context);
+  g_main_context_push_thread_default (context);
+
+  if (!start (self, cancellable, error))
+    {
+      g_main_context_pop_thread_default (context);
+      return FALSE;
+    }
+
+  while (cs_job_get_state (self) != CS_JOB_STATE_FINISHED)
+    g_main_context_iteration (context, TRUE);
+  /* Anything posted after the last dispatch. */
+  while (g_main_context_iteration (context, FALSE))
+    ;
+  g_main_context_pop_thread_default (context);
+
+  if (self->run_error != NULL)
+    {
+      g_propagate_error (error, g_error_copy (self->run_error));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+cs_job_run_async (CsJob               *self,
+                  GCancellable        *cancellable,
+                  GAsyncReadyCallback  callback,
+                  gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  GError *error = NULL;
+
+  g_return_if_fail (CS_IS_JOB (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, cs_job_run_async);
+  g_task_set_check_cancellable (task, FALSE);
+
+  self->has_conflict_handler = g_signal_has_handler_pending (self, signals[SIGNAL_CONFLICT], 0, TRUE);
+  self->context = g_main_context_ref_thread_default ();
+
+  if (!start (self, cancellable, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  self->task = g_steal_pointer (&task);
+}
+
+gboolean
+cs_job_run_finish (CsJob         *self,
+                   GAsyncResult  *result,
+                   GError       **error)
+{
+  g_return_val_if_fail (CS_IS_JOB (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}

@@ -1,0 +1,635 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-scanner"
+
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cs-job-private.h"
+
+/*
+ * The scanner walks the sources depth first with directory descriptors and
+ * *at() calls only, so paths of any length work and nothing is resolved twice.
+ * It creates destination folders as it goes and hands files to the pool through
+ * the job's bounded queue: it blocks when the queue is full, so memory does not
+ * grow with the number of files.
+ */
+
+struct linux_dirent64 {
+  guint64        d_ino;
+  gint64         d_off;
+  unsigned short d_reclen;
+  unsigned char  d_type;
+  char           d_name[];
+};
+
+#define DENTS_BUFFER_SIZE      (32 * 1024)
+#define DENTS_BUFFER_SIZE_DEEP (4 * 1024)
+
+CsDir *
+_cs_dir_ref (CsDir *dir)
+{
+  atomic_fetch_add (&dir->ref, 1);
+  return dir;
+}
+
+/* any thread: the last reference finishes the folder */
+void
+_cs_dir_unref (CsDir *dir)
+{
+  while (dir != NULL && atomic_fetch_sub (&dir->ref, 1) == 1)
+    {
+      CsJob *job = dir->job;
+      CsDir *parent = dir->parent;
+
+      if (dir->apply_attrs && dir->dst_fd >= 0 && !job->settings.dry_run)
+        {
+          struct timespec times[2] = { dir->st.st_atim, dir->st.st_mtim };
+
+          if (job->euid == 0)
+            _cs_io_fchown (&job->counters, dir->dst_fd, dir->st.st_uid, dir->st.st_gid);
+          if (_cs_io_fchmod (&job->counters, dir->dst_fd, dir->st.st_mode & 07777) != 0)
+            _cs_job_report (job, parent, dir->dst_name, "chmod", errno, NULL, 1);
+          if (_cs_io_futimens (&job->counters, dir->dst_fd, times) != 0)
+            _cs_job_report (job, parent, dir->dst_name, "set times", errno, NULL, 1);
+          if (job->settings.durable)
+            _cs_io_fsync (&job->counters, dir->dst_fd);
+        }
+      if (dir->src_fd >= 0)
+        _cs_io_close (&job->counters, dir->src_fd);
+      if (dir->dst_fd >= 0)
+        _cs_io_close (&job->counters, dir->dst_fd);
+      if (dir->dst_name != dir->name)
+        g_free (dir->dst_name);
+      g_free (dir->name);
+      g_free (dir);
+
+      dir = parent;
+    }
+}
+
+static CsDir *
+dir_new (CsJob      *job,
+         CsDir      *parent,
+         const char *name,
+         const char *dst_name)
+{
+  CsDir *dir = g_new0 (CsDir, 1);
+
+  atomic_init (&dir->ref, 1);
+  dir->job = job;
+  dir->parent = parent != NULL ? _cs_dir_ref (parent) : NULL;
+  dir->name = g_strdup (name);
+  dir->dst_name = (dst_name == NULL || strcmp (dst_name, name) == 0) ? dir->name : g_strdup (dst_name);
+  dir->src_fd = -1;
+  dir->dst_fd = -1;
+  dir->apply_attrs = TRUE;
+
+  return dir;
+}
+
+static void
+append_dir_path (GString *out,
+                 CsDir   *dir,
+                 gboolean destination)
+{
+  if (dir->parent != NULL)
+    {
+      append_dir_path (out, dir->parent, destination);
+      if (out->len > 0 && out->str[out->len - 1] != '/')
+        g_string_append_c (out, '/');
+    }
+  g_string_append (out, destination ? dir->dst_name : dir->name);
+}
+
+/* any thread; for messages, conflicts and dry runs only — never on the hot path */
+char *
+_cs_dir_dup_path (CsDir      *dir,
+                  const char *name,
+                  gboolean    destination)
+{
+  GString *out = g_string_new (NULL);
+
+  if (dir != NULL)
+    append_dir_path (out, dir, destination);
+  if (name != NULL)
+    {
+      if (out->len > 0 && out->str[out->len - 1] != '/')
+        g_string_append_c (out, '/');
+      g_string_append (out, name);
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+void
+_cs_item_free (CsItem *item)
+{
+  if (item->dir != NULL)
+    _cs_dir_unref (item->dir);
+  g_free (item->name);
+  g_free (item->dst_name);
+  g_free (item);
+}
+
+/* ".copyscope-<16 hex>-<digits>.part": the temporaries of any run of ours. */
+gboolean
+_cs_name_is_our_temp (const char *name)
+{
+  const char *p;
+  guint i;
+
+  if (!g_str_has_prefix (name, CS_TEMP_PREFIX))
+    return FALSE;
+  p = name + strlen (CS_TEMP_PREFIX);
+  for (i = 0; i < 16; i++)
+    if (!g_ascii_isxdigit (p[i]))
+      return FALSE;
+  p += 16;
+  if (*p++ != '-' || !g_ascii_isdigit (*p))
+    return FALSE;
+  while (g_ascii_isdigit (*p))
+    p++;
+
+  return strcmp (p, CS_TEMP_SUFFIX) == 0;
+}
+
+gboolean
+_cs_is_fatal_errno (int error_code)
+{
+  switch (error_code)
+    {
+    case ENOSPC:
+    case EDQUOT:
+    case EROFS:
+    case ENOTCONN:
+    case ESTALE:
+    case ENODEV:
+    case ENXIO:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+const char *
+_cs_fatal_message (int error_code)
+{
+  switch (error_code)
+    {
+    case ENOSPC:
+    case EDQUOT:
+      return "The destination is full";
+    case EROFS:
+      return "The destination is read-only";
+    default:
+      return "The destination is no longer available";
+    }
+}
+
+static gboolean
+is_excluded (CsJob      *job,
+             const char *name)
+{
+  if (job->excludes == NULL)
+    return FALSE;
+  for (guint i = 0; i < job->excludes->len; i++)
+    {
+      GPatternSpec *spec = g_ptr_array_index (job->excludes, i);
+
+      if (g_pattern_spec_match_string (spec, name))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+plan (CsJob      *job,
+      const char *action,
+      CsDir      *dir,
+      const char *name,
+      const char *dst_name)
+{
+  g_autofree char *src = NULL;
+  g_autofree char *dst = NULL;
+
+  if (job->plan_func == NULL)
+    return;
+  src = _cs_dir_dup_path (dir, name, FALSE);
+  dst = _cs_dir_dup_path (dir, dst_name, TRUE);
+  job->plan_func (action, src, dst, job->plan_data);
+}
+
+/*
+ * Lists an existing destination folder before we write into it: removes the
+ * temporaries that earlier runs of ours left after a crash (the pattern is ours,
+ * and so is the owner), and remembers the other names so what is left once the
+ * source folder is read counts as Extras.
+ */
+static GHashTable *
+prepare_existing_dir (CsJob *job,
+                      CsDir *dir)
+{
+  g_autofree guint8 *buf = g_malloc (DENTS_BUFFER_SIZE);
+  GHashTable *names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  int fd;
+  ssize_t n;
+
+  /* A separate descriptor: the directory offset is shared by duplicates. */
+  fd = _cs_io_openat (&job->counters, dir->dst_fd, ".", O_RDONLY | O_DIRECTORY, 0);
+  if (fd < 0)
+    return names;
+
+  while ((n = _cs_io_getdents (&job->counters, fd, buf, DENTS_BUFFER_SIZE)) > 0)
+    {
+      for (ssize_t off = 0; off < n;)
+        {
+          struct linux_dirent64 *d = (struct linux_dirent64 *) (buf + off);
+          const char *name = d->d_name;
+
+          off += d->d_reclen;
+          if (strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
+            continue;
+          if (_cs_name_is_our_temp (name))
+            {
+              struct stat st;
+
+              if (!job->settings.dry_run
+                  && _cs_io_fstatat (&job->counters, dir->dst_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
+                  && S_ISREG (st.st_mode) && st.st_uid == job->euid)
+                _cs_io_unlinkat (&job->counters, dir->dst_fd, name, 0);
+              continue;
+            }
+          g_hash_table_add (names, g_strdup (name));
+        }
+    }
+  _cs_io_close (&job->counters, fd);
+
+  return names;
+}
+
+static void
+count_extras (CsJob      *job,
+              CsDir      *dir,
+              GHashTable *names)
+{
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, names);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      struct stat st;
+
+      if (_cs_io_fstatat (&job->counters, dir->dst_fd, key, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        continue;
+      if (S_ISDIR (st.st_mode))
+        _cs_job_add_dir_total (job, CS_CLASS_EXTRAS);
+      else
+        _cs_job_add_total (job, CS_CLASS_EXTRAS, 1, (guint64) st.st_size);
+    }
+}
+
+static void walk_dir (CsJob *job, CsDir *dir, guint depth);
+
+/* Creates (or opens) the destination folder for @name and walks it. */
+static void
+enter_dir (CsJob             *job,
+           CsDir             *parent,
+           const char        *name,
+           const char        *dst_name,
+           const struct stat *st,
+           guint              depth)
+{
+  CsDir *dir;
+  int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
+
+  atomic_fetch_add (&job->dirs_found, 1);
+  _cs_job_add_dir_total (job, CS_CLASS_TOTAL);
+
+  dir = dir_new (job, parent, name, dst_name);
+  dir->st = *st;
+
+  dir->src_fd = _cs_io_openat (&job->counters, parent->src_fd, name, flags, 0);
+  if (dir->src_fd < 0)
+    {
+      _cs_job_report (job, parent, name, "open folder", errno, NULL, 1);
+      _cs_job_add_dir_total (job, CS_CLASS_FAILED);
+      _cs_dir_unref (dir);
+      return;
+    }
+
+  if (job->settings.dry_run)
+    {
+      if (parent->dst_fd >= 0)
+        dir->dst_fd = _cs_io_openat (&job->counters, parent->dst_fd, dir->dst_name, flags, 0);
+      dir->dst_new = dir->dst_fd < 0;
+      plan (job, dir->dst_new ? "mkdir" : "enter", parent, name, dir->dst_name);
+      _cs_job_add_dir_total (job, dir->dst_new ? CS_CLASS_COPIED : CS_CLASS_SKIPPED);
+    }
+  else if (_cs_io_mkdirat (&job->counters, parent->dst_fd, dir->dst_name, 0700) == 0)
+    {
+      dir->dst_new = TRUE;
+      _cs_job_add_dir_total (job, CS_CLASS_COPIED);
+    }
+  else if (errno == EEXIST)
+    {
+      dir->dst_new = FALSE;
+      _cs_job_add_dir_total (job, CS_CLASS_SKIPPED);
+    }
+  else
+    {
+      int saved = errno;
+
+      if (_cs_is_fatal_errno (saved))
+        _cs_job_fatal (job, _cs_fatal_message (saved));
+      else
+        {
+          _cs_job_report (job, parent, dir->dst_name, "create folder", saved, NULL, 1);
+          _cs_job_add_dir_total (job, CS_CLASS_FAILED);
+        }
+      _cs_dir_unref (dir);
+      return;
+    }
+
+  if (!job->settings.dry_run)
+    {
+      /* O_NOFOLLOW: a symlink planted where a folder should be is never written through. */
+      dir->dst_fd = _cs_io_openat (&job->counters, parent->dst_fd, dir->dst_name, flags, 0);
+      if (dir->dst_fd < 0)
+        {
+          int saved = errno;
+
+          _cs_job_report (job, parent, dir->dst_name, "open folder", saved,
+                          saved == ELOOP || saved == ENOTDIR
+                          ? "The destination exists and is not a folder; nothing was written through it"
+                          : NULL, 1);
+          _cs_job_add_dir_total (job, CS_CLASS_FAILED);
+          _cs_dir_unref (dir);
+          return;
+        }
+    }
+
+  walk_dir (job, dir, depth + 1);
+  _cs_dir_unref (dir);
+}
+
+static void
+handle_entry (CsJob         *job,
+              CsDir         *dir,
+              const char    *name,
+              const char    *dst_name,
+              GHashTable    *existing,
+              guint          depth)
+{
+  struct stat st;
+
+  if (is_excluded (job, name))
+    return;
+  if (existing != NULL)
+    g_hash_table_remove (existing, dst_name != NULL ? dst_name : name);
+
+  if (_cs_io_fstatat (&job->counters, dir->src_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    {
+      _cs_job_report (job, dir, name, "stat", errno, NULL, 1);
+      _cs_job_add_total (job, CS_CLASS_FAILED, 1, 0);
+      return;
+    }
+
+  if (S_ISDIR (st.st_mode))
+    {
+      enter_dir (job, dir, name, dst_name != NULL ? dst_name : name, &st, depth);
+      return;
+    }
+
+  if (S_ISREG (st.st_mode) || S_ISLNK (st.st_mode))
+    {
+      guint64 size = S_ISREG (st.st_mode) ? (guint64) st.st_size : 0;
+
+      atomic_fetch_add (&job->files_found, 1);
+      atomic_fetch_add (&job->bytes_found, size);
+      _cs_job_add_total (job, CS_CLASS_TOTAL, 1, size);
+
+      if (job->settings.dry_run)
+        {
+          CsAction action = dir->dst_fd >= 0
+            ? _cs_copy_decide (job, dir, name, dst_name != NULL ? dst_name : name, &st)
+            : CS_ACTION_COPY;
+          static const char *names[] = { "copy", "replace", "keep both", "skip", "skip (destination is newer)", "fail" };
+
+          plan (job, names[action], dir, name, dst_name != NULL ? dst_name : name);
+          if (action <= CS_ACTION_KEEP_BOTH)
+            {
+              _cs_job_add_total (job, CS_CLASS_COPIED, 1, size);
+              atomic_fetch_add (&job->counters.files_done, 1);
+              atomic_fetch_add (&job->counters.bytes_done, size);
+            }
+          else
+            _cs_copy_account (job, dir, dst_name != NULL ? dst_name : name, action, size);
+          return;
+        }
+
+      if (S_ISREG (st.st_mode) && size >= 2 * CS_CHUNK_SIZE)
+        {
+          /* Decided here, once, so every chunk agrees on what to do. */
+          CsAction action = _cs_copy_decide (job, dir, name, dst_name != NULL ? dst_name : name, &st);
+          CsBig *big;
+          guint64 off;
+
+          if (action >= CS_ACTION_SKIP)
+            {
+              _cs_copy_account (job, dir, dst_name != NULL ? dst_name : name, action, size);
+              return;
+            }
+
+          big = g_new0 (CsBig, 1);
+          atomic_init (&big->ref, 1);
+          atomic_init (&big->remaining, (int) ((size + CS_CHUNK_SIZE - 1) / CS_CHUNK_SIZE));
+          g_mutex_init (&big->lock);
+          big->src_fd = -1;
+          big->tmp_fd = -1;
+
+          for (off = 0; off < size; off += CS_CHUNK_SIZE)
+            {
+              CsItem *item = g_new0 (CsItem, 1);
+
+              item->kind = CS_ITEM_CHUNK;
+              item->dir = _cs_dir_ref (dir);
+              item->name = g_strdup (name);
+              item->dst_name = g_strdup (dst_name);
+              item->st = st;
+              item->big = big;
+              atomic_fetch_add (&big->ref, 1);
+              item->offset = off;
+              item->length = MIN (CS_CHUNK_SIZE, size - off);
+              item->replace = action == CS_ACTION_REPLACE;
+              item->keep_both = action == CS_ACTION_KEEP_BOTH;
+              _cs_job_push (job, item);
+              if (_cs_job_stopping (job) && off + CS_CHUNK_SIZE < size)
+                {
+                  /* Chunks never queued count as done, so the last queued one
+                   * still finishes (here: discards) the file. */
+                  int left = (int) ((size - off - CS_CHUNK_SIZE + CS_CHUNK_SIZE - 1) / CS_CHUNK_SIZE);
+
+                  g_mutex_lock (&big->lock);
+                  big->failed = TRUE;
+                  g_mutex_unlock (&big->lock);
+                  atomic_fetch_sub (&big->remaining, left);
+                  break;
+                }
+            }
+          _cs_big_unref (job, big);
+          return;
+        }
+
+      {
+        CsItem *item = g_new0 (CsItem, 1);
+
+        item->kind = S_ISREG (st.st_mode) ? CS_ITEM_FILE : CS_ITEM_SYMLINK;
+        item->dir = _cs_dir_ref (dir);
+        item->name = g_strdup (name);
+        item->dst_name = g_strdup (dst_name);
+        item->st = st;
+        _cs_job_push (job, item);
+      }
+      return;
+    }
+
+  /* Fifos, sockets and devices: reading them could block forever or consume data. */
+  {
+    const char *what = S_ISFIFO (st.st_mode) ? "a fifo"
+                     : S_ISSOCK (st.st_mode) ? "a socket"
+                     : "a device";
+    g_autofree char *message = g_strdup_printf ("Not copied: %s is not a regular file", what);
+
+    atomic_fetch_add (&job->files_found, 1);
+    _cs_job_add_total (job, CS_CLASS_TOTAL, 1, 0);
+    _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, 0);
+    _cs_job_report (job, dir, name, "special file", 0, message, 0);
+  }
+}
+
+static void
+walk_dir (CsJob *job,
+          CsDir *dir,
+          guint  depth)
+{
+  gsize bufsize = depth < 64 ? DENTS_BUFFER_SIZE : DENTS_BUFFER_SIZE_DEEP;
+  g_autofree guint8 *buf = g_malloc (bufsize);
+  g_autoptr(GHashTable) existing = NULL;
+  ssize_t n;
+
+  if (!dir->dst_new && dir->dst_fd >= 0)
+    existing = prepare_existing_dir (job, dir);
+
+  while ((n = _cs_io_getdents (&job->counters, dir->src_fd, buf, bufsize)) > 0)
+    {
+      for (ssize_t off = 0; off < n;)
+        {
+          struct linux_dirent64 *d = (struct linux_dirent64 *) (buf + off);
+
+          off += d->d_reclen;
+          if (strcmp (d->d_name, ".") == 0 || strcmp (d->d_name, "..") == 0)
+            continue;
+          if (!_cs_job_wait_if_paused (job))
+            return;
+          handle_entry (job, dir, d->d_name, NULL, existing, depth);
+        }
+    }
+  if (n < 0)
+    _cs_job_report (job, dir->parent, dir->name, "read folder", errno, NULL, 1);
+
+  if (existing != NULL && !_cs_job_stopping (job))
+    count_extras (job, dir, existing);
+}
+
+/* Opens @path's parent folder as a pseudo folder whose attributes are left alone. */
+static CsDir *
+open_container (CsJob      *job,
+                const char *src_parent,
+                const char *dst_parent)
+{
+  CsDir *dir = dir_new (job, NULL, src_parent, dst_parent);
+
+  dir->apply_attrs = FALSE;
+  dir->src_fd = _cs_io_openat (&job->counters, AT_FDCWD, src_parent, O_RDONLY | O_DIRECTORY, 0);
+  dir->dst_fd = _cs_io_openat (&job->counters, AT_FDCWD, dst_parent, O_RDONLY | O_DIRECTORY, 0);
+  if (dir->src_fd < 0 || (dir->dst_fd < 0 && !job->settings.dry_run))
+    {
+      _cs_dir_unref (dir);
+      return NULL;
+    }
+
+  return dir;
+}
+
+/* scanner thread */
+void
+_cs_scanner_run (CsJob *job)
+{
+  const char *dest = job->destination;
+  struct stat dst_st;
+  gboolean dest_is_dir;
+
+  dest_is_dir = stat (dest, &dst_st) == 0 && S_ISDIR (dst_st.st_mode);
+
+  /* cp -r: several sources into a folder that does not exist yet make that folder. */
+  if (!dest_is_dir && job->sources->len > 1 && !job->settings.dry_run)
+    {
+      if (_cs_io_mkdirat (&job->counters, AT_FDCWD, dest, 0755) != 0 && errno != EEXIST)
+        {
+          g_autofree char *message = g_strdup_printf ("Cannot create the destination folder: %s",
+                                                      g_strerror (errno));
+          _cs_job_fatal (job, message);
+          return;
+        }
+      dest_is_dir = TRUE;
+    }
+  else if (!dest_is_dir && job->sources->len > 1)
+    dest_is_dir = TRUE;
+
+  for (guint i = 0; i < job->sources->len && !_cs_job_stopping (job); i++)
+    {
+      const char *source = g_ptr_array_index (job->sources, i);
+      g_autofree char *trimmed = g_strdup (source);
+      g_autofree char *src_parent = NULL;
+      g_autofree char *src_name = NULL;
+      g_autofree char *dst_parent = NULL;
+      g_autofree char *dst_name = NULL;
+      CsDir *container;
+
+      /* "folder/" names the folder itself, as with cp. */
+      while (strlen (trimmed) > 1 && g_str_has_suffix (trimmed, "/"))
+        trimmed[strlen (trimmed) - 1] = '\0';
+
+      src_parent = g_path_get_dirname (trimmed);
+      src_name = g_path_get_basename (trimmed);
+      if (dest_is_dir)
+        {
+          dst_parent = g_strdup (dest);
+          dst_name = g_strdup (src_name);
+        }
+      else
+        {
+          dst_parent = g_path_get_dirname (dest);
+          dst_name = g_path_get_basename (dest);
+        }
+
+      container = open_container (job, src_parent, dst_parent);
+      if (container == NULL)
+        {
+          _cs_job_report (job, NULL, trimmed, "open", errno, NULL, 1);
+          _cs_job_add_total (job, CS_CLASS_FAILED, 1, 0);
+          continue;
+        }
+      if (job->settings.dry_run && container->dst_fd < 0)
+        container->dst_new = TRUE;
+      handle_entry (job, container, src_name, strcmp (src_name, dst_name) != 0 ? dst_name : NULL,
+                    NULL, 0);
+      _cs_dir_unref (container);
+    }
+}

@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-cli"
+
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
+#include <glib/gi18n.h>
+
+#include "copyscope-engine.h"
+#include "cs-cli.h"
+
+typedef struct {
+  CsJob      *job;
+  GMainLoop  *loop;
+  gboolean    ok;
+  GError     *error;
+  gboolean    interrupted;
+  gboolean    tty;
+  gboolean    quiet;
+  gint64      last_line;
+  double      last_rate;
+  double      last_requests;
+  guint       line_len;
+} CopyState;
+
+static void
+on_sample (CsJob    *job,
+           gpointer  sample_ptr,
+           gpointer  user_data)
+{
+  CopyState *state = user_data;
+  const CsSample *sample = sample_ptr;
+
+  state->last_rate = sample->values[CS_COUNTER_WRITE_TRANSFER_RATE];
+  state->last_requests = sample->values[CS_COUNTER_REQUEST_RATE];
+}
+
+/* One line on stderr, redrawn at most five times a second. */
+static void
+on_progress (CsJob    *job,
+             gpointer  user_data)
+{
+  CopyState *state = user_data;
+  gint64 now = g_get_monotonic_time ();
+  CsProgress p;
+  g_autofree char *done = NULL;
+  g_autofree char *total = NULL;
+  g_autofree char *eta = NULL;
+  g_autoptr(GString) line = g_string_new (NULL);
+
+  if (!state->tty || state->quiet || now - state->last_line < G_USEC_PER_SEC / 5)
+    return;
+  state->last_line = now;
+
+  cs_job_get_progress (job, &p);
+  done = cs_cli_format_bytes (p.bytes_done);
+  total = cs_cli_format_bytes (p.bytes_found);
+  if (p.bytes_found > 0)
+    g_string_append_printf (line, "%3.0f%% ", 100.0 * (double) p.bytes_done / (double) p.bytes_found);
+  g_string_append_printf (line, "%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "%s files  %s/%s  %.1f MB/s  %.0f req/s  %u threads",
+                          p.files_done, p.files_found, p.scanning ? "+" : "", done, total,
+                          state->last_rate, state->last_requests, p.threads);
+  if (!p.scanning && state->last_rate > 0.01 && p.bytes_found > p.bytes_done)
+    {
+      eta = cs_cli_format_duration ((double) (p.bytes_found - p.bytes_done) / (state->last_rate * 1e6));
+      g_string_append_printf (line, "  ETA %s", eta);
+    }
+  if (p.state == CS_JOB_STATE_PAUSED)
+    g_string_append (line, "  (paused)");
+  if (p.n_errors > 0)
+    g_string_append_printf (line, "  %u errors", p.n_errors);
+
+  g_printerr ("\r%s%*s", line->str, (int) (state->line_len > line->len ? state->line_len - line->len : 0), "");
+  state->line_len = (guint) line->len;
+}
+
+static void
+on_plan (const char *action,
+         const char *source,
+         const char *destination,
+         gpointer    user_data)
+{
+  g_autofree char *src = g_filename_display_name (source);
+  g_autofree char *dst = g_filename_display_name (destination);
+
+  g_print ("%-12s %s -> %s\n", action, src, dst);
+}
+
+static gboolean
+on_signal (gpointer user_data)
+{
+  CopyState *state = user_data;
+
+  state->interrupted = TRUE;
+  cs_job_cancel (state->job);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+on_done (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  CopyState *state = user_data;
+
+  state->ok = cs_job_run_finish (CS_JOB (object), result, &state->error);
+  g_main_loop_quit (state->loop);
+}
+
+static void
+print_summary (FILE  *out,
+               CsRun *run)
+{
+  static const char *classes[] = { "Total", "Copied", "Skipped", "Mismatch", "FAILED", "Extras" };
+  static const char *kinds[] = { "Dirs", "Files", "Bytes" };
+  CsTotals totals;
+  CsStat stat;
+  double duration = cs_run_get_duration (run);
+  g_autofree char *time = cs_cli_format_duration (duration);
+
+  cs_run_get_totals (run, &totals);
+
+  fprintf (out, "\n%10s", "");
+  for (guint c = 0; c < CS_N_CLASSES; c++)
+    fprintf (out, "%12s", classes[c]);
+  fprintf (out, "\n");
+  for (guint k = 0; k < CS_N_KINDS; k++)
+    {
+      fprintf (out, "%8s :", kinds[k]);
+      for (guint c = 0; c < CS_N_CLASSES; c++)
+        {
+          if (k == CS_KIND_BYTES)
+            {
+              g_autofree char *b = cs_cli_format_bytes (totals.v[c][k]);
+              fprintf (out, "%12s", b);
+            }
+          else
+            fprintf (out, "%12" G_GUINT64_FORMAT, totals.v[c][k]);
+        }
+      fprintf (out, "\n");
+    }
+  fprintf (out, "%8s : %s\n", "Times", time);
+  if (duration > 0)
+    fprintf (out, "%8s : %.2f MB/s, %.0f files/s\n", "Speed",
+             (double) totals.v[CS_CLASS_COPIED][CS_KIND_BYTES] / 1e6 / duration,
+             (double) totals.v[CS_CLASS_COPIED][CS_KIND_FILES] / duration);
+  if (cs_run_get_stat (run, CS_COUNTER_REQUEST_RATE, &stat))
+    fprintf (out, "%8s : %.0f req/s average (%.0f max)\n", "Requests", stat.avg, stat.max);
+  {
+    const CsRunSettings *settings = cs_run_get_settings (run);
+    g_autoptr(GArray) timeline = cs_run_dup_timeline (run);
+
+    fprintf (out, "%8s : %u", "Threads", settings->threads);
+    for (guint i = 0; i < timeline->len; i++)
+      {
+        const CsThreadChange *ch = &g_array_index (timeline, CsThreadChange, i);
+        fprintf (out, ", %u from %.1f s", ch->to, ch->t);
+      }
+    fprintf (out, "\n");
+  }
+}
+
+static void
+print_errors (CsRun *run)
+{
+  g_autoptr(GPtrArray) errors = cs_run_dup_errors (run);
+
+  for (guint i = 0; i < errors->len; i++)
+    {
+      const CsRunError *e = g_ptr_array_index (errors, i);
+      g_printerr ("%s: %s: %s\n", e->path, e->operation, e->message);
+    }
+}
+
+static gboolean
+write_text (const char  *path,
+            const char  *text,
+            GError     **error)
+{
+  if (g_strcmp0 (path, "-") == 0)
+    {
+      fputs (text, stdout);
+      return fflush (stdout) == 0;
+    }
+  return g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
+}
+
+int
+cs_cli_copy (int    argc,
+             char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CsJob) job = NULL;
+  g_auto(GStrv) paths = NULL;
+  g_auto(GStrv) excludes = NULL;
+  g_autofree char *threads_arg = NULL;
+  g_autofree char *overwrite_arg = NULL;
+  g_autofree char *json_path = NULL;
+  g_autofree char *csv_path = NULL;
+  g_autofree char *cache_mode = NULL;
+  int retries = 2, interval = 250;
+  double wait = 1.0;
+  gboolean verify = FALSE, durable = FALSE, no_flush = FALSE, dry_run = FALSE, quiet = FALSE;
+  CopyState state = { 0 };
+  CsOverwrite overwrite = CS_OVERWRITE_NEWER;
+  guint threads = CS_JOB_DEFAULT_THREADS, n_paths;
+  guint sigint_id, sigterm_id;
+  CsTotals totals;
+  CsRun *run;
+  FILE *summary_out = stdout;
+  const GOptionEntry entries[] = {
+    { "threads", 't', 0, G_OPTION_ARG_STRING, &threads_arg, N_("Worker threads, 1–128 (default 8)"), "N" },
+    { "retries", 'r', 0, G_OPTION_ARG_INT, &retries, N_("Retries of a failed file (default 2)"), "N" },
+    { "wait", 'w', 0, G_OPTION_ARG_DOUBLE, &wait, N_("Seconds before the first retry, doubling up to 30 (default 1)"), "S" },
+    { "overwrite", 0, 0, G_OPTION_ARG_STRING, &overwrite_arg, N_("Existing files: newer (default), never or always"), "WHEN" },
+    { "verify", 0, 0, G_OPTION_ARG_NONE, &verify, N_("Read every copy back and compare (XXH3) before publishing it"), NULL },
+    { "durable", 0, 0, G_OPTION_ARG_NONE, &durable, N_("Flush every file and folder to disk before publishing it"), NULL },
+    { "no-flush", 0, 0, G_OPTION_ARG_NONE, &no_flush, N_("Do not flush the destination to disk at the end"), NULL },
+    { "dry-run", 'n', 0, G_OPTION_ARG_NONE, &dry_run, N_("List what would be done; write nothing"), NULL },
+    { "exclude", 'x', 0, G_OPTION_ARG_STRING_ARRAY, &excludes, N_("Skip names matching GLOB (repeatable)"), "GLOB" },
+    { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path, N_("Write the run record as JSON to FILE, or - for stdout"), "FILE" },
+    { "csv", 0, 0, G_OPTION_ARG_FILENAME, &csv_path, N_("Write the samples as CSV to FILE, or - for stdout"), "FILE" },
+    { "interval", 0, 0, G_OPTION_ARG_INT, &interval, N_("Sampling interval in ms, 100–10000, 0 for none (default 250)"), "MS" },
+    { "cache-mode", 0, 0, G_OPTION_ARG_STRING, &cache_mode, N_("Say in the record how the cache was prepared (cold, warm)"), "TEXT" },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, N_("No progress line and no summary"), NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &paths, NULL, N_("SOURCE… DEST") },
+    { NULL }
+  };
+
+  context = g_option_context_new (_("SOURCE… DEST — copy files and folders"));
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_description (context,
+    _("Folders are copied whole, with cp -r's rules: an existing destination folder receives\n"
+      "each source by its name; a single source copied to a path that does not exist\n"
+      "becomes that path. Files are written to hidden temporaries and renamed into place\n"
+      "only when complete.\n\n"
+      "Exit status: 0 all copied or skipped as asked, 1 some items failed, 2 usage error,\n"
+      "3 fatal (nothing could start, or the destination became unusable),\n"
+      "4 verification mismatch, 130 interrupted (SIGINT or SIGTERM)."));
+
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      cs_cli_usage_error ("copy", "%s", error->message);
+      return CS_EXIT_USAGE;
+    }
+
+  n_paths = paths != NULL ? g_strv_length (paths) : 0;
+  if (n_paths < 2)
+    {
+      cs_cli_usage_error ("copy", _("Give at least one source and a destination"));
+      return CS_EXIT_USAGE;
+    }
+  if (threads_arg != NULL)
+    {
+      guint64 v;
+
+      if (!g_ascii_string_to_unsigned (threads_arg, 10, CS_JOB_MIN_THREADS, CS_JOB_MAX_THREADS, &v, NULL))
+        {
+          cs_cli_usage_error ("copy", _("The thread count must be a number from %d to %d, not “%s”"),
+                              CS_JOB_MIN_THREADS, CS_JOB_MAX_THREADS, threads_arg);
+          return CS_EXIT_USAGE;
+        }
+      threads = (guint) v;
+    }
+  if (overwrite_arg != NULL && !cs_overwrite_from_string (overwrite_arg, &overwrite))
+    {
+      cs_cli_usage_error ("copy", _("--overwrite takes newer, never or always, not “%s”"), overwrite_arg);
+      return CS_EXIT_USAGE;
+    }
+  if (overwrite == CS_OVERWRITE_ASK)
+    {
+      cs_cli_usage_error ("copy", _("--overwrite=ask needs the window; use newer, never or always"));
+      return CS_EXIT_USAGE;
+    }
+  if (retries < 0 || retries > 1000)
+    {
+      cs_cli_usage_error ("copy", _("--retries must be between 0 and 1000"));
+      return CS_EXIT_USAGE;
+    }
+  if (wait < 0 || wait > 3600)
+    {
+      cs_cli_usage_error ("copy", _("--wait must be between 0 and 3600 seconds"));
+      return CS_EXIT_USAGE;
+    }
+  if (interval != 0 && (interval < 100 || interval > 10000))
+    {
+      cs_cli_usage_error ("copy", _("--interval must be 0 or between 100 and 10000 ms"));
+      return CS_EXIT_USAGE;
+    }
+
+  job = cs_job_new ();
+  for (guint i = 0; i + 1 < n_paths; i++)
+    cs_job_add_source (job, paths[i]);
+  cs_job_set_destination (job, paths[n_paths - 1]);
+  cs_job_set_threads (job, threads, NULL);
+  cs_job_set_retries (job, (guint) retries);
+  cs_job_set_wait (job, wait);
+  cs_job_set_overwrite (job, overwrite);
+  cs_job_set_verify (job, verify);
+  cs_job_set_durable (job, durable);
+  cs_job_set_flush (job, !no_flush);
+  cs_job_set_interval (job, (guint) interval);
+  if (cache_mode != NULL)
+    cs_job_set_cache_mode (job, cache_mode);
+  if (dry_run)
+    cs_job_set_dry_run (job, TRUE, on_plan, NULL);
+  for (guint i = 0; excludes != NULL && excludes[i] != NULL; i++)
+    cs_job_add_exclude (job, excludes[i]);
+
+  if (!cs_job_check (job, &error))
+    {
+      g_printerr ("copyscope-cli: %s\n", error->message);
+      return g_error_matches (error, CS_JOB_ERROR, CS_JOB_ERROR_INVALID) ? CS_EXIT_USAGE : CS_EXIT_FATAL;
+    }
+
+  state.job = job;
+  state.loop = g_main_loop_new (NULL, FALSE);
+  state.tty = isatty (STDERR_FILENO);
+  state.quiet = quiet;
+  g_signal_connect (job, "progress", G_CALLBACK (on_progress), &state);
+  g_signal_connect (job, "sample", G_CALLBACK (on_sample), &state);
+  sigint_id = g_unix_signal_add (SIGINT, on_signal, &state);
+  sigterm_id = g_unix_signal_add (SIGTERM, on_signal, &state);
+
+  cs_job_run_async (job, NULL, on_done, &state);
+  g_main_loop_run (state.loop);
+  g_source_remove (sigint_id);
+  g_source_remove (sigterm_id);
+  g_main_loop_unref (state.loop);
+
+  if (state.line_len > 0)
+    g_printerr ("\r%*s\r", (int) state.line_len, "");
+
+  run = cs_job_get_run (job);
+  if (g_strcmp0 (json_path, "-") == 0 || g_strcmp0 (csv_path, "-") == 0)
+    summary_out = stderr;
+
+  if (!quiet)
+    {
+      print_errors (run);
+      print_summary (summary_out, run);
+    }
+  if (state.error != NULL && !g_error_matches (state.error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED))
+    g_printerr ("copyscope-cli: %s\n", state.error->message);
+
+  if (json_path != NULL)
+    {
+      g_autofree char *text = cs_run_to_json_string (run, TRUE);
+      g_autoptr(GError) werror = NULL;
+
+      if (!write_text (json_path, text, &werror))
+        g_printerr ("copyscope-cli: %s\n", werror != NULL ? werror->message : g_strerror (errno));
+    }
+  if (csv_path != NULL)
+    {
+      g_autofree char *text = cs_run_samples_to_csv (run);
+      g_autoptr(GError) werror = NULL;
+
+      if (!write_text (csv_path, text, &werror))
+        g_printerr ("copyscope-cli: %s\n", werror != NULL ? werror->message : g_strerror (errno));
+    }
+
+  cs_run_get_totals (run, &totals);
+  if (state.interrupted)
+    return CS_EXIT_INTERRUPTED;
+  if (state.error != NULL)
+    return g_error_matches (state.error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED) ? CS_EXIT_INTERRUPTED : CS_EXIT_FATAL;
+  if (totals.v[CS_CLASS_MISMATCH][CS_KIND_FILES] > 0)
+    return CS_EXIT_MISMATCH;
+  if (totals.v[CS_CLASS_FAILED][CS_KIND_FILES] > 0 || totals.v[CS_CLASS_FAILED][CS_KIND_DIRS] > 0)
+    return CS_EXIT_FAILED;
+  return CS_EXIT_OK;
+}

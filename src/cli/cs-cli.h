@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Exit codes, documented in --help and the README. */
+enum {
+  CS_EXIT_OK          = 0,    /* everything copied or skipped as asked */
+  CS_EXIT_FAILED      = 1,    /* some items failed */
+  CS_EXIT_USAGE       = 2,
+  CS_EXIT_FATAL       = 3,    /* nothing could start, or the destination became unusable */
+  CS_EXIT_MISMATCH    = 4,    /* verification found a difference */
+  CS_EXIT_INTERRUPTED = 130,
+};
+
+int   cs_cli_copy        (int argc, char **argv);
+int   cs_cli_generate    (int argc, char **argv);
+
+/* Shared helpers */
+void  cs_cli_usage_error (const char *command, const char *format, ...) G_GNUC_PRINTF (2, 3);
+char *cs_cli_format_bytes (guint64 bytes);
+char *cs_cli_format_duration (double seconds);
+
+G_END_DECLS

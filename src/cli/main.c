@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-cli"
+
+#include "config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "cs-cli.h"
+#ifdef CS_CLI_HAVE_REPORT
+#include "cs-cli-report.h"
+#endif
+
+typedef struct {
+  const char *name;
+  int (*run) (int argc, char **argv);
+  const char *summary;
+} Command;
+
+static const Command commands[] = {
+  { "copy", cs_cli_copy, N_("Copy files and folders") },
+  { "generate", cs_cli_generate, N_("Generate a benchmark data set") },
+#ifdef CS_CLI_HAVE_REPORT
+  { "report", cs_cli_report, N_("Write a report of a saved run") },
+  { "compare", cs_cli_compare, N_("Compare saved runs side by side") },
+  { "history", cs_cli_history, N_("List saved runs") },
+#endif
+};
+
+static void
+print_usage (FILE *out)
+{
+  fprintf (out, "%s\n\n", _("Usage: copyscope-cli COMMAND [OPTION…]"));
+  fprintf (out, "%s\n", _("Commands:"));
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (out, "  %-10s %s\n", commands[i].name, _(commands[i].summary));
+  fprintf (out, "\n%s\n", _("“copyscope-cli COMMAND --help” describes a command and its options."));
+  fprintf (out, "\n%s\n", _("Exit status: 0 all copied or skipped as asked, 1 some items failed, 2 usage error,\n"
+                            "3 fatal (nothing could start, or the destination became unusable),\n"
+                            "4 verification mismatch, 130 interrupted."));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+  g_set_prgname ("copyscope-cli");
+
+  if (argc < 2)
+    {
+      print_usage (stderr);
+      return CS_EXIT_USAGE;
+    }
+  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0)
+    {
+      print_usage (stdout);
+      return CS_EXIT_OK;
+    }
+  if (strcmp (argv[1], "--version") == 0)
+    {
+      printf ("copyscope-cli %s\n", PACKAGE_VERSION);
+      return CS_EXIT_OK;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (argv[1], commands[i].name) == 0)
+      return commands[i].run (argc - 1, argv + 1);
+
+  g_printerr (_("copyscope-cli: unknown command “%s”\n"), argv[1]);
+  print_usage (stderr);
+  return CS_EXIT_USAGE;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib.h>
+
+#include "cs-run.h"
+
+G_BEGIN_DECLS
+
+/* Fills kernel, hostname, CPUs and tool version. */
+void     _cs_env_init_environment (CsRunEnvironment *env);
+
+/* The filesystem type of the mount holding @path ("ext4", "tmpfs", "fuse.sshfs" …). */
+char    *_cs_env_filesystem_type  (const char       *path);
+
+/* Whole-machine CPU times from /proc/stat, in clock ticks. */
+gboolean _cs_env_read_cpu_times   (guint64          *out_total,
+                                   guint64          *out_idle,
+                                   guint64          *out_system);
+
+/* This process: user+system CPU time in µs, and resident set size in bytes. */
+guint64  _cs_env_process_cpu_usec (void);
+guint64  _cs_env_process_rss      (void);
+
+G_END_DECLS

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/*
+ * Every filesystem request the engine makes goes through this table, for two
+ * reasons: each call is counted (the request rates are the product), and tests
+ * can put their own table in to inject faults deterministically.
+ */
+
+#include <glib.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  CS_REQ_OPEN,
+  CS_REQ_CREATE,
+  CS_REQ_STAT,
+  CS_REQ_READ,
+  CS_REQ_WRITE,
+  CS_REQ_COPY,       /* copy_file_range, reflink */
+  CS_REQ_FSYNC,
+  CS_REQ_MKDIR,
+  CS_REQ_RENAME,
+  CS_REQ_SETATTR,    /* times, mode, owner, size */
+  CS_REQ_READDIR,
+  CS_REQ_CLOSE,
+  CS_REQ_UNLINK,
+  CS_REQ_OTHER,      /* readlink, symlink, link, seek for holes, statfs */
+  CS_N_REQ
+} CsRequestKind;
+
+/* Bumped by workers with relaxed atomics; read by the sampler. */
+typedef struct {
+  atomic_uint_fast64_t requests[CS_N_REQ];
+  atomic_uint_fast64_t bytes_read;
+  atomic_uint_fast64_t bytes_written;
+  atomic_uint_fast64_t read_ns;       /* summed latency of read and copy requests */
+  atomic_uint_fast64_t write_ns;      /* summed latency of write and copy requests */
+  atomic_uint_fast64_t files_done;
+  atomic_uint_fast64_t bytes_done;
+} CsCounters;
+
+typedef struct {
+  int     (*openat)          (int dirfd, const char *path, int flags, mode_t mode);
+  int     (*close)           (int fd);
+  ssize_t (*pread)           (int fd, void *buf, size_t count, off_t offset);
+  ssize_t (*pwrite)          (int fd, const void *buf, size_t count, off_t offset);
+  ssize_t (*copy_file_range) (int fd_in, off_t *off_in, int fd_out, off_t *off_out,
+                              size_t len, unsigned int flags);
+  int     (*clone)           (int dst_fd, int src_fd);   /* ioctl (FICLONE) */
+  int     (*fsync)           (int fd);
+  int     (*fstat)           (int fd, struct stat *st);
+  int     (*fstatat)         (int dirfd, const char *path, struct stat *st, int flags);
+  int     (*mkdirat)         (int dirfd, const char *path, mode_t mode);
+  int     (*renameat2)       (int olddirfd, const char *oldpath, int newdirfd,
+                              const char *newpath, unsigned int flags);
+  int     (*linkat)          (int olddirfd, const char *oldpath, int newdirfd,
+                              const char *newpath, int flags);
+  int     (*unlinkat)        (int dirfd, const char *path, int flags);
+  int     (*fchmod)          (int fd, mode_t mode);
+  int     (*fchown)          (int fd, uid_t uid, gid_t gid);
+  int     (*futimens)        (int fd, const struct timespec times[2]);
+  int     (*utimensat)       (int dirfd, const char *path, const struct timespec times[2],
+                              int flags);
+  int     (*fchownat)        (int dirfd, const char *path, uid_t uid, gid_t gid, int flags);
+  int     (*ftruncate)       (int fd, off_t length);
+  off_t   (*lseek)           (int fd, off_t offset, int whence);
+  ssize_t (*readlinkat)      (int dirfd, const char *path, char *buf, size_t size);
+  int     (*symlinkat)       (const char *target, int newdirfd, const char *linkpath);
+  ssize_t (*getdents)        (int fd, void *buf, size_t size);
+  int     (*syncfs)          (int fd);
+} CsIoTable;
+
+/* The table in use; tests may replace it before a job starts and restore it after. */
+const CsIoTable *_cs_io_get_default (void);
+const CsIoTable *_cs_io_get         (void);
+void             _cs_io_set         (const CsIoTable *table);
+
+/* Counted calls. Each retries EINTR itself and returns like the system call. */
+int     _cs_io_openat    (CsCounters *c, int dirfd, const char *path, int flags, mode_t mode);
+int     _cs_io_close     (CsCounters *c, int fd);
+ssize_t _cs_io_pread     (CsCounters *c, int fd, void *buf, size_t count, off_t offset);
+ssize_t _cs_io_pwrite    (CsCounters *c, int fd, const void *buf, size_t count, off_t offset);
+ssize_t _cs_io_copy_range (CsCounters *c, int fd_in, off_t *off_in, int fd_out, off_t *off_out,
+                           size_t len);
+int     _cs_io_clone     (CsCounters *c, int dst_fd, int src_fd, guint64 size);
+int     _cs_io_fsync     (CsCounters *c, int fd);
+int     _cs_io_fstat     (CsCounters *c, int fd, struct stat *st);
+int     _cs_io_fstatat   (CsCounters *c, int dirfd, const char *path, struct stat *st, int flags);
+int     _cs_io_mkdirat   (CsCounters *c, int dirfd, const char *path, mode_t mode);
+int     _cs_io_renameat2 (CsCounters *c, int olddirfd, const char *oldpath, int newdirfd,
+                          const char *newpath, unsigned int flags);
+int     _cs_io_linkat    (CsCounters *c, int olddirfd, const char *oldpath, int newdirfd,
+                          const char *newpath);
+int     _cs_io_unlinkat  (CsCounters *c, int dirfd, const char *path, int flags);
+int     _cs_io_fchmod    (CsCounters *c, int fd, mode_t mode);
+int     _cs_io_fchown    (CsCounters *c, int fd, uid_t uid, gid_t gid);
+int     _cs_io_futimens  (CsCounters *c, int fd, const struct timespec times[2]);
+int     _cs_io_utimensat (CsCounters *c, int dirfd, const char *path,
+                          const struct timespec times[2], int flags);
+int     _cs_io_fchownat  (CsCounters *c, int dirfd, const char *path, uid_t uid, gid_t gid,
+                          int flags);
+int     _cs_io_ftruncate (CsCounters *c, int fd, off_t length);
+off_t   _cs_io_lseek     (CsCounters *c, int fd, off_t offset, int whence);
+ssize_t _cs_io_readlinkat (CsCounters *c, int dirfd, const char *path, char *buf, size_t size);
+int     _cs_io_symlinkat (CsCounters *c, const char *target, int newdirfd, const char *linkpath);
+ssize_t _cs_io_getdents  (CsCounters *c, int fd, void *buf, size_t size);
+int     _cs_io_syncfs    (CsCounters *c, int fd);
+
+/* Errors that mean "this way of copying is not available here", never data errors. */
+gboolean _cs_io_is_unsupported (int error_code);
+
+G_END_DECLS

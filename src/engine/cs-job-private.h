@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/*
+ * The job's insides, shared by the controller (cs-job.c), the scanner, the
+ * copy workers and the sampler. Workers touch only their item, the atomic
+ * counters and lock-protected plain fields — never a GObject the UI observes.
+ */
+
+#include <stdatomic.h>
+#include <sys/stat.h>
+
+#include "cs-conflict.h"
+#include "cs-io-private.h"
+#include "cs-job.h"
+#include "cs-run-private.h"
+
+G_BEGIN_DECLS
+
+/* Large files are copied in chunks at explicit offsets so a change in the thread
+ * count, a pause or a cancel takes effect within a chunk's time. */
+#define CS_CHUNK_SIZE      (G_GUINT64_CONSTANT (32) << 20)
+/* One request moves at most this much, so pause and cancel are checked often. */
+#define CS_REQUEST_MAX     (G_GUINT64_CONSTANT (8) << 20)
+#define CS_BUFFER_SIZE     (1u << 20)
+#define CS_TEMP_PREFIX     ".copyscope-"
+#define CS_TEMP_SUFFIX     ".part"
+
+typedef struct _CsDir  CsDir;
+typedef struct _CsBig  CsBig;
+typedef struct _CsItem CsItem;
+
+/*
+ * A folder being copied. Holds its source and destination descriptors while
+ * anything inside it is outstanding; the last reference applies the folder's
+ * mode and times (after its contents, so they stick) and closes it.
+ */
+struct _CsDir {
+  atomic_int   ref;
+  CsDir       *parent;
+  char        *name;          /* in the parent; for a root, the whole path */
+  char        *dst_name;      /* destination name in the parent (usually == name) */
+  int          src_fd;
+  int          dst_fd;
+  struct stat  st;            /* of the source folder */
+  gboolean     dst_new;       /* we created it in this run: nothing to compare against */
+  gboolean     apply_attrs;   /* FALSE for the parents of file sources */
+  CsJob       *job;           /* borrowed */
+};
+
+/* One big file, copied by several chunk items. */
+struct _CsBig {
+  atomic_int   ref;
+  CsDir       *dir;           /* a reference, so the temporary can be removed at the end */
+  gboolean     published;
+  atomic_int   remaining;     /* chunks not yet finished */
+  GMutex       lock;
+  gboolean     opened;
+  gboolean     failed;
+  int          error_code;
+  char        *error_op;
+  int          src_fd;
+  int          tmp_fd;
+  char         tmp_name[64];
+};
+
+typedef enum {
+  CS_ITEM_FILE,
+  CS_ITEM_SYMLINK,
+  CS_ITEM_CHUNK,
+} CsItemKind;
+
+struct _CsItem {
+  CsItemKind   kind;
+  CsDir       *dir;           /* a reference */
+  char        *name;
+  char        *dst_name;      /* NULL: same as name */
+  struct stat  st;
+  CsBig       *big;           /* chunks only */
+  guint64      offset;
+  guint64      length;
+  gboolean     replace;       /* the destination exists and is to be replaced */
+  gboolean     keep_both;     /* publish under a free "name (N)" */
+};
+
+/* Per-worker state, kept across items. */
+typedef struct {
+  guint8  *buffer;
+} CsWorker;
+
+typedef enum {
+  CS_STOP_NONE,
+  CS_STOP_CANCEL,
+  CS_STOP_FATAL,
+} CsStopReason;
+
+struct _CsJob {
+  GObject       parent_instance;
+
+  /* Settings, fixed once running */
+  GPtrArray    *sources;          /* char*, filename encoding */
+  char         *destination;
+  CsRunSettings settings;
+  GPtrArray    *excludes;         /* GPatternSpec* */
+  char         *cache_mode;
+  CsJobPlanFunc plan_func;
+  gpointer      plan_data;
+  gboolean      has_conflict_handler;
+
+  /* Owned */
+  CsRun        *run;
+  GThreadPool  *pool;
+  GThread      *controller;
+  GThread      *sampler;
+  GMainContext *context;          /* where signals are emitted */
+  GTask        *task;
+  GCancellable *cancellable;
+  gulong        cancelled_id;
+  char          job_tag[16];      /* in temporary names: ours, from this run */
+  uid_t         euid;
+
+  CsCounters    counters;
+
+  /* Found and done, bumped by the scanner and the workers */
+  atomic_uint_fast64_t dirs_found, files_found, bytes_found;
+  atomic_uint_fast64_t totals[CS_N_CLASSES][CS_N_KINDS];
+  atomic_uint_fast64_t temp_seq;
+  atomic_int    scanning;
+  atomic_int    active;
+  atomic_uint   threads;
+  atomic_int    stop;             /* CsStopReason */
+  atomic_int    no_clone;         /* the fast paths answered "not supported" once */
+  atomic_int    no_copy_range;
+  atomic_int    no_noreplace;
+  atomic_int    no_noatime;
+
+  /* The pause gate and the bounded queue */
+  GMutex        lock;
+  GCond         cond;
+  gboolean      paused;
+  guint         pending;          /* items queued or running */
+  guint         max_pending;
+  gboolean      finished;
+  char         *fatal_message;
+  CsJobState    state;
+  GMutex        ask_lock;         /* one question at a time */
+  CsConflictAnswer all_answer;
+  gboolean      has_all_answer;
+
+  /* The clock: paused while the job is paused or a question is open */
+  gint64        start_mono;
+  gint64        held_since;
+  gint64        held_total;
+  guint         holds;
+
+  /* The channel to the main context: dirty flags under a lock, one pending source */
+  GMutex        notify_lock;
+  GSource      *notify_source;
+  GArray       *pending_samples;  /* CsSample */
+  GPtrArray    *pending_conflicts;
+  gboolean      progress_dirty;
+  gboolean      done_pending;
+  gboolean      run_ok;
+  GError       *run_error;
+};
+
+/* cs-job.c */
+double    _cs_job_elapsed          (CsJob        *job);
+void      _cs_job_hold_clock       (CsJob        *job);
+void      _cs_job_release_clock    (CsJob        *job);
+gboolean  _cs_job_wait_if_paused   (CsJob        *job);   /* FALSE when stopping */
+gboolean  _cs_job_stopping         (CsJob        *job);
+void      _cs_job_fatal            (CsJob        *job,
+                                    const char   *message);
+void      _cs_job_push             (CsJob        *job,
+                                    CsItem       *item);
+void      _cs_job_add_total        (CsJob        *job,
+                                    CsClass       klass,
+                                    guint64       files,
+                                    guint64       bytes);
+void      _cs_job_add_dir_total    (CsJob        *job,
+                                    CsClass       klass);
+void      _cs_job_report           (CsJob        *job,
+                                    CsDir        *dir,
+                                    const char   *name,
+                                    const char   *operation,
+                                    int           error_code,
+                                    const char   *message,
+                                    guint         attempts);
+void      _cs_job_post_sample      (CsJob        *job,
+                                    const CsSample *sample);
+CsConflictAnswer _cs_job_ask       (CsJob        *job,
+                                    CsDir        *dir,
+                                    const char   *name,
+                                    const struct stat *src,
+                                    const struct stat *dst,
+                                    gboolean     *out_apply_all);
+gboolean  _cs_job_sleep            (CsJob        *job,
+                                    double        seconds);  /* FALSE when stopping */
+
+/* cs-scanner.c */
+void      _cs_scanner_run          (CsJob        *job);
+CsDir    *_cs_dir_ref              (CsDir        *dir);
+void      _cs_dir_unref            (CsDir        *dir);
+char     *_cs_dir_dup_path         (CsDir        *dir,
+                                    const char   *name,
+                                    gboolean      destination);
+void      _cs_item_free            (CsItem       *item);
+gboolean  _cs_name_is_our_temp     (const char   *name);
+gboolean  _cs_is_fatal_errno       (int           error_code);
+const char *_cs_fatal_message      (int           error_code);
+
+/* cs-copy.c */
+typedef enum {
+  CS_ACTION_COPY,        /* nothing there yet */
+  CS_ACTION_REPLACE,
+  CS_ACTION_KEEP_BOTH,
+  CS_ACTION_SKIP,        /* identical, or kept by the policy */
+  CS_ACTION_SKIP_NEWER,  /* the destination is newer: skipped and reported */
+  CS_ACTION_FAIL,        /* reported already */
+} CsAction;
+
+CsAction  _cs_copy_decide          (CsJob        *job,
+                                    CsDir        *dir,
+                                    const char   *name,
+                                    const char   *dst_name,
+                                    const struct stat *src);
+/* Counts and reports a file that is not copied (skip, skip-newer, fail). */
+void      _cs_copy_account         (CsJob        *job,
+                                    CsDir        *dir,
+                                    const char   *dst_name,
+                                    CsAction      action,
+                                    guint64       size);
+void      _cs_copy_item            (CsJob        *job,
+                                    CsWorker     *worker,
+                                    CsItem       *item);
+void      _cs_big_unref            (CsJob        *job,
+                                    CsBig        *big);
+
+/* cs-sampler.c */
+typedef struct _CsSampler CsSampler;
+CsSampler *_cs_sampler_new         (CsJob        *job);
+void       _cs_sampler_take        (CsSampler    *sampler,
+                                    gboolean      record);
+void       _cs_sampler_free        (CsSampler    *sampler);
+
+/* cs-conflict.c */
+CsConflict      *_cs_conflict_new  (const char        *source_path,
+                                    const char        *destination_path,
+                                    const struct stat *src,
+                                    const struct stat *dst);
+/* Blocks the calling worker until answered; FALSE if the job stops first. */
+gboolean         _cs_conflict_wait (CsConflict        *self,
+                                    CsJob             *job,
+                                    CsConflictAnswer  *out_answer,
+                                    gboolean          *out_apply_all);
+void             _cs_conflict_abort (CsConflict       *self);
+
+G_END_DECLS
