@@ -1,0 +1,1902 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-plot"
+
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <glib/gi18n-lib.h>
+#include <pango/pangocairo.h>
+
+#include "cs-plot.h"
+#include "cs-plot-private.h"
+
+#define DEFAULT_FONT_FAMILY "Sans"
+#define DEFAULT_FONT_SIZE   9.0
+
+/* Points to pixels at the 96 dpi GTK and cairo assume. */
+#define PT_TO_PX (96.0 / 72.0)
+
+#define PADDING        8.0
+/* The horizontal layout does not depend on the font, so that
+ * cs_plot_throughput_time_at() can map pointer positions without drawing. */
+#define LEFT_GUTTER    46.0
+#define RIGHT_GUTTER   14.0
+#define LABEL_GAP      6.0
+#define MIN_PLOT_SIZE  12.0
+#define MAX_TICKS      64
+
+#define SERIES_LINE_WIDTH 1.5
+#define SWATCH_WIDTH      22.0
+
+/* Short runs still get a readable time axis. */
+#define MIN_TIME_SPAN   1.0
+#define EMPTY_TIME_SPAN 10.0
+
+typedef struct {
+  double x;
+  double y;
+  double width;
+  double height;
+} Rect;
+
+/* ------------------------------------------------------------------------ */
+/* Palettes                                                                  */
+
+static CsPlotColor
+color_from_hex (guint32 hex)
+{
+  return (CsPlotColor) {
+    .r = ((hex >> 16) & 0xff) / 255.0,
+    .g = ((hex >> 8) & 0xff) / 255.0,
+    .b = (hex & 0xff) / 255.0,
+    .a = 1.0,
+  };
+}
+
+static void
+palette_fill (CsPlotPalette *palette,
+              guint32        background,
+              guint32        foreground,
+              guint32        grid,
+              guint32        marker,
+              const guint32  series[CS_PLOT_N_SERIES_COLORS])
+{
+  palette->background = color_from_hex (background);
+  palette->foreground = color_from_hex (foreground);
+  palette->grid = color_from_hex (grid);
+  palette->marker = color_from_hex (marker);
+  for (guint i = 0; i < CS_PLOT_N_SERIES_COLORS; i++)
+    palette->series[i] = color_from_hex (series[i]);
+  palette->font_family = NULL;
+  palette->font_size = 0.0;
+}
+
+/*
+ * Series colours follow Okabe and Ito's palette, which stays distinguishable
+ * with the common forms of colour blindness; the first pair (read and write)
+ * is blue against vermilion or orange. Each theme shifts the hues so that all
+ * of them keep a contrast of at least 3:1 against its background, the WCAG
+ * minimum for graphics.
+ */
+void
+cs_plot_palette_init_light (CsPlotPalette *palette)
+{
+  static const guint32 series[CS_PLOT_N_SERIES_COLORS] = {
+    0x0072b2, 0xd55e00, 0x009e73, 0xb8608f,
+    0xb36b00, 0x3d88c0, 0x8f7d00, 0x5e5c64,
+  };
+
+  g_return_if_fail (palette != NULL);
+
+  palette_fill (palette, 0xffffff, 0x2e3436, 0xe6e5e2, 0x77767b, series);
+}
+
+void
+cs_plot_palette_init_dark (CsPlotPalette *palette)
+{
+  static const guint32 series[CS_PLOT_N_SERIES_COLORS] = {
+    0x56b4e9, 0xe69f00, 0x2fc59a, 0xe495c2,
+    0xf0e442, 0x8fa8ff, 0xff8c5a, 0xc0bfbc,
+  };
+
+  g_return_if_fail (palette != NULL);
+
+  palette_fill (palette, 0x242424, 0xeeeeec, 0x3a3a3a, 0x9a9996, series);
+}
+
+void
+cs_plot_palette_init_high_contrast (CsPlotPalette *palette)
+{
+  static const guint32 series[CS_PLOT_N_SERIES_COLORS] = {
+    0x004f8c, 0xa33b00, 0x00664a, 0x8b2f6e,
+    0x7a5100, 0x1c5fa0, 0x000000, 0x4a4a4a,
+  };
+
+  g_return_if_fail (palette != NULL);
+
+  palette_fill (palette, 0xffffff, 0x000000, 0x9a9996, 0x000000, series);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Painter: the cairo context plus text helpers                              */
+
+typedef struct {
+  cairo_t              *cr;
+  const CsPlotPalette  *palette;
+  PangoLayout          *layout;
+  PangoFontDescription *font;
+  PangoFontDescription *bold;
+  double                font_px;
+  double                line_height;
+} Painter;
+
+static void
+painter_init (Painter             *p,
+              cairo_t             *cr,
+              const CsPlotPalette *palette)
+{
+  g_autoptr(PangoAttrList) attrs = NULL;
+  const char *family;
+  double size;
+  int height;
+
+  p->cr = cr;
+  p->palette = palette;
+
+  family = palette->font_family != NULL ? palette->font_family : DEFAULT_FONT_FAMILY;
+  size = palette->font_size > 0.0 ? palette->font_size : DEFAULT_FONT_SIZE;
+  p->font_px = size * PT_TO_PX;
+
+  /* Absolute sizes: the picture must not depend on the resolution of
+   * whichever surface it lands on (screen, PNG, or PDF in points). */
+  p->font = pango_font_description_new ();
+  pango_font_description_set_family (p->font, family);
+  pango_font_description_set_absolute_size (p->font, p->font_px * PANGO_SCALE);
+  p->bold = pango_font_description_copy (p->font);
+  pango_font_description_set_weight (p->bold, PANGO_WEIGHT_BOLD);
+
+  p->layout = pango_cairo_create_layout (cr);
+
+  /* Tabular digits keep tick labels and read-outs from wobbling. */
+  attrs = pango_attr_list_new ();
+  pango_attr_list_insert (attrs, pango_attr_font_features_new ("tnum"));
+  pango_layout_set_attributes (p->layout, attrs);
+
+  pango_layout_set_font_description (p->layout, p->font);
+  pango_layout_set_text (p->layout, "0Hg", -1);
+  pango_layout_get_pixel_size (p->layout, NULL, &height);
+  p->line_height = MAX (height, ceil (p->font_px));
+}
+
+static void
+painter_clear (Painter *p)
+{
+  g_clear_object (&p->layout);
+  g_clear_pointer (&p->font, pango_font_description_free);
+  g_clear_pointer (&p->bold, pango_font_description_free);
+}
+
+static void
+set_color (cairo_t           *cr,
+           const CsPlotColor *color,
+           double             alpha)
+{
+  cairo_set_source_rgba (cr, color->r, color->g, color->b, color->a * alpha);
+}
+
+static void
+painter_text_size (Painter    *p,
+                   const char *text,
+                   gboolean    bold,
+                   double     *out_width,
+                   double     *out_height)
+{
+  int width, height;
+
+  pango_layout_set_font_description (p->layout, bold ? p->bold : p->font);
+  pango_layout_set_text (p->layout, text, -1);
+  pango_layout_get_pixel_size (p->layout, &width, &height);
+
+  if (out_width != NULL)
+    *out_width = width;
+  if (out_height != NULL)
+    *out_height = height;
+}
+
+/* Draws @text with its box aligned at (@x, @y) by @xalign and @yalign
+ * (0 = left/top, 0.5 = centre, 1 = right/bottom); returns the width. */
+static double
+painter_text (Painter           *p,
+              const char        *text,
+              gboolean           bold,
+              const CsPlotColor *color,
+              double             alpha,
+              double             x,
+              double             y,
+              double             xalign,
+              double             yalign)
+{
+  double width, height;
+
+  painter_text_size (p, text, bold, &width, &height);
+
+  /* Whole pixels keep glyphs sharp on image surfaces. */
+  cairo_move_to (p->cr, round (x - xalign * width), round (y - yalign * height));
+  set_color (p->cr, color, alpha);
+  pango_cairo_show_layout (p->cr, p->layout);
+
+  return width;
+}
+
+/* The centre of the pixel a coordinate falls in: 1 px lines there cover
+ * exactly one row or column of pixels instead of smearing over two. */
+static double
+crisp (double v)
+{
+  return floor (v) + 0.5;
+}
+
+static void
+crisp_hline (cairo_t *cr,
+             double   x0,
+             double   x1,
+             double   y)
+{
+  cairo_move_to (cr, x0, crisp (y));
+  cairo_line_to (cr, x1, crisp (y));
+}
+
+static void
+crisp_vline (cairo_t *cr,
+             double   x,
+             double   y0,
+             double   y1)
+{
+  cairo_move_to (cr, crisp (x), y0);
+  cairo_line_to (cr, crisp (x), y1);
+}
+
+static void
+rounded_rect (cairo_t *cr,
+              double   x,
+              double   y,
+              double   width,
+              double   height,
+              double   radius)
+{
+  radius = MIN (radius, MIN (width, height) / 2.0);
+
+  cairo_new_sub_path (cr);
+  cairo_arc (cr, x + width - radius, y + radius, radius, -G_PI / 2.0, 0.0);
+  cairo_arc (cr, x + width - radius, y + height - radius, radius, 0.0, G_PI / 2.0);
+  cairo_arc (cr, x + radius, y + height - radius, radius, G_PI / 2.0, G_PI);
+  cairo_arc (cr, x + radius, y + radius, radius, G_PI, 1.5 * G_PI);
+  cairo_close_path (cr);
+}
+
+/* A label on a backing box so it stays legible over lines. */
+static void
+painter_boxed_text (Painter           *p,
+                    const char        *text,
+                    gboolean           bold,
+                    const CsPlotColor *color,
+                    const CsPlotColor *border,
+                    double             x,
+                    double             y)
+{
+  double width, height;
+
+  painter_text_size (p, text, bold, &width, &height);
+
+  rounded_rect (p->cr, round (x) - 4.0, round (y) - 2.0, width + 8.0, height + 4.0, 3.0);
+  set_color (p->cr, &p->palette->background, 0.88);
+  cairo_fill_preserve (p->cr);
+  if (border != NULL)
+    {
+      cairo_set_line_width (p->cr, 1.0);
+      set_color (p->cr, border, 0.8);
+      cairo_stroke (p->cr);
+    }
+  else
+    {
+      cairo_new_path (p->cr);
+    }
+
+  painter_text (p, text, bold, color, 1.0, x, y, 0.0, 0.0);
+}
+
+static void
+paint_background (Painter *p,
+                  double   width,
+                  double   height)
+{
+  cairo_rectangle (p->cr, 0, 0, width, height);
+  set_color (p->cr, &p->palette->background, 1.0);
+  cairo_fill (p->cr);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Series styles and legends                                                 */
+
+/* Series differ by dash as well as colour, so they stay apart in
+ * greyscale prints and for readers who cannot tell the hues apart. */
+static void
+set_series_style (cairo_t             *cr,
+                  const CsPlotPalette *palette,
+                  guint                style,
+                  double               line_width)
+{
+  static const double dashed[] = { 5.0, 4.0 };
+  static const double dotted[] = { 0.01, 3.5 };
+  static const double dash_dot[] = { 7.0, 3.5, 0.01, 3.5 };
+  static const double long_dash[] = { 10.0, 4.0 };
+
+  set_color (cr, &palette->series[style % CS_PLOT_N_SERIES_COLORS], 1.0);
+  cairo_set_line_width (cr, line_width);
+  cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
+  cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
+
+  switch (style % 5)
+    {
+    case 0:
+      cairo_set_dash (cr, NULL, 0, 0.0);
+      break;
+    case 1:
+      cairo_set_dash (cr, dashed, G_N_ELEMENTS (dashed), 0.0);
+      break;
+    case 2:
+      cairo_set_dash (cr, dotted, G_N_ELEMENTS (dotted), 0.0);
+      break;
+    case 3:
+      cairo_set_dash (cr, dash_dot, G_N_ELEMENTS (dash_dot), 0.0);
+      break;
+    default:
+      cairo_set_dash (cr, long_dash, G_N_ELEMENTS (long_dash), 0.0);
+      break;
+    }
+}
+
+typedef enum {
+  SWATCH_LINE,
+  SWATCH_LINE_DOT,
+  SWATCH_RANGE,
+} SwatchKind;
+
+typedef struct {
+  const char *label;
+  guint       style;
+  SwatchKind  kind;
+} LegendItem;
+
+static void
+draw_swatch (Painter    *p,
+             SwatchKind  kind,
+             guint       style,
+             double      x,
+             double      cy)
+{
+  cairo_t *cr = p->cr;
+
+  cairo_save (cr);
+
+  switch (kind)
+    {
+    case SWATCH_LINE:
+      set_series_style (cr, p->palette, style, 2.0);
+      cairo_move_to (cr, x + 1.0, round (cy));
+      cairo_line_to (cr, x + SWATCH_WIDTH - 1.0, round (cy));
+      cairo_stroke (cr);
+      break;
+
+    case SWATCH_LINE_DOT:
+      set_series_style (cr, p->palette, style, 2.0);
+      cairo_move_to (cr, x + 1.0, round (cy));
+      cairo_line_to (cr, x + SWATCH_WIDTH - 1.0, round (cy));
+      cairo_stroke (cr);
+      cairo_arc (cr, x + SWATCH_WIDTH / 2.0, round (cy), 3.5, 0.0, 2.0 * G_PI);
+      cairo_fill (cr);
+      break;
+
+    case SWATCH_RANGE:
+      set_color (cr, &p->palette->series[style % CS_PLOT_N_SERIES_COLORS], 0.7);
+      cairo_set_line_width (cr, 1.0);
+      crisp_vline (cr, x + SWATCH_WIDTH / 2.0, cy - 5.0, cy + 5.0);
+      crisp_hline (cr, x + SWATCH_WIDTH / 2.0 - 4.0, x + SWATCH_WIDTH / 2.0 + 5.0, cy - 5.0);
+      crisp_hline (cr, x + SWATCH_WIDTH / 2.0 - 4.0, x + SWATCH_WIDTH / 2.0 + 5.0, cy + 5.0);
+      cairo_stroke (cr);
+      break;
+
+    default:
+      g_assert_not_reached ();
+    }
+
+  cairo_restore (cr);
+}
+
+#define LEGEND_ITEM_GAP 16.0
+#define SWATCH_TEXT_GAP 6.0
+
+/* Lays the legend out right-aligned at @right, wrapping onto more rows when
+ * it does not fit in @available; returns its height. Draws only if @draw. */
+static double
+legend_layout (Painter          *p,
+               const LegendItem *items,
+               guint             n_items,
+               double            right,
+               double            top,
+               double            available,
+               gboolean          draw)
+{
+  guint row_start = 0;
+  double y = top;
+
+  if (n_items == 0)
+    return 0.0;
+
+  while (row_start < n_items)
+    {
+      double row_width = 0.0;
+      guint row_end = row_start;
+      double x;
+
+      /* Take as many items as fit; at least one, however narrow the space. */
+      while (row_end < n_items)
+        {
+          double text_width;
+          double item_width;
+
+          painter_text_size (p, items[row_end].label, FALSE, &text_width, NULL);
+          item_width = SWATCH_WIDTH + SWATCH_TEXT_GAP + text_width;
+          if (row_end > row_start)
+            item_width += LEGEND_ITEM_GAP;
+
+          if (row_end > row_start && row_width + item_width > available)
+            break;
+
+          row_width += item_width;
+          row_end++;
+        }
+
+      if (draw)
+        {
+          x = right - row_width;
+          for (guint i = row_start; i < row_end; i++)
+            {
+              draw_swatch (p, items[i].kind, items[i].style, x, y + p->line_height / 2.0);
+              x += SWATCH_WIDTH + SWATCH_TEXT_GAP;
+              x += painter_text (p, items[i].label, FALSE, &p->palette->foreground, 1.0,
+                                 x, y, 0.0, 0.0);
+              x += LEGEND_ITEM_GAP;
+            }
+        }
+
+      y += p->line_height;
+      row_start = row_end;
+    }
+
+  return y - top;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Axes                                                                      */
+
+static void
+draw_value_grid (Painter    *p,
+                 const Rect *plot,
+                 double      y_max,
+                 gboolean    labels)
+{
+  double ticks[MAX_TICKS];
+  double step;
+  guint max_intervals;
+  guint n;
+  cairo_t *cr = p->cr;
+
+  max_intervals = (guint) CLAMP (plot->height / (p->line_height * 2.0), 1.0, 6.0);
+  n = _cs_plot_axis_ticks (0.0, y_max, max_intervals, &step, ticks, G_N_ELEMENTS (ticks));
+
+  cairo_save (cr);
+  cairo_set_line_width (cr, 1.0);
+  set_color (cr, &p->palette->grid, 1.0);
+  for (guint i = 1; i < n; i++)
+    {
+      double y = plot->y + plot->height - ticks[i] / y_max * plot->height;
+      crisp_hline (cr, plot->x, plot->x + plot->width, y);
+    }
+  cairo_stroke (cr);
+
+  /* The zero line is the base of the chart: a little stronger than the grid. */
+  set_color (cr, &p->palette->foreground, 0.45);
+  crisp_hline (cr, plot->x, plot->x + plot->width, plot->y + plot->height - 1.0);
+  cairo_stroke (cr);
+  cairo_restore (cr);
+
+  if (!labels)
+    return;
+
+  for (guint i = 0; i < n; i++)
+    {
+      char label[CS_PLOT_LABEL_SIZE];
+      double y = plot->y + plot->height - ticks[i] / y_max * plot->height;
+
+      _cs_plot_format_tick (label, sizeof label, ticks[i], step);
+      painter_text (p, label, FALSE, &p->palette->foreground, 0.8,
+                    plot->x - LABEL_GAP, y, 1.0, 0.5);
+    }
+}
+
+static double
+time_to_x (const Rect *plot,
+           double      t_lo,
+           double      t_hi,
+           double      t)
+{
+  return plot->x + (t - t_lo) / (t_hi - t_lo) * plot->width;
+}
+
+static void
+draw_time_grid (Painter    *p,
+                const Rect *plot,
+                double      t_lo,
+                double      t_hi,
+                const double *ticks,
+                guint       n_ticks)
+{
+  cairo_t *cr = p->cr;
+
+  cairo_save (cr);
+  cairo_set_line_width (cr, 1.0);
+  set_color (cr, &p->palette->grid, 1.0);
+  for (guint i = 0; i < n_ticks; i++)
+    {
+      double x = time_to_x (plot, t_lo, t_hi, ticks[i]);
+
+      /* The plot's left edge already reads as the axis. */
+      if (x < plot->x + 1.0)
+        continue;
+      crisp_vline (cr, x, plot->y, plot->y + plot->height);
+    }
+  cairo_stroke (cr);
+  cairo_restore (cr);
+}
+
+static void
+draw_time_labels (Painter      *p,
+                  const Rect   *plot,
+                  double        width,
+                  double        t_lo,
+                  double        t_hi,
+                  const double *ticks,
+                  guint         n_ticks,
+                  double        step,
+                  double        y)
+{
+  double last_right = -G_MAXDOUBLE;
+
+  for (guint i = 0; i < n_ticks; i++)
+    {
+      char label[CS_PLOT_LABEL_SIZE];
+      double x = time_to_x (plot, t_lo, t_hi, ticks[i]);
+      double label_width;
+      double left;
+
+      _cs_plot_format_number (label, sizeof label, ticks[i], step);
+      painter_text_size (p, label, FALSE, &label_width, NULL);
+
+      left = CLAMP (x - label_width / 2.0, PADDING, width - PADDING - label_width);
+      if (left < last_right + 4.0)
+        continue;
+
+      painter_text (p, label, FALSE, &p->palette->foreground, 0.8, left, y, 0.0, 0.0);
+      last_right = left + label_width;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Throughput chart                                                          */
+
+static gboolean
+runs_time_range (const CsPlotRun     *runs,
+                 guint                n_runs,
+                 const CsPlotOptions *options,
+                 double              *out_lo,
+                 double              *out_hi)
+{
+  double t_end = -G_MAXDOUBLE;
+  gboolean have_samples = FALSE;
+
+  for (guint r = 0; r < n_runs; r++)
+    {
+      for (guint i = 0; i < runs[r].n_samples; i++)
+        {
+          double t = runs[r].samples[i].t;
+
+          if (isfinite (t))
+            {
+              t_end = MAX (t_end, t);
+              have_samples = TRUE;
+            }
+        }
+    }
+
+  if (options != NULL && isfinite (options->t_min) && isfinite (options->t_max) &&
+      options->t_max > options->t_min)
+    {
+      *out_lo = options->t_min;
+      *out_hi = options->t_max;
+      return have_samples;
+    }
+
+  *out_lo = 0.0;
+  if (!have_samples)
+    *out_hi = EMPTY_TIME_SPAN;
+  else
+    *out_hi = MAX (t_end, MIN_TIME_SPAN);
+
+  return have_samples;
+}
+
+static gboolean
+throughput_plot_columns (double  width,
+                         double *out_left,
+                         double *out_right)
+{
+  double left = PADDING + LEFT_GUTTER;
+  double right = width - PADDING - RIGHT_GUTTER;
+
+  *out_left = left;
+  *out_right = right;
+
+  return right - left >= MIN_PLOT_SIZE;
+}
+
+gboolean
+cs_plot_throughput_time_at (double               width,
+                            double               height,
+                            const CsPlotRun     *runs,
+                            guint                n_runs,
+                            const CsPlotOptions *options,
+                            double               x,
+                            double              *out_t)
+{
+  double left, right;
+  double t_lo, t_hi;
+
+  g_return_val_if_fail (runs != NULL || n_runs == 0, FALSE);
+
+  if (!throughput_plot_columns (width, &left, &right))
+    return FALSE;
+  if (!(x >= left && x <= right))
+    return FALSE;
+
+  runs_time_range (runs, n_runs, options, &t_lo, &t_hi);
+
+  if (out_t != NULL)
+    *out_t = t_lo + (x - left) / (right - left) * (t_hi - t_lo);
+
+  return TRUE;
+}
+
+typedef struct {
+  const CsPlotRun *run;
+  CsCounter        counter;
+  guint            style;
+  const char      *label;
+} Series;
+
+/* A value safe for the axis maths and for cairo's fixed-point coordinates. */
+static double
+sane_value (double v)
+{
+  if (isnan (v))
+    return NAN;
+
+  return CLAMP (v, -CS_PLOT_VALUE_LIMIT, CS_PLOT_VALUE_LIMIT);
+}
+
+static double
+series_max (const Series *series,
+            guint         n_series,
+            double        t_lo,
+            double        t_hi)
+{
+  double max = 0.0;
+
+  for (guint s = 0; s < n_series; s++)
+    {
+      const CsPlotRun *run = series[s].run;
+
+      for (guint i = 0; i < run->n_samples; i++)
+        {
+          const CsSample *sample = &run->samples[i];
+          double v;
+
+          if (!(sample->t >= t_lo && sample->t <= t_hi))
+            continue;
+
+          v = sane_value (sample->values[series[s].counter]);
+          if (!isnan (v))
+            max = MAX (max, v);
+        }
+    }
+
+  return max;
+}
+
+/* Index range of the samples to draw: those in the window plus one on either
+ * side, so lines run to the edges instead of stopping short. */
+static void
+visible_range (const CsPlotRun *run,
+               double           t_lo,
+               double           t_hi,
+               guint           *out_first,
+               guint           *out_end)
+{
+  guint first = 0;
+  guint end = run->n_samples;
+
+  for (guint i = 0; i < run->n_samples; i++)
+    {
+      if (run->samples[i].t < t_lo)
+        first = i;
+      else
+        break;
+    }
+
+  for (guint i = first; i < run->n_samples; i++)
+    {
+      if (run->samples[i].t > t_hi)
+        {
+          end = i + 1;
+          break;
+        }
+    }
+
+  *out_first = first;
+  *out_end = end;
+}
+
+typedef struct {
+  double x;
+  double y;
+} Point;
+
+/* Collects the series as screen points; a NaN point separates stretches
+ * where the data is missing. */
+static void
+series_points (const Series *series,
+               const Rect   *plot,
+               double        t_lo,
+               double        t_hi,
+               double        y_max,
+               GArray       *points)
+{
+  const CsPlotRun *run = series->run;
+  const Point gap = { NAN, NAN };
+  guint first, end;
+
+  g_array_set_size (points, 0);
+  visible_range (run, t_lo, t_hi, &first, &end);
+
+  for (guint i = first; i < end; i++)
+    {
+      const CsSample *sample = &run->samples[i];
+      double v = sane_value (sample->values[series->counter]);
+      Point pt;
+
+      if (!isfinite (sample->t) || isnan (v))
+        {
+          g_array_append_val (points, gap);
+          continue;
+        }
+
+      /* Far outside values are clipped anyway; keep them just past the edge. */
+      v = CLAMP (v, -0.1 * y_max, 1.1 * y_max);
+      pt.x = time_to_x (plot, t_lo, t_hi, CLAMP (sample->t, t_lo - (t_hi - t_lo),
+                                                 t_hi + (t_hi - t_lo)));
+      pt.y = plot->y + plot->height - v / y_max * plot->height;
+      g_array_append_val (points, pt);
+    }
+}
+
+typedef enum {
+  SEGMENTS_FILL,
+  SEGMENTS_STROKE,
+  SEGMENTS_DOTS,
+} SegmentsPass;
+
+static void
+series_draw_segments (cairo_t      *cr,
+                      GArray       *points,
+                      double        baseline,
+                      SegmentsPass  pass)
+{
+  guint i = 0;
+
+  while (i < points->len)
+    {
+      const Point *pts = &g_array_index (points, Point, 0);
+      guint start, end;
+
+      while (i < points->len && isnan (pts[i].x))
+        i++;
+      start = i;
+      while (i < points->len && !isnan (pts[i].x))
+        i++;
+      end = i;
+
+      if (end == start)
+        continue;
+
+      switch (pass)
+        {
+        case SEGMENTS_FILL:
+          if (end - start < 2)
+            break;
+          cairo_move_to (cr, pts[start].x, baseline);
+          for (guint j = start; j < end; j++)
+            cairo_line_to (cr, pts[j].x, pts[j].y);
+          cairo_line_to (cr, pts[end - 1].x, baseline);
+          cairo_close_path (cr);
+          break;
+
+        case SEGMENTS_STROKE:
+          if (end - start < 2)
+            break;
+          cairo_move_to (cr, pts[start].x, pts[start].y);
+          for (guint j = start + 1; j < end; j++)
+            cairo_line_to (cr, pts[j].x, pts[j].y);
+          break;
+
+        case SEGMENTS_DOTS:
+          /* A lone sample has no line to show it: give it a dot. */
+          if (end - start != 1)
+            break;
+          cairo_new_sub_path (cr);
+          cairo_arc (cr, pts[start].x, pts[start].y, 2.5, 0.0, 2.0 * G_PI);
+          break;
+
+        default:
+          g_assert_not_reached ();
+        }
+    }
+}
+
+static void
+draw_series (Painter      *p,
+             const Series *series,
+             guint         n_series,
+             const Rect   *plot,
+             double        t_lo,
+             double        t_hi,
+             double        y_max,
+             gboolean      fill)
+{
+  g_autoptr(GArray) points = g_array_new (FALSE, FALSE, sizeof (Point));
+  cairo_t *cr = p->cr;
+  double baseline = plot->y + plot->height;
+
+  /* The clip reaches a line's width past the top and bottom, so a series at
+   * the axis maximum or at zero shows in full instead of half. */
+  cairo_save (cr);
+  cairo_rectangle (cr, plot->x, plot->y - SERIES_LINE_WIDTH,
+                   plot->width, plot->height + 2.0 * SERIES_LINE_WIDTH);
+  cairo_clip (cr);
+
+  for (guint s = 0; s < n_series; s++)
+    {
+      const CsPlotColor *color = &p->palette->series[series[s].style % CS_PLOT_N_SERIES_COLORS];
+
+      series_points (&series[s], plot, t_lo, t_hi, y_max, points);
+
+      /* Only the first series is shaded: two translucent fills on top of
+       * each other turn into a muddy grey. */
+      if (fill && s == 0)
+        {
+          series_draw_segments (cr, points, baseline, SEGMENTS_FILL);
+          set_color (cr, color, 0.10);
+          cairo_fill (cr);
+        }
+
+      series_draw_segments (cr, points, baseline, SEGMENTS_STROKE);
+      set_series_style (cr, p->palette, series[s].style, SERIES_LINE_WIDTH);
+      cairo_stroke (cr);
+
+      series_draw_segments (cr, points, baseline, SEGMENTS_DOTS);
+      set_color (cr, color, 1.0);
+      cairo_fill (cr);
+    }
+
+  cairo_restore (cr);
+}
+
+typedef struct {
+  double             t;
+  char              *label;
+  const CsPlotColor *color;
+  gboolean           framed;
+} Marker;
+
+static void
+marker_clear (gpointer data)
+{
+  Marker *marker = data;
+
+  g_free (marker->label);
+}
+
+static int
+marker_compare (gconstpointer a,
+                gconstpointer b)
+{
+  const Marker *ma = a;
+  const Marker *mb = b;
+
+  return (ma->t > mb->t) - (ma->t < mb->t);
+}
+
+static char *
+thread_change_label (const CsThreadChange *change)
+{
+  const char *format = g_dngettext (GETTEXT_PACKAGE, "%u → %u thread", "%u → %u threads",
+                                    change->to);
+
+  return g_strdup_printf (format, change->from, change->to);
+}
+
+static GArray *
+collect_markers (const CsPlotPalette *palette,
+                 const CsPlotRun     *runs,
+                 guint                n_runs,
+                 double               t_lo,
+                 double               t_hi)
+{
+  GArray *markers = g_array_new (FALSE, FALSE, sizeof (Marker));
+
+  g_array_set_clear_func (markers, marker_clear);
+
+  for (guint r = 0; r < n_runs; r++)
+    {
+      for (guint i = 0; i < runs[r].n_changes; i++)
+        {
+          const CsThreadChange *change = &runs[r].changes[i];
+          Marker marker;
+
+          if (!(change->t >= t_lo && change->t <= t_hi))
+            continue;
+
+          marker.t = change->t;
+          marker.label = thread_change_label (change);
+          /* Overlaid runs each have their own changes: tell them apart. */
+          marker.color = n_runs > 1 ? &palette->series[r % CS_PLOT_N_SERIES_COLORS]
+                                    : &palette->marker;
+          marker.framed = n_runs > 1;
+          g_array_append_val (markers, marker);
+        }
+    }
+
+  g_array_sort (markers, marker_compare);
+
+  return markers;
+}
+
+static void
+draw_marker_lines (Painter    *p,
+                   GArray     *markers,
+                   const Rect *plot,
+                   double      t_lo,
+                   double      t_hi)
+{
+  static const double dash[] = { 4.0, 3.0 };
+  cairo_t *cr = p->cr;
+
+  cairo_save (cr);
+  cairo_rectangle (cr, plot->x, plot->y, plot->width, plot->height);
+  cairo_clip (cr);
+  cairo_set_line_width (cr, 1.0);
+  cairo_set_dash (cr, dash, G_N_ELEMENTS (dash), 0.0);
+
+  for (guint i = 0; i < markers->len; i++)
+    {
+      const Marker *marker = &g_array_index (markers, Marker, i);
+
+      crisp_vline (cr, time_to_x (plot, t_lo, t_hi, marker->t), plot->y, plot->y + plot->height);
+      set_color (cr, marker->color, 0.85);
+      cairo_stroke (cr);
+    }
+
+  cairo_restore (cr);
+}
+
+#define MAX_MARKER_LANES 4
+
+/* Labels go in lanes at the top of the plot; each takes the first lane where
+ * it does not run into the previous label, so close changes stack instead of
+ * overprinting. When every lane is taken the least crowded one is reused. */
+static void
+draw_marker_labels (Painter    *p,
+                    GArray     *markers,
+                    const Rect *plot,
+                    double      t_lo,
+                    double      t_hi)
+{
+  double lane_end[MAX_MARKER_LANES];
+  double lane_height = p->line_height + 6.0;
+  guint n_lanes;
+
+  n_lanes = (guint) CLAMP (floor (plot->height * 0.6 / lane_height), 1.0, MAX_MARKER_LANES);
+  for (guint i = 0; i < n_lanes; i++)
+    lane_end[i] = -G_MAXDOUBLE;
+
+  cairo_save (p->cr);
+  cairo_rectangle (p->cr, plot->x, plot->y, plot->width, plot->height);
+  cairo_clip (p->cr);
+
+  for (guint i = 0; i < markers->len; i++)
+    {
+      const Marker *marker = &g_array_index (markers, Marker, i);
+      double x = time_to_x (plot, t_lo, t_hi, marker->t);
+      double label_width;
+      double left;
+      guint lane = 0;
+      gboolean found = FALSE;
+
+      painter_text_size (p, marker->label, FALSE, &label_width, NULL);
+
+      left = x + 5.0;
+      if (left + label_width + 3.0 > plot->x + plot->width)
+        left = x - 5.0 - label_width;
+
+      for (guint l = 0; l < n_lanes && !found; l++)
+        {
+          if (lane_end[l] + 6.0 <= left)
+            {
+              lane = l;
+              found = TRUE;
+            }
+        }
+      if (!found)
+        {
+          for (guint l = 1; l < n_lanes; l++)
+            if (lane_end[l] < lane_end[lane])
+              lane = l;
+        }
+
+      lane_end[lane] = MAX (lane_end[lane], left + label_width);
+      painter_boxed_text (p, marker->label, FALSE, &p->palette->foreground,
+                          marker->framed ? marker->color : NULL,
+                          left, plot->y + 4.0 + lane * lane_height);
+    }
+
+  cairo_restore (p->cr);
+}
+
+/* The sample nearest to @t, or NULL. */
+static const CsSample *
+nearest_sample (const CsPlotRun *run,
+                double           t)
+{
+  const CsSample *best = NULL;
+  double best_distance = G_MAXDOUBLE;
+
+  for (guint i = 0; i < run->n_samples; i++)
+    {
+      double distance = fabs (run->samples[i].t - t);
+
+      if (distance < best_distance)
+        {
+          best_distance = distance;
+          best = &run->samples[i];
+        }
+    }
+
+  return best;
+}
+
+static void
+draw_hover (Painter      *p,
+            const Series *series,
+            guint         n_series,
+            const Rect   *plot,
+            double        t_lo,
+            double        t_hi,
+            double        y_max,
+            double        hover_t,
+            const char   *unit,
+            gboolean      with_time)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  cairo_t *cr = p->cr;
+  double x = time_to_x (plot, t_lo, t_hi, hover_t);
+  double box_width, box_height;
+  double left;
+
+  cairo_save (cr);
+  cairo_rectangle (cr, plot->x, plot->y, plot->width, plot->height);
+  cairo_clip (cr);
+
+  cairo_set_line_width (cr, 1.0);
+  set_color (cr, &p->palette->foreground, 0.55);
+  crisp_vline (cr, x, plot->y, plot->y + plot->height);
+  cairo_stroke (cr);
+
+  if (with_time)
+    {
+      char time_label[CS_PLOT_LABEL_SIZE];
+
+      _cs_plot_format_number (time_label, sizeof time_label, hover_t, 0.0);
+      /* Translators: a time in seconds in the chart's read-out */
+      g_string_append_printf (text, _("%s s"), time_label);
+    }
+
+  for (guint s = 0; s < n_series; s++)
+    {
+      const CsSample *sample = nearest_sample (series[s].run, hover_t);
+      const CsPlotColor *color = &p->palette->series[series[s].style % CS_PLOT_N_SERIES_COLORS];
+      char value_label[CS_PLOT_LABEL_SIZE];
+      double v;
+
+      if (sample == NULL)
+        continue;
+
+      v = sane_value (sample->values[series[s].counter]);
+      _cs_plot_format_tick (value_label, sizeof value_label, v, 0.0);
+      if (text->len > 0)
+        g_string_append_c (text, '\n');
+      g_string_append_printf (text, "%s: %s %s", series[s].label, value_label, unit);
+
+      if (isnan (v) || !isfinite (sample->t))
+        continue;
+
+      v = CLAMP (v, 0.0, y_max);
+      cairo_arc (cr, time_to_x (plot, t_lo, t_hi, sample->t),
+                 plot->y + plot->height - v / y_max * plot->height, 3.5, 0.0, 2.0 * G_PI);
+      set_color (cr, color, 1.0);
+      cairo_fill_preserve (cr);
+      cairo_set_line_width (cr, 1.5);
+      set_color (cr, &p->palette->background, 1.0);
+      cairo_stroke (cr);
+    }
+
+  painter_text_size (p, text->str, FALSE, &box_width, &box_height);
+  left = x + 8.0;
+  if (left + box_width + 4.0 > plot->x + plot->width)
+    left = x - 8.0 - box_width;
+
+  /* Low in the plot, where it does not cover the thread-change labels. */
+  painter_boxed_text (p, text->str, FALSE, &p->palette->foreground, &p->palette->grid,
+                      left, MAX (plot->y + 4.0, plot->y + plot->height - box_height - 8.0));
+
+  cairo_restore (cr);
+}
+
+typedef struct {
+  const char   *title;       /* axis title, the unit */
+  const char   *unit;        /* for read-outs */
+  Series       *series;
+  guint         n_series;
+  LegendItem   *legend;
+  double        y_max;
+  double        header_height;
+  Rect          plot;
+} Chart;
+
+static void
+chart_header (Painter     *p,
+              const Chart *chart,
+              double       left,
+              double       right,
+              double       top,
+              gboolean     draw)
+{
+  double title_width;
+
+  painter_text_size (p, chart->title, TRUE, &title_width, NULL);
+  if (draw)
+    painter_text (p, chart->title, TRUE, &p->palette->foreground, 1.0, left, top, 0.0, 0.0);
+
+  legend_layout (p, chart->legend, chart->n_series, right, top,
+                 right - left - title_width - 2.0 * LEGEND_ITEM_GAP, draw);
+}
+
+static double
+chart_header_height (Painter     *p,
+                     const Chart *chart,
+                     double       left,
+                     double       right)
+{
+  double title_width;
+
+  painter_text_size (p, chart->title, TRUE, &title_width, NULL);
+
+  return MAX (p->line_height,
+              legend_layout (p, chart->legend, chart->n_series, right, 0.0,
+                             right - left - title_width - 2.0 * LEGEND_ITEM_GAP, FALSE));
+}
+
+static double
+axis_max (double  data_max,
+          double *state)
+{
+  if (state == NULL)
+    return cs_plot_nice_ceiling (data_max);
+
+  *state = cs_plot_axis_update (*state, data_max);
+
+  return *state;
+}
+
+void
+cs_plot_draw_throughput (cairo_t             *cr,
+                         double               width,
+                         double               height,
+                         const CsPlotPalette *palette,
+                         const CsPlotRun     *runs,
+                         guint                n_runs,
+                         const CsPlotOptions *options)
+{
+  static const CsPlotOptions default_options = {
+    .t_min = 0.0,
+    .t_max = 0.0,
+    .hover_t = -1.0,
+    .show_markers = TRUE,
+    .axes = NULL,
+  };
+  g_autoptr(GPtrArray) owned_labels = g_ptr_array_new_with_free_func (g_free);
+  g_autofree Series *rate_series = NULL;
+  g_autofree Series *request_series = NULL;
+  g_autofree LegendItem *rate_legend = NULL;
+  g_autofree LegendItem *request_legend = NULL;
+  g_autoptr(GArray) markers = NULL;
+  CsPlotPalette fallback;
+  Chart charts[2];
+  Painter p = { 0 };
+  double time_ticks[MAX_TICKS];
+  double time_step;
+  guint n_time_ticks;
+  double left, right;
+  double t_lo, t_hi;
+  double plot_height;
+  double y;
+  gboolean have_data;
+  guint n_series;
+
+  g_return_if_fail (cr != NULL);
+  g_return_if_fail (runs != NULL || n_runs == 0);
+
+  if (palette == NULL)
+    {
+      cs_plot_palette_init_light (&fallback);
+      palette = &fallback;
+    }
+  if (options == NULL)
+    options = &default_options;
+
+  cairo_save (cr);
+  painter_init (&p, cr, palette);
+  paint_background (&p, width, height);
+
+  if (!throughput_plot_columns (width, &left, &right))
+    goto out;
+
+  have_data = runs_time_range (runs, n_runs, options, &t_lo, &t_hi);
+
+  /* One run shows read against write; several show one line each. */
+  n_series = n_runs > 1 ? n_runs : 2;
+  rate_series = g_new0 (Series, n_series);
+  request_series = g_new0 (Series, n_series);
+  rate_legend = g_new0 (LegendItem, n_series);
+  request_legend = g_new0 (LegendItem, n_series);
+
+  if (n_runs > 1)
+    {
+      for (guint r = 0; r < n_runs; r++)
+        {
+          const char *label = runs[r].label;
+
+          if (label == NULL)
+            {
+              char *owned = g_strdup_printf (_("Run %u"), r + 1);
+
+              g_ptr_array_add (owned_labels, owned);
+              label = owned;
+            }
+
+          rate_series[r] = (Series) { &runs[r], CS_COUNTER_DATA_TRANSFER_RATE, r, label };
+          request_series[r] = (Series) { &runs[r], CS_COUNTER_REQUEST_RATE, r, label };
+        }
+    }
+  else if (n_runs == 1)
+    {
+      rate_series[0] = (Series) { &runs[0], CS_COUNTER_READ_TRANSFER_RATE, 0, _("Read") };
+      rate_series[1] = (Series) { &runs[0], CS_COUNTER_WRITE_TRANSFER_RATE, 1, _("Write") };
+      request_series[0] = (Series) { &runs[0], CS_COUNTER_DATA_REQUEST_RATE, 2,
+                                     _("Data requests") };
+      request_series[1] = (Series) { &runs[0], CS_COUNTER_REQUEST_RATE, 3, _("All requests") };
+    }
+  else
+    {
+      /* No run at all: the legend still says what will appear. */
+      rate_series[0] = (Series) { NULL, CS_COUNTER_READ_TRANSFER_RATE, 0, _("Read") };
+      rate_series[1] = (Series) { NULL, CS_COUNTER_WRITE_TRANSFER_RATE, 1, _("Write") };
+      request_series[0] = (Series) { NULL, CS_COUNTER_DATA_REQUEST_RATE, 2, _("Data requests") };
+      request_series[1] = (Series) { NULL, CS_COUNTER_REQUEST_RATE, 3, _("All requests") };
+    }
+
+  for (guint s = 0; s < n_series; s++)
+    {
+      rate_legend[s] = (LegendItem) { rate_series[s].label, rate_series[s].style, SWATCH_LINE };
+      request_legend[s] = (LegendItem) { request_series[s].label, request_series[s].style,
+                                         SWATCH_LINE };
+    }
+
+  charts[0] = (Chart) {
+    .title = _("MB/s"),
+    .unit = _("MB/s"),
+    .series = rate_series,
+    .n_series = n_series,
+    .legend = rate_legend,
+  };
+  charts[1] = (Chart) {
+    .title = _("requests/s"),
+    .unit = _("req/s"),
+    .series = request_series,
+    .n_series = n_series,
+    .legend = request_legend,
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (charts); c++)
+    charts[c].header_height = chart_header_height (&p, &charts[c], PADDING, right);
+
+  /* Vertical layout: header, plot, header, plot, time labels, axis title. */
+  {
+    double header_gap = ceil (p.line_height / 2.0) + 3.0;
+    double fixed = PADDING
+                   + charts[0].header_height + header_gap
+                   + 10.0 + charts[1].header_height + header_gap
+                   + 4.0 + p.line_height
+                   + 2.0 + p.line_height
+                   + PADDING;
+
+    plot_height = floor ((height - fixed) / 2.0);
+    if (plot_height < MIN_PLOT_SIZE)
+      goto out;
+
+    y = PADDING;
+    for (guint c = 0; c < G_N_ELEMENTS (charts); c++)
+      {
+        if (c > 0)
+          y += 10.0;
+        chart_header (&p, &charts[c], PADDING, right, y, TRUE);
+        y += charts[c].header_height + header_gap;
+        charts[c].plot = (Rect) { left, y, right - left, plot_height };
+        y += plot_height;
+      }
+  }
+
+  {
+    double rate_max = 0.0, request_max = 0.0;
+
+    if (have_data)
+      {
+        rate_max = series_max (rate_series, n_runs > 0 ? n_series : 0, t_lo, t_hi);
+        request_max = series_max (request_series, n_runs > 0 ? n_series : 0, t_lo, t_hi);
+      }
+
+    if (have_data)
+      {
+        charts[0].y_max = axis_max (rate_max, options->axes ? &options->axes->rate_max : NULL);
+        charts[1].y_max = axis_max (request_max,
+                                    options->axes ? &options->axes->request_max : NULL);
+      }
+    else
+      {
+        charts[0].y_max = 1.0;
+        charts[1].y_max = 1.0;
+      }
+  }
+
+  n_time_ticks = _cs_plot_axis_ticks (t_lo, t_hi,
+                                      (guint) CLAMP ((right - left) / 70.0, 1.0, 12.0),
+                                      &time_step, time_ticks, G_N_ELEMENTS (time_ticks));
+
+  markers = collect_markers (palette, runs, n_runs, t_lo, t_hi);
+
+  for (guint c = 0; c < G_N_ELEMENTS (charts); c++)
+    {
+      const Chart *chart = &charts[c];
+
+      draw_time_grid (&p, &chart->plot, t_lo, t_hi, time_ticks, n_time_ticks);
+      draw_value_grid (&p, &chart->plot, chart->y_max, have_data);
+      if (options->show_markers)
+        draw_marker_lines (&p, markers, &chart->plot, t_lo, t_hi);
+      if (n_runs > 0)
+        draw_series (&p, chart->series, chart->n_series, &chart->plot, t_lo, t_hi,
+                     chart->y_max, n_runs == 1);
+    }
+
+  if (options->show_markers)
+    draw_marker_labels (&p, markers, &charts[0].plot, t_lo, t_hi);
+
+  if (!have_data)
+    {
+      const Rect *plot = &charts[0].plot;
+
+      painter_text (&p, _("Waiting for data"), FALSE, &p.palette->foreground, 0.6,
+                    plot->x + plot->width / 2.0, plot->y + plot->height / 2.0, 0.5, 0.5);
+    }
+  else if (options->hover_t >= 0.0 && options->hover_t >= t_lo && options->hover_t <= t_hi)
+    {
+      for (guint c = 0; c < G_N_ELEMENTS (charts); c++)
+        draw_hover (&p, charts[c].series, charts[c].n_series, &charts[c].plot, t_lo, t_hi,
+                    charts[c].y_max, options->hover_t, charts[c].unit, c == 0);
+    }
+
+  y = charts[1].plot.y + charts[1].plot.height + 4.0;
+  draw_time_labels (&p, &charts[1].plot, width, t_lo, t_hi, time_ticks, n_time_ticks,
+                    time_step, y);
+  y += p.line_height + 2.0;
+  painter_text (&p, _("seconds"), FALSE, &p.palette->foreground, 0.8,
+                left + (right - left) / 2.0, y, 0.5, 0.0);
+
+out:
+  painter_clear (&p);
+  cairo_restore (cr);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sweep chart                                                               */
+
+static int
+sweep_point_compare (gconstpointer a,
+                     gconstpointer b)
+{
+  const CsPlotSweepPoint *pa = a;
+  const CsPlotSweepPoint *pb = b;
+
+  return (pa->threads > pb->threads) - (pa->threads < pb->threads);
+}
+
+/* Position on the log2 axis. A run without workers (0 threads) sits one
+ * step left of the smallest thread count. */
+static double
+sweep_position (guint  threads,
+                guint  smallest)
+{
+  if (threads == 0)
+    return log2 (MAX (smallest, 1)) - 1.0;
+
+  return log2 (threads);
+}
+
+void
+cs_plot_draw_sweep (cairo_t                *cr,
+                    double                  width,
+                    double                  height,
+                    const CsPlotPalette    *palette,
+                    const char             *title,
+                    const char             *unit,
+                    const CsPlotSweepPoint *points,
+                    guint                   n_points,
+                    guint                   recommended)
+{
+  static const double guide_dash[] = { 4.0, 3.0 };
+  g_autofree CsPlotSweepPoint *sorted = NULL;
+  CsPlotPalette fallback;
+  Painter p = { 0 };
+  LegendItem legend[2];
+  const CsPlotColor *line_color;
+  const CsPlotColor *highlight;
+  Rect plot;
+  double y;
+  double left, right;
+  double title_height = 0.0;
+  double header_height;
+  double header_gap;
+  double pos_lo, pos_hi;
+  double y_max = 0.0;
+  double last_label_right = -G_MAXDOUBLE;
+  guint smallest = 0;
+  gboolean have_values = FALSE;
+
+  g_return_if_fail (cr != NULL);
+  g_return_if_fail (points != NULL || n_points == 0);
+
+  if (palette == NULL)
+    {
+      cs_plot_palette_init_light (&fallback);
+      palette = &fallback;
+    }
+  if (unit == NULL)
+    unit = "";
+
+  line_color = &palette->series[0];
+  highlight = &palette->series[1];
+
+  cairo_save (cr);
+  painter_init (&p, cr, palette);
+  paint_background (&p, width, height);
+
+  left = PADDING + LEFT_GUTTER;
+  right = width - PADDING - RIGHT_GUTTER;
+  if (right - left < MIN_PLOT_SIZE)
+    goto out;
+
+  legend[0] = (LegendItem) { _("median"), 0, SWATCH_LINE_DOT };
+  legend[1] = (LegendItem) { _("min–max"), 0, SWATCH_RANGE };
+
+  y = PADDING;
+  if (title != NULL && *title != '\0')
+    {
+      painter_text_size (&p, title, TRUE, NULL, &title_height);
+      title_height += 4.0;
+    }
+
+  {
+    double unit_width;
+
+    painter_text_size (&p, unit, TRUE, &unit_width, NULL);
+    header_height = MAX (p.line_height,
+                         legend_layout (&p, legend, G_N_ELEMENTS (legend), right, 0.0,
+                                        right - PADDING - unit_width - 2.0 * LEGEND_ITEM_GAP,
+                                        FALSE));
+    header_gap = ceil (p.line_height / 2.0) + 3.0;
+
+    plot.x = left;
+    plot.width = right - left;
+    plot.y = PADDING + title_height + header_height + header_gap;
+    plot.height = floor (height - plot.y - 4.0 - p.line_height - 2.0 - p.line_height - PADDING);
+    if (plot.height < MIN_PLOT_SIZE)
+      goto out;
+
+    if (title_height > 0.0)
+      painter_text (&p, title, TRUE, &palette->foreground, 1.0, PADDING, y, 0.0, 0.0);
+    y += title_height;
+    painter_text (&p, unit, TRUE, &palette->foreground, 0.8, PADDING, y, 0.0, 0.0);
+    legend_layout (&p, legend, G_N_ELEMENTS (legend), right, y,
+                   right - PADDING - unit_width - 2.0 * LEGEND_ITEM_GAP, TRUE);
+  }
+
+  sorted = g_memdup2 (points, sizeof (CsPlotSweepPoint) * n_points);
+  if (n_points > 0)
+    qsort (sorted, n_points, sizeof (CsPlotSweepPoint), sweep_point_compare);
+
+  for (guint i = 0; i < n_points; i++)
+    {
+      if (sorted[i].threads > 0 && smallest == 0)
+        smallest = sorted[i].threads;
+    }
+
+  for (guint i = 0; i < n_points; i++)
+    {
+      double values[] = { sorted[i].median, sorted[i].min, sorted[i].max };
+
+      for (guint v = 0; v < G_N_ELEMENTS (values); v++)
+        {
+          double value = sane_value (values[v]);
+
+          if (!isnan (value))
+            {
+              y_max = MAX (y_max, value);
+              have_values = TRUE;
+            }
+        }
+    }
+  y_max = cs_plot_nice_ceiling (y_max);
+
+  if (n_points > 0)
+    {
+      pos_lo = sweep_position (sorted[0].threads, smallest) - 0.5;
+      pos_hi = sweep_position (sorted[n_points - 1].threads, smallest) + 0.5;
+    }
+  else
+    {
+      pos_lo = -0.5;
+      pos_hi = 7.5;
+    }
+
+#define SWEEP_X(threads) \
+  (plot.x + (sweep_position ((threads), smallest) - pos_lo) / (pos_hi - pos_lo) * plot.width)
+#define SWEEP_Y(value) \
+  (plot.y + plot.height - CLAMP ((value), -0.1 * y_max, 1.1 * y_max) / y_max * plot.height)
+
+  /* Grid: a vertical line and label at every thread count measured. */
+  cairo_save (cr);
+  cairo_set_line_width (cr, 1.0);
+  set_color (cr, &palette->grid, 1.0);
+  for (guint i = 0; i < n_points; i++)
+    {
+      if (i > 0 && sorted[i].threads == sorted[i - 1].threads)
+        continue;
+      crisp_vline (cr, SWEEP_X (sorted[i].threads), plot.y, plot.y + plot.height);
+    }
+  cairo_stroke (cr);
+  cairo_restore (cr);
+
+  draw_value_grid (&p, &plot, y_max, have_values);
+
+  y = plot.y + plot.height + 4.0;
+  for (guint i = 0; i < n_points; i++)
+    {
+      char label[CS_PLOT_LABEL_SIZE];
+      double label_width;
+      double x;
+      gboolean is_recommended = sorted[i].threads == recommended && recommended > 0;
+
+      if (i > 0 && sorted[i].threads == sorted[i - 1].threads)
+        continue;
+
+      g_snprintf (label, sizeof label, "%u", sorted[i].threads);
+      painter_text_size (&p, label, is_recommended, &label_width, NULL);
+      x = SWEEP_X (sorted[i].threads) - label_width / 2.0;
+      if (x < last_label_right + 4.0)
+        continue;
+
+      painter_text (&p, label, is_recommended,
+                    is_recommended ? highlight : &palette->foreground,
+                    is_recommended ? 1.0 : 0.8, x, y, 0.0, 0.0);
+      last_label_right = x + label_width;
+    }
+  y += p.line_height + 2.0;
+  painter_text (&p, _("threads"), FALSE, &palette->foreground, 0.8,
+                plot.x + plot.width / 2.0, y, 0.5, 0.0);
+
+  if (!have_values)
+    {
+      painter_text (&p, _("No data"), FALSE, &palette->foreground, 0.6,
+                    plot.x + plot.width / 2.0, plot.y + plot.height / 2.0, 0.5, 0.5);
+      goto out;
+    }
+
+  cairo_save (cr);
+  cairo_rectangle (cr, plot.x - 8.0, plot.y - 8.0, plot.width + 16.0, plot.height + 9.0);
+  cairo_clip (cr);
+
+  /* The recommended count first, so the data draws over its guide. */
+  if (recommended > 0)
+    {
+      cairo_save (cr);
+      cairo_set_line_width (cr, 1.0);
+      cairo_set_dash (cr, guide_dash, G_N_ELEMENTS (guide_dash), 0.0);
+      set_color (cr, highlight, 0.7);
+      crisp_vline (cr, SWEEP_X (recommended), plot.y, plot.y + plot.height);
+      cairo_stroke (cr);
+      cairo_restore (cr);
+    }
+
+  /* Min–max bars with caps. */
+  cairo_set_line_width (cr, 1.0);
+  set_color (cr, line_color, 0.65);
+  for (guint i = 0; i < n_points; i++)
+    {
+      double lo = sane_value (sorted[i].min);
+      double hi = sane_value (sorted[i].max);
+      double x = SWEEP_X (sorted[i].threads);
+
+      if (isnan (lo) || isnan (hi))
+        continue;
+
+      crisp_vline (cr, x, SWEEP_Y (hi), SWEEP_Y (lo));
+      crisp_hline (cr, crisp (x) - 4.0, crisp (x) + 5.0, SWEEP_Y (hi));
+      crisp_hline (cr, crisp (x) - 4.0, crisp (x) + 5.0, SWEEP_Y (lo));
+    }
+  cairo_stroke (cr);
+
+  /* Median line, broken where a median is missing, then dots on top. */
+  {
+    gboolean drawing = FALSE;
+
+    for (guint i = 0; i < n_points; i++)
+      {
+        double median = sane_value (sorted[i].median);
+
+        if (isnan (median))
+          {
+            drawing = FALSE;
+            continue;
+          }
+
+        if (drawing)
+          cairo_line_to (cr, SWEEP_X (sorted[i].threads), SWEEP_Y (median));
+        else
+          cairo_move_to (cr, SWEEP_X (sorted[i].threads), SWEEP_Y (median));
+        drawing = TRUE;
+      }
+    set_series_style (cr, palette, 0, 2.0);
+    cairo_stroke (cr);
+  }
+
+  for (guint i = 0; i < n_points; i++)
+    {
+      double median = sane_value (sorted[i].median);
+      gboolean is_recommended = sorted[i].threads == recommended && recommended > 0;
+
+      if (isnan (median))
+        continue;
+
+      cairo_arc (cr, SWEEP_X (sorted[i].threads), SWEEP_Y (median),
+                 is_recommended ? 5.0 : 3.5, 0.0, 2.0 * G_PI);
+      set_color (cr, is_recommended ? highlight : line_color, 1.0);
+      cairo_fill_preserve (cr);
+      cairo_set_line_width (cr, 1.5);
+      set_color (cr, &palette->background, 1.0);
+      cairo_stroke (cr);
+
+      if (is_recommended)
+        {
+          cairo_arc (cr, SWEEP_X (sorted[i].threads), SWEEP_Y (median), 8.5, 0.0, 2.0 * G_PI);
+          cairo_set_line_width (cr, 2.0);
+          set_color (cr, highlight, 1.0);
+          cairo_stroke (cr);
+        }
+    }
+
+  cairo_restore (cr);
+
+  if (recommended > 0)
+    {
+      g_autofree char *label = g_strdup_printf (_("recommended: %u"), recommended);
+      const CsPlotSweepPoint *point = NULL;
+      double label_width, label_height;
+      double x, top;
+
+      for (guint i = 0; i < n_points; i++)
+        if (sorted[i].threads == recommended)
+          point = &sorted[i];
+
+      painter_text_size (&p, label, TRUE, &label_width, &label_height);
+
+      x = SWEEP_X (recommended) - label_width / 2.0;
+      x = CLAMP (x, plot.x + 4.0, plot.x + plot.width - label_width - 4.0);
+
+      /* Above the point's bar when there is room, else below it. */
+      top = plot.y + 4.0;
+      if (point != NULL)
+        {
+          double hi = sane_value (point->max);
+          double lo = sane_value (point->min);
+          double median = sane_value (point->median);
+          double upper = isnan (hi) ? median : MAX (hi, median);
+          double lower = isnan (lo) ? median : MIN (lo, median);
+
+          if (!isnan (upper))
+            {
+              top = SWEEP_Y (upper) - 14.0 - label_height;
+              if (top < plot.y + 2.0)
+                top = SWEEP_Y (lower) + 14.0;
+              top = CLAMP (top, plot.y + 2.0, plot.y + plot.height - label_height - 4.0);
+            }
+        }
+
+      painter_boxed_text (&p, label, TRUE, highlight, highlight, x, top);
+    }
+
+#undef SWEEP_X
+#undef SWEEP_Y
+
+out:
+  painter_clear (&p);
+  cairo_restore (cr);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Files                                                                     */
+
+gboolean
+cs_plot_format_from_string (const char   *str,
+                            CsPlotFormat *out_format)
+{
+  static const struct {
+    const char   *name;
+    CsPlotFormat  format;
+  } formats[] = {
+    { "png", CS_PLOT_FORMAT_PNG },
+    { "svg", CS_PLOT_FORMAT_SVG },
+    { "pdf", CS_PLOT_FORMAT_PDF },
+  };
+
+  g_return_val_if_fail (str != NULL, FALSE);
+
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    {
+      if (g_ascii_strcasecmp (str, formats[i].name) == 0)
+        {
+          if (out_format != NULL)
+            *out_format = formats[i].format;
+          return TRUE;
+        }
+    }
+
+  return FALSE;
+}
+
+static cairo_status_t
+append_to_byte_array (void                *closure,
+                      const unsigned char *data,
+                      unsigned int         length)
+{
+  g_byte_array_append (closure, data, length);
+
+  return CAIRO_STATUS_SUCCESS;
+}
+
+/* Image surfaces are limited to 32767 pixels a side. */
+#define MAX_RENDER_SIZE 32767.0
+
+GBytes *
+cs_plot_render (CsPlotFormat     format,
+                double           width,
+                double           height,
+                CsPlotDrawFunc   draw,
+                gpointer         user_data,
+                GError         **error)
+{
+  g_autoptr(GByteArray) buffer = NULL;
+  cairo_surface_t *surface = NULL;
+  cairo_status_t status;
+  cairo_t *cr;
+
+  g_return_val_if_fail (draw != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!(width >= 1.0 && width <= MAX_RENDER_SIZE && height >= 1.0 && height <= MAX_RENDER_SIZE))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   _("Cannot draw a chart of %g × %g"), width, height);
+      return NULL;
+    }
+
+  buffer = g_byte_array_new ();
+
+  switch (format)
+    {
+    case CS_PLOT_FORMAT_PNG:
+      surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32,
+                                            (int) ceil (width), (int) ceil (height));
+      break;
+
+    case CS_PLOT_FORMAT_SVG:
+      surface = cairo_svg_surface_create_for_stream (append_to_byte_array, buffer,
+                                                     width, height);
+      break;
+
+    case CS_PLOT_FORMAT_PDF:
+      surface = cairo_pdf_surface_create_for_stream (append_to_byte_array, buffer,
+                                                     width, height);
+      cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_CREATOR, "Copyscope");
+      break;
+
+    default:
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("Unknown chart file format"));
+      return NULL;
+    }
+
+  cr = cairo_create (surface);
+  draw (cr, width, height, user_data);
+  status = cairo_status (cr);
+  cairo_destroy (cr);
+
+  if (status == CAIRO_STATUS_SUCCESS && format == CS_PLOT_FORMAT_PNG)
+    status = cairo_surface_write_to_png_stream (surface, append_to_byte_array, buffer);
+
+  /* Vector surfaces write their last bytes when finished. */
+  cairo_surface_finish (surface);
+  if (status == CAIRO_STATUS_SUCCESS)
+    status = cairo_surface_status (surface);
+  cairo_surface_destroy (surface);
+
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   _("Could not draw the chart: %s"), cairo_status_to_string (status));
+      return NULL;
+    }
+
+  return g_byte_array_free_to_bytes (g_steal_pointer (&buffer));
+}

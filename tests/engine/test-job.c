@@ -1,0 +1,912 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "copyscope-engine.h"
+#include "cs-io-private.h"
+
+/* ---- Trees ---------------------------------------------------------------- */
+
+static void
+write_file (const char *path,
+            gsize       size,
+            guint       seed)
+{
+  g_autofree guint8 *data = g_malloc (size > 0 ? size : 1);
+  GError *error = NULL;
+
+  for (gsize i = 0; i < size; i++)
+    data[i] = (guint8) ((i * 2654435761u + seed) >> 7);
+  g_file_set_contents (path, (const char *) data, (gssize) size, &error);
+  g_assert_no_error (error);
+}
+
+static char *
+tmp_dir (void)
+{
+  GError *error = NULL;
+  char *dir = g_dir_make_tmp ("cs-test-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  g_chmod (dir, 0755);
+  return dir;
+}
+
+static void
+set_mtime (const char *path,
+           time_t      sec,
+           long        nsec)
+{
+  struct timespec ts[2] = { { sec, nsec }, { sec, nsec } };
+
+  g_assert_cmpint (utimensat (AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW), ==, 0);
+}
+
+/* A tree with the awkward cases: modes, nanosecond times, symlinks, empty
+ * folders, holes, and names with spaces, newlines and invalid UTF-8. */
+static char *
+make_tree (void)
+{
+  char *root = tmp_dir ();
+  g_autofree char *src = g_build_filename (root, "src", NULL);
+  g_autofree char *p = NULL;
+  int fd;
+
+  g_mkdir (src, 0755);
+#define PATH(...) (g_free (p), p = g_build_filename (src, __VA_ARGS__, NULL))
+  write_file (PATH ("plain.txt"), 12345, 1);
+  write_file (PATH ("empty"), 0, 0);
+  write_file (PATH ("name with spaces"), 100, 2);
+  write_file (PATH ("new\nline"), 200, 3);
+  write_file (PATH ("bad-\xff\xfe-utf8"), 300, 4);
+  g_mkdir (PATH ("sub"), 0750);
+  g_mkdir (PATH ("sub", "deeper"), 0700);
+  g_mkdir (PATH ("empty-dir"), 0755);
+  write_file (PATH ("sub", "deeper", "x.bin"), 3 * 1024 * 1024 + 7, 5);
+  write_file (PATH ("sub", "ro"), 10, 6);
+  g_chmod (PATH ("sub", "ro"), 0444);
+  write_file (PATH ("sub", "exec"), 10, 7);
+  g_chmod (PATH ("sub", "exec"), 0751);
+  g_assert_cmpint (symlink ("plain.txt", PATH ("link")), ==, 0);
+  g_assert_cmpint (symlink ("does/not/exist", PATH ("dangling")), ==, 0);
+  /* 1 MiB of data, an 8 MiB hole, 1 MiB of data. */
+  fd = open (PATH ("sparse"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  {
+    g_autofree char *block = g_malloc (1 << 20);
+    memset (block, 'x', 1 << 20);
+    g_assert_cmpint (pwrite (fd, block, 1 << 20, 0), ==, 1 << 20);
+    g_assert_cmpint (pwrite (fd, block, 1 << 20, 9 << 20), ==, 1 << 20);
+  }
+  close (fd);
+  set_mtime (PATH ("plain.txt"), 1600000000, 123456789);
+  set_mtime (PATH ("link"), 1500000000, 987654321);
+  set_mtime (PATH ("sub", "deeper"), 1400000000, 5);
+  set_mtime (PATH ("empty-dir"), 1300000000, 42);
+#undef PATH
+  return root;
+}
+
+static void
+assert_same_file (const char *a,
+                  const char *b)
+{
+  g_autofree char *ca = NULL;
+  g_autofree char *cb = NULL;
+  gsize la, lb;
+
+  g_assert_true (g_file_get_contents (a, &ca, &la, NULL));
+  g_assert_true (g_file_get_contents (b, &cb, &lb, NULL));
+  g_assert_cmpuint (la, ==, lb);
+  g_assert_true (memcmp (ca, cb, la) == 0);
+}
+
+/* Same names, types, modes, sizes, nanosecond mtimes, link targets and bytes. */
+static void
+assert_same_tree (const char *a,
+                  const char *b)
+{
+  struct stat sa, sb;
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+  guint n_a = 0, n_b = 0;
+
+  g_assert_cmpint (lstat (a, &sa), ==, 0);
+  g_assert_cmpint (lstat (b, &sb), ==, 0);
+  g_assert_cmpuint (sa.st_mode, ==, sb.st_mode);
+  if (!S_ISDIR (sa.st_mode))
+    g_assert_cmpint (sa.st_size, ==, sb.st_size);
+  g_assert_cmpint (sa.st_mtim.tv_sec, ==, sb.st_mtim.tv_sec);
+  g_assert_cmpint (sa.st_mtim.tv_nsec, ==, sb.st_mtim.tv_nsec);
+
+  if (S_ISLNK (sa.st_mode))
+    {
+      g_autofree char *ta = g_file_read_link (a, NULL);
+      g_autofree char *tb = g_file_read_link (b, NULL);
+      g_assert_cmpstr (ta, ==, tb);
+      return;
+    }
+  if (S_ISREG (sa.st_mode))
+    {
+      assert_same_file (a, b);
+      return;
+    }
+
+  dir = g_dir_open (a, 0, NULL);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *ca = g_build_filename (a, name, NULL);
+      g_autofree char *cb = g_build_filename (b, name, NULL);
+      assert_same_tree (ca, cb);
+      n_a++;
+    }
+  g_clear_pointer (&dir, g_dir_close);
+  dir = g_dir_open (b, 0, NULL);
+  while (g_dir_read_name (dir) != NULL)
+    n_b++;
+  g_assert_cmpuint (n_a, ==, n_b);
+}
+
+static guint
+count_temporaries (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  if (dir == NULL)
+    return 0;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_str_has_prefix (name, ".copyscope-"))
+        n++;
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        n += count_temporaries (child);
+    }
+  return n;
+}
+
+static void
+rm_rf (const char *path)
+{
+  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", path);
+  g_assert_cmpint (system (cmd), ==, 0);
+}
+
+static guint64
+sum_regular_sizes (const char *path)
+{
+  struct stat st;
+  guint64 total = 0;
+
+  if (lstat (path, &st) != 0)
+    return 0;
+  if (S_ISREG (st.st_mode))
+    return (guint64) st.st_size;
+  if (S_ISDIR (st.st_mode))
+    {
+      g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+      const char *name;
+
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+          total += sum_regular_sizes (child);
+        }
+    }
+  return total;
+}
+
+static CsJob *
+job_for (const char *src,
+         const char *dst,
+         guint       threads)
+{
+  CsJob *job = cs_job_new ();
+
+  cs_job_add_source (job, src);
+  cs_job_set_destination (job, dst);
+  cs_job_set_threads (job, threads, NULL);
+  cs_job_set_interval (job, 100);
+  cs_job_set_flush (job, FALSE);
+  return job;
+}
+
+/* ---- Fault injection through the engine's I/O table ----------------------- */
+
+static CsIoTable fault_table;
+static atomic_int fault_reads_to_fail;      /* fail this many reads with EIO */
+static atomic_int fault_delay_us;           /* sleep in every data request */
+
+static ssize_t
+fault_pread (int fd, void *buf, size_t count, off_t offset)
+{
+  int us = atomic_load (&fault_delay_us);
+
+  if (us > 0)
+    g_usleep (us);
+  if (atomic_load (&fault_reads_to_fail) > 0 && atomic_fetch_sub (&fault_reads_to_fail, 1) > 0)
+    {
+      errno = EIO;
+      return -1;
+    }
+  return pread (fd, buf, count, offset);
+}
+
+static ssize_t
+fault_copy_range (int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned int flags)
+{
+  /* Force the read/write path so reads can be failed and slowed. */
+  errno = EXDEV;
+  return -1;
+}
+
+static void
+install_faults (void)
+{
+  fault_table = *_cs_io_get_default ();
+  fault_table.pread = fault_pread;
+  fault_table.copy_file_range = fault_copy_range;
+  atomic_store (&fault_reads_to_fail, 0);
+  atomic_store (&fault_delay_us, 0);
+  _cs_io_set (&fault_table);
+}
+
+static void
+remove_faults (void)
+{
+  _cs_io_set (NULL);
+}
+
+/* ---- Tests ---------------------------------------------------------------- */
+
+static void
+test_copy_tree (void)
+{
+  g_autofree char *root = make_tree ();
+  g_autofree char *src = g_build_filename (root, "src", NULL);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autofree char *sparse = g_build_filename (dst, "sparse", NULL);
+  g_autoptr(CsJob) job = job_for (src, dst, 4);
+  g_autoptr(GError) error = NULL;
+  CsTotals totals;
+  struct stat st;
+
+  g_assert_true (cs_job_run_sync (job, NULL, &error));
+  g_assert_no_error (error);
+
+  assert_same_tree (src, dst);
+  g_assert_cmpuint (count_temporaries (dst), ==, 0);
+
+  /* The hole stayed a hole. */
+  g_assert_cmpint (stat (sparse, &st), ==, 0);
+  g_assert_cmpint ((gint64) st.st_blocks * 512, <, 4 << 20);
+
+  cs_run_get_totals (cs_job_get_run (job), &totals);
+  g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_BYTES], ==, sum_regular_sizes (src));
+  g_assert_cmpuint (totals.v[CS_CLASS_FAILED][CS_KIND_FILES], ==, 0);
+  g_assert_cmpstr (cs_run_get_outcome (cs_job_get_run (job)), ==, "completed");
+  g_assert_cmpuint (cs_run_get_n_samples (cs_job_get_run (job)), >=, 1);
+
+  rm_rf (root);
+}
+
+static void
+test_cp_semantics (void)
+{
+  g_autofree char *root = make_tree ();
+  g_autofree char *src = g_build_filename (root, "src", NULL);
+  g_autofree char *file = g_build_filename (src, "plain.txt", NULL);
+  g_autofree char *existing = g_build_filename (root, "existing", NULL);
+  g_autofree char *into = g_build_filename (existing, "src", NULL);
+  g_autofree char *as_file = g_build_filename (root, "renamed.txt", NULL);
+  g_autofree char *multi = g_build_filename (root, "multi", NULL);
+  g_autofree char *multi_a = g_build_filename (multi, "src", NULL);
+  g_autofree char *multi_b = g_build_filename (multi, "plain.txt", NULL);
+  g_autoptr(CsJob) j1 = NULL;
+  g_autoptr(CsJob) j2 = NULL;
+  g_autoptr(CsJob) j3 = NULL;
+
+  /* An existing folder receives the source by its name. */
+  g_mkdir (existing, 0755);
+  j1 = job_for (src, existing, 2);
+  g_assert_true (cs_job_run_sync (j1, NULL, NULL));
+  assert_same_tree (src, into);
+
+  /* A single file to a path that does not exist becomes that path. */
+  j2 = job_for (file, as_file, 1);
+  g_assert_true (cs_job_run_sync (j2, NULL, NULL));
+  assert_same_tree (file, as_file);
+
+  /* Several sources go into one folder. */
+  j3 = job_for (src, multi, 2);
+  cs_job_add_source (j3, file);
+  g_assert_true (cs_job_run_sync (j3, NULL, NULL));
+  assert_same_tree (src, multi_a);
+  assert_same_tree (file, multi_b);
+
+  rm_rf (root);
+}
+
+static void
+test_refusals (void)
+{
+  g_autofree char *root = make_tree ();
+  g_autofree char *src = g_build_filename (root, "src", NULL);
+  g_autofree char *file = g_build_filename (src, "plain.txt", NULL);
+  g_autofree char *hardlink = g_build_filename (root, "hard.txt", NULL);
+  g_autofree char *symlink_path = g_build_filename (root, "soft.txt", NULL);
+  g_autofree char *inside = g_build_filename (src, "sub", "copy", NULL);
+  g_autofree char *missing = g_build_filename (root, "missing", NULL);
+  struct {
+    const char *src;
+    const char *src2;
+    const char *dst;
+    CsJobErrorCode code;
+  } cases[] = {
+    { file, NULL, file, CS_JOB_ERROR_SAME_FILE },
+    { file, NULL, hardlink, CS_JOB_ERROR_SAME_FILE },
+    { file, NULL, symlink_path, CS_JOB_ERROR_SAME_FILE },
+    { src, NULL, inside, CS_JOB_ERROR_INSIDE_SOURCE },
+    { src, NULL, src, CS_JOB_ERROR_INSIDE_SOURCE },
+    { missing, NULL, root, CS_JOB_ERROR_MISSING_SOURCE },
+    { file, file, root, CS_JOB_ERROR_DUPLICATE_SOURCE },
+  };
+
+  g_assert_cmpint (link (file, hardlink), ==, 0);
+  g_assert_cmpint (symlink (file, symlink_path), ==, 0);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(CsJob) job = job_for (cases[i].src, cases[i].dst, 2);
+      g_autoptr(GError) error = NULL;
+      struct stat before, after;
+
+      if (cases[i].src2 != NULL)
+        cs_job_add_source (job, cases[i].src2);
+      g_assert_cmpint (lstat (root, &before), ==, 0);
+      g_assert_false (cs_job_run_sync (job, NULL, &error));
+      g_assert_error (error, CS_JOB_ERROR, (int) cases[i].code);
+      g_assert_cmpint (lstat (root, &after), ==, 0);
+      g_assert_cmpint (before.st_mtim.tv_nsec, ==, after.st_mtim.tv_nsec);
+      g_assert_false (g_file_test (inside, G_FILE_TEST_EXISTS));
+    }
+
+  rm_rf (root);
+}
+
+typedef struct {
+  CsJob   *job;
+  guint    changes_seen;
+  gboolean changed;
+  gboolean cancelled;
+  guint    max_active_after;
+  guint    samples;
+} LiveState;
+
+static void
+on_sample_change_threads (CsJob    *job,
+                          gpointer  sample,
+                          gpointer  user_data)
+{
+  LiveState *state = user_data;
+  CsProgress p;
+
+  state->samples++;
+  cs_job_get_progress (job, &p);
+  if (!state->changed && p.files_done > 5)
+    {
+      cs_job_set_threads (job, 1, "test");
+      state->changed = TRUE;
+    }
+  else if (state->changed && state->samples > 20)
+    state->max_active_after = MAX (state->max_active_after, p.active);
+}
+
+static void
+on_threads_changed (CsJob   *job,
+                    guint    from,
+                    guint    to,
+                    gpointer user_data)
+{
+  ((LiveState *) user_data)->changes_seen++;
+}
+
+static char *
+make_many_files (const char *root,
+                 guint       n,
+                 gsize       size)
+{
+  char *src = g_build_filename (root, "many", NULL);
+
+  g_mkdir (src, 0755);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("%s/f%04u", src, i);
+      write_file (name, size, i);
+    }
+  return src;
+}
+
+static void
+test_live_threads (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *src = make_many_files (root, 300, 4096);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autoptr(CsJob) job = job_for (src, dst, 8);
+  g_autoptr(GArray) timeline = NULL;
+  LiveState state = { job };
+
+  install_faults ();
+  atomic_store (&fault_delay_us, 5000);
+  g_signal_connect (job, "sample", G_CALLBACK (on_sample_change_threads), &state);
+  g_signal_connect (job, "threads-changed", G_CALLBACK (on_threads_changed), &state);
+  g_assert_true (cs_job_run_sync (job, NULL, NULL));
+  remove_faults ();
+
+  g_assert_true (state.changed);
+  g_assert_cmpuint (state.changes_seen, ==, 1);
+  g_assert_cmpuint (cs_job_get_threads (job), ==, 1);
+  /* Within a couple of seconds the pool runs one worker at most. */
+  g_assert_cmpuint (state.max_active_after, <=, 1);
+  timeline = cs_run_dup_timeline (cs_job_get_run (job));
+  g_assert_cmpuint (timeline->len, ==, 1);
+  g_assert_cmpuint (g_array_index (timeline, CsThreadChange, 0).from, ==, 8);
+  g_assert_cmpuint (g_array_index (timeline, CsThreadChange, 0).to, ==, 1);
+  assert_same_tree (src, dst);
+
+  rm_rf (root);
+}
+
+static void
+on_sample_cancel (CsJob    *job,
+                  gpointer  sample,
+                  gpointer  user_data)
+{
+  LiveState *state = user_data;
+  CsProgress p;
+
+  cs_job_get_progress (job, &p);
+  if (!state->cancelled && p.files_done > 3)
+    {
+      cs_job_cancel (job);
+      state->cancelled = TRUE;
+    }
+}
+
+static void
+test_cancel (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *src = make_many_files (root, 200, 64 * 1024);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autoptr(CsJob) job = job_for (src, dst, 4);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) dir = NULL;
+  LiveState state = { job };
+  const char *name;
+  guint published = 0;
+  gint64 start;
+
+  install_faults ();
+  atomic_store (&fault_delay_us, 3000);
+  g_signal_connect (job, "sample", G_CALLBACK (on_sample_cancel), &state);
+  start = g_get_monotonic_time ();
+  g_assert_false (cs_job_run_sync (job, NULL, &error));
+  remove_faults ();
+
+  g_assert_error (error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
+  g_assert_cmpuint (count_temporaries (dst), ==, 0);
+  g_assert_cmpstr (cs_run_get_outcome (cs_job_get_run (job)), ==, "cancelled");
+
+  /* Whatever was published is complete. */
+  dir = g_dir_open (dst, 0, NULL);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *a = g_build_filename (src, name, NULL);
+      g_autofree char *b = g_build_filename (dst, name, NULL);
+      assert_same_file (a, b);
+      published++;
+    }
+  g_assert_cmpuint (published, <, 200);
+
+  rm_rf (root);
+}
+
+static void
+test_transient_read_error (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *src = make_many_files (root, 3, 100000);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autoptr(CsJob) job = job_for (src, dst, 1);
+  g_autoptr(GPtrArray) errors = NULL;
+  CsTotals totals;
+
+  install_faults ();
+  atomic_store (&fault_reads_to_fail, 1);
+  cs_job_set_wait (job, 0.01);
+  g_assert_true (cs_job_run_sync (job, NULL, NULL));
+  remove_faults ();
+
+  assert_same_tree (src, dst);
+  cs_run_get_totals (cs_job_get_run (job), &totals);
+  g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, 3);
+  g_assert_cmpuint (totals.v[CS_CLASS_FAILED][CS_KIND_FILES], ==, 0);
+
+  rm_rf (root);
+}
+
+static void
+test_sticky_read_error (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *src = make_many_files (root, 1, 100000);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autoptr(CsJob) job = job_for (src, dst, 1);
+  g_autoptr(GPtrArray) errors = NULL;
+  CsTotals totals;
+
+  install_faults ();
+  atomic_store (&fault_reads_to_fail, 1000);
+  cs_job_set_wait (job, 0.01);
+  cs_job_set_retries (job, 2);
+  g_assert_true (cs_job_run_sync (job, NULL, NULL));
+  remove_faults ();
+
+  cs_run_get_totals (cs_job_get_run (job), &totals);
+  g_assert_cmpuint (totals.v[CS_CLASS_FAILED][CS_KIND_FILES], ==, 1);
+  errors = cs_run_dup_errors (cs_job_get_run (job));
+  g_assert_cmpuint (errors->len, ==, 1);
+  g_assert_cmpint (((CsRunError *) errors->pdata[0])->error_code, ==, EIO);
+  g_assert_cmpuint (((CsRunError *) errors->pdata[0])->attempts, ==, 3);
+  /* Nothing under the final name, no temporary. */
+  {
+    g_autofree char *final = g_build_filename (dst, "f0000", NULL);
+    g_assert_false (g_file_test (final, G_FILE_TEST_EXISTS));
+  }
+  g_assert_cmpuint (count_temporaries (dst), ==, 0);
+
+  rm_rf (root);
+}
+
+static void
+test_thread_counts_agree (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *src = make_many_files (root, 400, 3000);
+  g_autofree char *d1 = g_build_filename (root, "d1", NULL);
+  g_autofree char *d128 = g_build_filename (root, "d128", NULL);
+  g_autoptr(CsJob) j1 = job_for (src, d1, 1);
+  g_autoptr(CsJob) j128 = job_for (src, d128, 128);
+
+  g_assert_true (cs_job_run_sync (j1, NULL, NULL));
+  g_assert_true (cs_job_run_sync (j128, NULL, NULL));
+  assert_same_tree (d1, d128);
+  assert_same_tree (src, d128);
+
+  rm_rf (root);
+}
+
+static void
+test_big_file_chunks (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *src = g_build_filename (root, "big", NULL);
+  g_autofree char *dst = g_build_filename (root, "big-copy", NULL);
+  g_autoptr(CsJob) job = NULL;
+  int fd;
+  g_autofree char *block = g_malloc (1 << 20);
+  struct stat st;
+
+  /* 100 MiB with holes between data runs: several chunks, some all hole. */
+  fd = open (src, O_WRONLY | O_CREAT | O_TRUNC, 0640);
+  for (guint i = 0; i < 100; i += 7)
+    {
+      memset (block, 'a' + (int) i % 26, 1 << 20);
+      g_assert_cmpint (pwrite (fd, block, 1 << 20, (off_t) i << 20), ==, 1 << 20);
+    }
+  g_assert_cmpint (ftruncate (fd, 100 << 20), ==, 0);
+  close (fd);
+
+  job = job_for (src, dst, 4);
+  g_assert_true (cs_job_run_sync (job, NULL, NULL));
+  assert_same_tree (src, dst);
+  g_assert_cmpint (stat (dst, &st), ==, 0);
+  g_assert_cmpint ((gint64) st.st_blocks * 512, <, 40 << 20);
+  g_assert_cmpuint (count_temporaries (root), ==, 0);
+
+  rm_rf (root);
+}
+
+static void
+test_policies (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *src = make_many_files (root, 4, 1000);
+  g_autofree char *top = g_build_filename (root, "dst", NULL);
+  g_autofree char *dst = g_build_filename (top, "many", NULL);
+  g_autofree char *s0 = g_build_filename (src, "f0000", NULL);
+  g_autofree char *d0 = g_build_filename (dst, "f0000", NULL);
+  g_autofree char *d1 = g_build_filename (dst, "f0001", NULL);
+  g_autofree char *stale = g_build_filename (dst, ".copyscope-0123456789abcdef-7.part", NULL);
+  g_autofree char *extra = g_build_filename (dst, "extra", NULL);
+  CsTotals totals;
+
+  g_mkdir (top, 0755);
+  {
+    g_autoptr(CsJob) job = job_for (src, top, 2);
+    g_assert_true (cs_job_run_sync (job, NULL, NULL));
+  }
+
+  /* Rerun: everything identical is skipped; a stale temporary is cleaned; extras counted. */
+  write_file (stale, 10, 0);
+  write_file (extra, 10, 0);
+  {
+    g_autoptr(CsJob) job = job_for (src, top, 2);
+    g_assert_true (cs_job_run_sync (job, NULL, NULL));
+    cs_run_get_totals (cs_job_get_run (job), &totals);
+    g_assert_cmpuint (totals.v[CS_CLASS_SKIPPED][CS_KIND_FILES], ==, 4);
+    g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, 0);
+    g_assert_cmpuint (totals.v[CS_CLASS_EXTRAS][CS_KIND_FILES], ==, 1);
+    g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
+  }
+
+  /* A newer source replaces; a newer destination is skipped and reported. */
+  write_file (s0, 999, 9);
+  set_mtime (s0, time (NULL) + 100, 0);
+  write_file (d1, 5, 9);
+  set_mtime (d1, time (NULL) + 200, 0);
+  {
+    g_autoptr(CsJob) job = job_for (src, top, 2);
+    g_assert_true (cs_job_run_sync (job, NULL, NULL));
+    cs_run_get_totals (cs_job_get_run (job), &totals);
+    g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, 1);
+    g_assert_cmpuint (totals.v[CS_CLASS_SKIPPED][CS_KIND_FILES], ==, 3);
+    g_assert_cmpuint (cs_run_get_n_errors (cs_job_get_run (job)), ==, 1);
+    assert_same_file (s0, d0);
+    g_assert_cmpuint (g_file_test (d1, G_FILE_TEST_EXISTS), ==, TRUE);
+  }
+
+  /* never keeps the newer destination; always replaces it. */
+  {
+    g_autoptr(CsJob) job = job_for (src, top, 2);
+    struct stat st;
+
+    cs_job_set_overwrite (job, CS_OVERWRITE_NEVER);
+    g_assert_true (cs_job_run_sync (job, NULL, NULL));
+    g_assert_cmpint (stat (d1, &st), ==, 0);
+    g_assert_cmpint (st.st_size, ==, 5);
+  }
+  {
+    g_autoptr(CsJob) job = job_for (src, top, 2);
+
+    cs_job_set_overwrite (job, CS_OVERWRITE_ALWAYS);
+    g_remove (extra);
+    g_assert_true (cs_job_run_sync (job, NULL, NULL));
+    cs_run_get_totals (cs_job_get_run (job), &totals);
+    g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, 4);
+    assert_same_tree (src, dst);
+  }
+
+  rm_rf (root);
+}
+
+typedef struct {
+  CsConflictAnswer answer;
+  guint            asked;
+} AskState;
+
+static void
+on_conflict (CsJob      *job,
+             CsConflict *conflict,
+             gpointer    user_data)
+{
+  AskState *state = user_data;
+
+  g_assert_nonnull (cs_conflict_get_destination_path (conflict));
+  state->asked++;
+  cs_conflict_answer (conflict, state->answer, FALSE);
+}
+
+static void
+test_conflict_prompt (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *src = make_many_files (root, 2, 1000);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autofree char *s0 = g_build_filename (src, "f0000", NULL);
+  g_autofree char *d0 = g_build_filename (dst, "f0000", NULL);
+  g_autofree char *both = g_build_filename (dst, "f0000 (2)", NULL);
+  CsConflictAnswer answers[] = { CS_CONFLICT_SKIP, CS_CONFLICT_KEEP_BOTH, CS_CONFLICT_REPLACE };
+
+  g_mkdir (dst, 0755);
+  write_file (d0, 10, 42);
+  set_mtime (d0, time (NULL) + 500, 0);
+
+  for (guint i = 0; i < G_N_ELEMENTS (answers); i++)
+    {
+      g_autoptr(CsJob) job = job_for (s0, dst, 2);
+      AskState state = { answers[i], 0 };
+      struct stat st;
+
+      cs_job_set_overwrite (job, CS_OVERWRITE_ASK);
+      g_signal_connect (job, "conflict", G_CALLBACK (on_conflict), &state);
+      g_assert_true (cs_job_run_sync (job, NULL, NULL));
+      g_assert_cmpuint (state.asked, ==, 1);
+      g_assert_cmpint (stat (d0, &st), ==, 0);
+      switch (answers[i])
+        {
+        case CS_CONFLICT_SKIP:
+          g_assert_cmpint (st.st_size, ==, 10);
+          break;
+        case CS_CONFLICT_KEEP_BOTH:
+          g_assert_cmpint (st.st_size, ==, 10);
+          assert_same_file (s0, both);
+          break;
+        case CS_CONFLICT_REPLACE:
+        default:
+          assert_same_file (s0, d0);
+          break;
+        }
+    }
+
+  rm_rf (root);
+}
+
+static void
+count_plan (const char *action,
+            const char *source,
+            const char *destination,
+            gpointer    user_data)
+{
+  g_assert_nonnull (strstr (destination, "/dst"));
+  (*(guint *) user_data)++;
+}
+
+static void
+test_dry_run (void)
+{
+  g_autofree char *root = make_tree ();
+  g_autofree char *src = g_build_filename (root, "src", NULL);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autoptr(CsJob) job = job_for (src, dst, 2);
+  guint planned = 0;
+
+  cs_job_set_dry_run (job, TRUE, count_plan, &planned);
+  g_assert_true (cs_job_run_sync (job, NULL, NULL));
+  g_assert_false (g_file_test (dst, G_FILE_TEST_EXISTS));
+  /* 4 folders and 11 files and links. */
+  g_assert_cmpuint (planned, ==, 15);
+
+  rm_rf (root);
+}
+
+static void
+test_full_destination (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *src = make_many_files (root, 8, 512 * 1024);
+  g_autofree char *mnt = g_build_filename (root, "mnt", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CsJob) job = NULL;
+  gint64 start;
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("needs root to mount a small tmpfs");
+      rm_rf (root);
+      return;
+    }
+  g_mkdir (mnt, 0755);
+  if (mount ("tmpfs", mnt, "tmpfs", 0, "size=1m") != 0)
+    {
+      g_test_skip ("cannot mount tmpfs here");
+      rm_rf (root);
+      return;
+    }
+
+  job = job_for (src, mnt, 4);
+  start = g_get_monotonic_time ();
+  g_assert_false (cs_job_run_sync (job, NULL, &error));
+  g_assert_error (error, CS_JOB_ERROR, CS_JOB_ERROR_DESTINATION);
+  g_assert_nonnull (strstr (error->message, "full"));
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
+  g_assert_cmpuint (count_temporaries (mnt), ==, 0);
+  /* Whatever made it is complete. */
+  {
+    g_autofree char *dir = g_build_filename (mnt, "many", NULL);
+    g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+    const char *name;
+
+    while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+      {
+        g_autofree char *a = g_build_filename (src, name, NULL);
+        g_autofree char *b = g_build_filename (dir, name, NULL);
+        assert_same_file (a, b);
+      }
+  }
+
+  umount2 (mnt, MNT_DETACH);
+  rm_rf (root);
+}
+
+static void
+test_counters (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *src = make_many_files (root, 50, 20000);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autoptr(CsJob) job = job_for (src, dst, 2);
+  g_autoptr(CsRun) run = NULL;
+  g_autofree CsSample *samples = NULL;
+  guint n = 0;
+  CsStat stat;
+  double bytes = 0, prev_t = -1;
+  CsProgress p;
+
+  g_assert_true (cs_job_run_sync (job, NULL, NULL));
+  run = cs_run_ref (cs_job_get_run (job));
+  samples = cs_run_dup_samples (run, &n);
+  g_assert_cmpuint (n, >=, 1);
+
+  /* Integrating the write rate over the samples gives the bytes written. */
+  for (guint i = 0; i < n; i++)
+    {
+      double dt = samples[i].t - (i > 0 ? samples[i - 1].t : 0);
+
+      g_assert_cmpfloat (samples[i].t, >, prev_t);
+      prev_t = samples[i].t;
+      bytes += samples[i].values[CS_COUNTER_WRITE_TRANSFER_RATE] * 1e6 * dt;
+    }
+  g_assert_cmpfloat (fabs (bytes - 50.0 * 20000), <, 1.0);
+  g_assert_cmpuint (samples[n - 1].files_done, ==, 50);
+  g_assert_cmpuint (samples[n - 1].bytes_done, ==, 50 * 20000);
+  g_assert_true (cs_run_get_stat (run, CS_COUNTER_REQUEST_RATE, &stat));
+  g_assert_cmpfloat (stat.max, >=, stat.avg);
+  g_assert_cmpfloat (stat.avg, >=, stat.min);
+  g_assert_cmpfloat (stat.max, >, 0);
+
+  cs_job_get_progress (job, &p);
+  g_assert_cmpuint (p.bytes_done, ==, p.bytes_found);
+  g_assert_cmpuint (p.files_done, ==, p.files_found);
+  g_assert_false (p.scanning);
+
+  rm_rf (root);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/job/copy-tree", test_copy_tree);
+  g_test_add_func ("/job/cp-semantics", test_cp_semantics);
+  g_test_add_func ("/job/refusals", test_refusals);
+  g_test_add_func ("/job/live-threads", test_live_threads);
+  g_test_add_func ("/job/cancel", test_cancel);
+  g_test_add_func ("/job/transient-read-error", test_transient_read_error);
+  g_test_add_func ("/job/sticky-read-error", test_sticky_read_error);
+  g_test_add_func ("/job/thread-counts-agree", test_thread_counts_agree);
+  g_test_add_func ("/job/big-file-chunks", test_big_file_chunks);
+  g_test_add_func ("/job/policies", test_policies);
+  g_test_add_func ("/job/conflict-prompt", test_conflict_prompt);
+  g_test_add_func ("/job/dry-run", test_dry_run);
+  g_test_add_func ("/job/full-destination", test_full_destination);
+  g_test_add_func ("/job/counters", test_counters);
+
+  return g_test_run ();
+}

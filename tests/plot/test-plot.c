@@ -1,0 +1,700 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-plot"
+
+#include "config.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "cs-plot.h"
+
+#define CHART_WIDTH  800.0
+#define CHART_HEIGHT 480.0
+
+/* The drawing's fixed horizontal layout: plot area from here to width - this. */
+#define PLOT_LEFT    54.0
+#define PLOT_RIGHT   22.0
+
+typedef struct {
+  CsSample       *samples;
+  guint           n_samples;
+  CsThreadChange  changes[2];
+  guint           n_changes;
+} SyntheticRun;
+
+/* 100 samples, 250 ms apart; threads go 4 → 8 at 8 s and 8 → 16 at 16 s,
+ * and the rates step up with them, with some noise. */
+static void
+synthetic_run_init (SyntheticRun *run,
+                    guint         n_samples,
+                    guint32       seed,
+                    double        scale)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+
+  run->n_samples = n_samples;
+  run->samples = g_new0 (CsSample, n_samples);
+
+  run->changes[0] = (CsThreadChange) { 8.0, 4, 8, NULL };
+  run->changes[1] = (CsThreadChange) { 16.0, 8, 16, NULL };
+  run->n_changes = 2;
+
+  for (guint i = 0; i < n_samples; i++)
+    {
+      CsSample *sample = &run->samples[i];
+      double t = 0.25 * (i + 1);
+      double level = t < 8.0 ? 1.0 : t < 16.0 ? 1.7 : 2.1;
+      double ramp = MIN (1.0, t / 1.5);
+      double read = scale * ramp * level * (110.0 + g_rand_double_range (rand, -12.0, 12.0));
+      double write = scale * ramp * level * (98.0 + g_rand_double_range (rand, -15.0, 10.0));
+      double data_requests = (read + write) * 1e6 / 131072.0;
+
+      sample->t = t;
+      sample->values[CS_COUNTER_READ_TRANSFER_RATE] = read;
+      sample->values[CS_COUNTER_WRITE_TRANSFER_RATE] = write;
+      sample->values[CS_COUNTER_DATA_TRANSFER_RATE] = read + write;
+      sample->values[CS_COUNTER_DATA_REQUEST_RATE] = data_requests;
+      sample->values[CS_COUNTER_REQUEST_RATE] =
+        data_requests * (1.35 + g_rand_double_range (rand, -0.05, 0.05));
+      sample->values[CS_COUNTER_THREADS] = t < 8.0 ? 4 : t < 16.0 ? 8 : 16;
+      sample->files_done = i * 3;
+      sample->bytes_done = (guint64) (t * 2e8);
+    }
+}
+
+static void
+synthetic_run_clear (SyntheticRun *run)
+{
+  g_clear_pointer (&run->samples, g_free);
+}
+
+static CsPlotRun
+synthetic_run_plot (const SyntheticRun *run,
+                    const char         *label)
+{
+  return (CsPlotRun) {
+    .samples = run->samples,
+    .n_samples = run->n_samples,
+    .changes = run->changes,
+    .n_changes = run->n_changes,
+    .label = label,
+  };
+}
+
+typedef struct {
+  CsPlotPalette    palette;
+  const CsPlotRun *runs;
+  guint            n_runs;
+  CsPlotOptions    options;
+} ThroughputData;
+
+static void
+throughput_data_init (ThroughputData  *data,
+                      const CsPlotRun *runs,
+                      guint            n_runs)
+{
+  cs_plot_palette_init_light (&data->palette);
+  data->runs = runs;
+  data->n_runs = n_runs;
+  data->options = (CsPlotOptions) {
+    .t_min = 0.0,
+    .t_max = 0.0,
+    .hover_t = -1.0,
+    .show_markers = TRUE,
+    .axes = NULL,
+  };
+}
+
+static void
+draw_throughput (cairo_t  *cr,
+                 double    width,
+                 double    height,
+                 gpointer  user_data)
+{
+  ThroughputData *data = user_data;
+
+  cs_plot_draw_throughput (cr, width, height, &data->palette, data->runs, data->n_runs,
+                           &data->options);
+}
+
+static void
+draw_throughput_defaults (cairo_t  *cr,
+                          double    width,
+                          double    height,
+                          gpointer  user_data)
+{
+  cs_plot_draw_throughput (cr, width, height, NULL, user_data, 1, NULL);
+}
+
+typedef struct {
+  CsPlotPalette           palette;
+  const char             *title;
+  const char             *unit;
+  const CsPlotSweepPoint *points;
+  guint                   n_points;
+  guint                   recommended;
+} SweepData;
+
+static void
+draw_sweep (cairo_t  *cr,
+            double    width,
+            double    height,
+            gpointer  user_data)
+{
+  SweepData *data = user_data;
+
+  cs_plot_draw_sweep (cr, width, height, &data->palette, data->title, data->unit,
+                      data->points, data->n_points, data->recommended);
+}
+
+/* Keeps a copy beside the test binary, for a person to look at. */
+static void
+save_for_inspection (GBytes     *bytes,
+                     const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_build_filename (g_test_get_dir (G_TEST_BUILT), name, NULL);
+  gsize size;
+  const char *contents = g_bytes_get_data (bytes, &size);
+
+  if (!g_file_set_contents (path, contents, size, &error))
+    g_test_message ("could not save %s: %s", path, error->message);
+  else
+    g_test_message ("saved %s", path);
+}
+
+typedef struct {
+  const guchar *data;
+  gsize         size;
+  gsize         offset;
+} ReadCursor;
+
+static cairo_status_t
+read_from_cursor (void          *closure,
+                  unsigned char *data,
+                  unsigned int   length)
+{
+  ReadCursor *cursor = closure;
+
+  if (cursor->offset + length > cursor->size)
+    return CAIRO_STATUS_READ_ERROR;
+
+  memcpy (data, cursor->data + cursor->offset, length);
+  cursor->offset += length;
+
+  return CAIRO_STATUS_SUCCESS;
+}
+
+static void
+assert_png (GBytes *bytes,
+            int     width,
+            int     height)
+{
+  static const guchar signature[] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+  ReadCursor cursor = { 0 };
+  cairo_surface_t *surface;
+
+  cursor.data = g_bytes_get_data (bytes, &cursor.size);
+  g_assert_cmpuint (cursor.size, >, sizeof signature);
+  g_assert_cmpmem (cursor.data, sizeof signature, signature, sizeof signature);
+
+  surface = cairo_image_surface_create_from_png_stream (read_from_cursor, &cursor);
+  g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
+  g_assert_cmpint (cairo_image_surface_get_width (surface), ==, width);
+  g_assert_cmpint (cairo_image_surface_get_height (surface), ==, height);
+  cairo_surface_destroy (surface);
+}
+
+static void
+assert_svg (GBytes *bytes)
+{
+  gsize size;
+  const char *data = g_bytes_get_data (bytes, &size);
+  g_autofree char *text = g_strndup (data, size);
+
+  g_assert_true (g_str_has_prefix (text, "<?xml"));
+  g_assert_nonnull (strstr (text, "<svg"));
+  g_assert_nonnull (strstr (text, "<path"));
+  g_assert_nonnull (strstr (text, "</svg>"));
+}
+
+static void
+assert_pdf (GBytes *bytes)
+{
+  gsize size;
+  const char *data = g_bytes_get_data (bytes, &size);
+
+  g_assert_cmpuint (size, >, 1000);
+  g_assert_cmpmem (data, 5, "%PDF-", 5);
+  g_assert_nonnull (g_strstr_len (data + size - MIN (size, 64), MIN (size, 64), "%%EOF"));
+}
+
+static GBytes *
+render_ok (CsPlotFormat    format,
+           CsPlotDrawFunc  draw,
+           gpointer        user_data)
+{
+  g_autoptr(GError) error = NULL;
+  GBytes *bytes;
+
+  bytes = cs_plot_render (format, CHART_WIDTH, CHART_HEIGHT, draw, user_data, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (bytes);
+
+  return bytes;
+}
+
+static void
+assert_all_formats (CsPlotDrawFunc  draw,
+                    gpointer        user_data,
+                    const char     *png_name)
+{
+  g_autoptr(GBytes) png = render_ok (CS_PLOT_FORMAT_PNG, draw, user_data);
+  g_autoptr(GBytes) svg = render_ok (CS_PLOT_FORMAT_SVG, draw, user_data);
+  g_autoptr(GBytes) pdf = render_ok (CS_PLOT_FORMAT_PDF, draw, user_data);
+
+  assert_png (png, (int) CHART_WIDTH, (int) CHART_HEIGHT);
+  /* A chart, not a blank page: axes, labels and lines take room. */
+  g_assert_cmpuint (g_bytes_get_size (png), >, 5000);
+  assert_svg (svg);
+  assert_pdf (pdf);
+
+  if (png_name != NULL)
+    save_for_inspection (png, png_name);
+}
+
+/* Pixels in the plot columns left of the legends that carry colour; the
+ * backgrounds, grid and text of the light palette are all grey, so these
+ * are the series and nothing else. */
+static guint
+count_colored_pixels (CsPlotDrawFunc draw,
+                      gpointer       user_data)
+{
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  const guchar *pixels;
+  int stride;
+  guint count = 0;
+
+  surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) CHART_WIDTH,
+                                        (int) CHART_HEIGHT);
+  cr = cairo_create (surface);
+  draw (cr, CHART_WIDTH, CHART_HEIGHT, user_data);
+  g_assert_cmpint (cairo_status (cr), ==, CAIRO_STATUS_SUCCESS);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+
+  pixels = cairo_image_surface_get_data (surface);
+  stride = cairo_image_surface_get_stride (surface);
+
+  for (int y = 0; y < (int) CHART_HEIGHT; y++)
+    {
+      const guint32 *row = (const guint32 *) (pixels + y * stride);
+
+      for (int x = (int) PLOT_LEFT + 2; x < (int) (CHART_WIDTH / 2); x++)
+        {
+          int r = (row[x] >> 16) & 0xff;
+          int g = (row[x] >> 8) & 0xff;
+          int b = row[x] & 0xff;
+
+          if (MAX (r, MAX (g, b)) - MIN (r, MIN (g, b)) > 60)
+            count++;
+        }
+    }
+
+  cairo_surface_destroy (surface);
+
+  return count;
+}
+
+static void
+test_throughput_render (void)
+{
+  SyntheticRun synthetic;
+  CsPlotRun run;
+  ThroughputData data;
+
+  synthetic_run_init (&synthetic, 100, 42, 1.0);
+  run = synthetic_run_plot (&synthetic, NULL);
+  throughput_data_init (&data, &run, 1);
+
+  assert_all_formats (draw_throughput, &data, "plot-throughput.png");
+
+  cs_plot_palette_init_dark (&data.palette);
+  data.options.hover_t = 12.3;
+  assert_all_formats (draw_throughput, &data, "plot-throughput-dark.png");
+
+  cs_plot_palette_init_high_contrast (&data.palette);
+  data.options.hover_t = -1.0;
+  data.options.t_min = 5.0;
+  data.options.t_max = 20.0;
+  assert_all_formats (draw_throughput, &data, "plot-throughput-window-hc.png");
+
+  synthetic_run_clear (&synthetic);
+}
+
+static void
+test_throughput_pixels (void)
+{
+  SyntheticRun synthetic;
+  CsPlotRun run;
+  ThroughputData data;
+  ThroughputData empty;
+  guint drawn;
+
+  synthetic_run_init (&synthetic, 100, 7, 1.0);
+  run = synthetic_run_plot (&synthetic, NULL);
+  throughput_data_init (&data, &run, 1);
+  throughput_data_init (&empty, NULL, 0);
+
+  drawn = count_colored_pixels (draw_throughput, &data);
+  g_test_message ("%u coloured pixels with data", drawn);
+  /* Four lines across about half the plot width, in two charts. */
+  g_assert_cmpuint (drawn, >, 4 * 300);
+
+  g_assert_cmpuint (count_colored_pixels (draw_throughput, &empty), ==, 0);
+
+  synthetic_run_clear (&synthetic);
+}
+
+static void
+test_throughput_compare (void)
+{
+  SyntheticRun synthetic[3];
+  CsPlotRun runs[3];
+  ThroughputData data;
+
+  synthetic_run_init (&synthetic[0], 100, 1, 1.0);
+  synthetic_run_init (&synthetic[1], 80, 2, 0.6);
+  synthetic_run_init (&synthetic[2], 120, 3, 0.35);
+  synthetic[2].n_changes = 0;
+  runs[0] = synthetic_run_plot (&synthetic[0], "NVMe → NAS, 4 threads");
+  runs[1] = synthetic_run_plot (&synthetic[1], "NVMe → NAS, 1 thread");
+  runs[2] = synthetic_run_plot (&synthetic[2], NULL);
+  throughput_data_init (&data, runs, G_N_ELEMENTS (runs));
+
+  assert_all_formats (draw_throughput, &data, "plot-throughput-compare.png");
+  g_assert_cmpuint (count_colored_pixels (draw_throughput, &data), >, 3 * 2 * 300);
+
+  for (guint i = 0; i < G_N_ELEMENTS (synthetic); i++)
+    synthetic_run_clear (&synthetic[i]);
+}
+
+static void
+test_throughput_empty (void)
+{
+  CsPlotRun run = { NULL, 0, NULL, 0, NULL };
+  ThroughputData data;
+
+  throughput_data_init (&data, NULL, 0);
+  assert_all_formats (draw_throughput, &data, "plot-throughput-empty.png");
+
+  /* A run that has not produced a sample yet draws the same way. */
+  throughput_data_init (&data, &run, 1);
+  data.options.hover_t = 3.0;
+  assert_all_formats (draw_throughput, &data, NULL);
+
+  /* No options, no palette: defaults. */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GBytes) png = NULL;
+
+    png = cs_plot_render (CS_PLOT_FORMAT_PNG, 300, 200, draw_throughput_defaults, &run, &error);
+    g_assert_no_error (error);
+    assert_png (png, 300, 200);
+  }
+}
+
+static void
+test_throughput_single_sample (void)
+{
+  SyntheticRun synthetic;
+  CsPlotRun run;
+  ThroughputData data;
+
+  synthetic_run_init (&synthetic, 1, 5, 1.0);
+  run = synthetic_run_plot (&synthetic, NULL);
+  throughput_data_init (&data, &run, 1);
+  data.options.hover_t = 0.25;
+
+  assert_all_formats (draw_throughput, &data, "plot-throughput-single.png");
+  /* A lone sample still shows, as a dot. */
+  g_assert_cmpuint (count_colored_pixels (draw_throughput, &data), >, 0);
+
+  synthetic_run_clear (&synthetic);
+}
+
+static void
+test_throughput_bad_values (void)
+{
+  SyntheticRun synthetic;
+  CsPlotRun run;
+  ThroughputData data;
+  CsPlotAxisState axes = { 0 };
+
+  synthetic_run_init (&synthetic, 100, 9, 1.0);
+  for (guint i = 10; i < 20; i++)
+    synthetic.samples[i].values[CS_COUNTER_READ_TRANSFER_RATE] = NAN;
+  synthetic.samples[30].values[CS_COUNTER_WRITE_TRANSFER_RATE] = INFINITY;
+  synthetic.samples[31].values[CS_COUNTER_WRITE_TRANSFER_RATE] = -INFINITY;
+  synthetic.samples[40].values[CS_COUNTER_REQUEST_RATE] = DBL_MAX;
+  synthetic.samples[41].values[CS_COUNTER_DATA_REQUEST_RATE] = -5.0;
+  synthetic.samples[50].t = NAN;
+  synthetic.samples[60].values[CS_COUNTER_READ_TRANSFER_RATE] = 1e300;
+
+  run = synthetic_run_plot (&synthetic, NULL);
+  throughput_data_init (&data, &run, 1);
+  data.options.axes = &axes;
+  data.options.hover_t = 10.0;
+
+  assert_all_formats (draw_throughput, &data, "plot-throughput-bad-values.png");
+  g_assert_true (isfinite (axes.rate_max));
+  g_assert_true (isfinite (axes.request_max));
+  g_assert_cmpfloat (axes.rate_max, >, 0.0);
+
+  /* A huge chart and a tiny one. */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GBytes) tiny = NULL;
+    g_autoptr(GBytes) none = NULL;
+
+    tiny = cs_plot_render (CS_PLOT_FORMAT_PNG, 20, 10, draw_throughput, &data, &error);
+    g_assert_no_error (error);
+    assert_png (tiny, 20, 10);
+
+    none = cs_plot_render (CS_PLOT_FORMAT_PNG, 0, 10, draw_throughput, &data, &error);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+    g_assert_null (none);
+  }
+
+  synthetic_run_clear (&synthetic);
+}
+
+static void
+test_throughput_axis_state (void)
+{
+  SyntheticRun synthetic;
+  CsPlotRun run;
+  ThroughputData data;
+  CsPlotAxisState axes = { 0 };
+  g_autoptr(GBytes) png = NULL;
+  double rate_max;
+
+  synthetic_run_init (&synthetic, 100, 11, 1.0);
+  run = synthetic_run_plot (&synthetic, NULL);
+  throughput_data_init (&data, &run, 1);
+  data.options.axes = &axes;
+
+  png = render_ok (CS_PLOT_FORMAT_PNG, draw_throughput, &data);
+  /* Read peaks near 2.1 × 122 MB/s; request rates in the thousands. */
+  g_assert_cmpfloat (axes.rate_max, ==, 500.0);
+  g_assert_cmpfloat (axes.request_max, >=, 2000.0);
+  rate_max = axes.rate_max;
+
+  /* The first 8 seconds peak near 122 MB/s: below the 40 % mark of 500. */
+  data.options.t_min = 0.0;
+  data.options.t_max = 7.9;
+  g_clear_pointer (&png, g_bytes_unref);
+  png = render_ok (CS_PLOT_FORMAT_PNG, draw_throughput, &data);
+  g_assert_cmpfloat (axes.rate_max, ==, 200.0);
+
+  /* Between 8 and 16 s the peak is about 207 MB/s: the axis grows at once. */
+  data.options.t_min = 8.0;
+  data.options.t_max = 15.9;
+  g_clear_pointer (&png, g_bytes_unref);
+  png = render_ok (CS_PLOT_FORMAT_PNG, draw_throughput, &data);
+  g_assert_cmpfloat (axes.rate_max, ==, rate_max);
+
+  synthetic_run_clear (&synthetic);
+}
+
+static void
+test_throughput_time_at (void)
+{
+  SyntheticRun synthetic;
+  CsPlotRun run;
+  CsPlotOptions options = { 0.0, 0.0, -1.0, TRUE, NULL };
+  double last_t = -1.0;
+  double t;
+
+  synthetic_run_init (&synthetic, 100, 13, 1.0);
+  run = synthetic_run_plot (&synthetic, NULL);
+
+  /* The whole run: 0 … 25 s across the plot. */
+  g_assert_true (cs_plot_throughput_time_at (CHART_WIDTH, CHART_HEIGHT, &run, 1, &options,
+                                             PLOT_LEFT, &t));
+  g_assert_cmpfloat_with_epsilon (t, 0.0, 1e-9);
+  g_assert_true (cs_plot_throughput_time_at (CHART_WIDTH, CHART_HEIGHT, &run, 1, &options,
+                                             CHART_WIDTH - PLOT_RIGHT, &t));
+  g_assert_cmpfloat_with_epsilon (t, 25.0, 1e-9);
+
+  for (double x = PLOT_LEFT; x <= CHART_WIDTH - PLOT_RIGHT; x += 7.0)
+    {
+      g_assert_true (cs_plot_throughput_time_at (CHART_WIDTH, CHART_HEIGHT, &run, 1, &options,
+                                                 x, &t));
+      g_assert_cmpfloat (t, >, last_t);
+      last_t = t;
+    }
+
+  /* Outside the plot area. */
+  g_assert_false (cs_plot_throughput_time_at (CHART_WIDTH, CHART_HEIGHT, &run, 1, &options,
+                                              PLOT_LEFT - 10.0, &t));
+  g_assert_false (cs_plot_throughput_time_at (CHART_WIDTH, CHART_HEIGHT, &run, 1, &options,
+                                              CHART_WIDTH - 5.0, &t));
+  g_assert_false (cs_plot_throughput_time_at (10.0, CHART_HEIGHT, &run, 1, &options, 5.0, &t));
+
+  /* A window. */
+  options.t_min = 10.0;
+  options.t_max = 20.0;
+  g_assert_true (cs_plot_throughput_time_at (CHART_WIDTH, CHART_HEIGHT, &run, 1, &options,
+                                             PLOT_LEFT + (CHART_WIDTH - PLOT_LEFT - PLOT_RIGHT) / 2,
+                                             &t));
+  g_assert_cmpfloat_with_epsilon (t, 15.0, 1e-9);
+
+  synthetic_run_clear (&synthetic);
+}
+
+static const CsPlotSweepPoint sweep_points[] = {
+  { 1, 142.0, 131.0, 150.0 },
+  { 2, 251.0, 236.0, 262.0 },
+  { 4, 388.0, 351.0, 402.0 },
+  { 8, 452.0, 430.0, 471.0 },
+  { 16, 468.0, 441.0, 489.0 },
+  { 32, 471.0, 420.0, 495.0 },
+  { 64, 463.0, 402.0, 490.0 },
+  { 128, 441.0, 371.0, 486.0 },
+};
+
+static void
+test_sweep_render (void)
+{
+  SweepData data = {
+    .title = "Data transfer rate",
+    .unit = "MB/s",
+    .points = sweep_points,
+    .n_points = G_N_ELEMENTS (sweep_points),
+    .recommended = 8,
+  };
+
+  cs_plot_palette_init_light (&data.palette);
+  assert_all_formats (draw_sweep, &data, "plot-sweep.png");
+  g_assert_cmpuint (count_colored_pixels (draw_sweep, &data), >, 200);
+
+  cs_plot_palette_init_dark (&data.palette);
+  data.title = "Request rate";
+  data.unit = "requests/s";
+  assert_all_formats (draw_sweep, &data, "plot-sweep-dark.png");
+}
+
+static void
+test_sweep_edge_cases (void)
+{
+  CsPlotSweepPoint odd[] = {
+    { 64, 20.0, 18.0, 23.0 },
+    { 0, 9.0, 8.5, 9.5 },
+    { 4, NAN, NAN, NAN },
+    { 16, 1e300, 0.0, INFINITY },
+    { 1, 10.0, 9.0, 11.0 },
+  };
+  SweepData data = { .title = NULL, .unit = NULL, .points = NULL, .n_points = 0 };
+
+  cs_plot_palette_init_high_contrast (&data.palette);
+
+  /* Nothing measured yet. */
+  assert_all_formats (draw_sweep, &data, "plot-sweep-empty.png");
+
+  /* One point, recommended. */
+  data.title = "File rate";
+  data.unit = "files/s";
+  data.points = sweep_points;
+  data.n_points = 1;
+  data.recommended = 1;
+  assert_all_formats (draw_sweep, &data, NULL);
+
+  /* Unsorted, a 0-thread baseline, missing and absurd values, and a
+   * recommendation that was not measured. */
+  data.points = odd;
+  data.n_points = G_N_ELEMENTS (odd);
+  data.recommended = 3;
+  assert_all_formats (draw_sweep, &data, "plot-sweep-odd.png");
+}
+
+static double
+relative_luminance (const CsPlotColor *color)
+{
+  double c[3] = { color->r, color->g, color->b };
+
+  for (guint i = 0; i < 3; i++)
+    c[i] = c[i] <= 0.03928 ? c[i] / 12.92 : pow ((c[i] + 0.055) / 1.055, 2.4);
+
+  return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+}
+
+static double
+contrast (const CsPlotColor *a,
+          const CsPlotColor *b)
+{
+  double la = relative_luminance (a);
+  double lb = relative_luminance (b);
+
+  return (MAX (la, lb) + 0.05) / (MIN (la, lb) + 0.05);
+}
+
+static void
+test_palettes (void)
+{
+  void (*inits[]) (CsPlotPalette *) = {
+    cs_plot_palette_init_light,
+    cs_plot_palette_init_dark,
+    cs_plot_palette_init_high_contrast,
+  };
+
+  for (guint p = 0; p < G_N_ELEMENTS (inits); p++)
+    {
+      CsPlotPalette palette;
+
+      memset (&palette, 0xff, sizeof palette);
+      inits[p] (&palette);
+
+      g_assert_null (palette.font_family);
+      g_assert_cmpfloat (palette.font_size, ==, 0.0);
+
+      /* WCAG: 4.5:1 for text, 3:1 for graphics. */
+      g_assert_cmpfloat (contrast (&palette.foreground, &palette.background), >=, 4.5);
+      g_assert_cmpfloat (contrast (&palette.marker, &palette.background), >=, 3.0);
+      for (guint i = 0; i < CS_PLOT_N_SERIES_COLORS; i++)
+        {
+          g_test_message ("palette %u, series %u: contrast %.2f", p, i,
+                          contrast (&palette.series[i], &palette.background));
+          g_assert_cmpfloat (contrast (&palette.series[i], &palette.background), >=, 3.0);
+          g_assert_cmpfloat (palette.series[i].a, ==, 1.0);
+
+          for (guint j = 0; j < i; j++)
+            g_assert_false (palette.series[i].r == palette.series[j].r &&
+                            palette.series[i].g == palette.series[j].g &&
+                            palette.series[i].b == palette.series[j].b);
+        }
+    }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/plot/throughput/render", test_throughput_render);
+  g_test_add_func ("/plot/throughput/pixels", test_throughput_pixels);
+  g_test_add_func ("/plot/throughput/compare", test_throughput_compare);
+  g_test_add_func ("/plot/throughput/empty", test_throughput_empty);
+  g_test_add_func ("/plot/throughput/single-sample", test_throughput_single_sample);
+  g_test_add_func ("/plot/throughput/bad-values", test_throughput_bad_values);
+  g_test_add_func ("/plot/throughput/axis-state", test_throughput_axis_state);
+  g_test_add_func ("/plot/throughput/time-at", test_throughput_time_at);
+  g_test_add_func ("/plot/sweep/render", test_sweep_render);
+  g_test_add_func ("/plot/sweep/edge-cases", test_sweep_edge_cases);
+  g_test_add_func ("/plot/palettes", test_palettes);
+
+  return g_test_run ();
+}
