@@ -584,9 +584,12 @@ worker_func (gpointer data,
     }
   _cs_item_free (item);
 
+  /* Only two waiters care: the scanner when the queue was full, and the
+   * controller when it empties. Waking them for every file costs a futex each. */
   g_mutex_lock (&job->lock);
   job->pending--;
-  g_cond_broadcast (&job->cond);
+  if (job->pending == 0 || job->pending + 1 == job->max_pending)
+    g_cond_broadcast (&job->cond);
   g_mutex_unlock (&job->lock);
 }
 

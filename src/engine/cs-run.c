@@ -19,6 +19,7 @@
 #define MAX_FILE_SIZE     (256 * 1024 * 1024)
 /* json-glib builds the whole tree; bounding the number of values bounds memory. */
 #define MAX_JSON_VALUES   (32 * 1000 * 1000)
+#define MAX_JSON_DEPTH    32
 #define MAX_SAMPLES       (10 * 1000 * 1000)
 #define MAX_COUNT         1e15
 #define MAX_BYTES         1e18
@@ -1031,22 +1032,81 @@ cs_run_to_json (CsRun *run)
   return json_builder_get_root (builder);
 }
 
+/* Outside strings, the only letters in generated JSON are in true, false,
+ * null and number exponents; "e" followed by digits and ".0" is the
+ * generator's broken double. */
+static void
+fix_exponents (char *text)
+{
+  gboolean in_string = FALSE;
+  char *out = text;
+
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      *out++ = *p;
+
+      if (in_string)
+        {
+          if (*p == '\\' && p[1] != '\0')
+            *out++ = *++p;
+          else if (*p == '"')
+            in_string = FALSE;
+          continue;
+        }
+
+      if (*p == '"')
+        {
+          in_string = TRUE;
+        }
+      else if ((*p == 'e' || *p == 'E') && p > text && g_ascii_isdigit (p[-1]))
+        {
+          const char *q = p + 1;
+
+          if (*q == '+' || *q == '-')
+            q++;
+          while (g_ascii_isdigit (*q))
+            q++;
+          if (q[0] == '.' && q[1] == '0' && !g_ascii_isdigit (q[2]))
+            {
+              memmove (out, p + 1, (gsize) (q - p - 1));
+              out += q - p - 1;
+              p = q + 1;
+            }
+        }
+    }
+  *out = '\0';
+}
+
+char *
+cs_json_to_string (JsonNode *node,
+                   gboolean  pretty)
+{
+  g_autoptr(JsonGenerator) generator = NULL;
+  char *text;
+
+  g_return_val_if_fail (node != NULL, NULL);
+
+  generator = json_generator_new ();
+  json_generator_set_pretty (generator, pretty);
+  json_generator_set_indent (generator, 2);
+  json_generator_set_root (generator, node);
+  text = json_generator_to_data (generator, NULL);
+  fix_exponents (text);
+
+  return text;
+}
+
 char *
 cs_run_to_json_string (CsRun    *run,
                        gboolean  pretty)
 {
-  g_autoptr(JsonGenerator) generator = NULL;
   g_autoptr(JsonNode) root = NULL;
 
   g_return_val_if_fail (run != NULL, NULL);
 
   root = cs_run_to_json (run);
-  generator = json_generator_new ();
-  json_generator_set_pretty (generator, pretty);
-  json_generator_set_indent (generator, 2);
-  json_generator_set_root (generator, root);
 
-  return json_generator_to_data (generator, NULL);
+  return cs_json_to_string (root, pretty);
 }
 
 /* Reading JSON. Every field is checked for presence, type and range; the first
@@ -1686,13 +1746,17 @@ cs_run_new_from_json (JsonNode  *node,
 }
 
 /* Counts values (commas and openings outside strings) so that a small file
- * cannot make the tree builder allocate gigabytes. */
+ * cannot make the tree builder allocate gigabytes, and bounds the nesting,
+ * which json-glib's recursive parser would otherwise follow until the stack
+ * runs out. A run file nests four levels deep. */
 static gboolean
-json_value_count_ok (const char *data,
-                     gsize       len)
+json_shape_ok (const char  *data,
+               gsize        len,
+               GError     **error)
 {
   gboolean in_string = FALSE;
   guint64 n = 0;
+  guint depth = 0;
 
   for (gsize i = 0; i < len; i++)
     {
@@ -1704,15 +1768,38 @@ json_value_count_ok (const char *data,
             i++;
           else if (c == '"')
             in_string = FALSE;
+          continue;
         }
-      else if (c == '"')
+
+      switch (c)
         {
+        case '"':
           in_string = TRUE;
-        }
-      else if (c == ',' || c == '[' || c == '{')
-        {
+          break;
+        case '[':
+        case '{':
+          if (++depth > MAX_JSON_DEPTH)
+            {
+              g_set_error (error, CS_RUN_ERROR, CS_RUN_ERROR_INVALID,
+                           "Invalid run file: nested more than %d levels deep", MAX_JSON_DEPTH);
+              return FALSE;
+            }
+          G_GNUC_FALLTHROUGH;
+        case ',':
           if (++n > MAX_JSON_VALUES)
-            return FALSE;
+            {
+              g_set_error (error, CS_RUN_ERROR, CS_RUN_ERROR_TOO_LARGE,
+                           "The file holds more than %d values", MAX_JSON_VALUES);
+              return FALSE;
+            }
+          break;
+        case ']':
+        case '}':
+          if (depth > 0)
+            depth--;
+          break;
+        default:
+          break;
         }
     }
 
@@ -1821,12 +1908,8 @@ cs_run_load (const char  *path,
       return NULL;
     }
 
-  if (!json_value_count_ok (data, len))
-    {
-      g_set_error (error, CS_RUN_ERROR, CS_RUN_ERROR_TOO_LARGE,
-                   "The file holds more than %d values", MAX_JSON_VALUES);
-      return NULL;
-    }
+  if (!json_shape_ok (data, len, error))
+    return NULL;
 
   parser = json_parser_new_immutable ();
   if (!json_parser_load_from_data (parser, data, len, &local_error))

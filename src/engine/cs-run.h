@@ -149,6 +149,11 @@ CsRun                   *cs_run_load              (const char  *path,
 gboolean                 cs_run_save              (CsRun       *run,
                                                    const char  *path,
                                                    GError     **error);
+/* Any JSON tree as text. json-glib 1.6 appends ".0" to every double printed
+ * without a dot, which turns 1e-300 into the invalid 1e-300.0: this writes
+ * such numbers correctly. Use it for every document holding doubles. */
+char                    *cs_json_to_string        (JsonNode    *node,
+                                                   gboolean     pretty);
 /* One row per sample; RFC 4180. */
 char                    *cs_run_samples_to_csv    (CsRun       *run);
 
