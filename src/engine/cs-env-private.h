@@ -13,6 +13,9 @@ void     _cs_env_init_environment (CsRunEnvironment *env);
 /* The filesystem type of the mount holding @path ("ext4", "tmpfs", "fuse.sshfs" …). */
 char    *_cs_env_filesystem_type  (const char       *path);
 
+/* The type and source of that mount ("nfs4 nas:/photos"): names a share across runs. */
+char    *_cs_env_filesystem_id    (const char       *path);
+
 /* Whole-machine CPU times from /proc/stat, in clock ticks. */
 gboolean _cs_env_read_cpu_times   (guint64          *out_total,
                                    guint64          *out_idle,

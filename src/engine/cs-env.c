@@ -50,8 +50,9 @@ unescape_mount_field (const char *field)
   return g_string_free (out, FALSE);
 }
 
-char *
-_cs_env_filesystem_type (const char *path)
+static char *
+find_mount (const char *path,
+            gboolean    with_source)
 {
   g_autofree char *contents = NULL;
   g_auto(GStrv) lines = NULL;
@@ -91,13 +92,28 @@ _cs_env_filesystem_type (const char *path)
         if (best == NULL || (g_str_has_prefix (path, mount_point) && len > best_len))
           {
             g_free (best);
-            best = g_strdup (fields[dash + 1]);
+            if (with_source && dash + 2 < n)
+              best = g_strdup_printf ("%s %s", fields[dash + 1], fields[dash + 2]);
+            else
+              best = g_strdup (fields[dash + 1]);
             best_len = len;
           }
       }
     }
 
   return best != NULL ? best : g_strdup ("unknown");
+}
+
+char *
+_cs_env_filesystem_type (const char *path)
+{
+  return find_mount (path, FALSE);
+}
+
+char *
+_cs_env_filesystem_id (const char *path)
+{
+  return find_mount (path, TRUE);
 }
 
 gboolean

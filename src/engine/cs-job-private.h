@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <sys/stat.h>
 
+#include "cs-auto-tuner.h"
 #include "cs-conflict.h"
 #include "cs-io-private.h"
 #include "cs-job.h"
@@ -133,6 +134,9 @@ struct _CsJob {
   atomic_int    no_copy_range;
   atomic_int    no_noreplace;
   atomic_int    no_noatime;
+  atomic_int    auto_threads;
+  CsAutoTuner   tuner;            /* sampler thread only */
+  guint         auto_settled;     /* the count Auto last held */
 
   /* The pause gate and the bounded queue */
   GMutex        lock;
@@ -158,6 +162,7 @@ struct _CsJob {
   GSource      *notify_source;
   GArray       *pending_samples;  /* CsSample */
   GPtrArray    *pending_conflicts;
+  GArray       *pending_thread_changes; /* guint pairs: from, to */
   gboolean      progress_dirty;
   gboolean      done_pending;
   gboolean      run_ok;
@@ -197,6 +202,14 @@ CsConflictAnswer _cs_job_ask       (CsJob        *job,
                                     gboolean     *out_apply_all);
 gboolean  _cs_job_sleep            (CsJob        *job,
                                     double        seconds);  /* FALSE when stopping */
+
+/* any thread */
+void      _cs_job_apply_threads    (CsJob        *job,
+                                    guint         n_threads,
+                                    const char   *reason);
+void      _cs_job_auto_feed        (CsJob        *job,
+                                    const CsSample *sample,
+                                    double        bytes_per_file);
 
 /* cs-scanner.c */
 void      _cs_scanner_run          (CsJob        *job);

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <glib/gstdio.h>
+
 #include "cs-env-private.h"
 #include "cs-job-private.h"
 
@@ -75,6 +77,7 @@ cs_job_finalize (GObject *object)
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_pointer (&self->pending_samples, g_array_unref);
   g_clear_pointer (&self->pending_conflicts, g_ptr_array_unref);
+  g_clear_pointer (&self->pending_thread_changes, g_array_unref);
   g_clear_error (&self->run_error);
   g_free (self->fatal_message);
   g_mutex_clear (&self->lock);
@@ -126,6 +129,7 @@ cs_job_init (CsJob *self)
   g_cond_init (&self->cond);
   self->pending_samples = g_array_new (FALSE, FALSE, sizeof (CsSample));
   self->pending_conflicts = g_ptr_array_new_with_free_func (g_object_unref);
+  self->pending_thread_changes = g_array_new (FALSE, FALSE, sizeof (guint));
 }
 
 CsJob *
@@ -641,6 +645,7 @@ dispatch (gpointer data)
   CsJob *job = data;
   g_autoptr(GArray) samples = NULL;
   g_autoptr(GPtrArray) conflicts = NULL;
+  g_autoptr(GArray) changes = NULL;
   gboolean progress, done;
 
   g_mutex_lock (&job->notify_lock);
@@ -648,6 +653,8 @@ dispatch (gpointer data)
   job->pending_samples = g_array_new (FALSE, FALSE, sizeof (CsSample));
   conflicts = g_steal_pointer (&job->pending_conflicts);
   job->pending_conflicts = g_ptr_array_new_with_free_func (g_object_unref);
+  changes = g_steal_pointer (&job->pending_thread_changes);
+  job->pending_thread_changes = g_array_new (FALSE, FALSE, sizeof (guint));
   progress = job->progress_dirty;
   job->progress_dirty = FALSE;
   done = job->done_pending;
@@ -656,6 +663,9 @@ dispatch (gpointer data)
   g_mutex_unlock (&job->notify_lock);
 
   /* Signals are emitted outside the lock: handlers may call back into the job. */
+  for (guint i = 0; i + 1 < changes->len; i += 2)
+    g_signal_emit (job, signals[SIGNAL_THREADS_CHANGED], 0,
+                   g_array_index (changes, guint, i), g_array_index (changes, guint, i + 1));
   for (guint i = 0; i < samples->len; i++)
     g_signal_emit (job, signals[SIGNAL_SAMPLE], 0, &g_array_index (samples, CsSample, i));
   if (progress || samples->len > 0 || done)
@@ -748,31 +758,99 @@ _cs_job_ask (CsJob             *job,
 
 /* ---- Control (main thread) ----------------------------------------------- */
 
+/* any thread */
+void
+_cs_job_apply_threads (CsJob      *job,
+                       guint       n_threads,
+                       const char *reason)
+{
+  guint old = atomic_exchange (&job->threads, n_threads);
+
+  if (old == n_threads)
+    return;
+
+  /* Under the lock: the controller frees the pool once the copy is over. */
+  g_mutex_lock (&job->lock);
+  if (job->pool != NULL)
+    g_thread_pool_set_max_threads (job->pool, (int) n_threads, NULL);
+  g_mutex_unlock (&job->lock);
+
+  _cs_run_add_thread_change (job->run, _cs_job_elapsed (job), old, n_threads, reason);
+
+  g_mutex_lock (&job->notify_lock);
+  g_array_append_val (job->pending_thread_changes, old);
+  g_array_append_val (job->pending_thread_changes, n_threads);
+  job->progress_dirty = TRUE;
+  schedule_locked (job);
+  g_mutex_unlock (&job->notify_lock);
+}
+
 void
 cs_job_set_threads (CsJob      *self,
                     guint       n_threads,
                     const char *reason)
 {
-  guint old;
-
   g_return_if_fail (CS_IS_JOB (self));
   g_return_if_fail (n_threads >= CS_JOB_MIN_THREADS && n_threads <= CS_JOB_MAX_THREADS);
 
-  old = atomic_exchange (&self->threads, n_threads);
-  if (old == n_threads)
-    return;
+  /* A count chosen by hand wins over Auto. */
+  atomic_store (&self->auto_threads, 0);
 
   if (self->state == CS_JOB_STATE_READY)
     {
+      atomic_store (&self->threads, n_threads);
       self->settings.threads = n_threads;
       return;
     }
+  _cs_job_apply_threads (self, n_threads, reason != NULL ? reason : "user");
+}
 
-  if (self->pool != NULL)
-    g_thread_pool_set_max_threads (self->pool, (int) n_threads, NULL);
-  _cs_run_add_thread_change (self->run, _cs_job_elapsed (self), old, n_threads,
-                             reason != NULL ? reason : "user");
-  g_signal_emit (self, signals[SIGNAL_THREADS_CHANGED], 0, old, n_threads);
+void
+cs_job_set_auto_threads (CsJob    *self,
+                         gboolean  enabled)
+{
+  g_return_if_fail (CS_IS_JOB (self));
+
+  if (enabled && !atomic_load (&self->auto_threads))
+    {
+      /* The sampler thread owns the tuner once running; it restarts it on this flag. */
+      atomic_store (&self->auto_threads, 2);
+    }
+  else if (!enabled)
+    atomic_store (&self->auto_threads, 0);
+}
+
+gboolean
+cs_job_get_auto_threads (CsJob *self)
+{
+  g_return_val_if_fail (CS_IS_JOB (self), FALSE);
+  return atomic_load (&self->auto_threads) != 0;
+}
+
+/* sampler thread */
+void
+_cs_job_auto_feed (CsJob          *job,
+                   const CsSample *sample,
+                   double          bytes_per_file)
+{
+  int mode = atomic_load (&job->auto_threads);
+  g_autofree char *reason = NULL;
+  guint next;
+
+  if (mode == 0)
+    return;
+  if (mode == 2)
+    {
+      cs_auto_tuner_init (&job->tuner, atomic_load (&job->threads), CS_JOB_MIN_THREADS, CS_JOB_MAX_THREADS);
+      atomic_store (&job->auto_threads, 1);
+    }
+
+  next = cs_auto_tuner_feed (&job->tuner, sample->values[CS_COUNTER_FILE_RATE],
+                             sample->values[CS_COUNTER_WRITE_TRANSFER_RATE], bytes_per_file, &reason);
+  if (job->tuner.phase == CS_AUTO_HOLDING)
+    job->auto_settled = job->tuner.current;
+  if (next != 0 && atomic_load (&job->auto_threads) != 0)
+    _cs_job_apply_threads (job, next, reason);
 }
 
 guint
@@ -918,6 +996,73 @@ flush_destination (CsJob *job)
   _cs_io_close (&job->counters, fd);
 }
 
+static char *
+memory_path (void)
+{
+  return g_build_filename (g_get_user_config_dir (), "copyscope", "auto-threads.ini", NULL);
+}
+
+static char *
+memory_group (const char *fs_id)
+{
+  char *group = g_strdup_printf ("filesystem %s", fs_id);
+
+  g_strdelimit (group, "[]\n\r", '_');
+  return group;
+}
+
+guint
+cs_job_get_remembered_threads (const char  *destination,
+                               char       **out_filesystem)
+{
+  g_autoptr(GKeyFile) file = g_key_file_new ();
+  g_autofree char *path = memory_path ();
+  g_autofree char *probe = NULL;
+  g_autofree char *fs_id = NULL;
+  g_autofree char *group = NULL;
+  gint64 threads;
+
+  g_return_val_if_fail (destination != NULL, 0);
+
+  if (out_filesystem != NULL)
+    *out_filesystem = NULL;
+  probe = g_file_test (destination, G_FILE_TEST_EXISTS) ? g_strdup (destination) : g_path_get_dirname (destination);
+  fs_id = _cs_env_filesystem_id (probe);
+  group = memory_group (fs_id);
+  if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, NULL))
+    return 0;
+  threads = g_key_file_get_int64 (file, group, "threads", NULL);
+  if (threads < CS_JOB_MIN_THREADS || threads > CS_JOB_MAX_THREADS)
+    return 0;
+  if (out_filesystem != NULL)
+    *out_filesystem = _cs_env_filesystem_type (probe);
+  return (guint) threads;
+}
+
+/* Remembers what Auto settled on for this destination's filesystem. */
+static void
+remember_threads (CsJob *job)
+{
+  g_autoptr(GKeyFile) file = g_key_file_new ();
+  g_autofree char *path = memory_path ();
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *fs_id = NULL;
+  g_autofree char *group = NULL;
+  g_autofree char *data = NULL;
+  gsize len;
+
+  if (job->auto_settled == 0 || job->settings.dry_run)
+    return;
+  fs_id = _cs_env_filesystem_id (job->destination);
+  group = memory_group (fs_id);
+  g_key_file_load_from_file (file, path, G_KEY_FILE_KEEP_COMMENTS, NULL);
+  g_key_file_set_int64 (file, group, "threads", job->auto_settled);
+  g_key_file_set_int64 (file, group, "updated", g_get_real_time () / G_USEC_PER_SEC);
+  data = g_key_file_to_data (file, &len, NULL);
+  g_mkdir_with_parents (dir, 0700);
+  g_file_set_contents_full (path, data, (gssize) len, G_FILE_SET_CONTENTS_CONSISTENT, 0600, NULL);
+}
+
 static gpointer
 controller_thread (gpointer data)
 {
@@ -933,8 +1078,14 @@ controller_thread (gpointer data)
     g_cond_wait (&job->cond, &job->lock);
   g_mutex_unlock (&job->lock);
 
-  g_thread_pool_free (job->pool, FALSE, TRUE);
-  job->pool = NULL;
+  {
+    GThreadPool *pool;
+
+    g_mutex_lock (&job->lock);
+    pool = g_steal_pointer (&job->pool);
+    g_mutex_unlock (&job->lock);
+    g_thread_pool_free (pool, FALSE, TRUE);
+  }
 
   if (job->settings.flush && !job->settings.dry_run && !_cs_job_stopping (job))
     flush_destination (job);
@@ -953,6 +1104,8 @@ controller_thread (gpointer data)
   _cs_run_set_duration (job->run, _cs_job_elapsed (job));
 
   reason = atomic_load (&job->stop);
+  if (reason == CS_STOP_NONE)
+    remember_threads (job);
   if (reason == CS_STOP_FATAL)
     {
       _cs_run_add_error (job->run, job->destination, "copy", 0, job->fatal_message, 1);

@@ -99,12 +99,22 @@ void        cs_job_set_threads      (CsJob          *self,
                                      guint           n_threads,
                                      const char     *reason);
 guint       cs_job_get_threads      (CsJob          *self);
+/* Auto threads: a controller adjusts the pool while it runs. Setting a count by
+ * hand turns it off. */
+void        cs_job_set_auto_threads (CsJob          *self,
+                                     gboolean        enabled);
+gboolean    cs_job_get_auto_threads (CsJob          *self);
 void        cs_job_pause            (CsJob          *self);
 void        cs_job_resume           (CsJob          *self);
 void        cs_job_cancel           (CsJob          *self);
 CsJobState  cs_job_get_state        (CsJob          *self);
 void        cs_job_get_progress     (CsJob          *self,
                                      CsProgress     *out_progress);
+
+/* The count Auto threads settled on last time for the filesystem holding
+ * @destination (0: none yet); @out_filesystem, if given, names it ("nfs4"). */
+guint       cs_job_get_remembered_threads (const char *destination,
+                                           char      **out_filesystem);
 
 /* The run record, live while the job runs. */
 CsRun      *cs_job_get_run          (CsJob          *self);

@@ -18,6 +18,7 @@ struct _CsSampler {
   guint64  bytes_read, bytes_written;
   guint64  read_ns, write_ns;
   guint64  files_done;
+  guint64  bytes_done;
   guint64  cpu_total, cpu_idle, cpu_system;
   guint64  process_cpu;
   gint64   last_mono;
@@ -153,7 +154,6 @@ _cs_sampler_take (CsSampler *self,
   self->bytes_written = s.bytes_written;
   self->read_ns = s.read_ns;
   self->write_ns = s.write_ns;
-  self->files_done = s.files_done;
   if (cpu_total > 0)
     {
       self->cpu_total = cpu_total;
@@ -161,6 +161,13 @@ _cs_sampler_take (CsSampler *self,
       self->cpu_system = cpu_system;
     }
   self->process_cpu = process_cpu;
+
+  _cs_job_auto_feed (job, &sample,
+                     sample.files_done > self->files_done
+                     ? (double) (sample.bytes_done - self->bytes_done) / (double) (sample.files_done - self->files_done)
+                     : 0.0);
+  self->bytes_done = sample.bytes_done;
+  self->files_done = sample.files_done;
 
   if (record)
     {
