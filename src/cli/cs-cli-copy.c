@@ -113,8 +113,9 @@ on_done (GObject      *object,
 }
 
 static void
-print_summary (FILE  *out,
-               CsRun *run)
+print_summary (FILE     *out,
+               CsRun    *run,
+               gboolean  auto_threads)
 {
   static const char *classes[] = { "Total", "Copied", "Skipped", "Mismatch", "FAILED", "Extras" };
   static const char *kinds[] = { "Dirs", "Files", "Bytes" };
@@ -155,7 +156,7 @@ print_summary (FILE  *out,
     const CsRunSettings *settings = cs_run_get_settings (run);
     g_autoptr(GArray) timeline = cs_run_dup_timeline (run);
 
-    fprintf (out, "%8s : %u", "Threads", settings->threads);
+    fprintf (out, "%8s : %u%s", "Threads", settings->threads, auto_threads ? " (auto)" : "");
     for (guint i = 0; i < timeline->len; i++)
       {
         const CsThreadChange *ch = &g_array_index (timeline, CsThreadChange, i);
@@ -206,6 +207,7 @@ cs_cli_copy (int    argc,
   g_autofree char *cache_mode = NULL;
   int retries = 2, interval = 250;
   double wait = 1.0;
+  gboolean auto_threads = FALSE;
   gboolean verify = FALSE, durable = FALSE, no_flush = FALSE, dry_run = FALSE, quiet = FALSE;
   CopyState state = { 0 };
   CsOverwrite overwrite = CS_OVERWRITE_NEWER;
@@ -215,7 +217,7 @@ cs_cli_copy (int    argc,
   CsRun *run;
   FILE *summary_out = stdout;
   const GOptionEntry entries[] = {
-    { "threads", 't', 0, G_OPTION_ARG_STRING, &threads_arg, N_("Worker threads, 1–128 (default 8)"), "N" },
+    { "threads", 't', 0, G_OPTION_ARG_STRING, &threads_arg, N_("Worker threads, 1–128 (default 8), or auto to let a controller tune them"), "N|auto" },
     { "retries", 'r', 0, G_OPTION_ARG_INT, &retries, N_("Retries of a failed file (default 2)"), "N" },
     { "wait", 'w', 0, G_OPTION_ARG_DOUBLE, &wait, N_("Seconds before the first retry, doubling up to 30 (default 1)"), "S" },
     { "overwrite", 0, 0, G_OPTION_ARG_STRING, &overwrite_arg, N_("Existing files: newer (default), never or always"), "WHEN" },
@@ -257,13 +259,21 @@ cs_cli_copy (int    argc,
       cs_cli_usage_error ("copy", _("Give at least one source and a destination"));
       return CS_EXIT_USAGE;
     }
-  if (threads_arg != NULL)
+  if (g_strcmp0 (threads_arg, "auto") == 0)
+    {
+      guint remembered = cs_job_get_remembered_threads (paths[n_paths - 1], NULL);
+
+      auto_threads = TRUE;
+      if (remembered != 0)
+        threads = remembered;
+    }
+  else if (threads_arg != NULL)
     {
       guint64 v;
 
       if (!g_ascii_string_to_unsigned (threads_arg, 10, CS_JOB_MIN_THREADS, CS_JOB_MAX_THREADS, &v, NULL))
         {
-          cs_cli_usage_error ("copy", _("The thread count must be a number from %d to %d, not “%s”"),
+          cs_cli_usage_error ("copy", _("The thread count must be auto or a number from %d to %d, not “%s”"),
                               CS_JOB_MIN_THREADS, CS_JOB_MAX_THREADS, threads_arg);
           return CS_EXIT_USAGE;
         }
@@ -300,6 +310,7 @@ cs_cli_copy (int    argc,
     cs_job_add_source (job, paths[i]);
   cs_job_set_destination (job, paths[n_paths - 1]);
   cs_job_set_threads (job, threads, NULL);
+  cs_job_set_auto_threads (job, auto_threads);
   cs_job_set_retries (job, (guint) retries);
   cs_job_set_wait (job, wait);
   cs_job_set_overwrite (job, overwrite);
@@ -345,7 +356,7 @@ cs_cli_copy (int    argc,
   if (!quiet)
     {
       print_errors (run);
-      print_summary (summary_out, run);
+      print_summary (summary_out, run, auto_threads);
     }
   if (state.error != NULL && !g_error_matches (state.error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED))
     g_printerr ("copyscope-cli: %s\n", state.error->message);

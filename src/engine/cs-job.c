@@ -847,8 +847,11 @@ _cs_job_auto_feed (CsJob          *job,
 
   next = cs_auto_tuner_feed (&job->tuner, sample->values[CS_COUNTER_FILE_RATE],
                              sample->values[CS_COUNTER_WRITE_TRANSFER_RATE], bytes_per_file, &reason);
+  /* The best count measured so far, even if the copy ends mid-probe. */
   if (job->tuner.phase == CS_AUTO_HOLDING)
     job->auto_settled = job->tuner.current;
+  else if (job->tuner.have_base)
+    job->auto_settled = job->tuner.base_threads;
   if (next != 0 && atomic_load (&job->auto_threads) != 0)
     _cs_job_apply_threads (job, next, reason);
 }

@@ -1886,6 +1886,30 @@ read_bounded (const char  *path,
   return g_steal_pointer (&data);
 }
 
+/* The parser quotes the offending input, which may hold newlines, control
+ * characters or a megabyte of text; errors must stay one short line. */
+static char *
+one_line (const char *message)
+{
+  g_autofree char *valid = g_utf8_make_valid (message, -1);
+  GString *out = g_string_new (NULL);
+  guint n = 0;
+
+  for (const char *p = valid; *p != '\0' && n < 160; p = g_utf8_next_char (p), n++)
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (g_unichar_iscntrl (c))
+        g_string_append_c (out, ' ');
+      else
+        g_string_append_unichar (out, c);
+    }
+  if (n == 160 && *g_utf8_offset_to_pointer (valid, n) != '\0')
+    g_string_append (out, "…");
+
+  return g_string_free (out, FALSE);
+}
+
 CsRun *
 cs_run_load (const char  *path,
              GError     **error)
@@ -1914,8 +1938,10 @@ cs_run_load (const char  *path,
   parser = json_parser_new_immutable ();
   if (!json_parser_load_from_data (parser, data, len, &local_error))
     {
+      g_autofree char *reason = one_line (local_error->message);
+
       g_set_error (error, CS_RUN_ERROR, CS_RUN_ERROR_INVALID,
-                   "Invalid run file: not valid JSON (%s)", local_error->message);
+                   "Invalid run file: not valid JSON (%s)", reason);
       return NULL;
     }
 

@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-cli"
+
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+
+#include "cs-cli-report.h"
+#include "cs-compare.h"
+#include "cs-history.h"
+#include "cs-report.h"
+#include "cs-run.h"
+
+#define EXIT_OK     0
+#define EXIT_USAGE  2
+#define EXIT_FATAL  3
+
+static int
+usage_error (GOptionContext *context,
+             const char     *command,
+             const char     *message)
+{
+  g_printerr ("copyscope-cli %s: %s\n", command, message);
+  g_printerr ("Try “copyscope-cli %s --help”.\n", command);
+  return EXIT_USAGE;
+}
+
+/* Picks the format from --format, else from the output's extension, else Markdown. */
+static gboolean
+resolve_format (const char     *format_name,
+                const char     *output,
+                CsReportFormat *out_format)
+{
+  if (format_name != NULL)
+    return cs_report_format_from_string (format_name, out_format);
+
+  if (output != NULL && strcmp (output, "-") != 0)
+    {
+      const char *dot = strrchr (output, '.');
+
+      if (dot != NULL && cs_report_format_from_string (dot + 1, out_format))
+        return TRUE;
+    }
+
+  *out_format = CS_REPORT_FORMAT_MARKDOWN;
+  return TRUE;
+}
+
+static gboolean
+write_all (int           fd,
+           const guint8 *data,
+           gsize         len)
+{
+  while (len > 0)
+    {
+      gssize n = write (fd, data, len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      data += n;
+      len -= (gsize) n;
+    }
+
+  return TRUE;
+}
+
+static int
+write_output (const char     *command,
+              const char     *output,
+              CsReportFormat  format,
+              GBytes         *bytes)
+{
+  g_autoptr(GError) error = NULL;
+  gsize len = 0;
+  const guint8 *data = g_bytes_get_data (bytes, &len);
+
+  if (output == NULL || strcmp (output, "-") == 0)
+    {
+      if (!write_all (STDOUT_FILENO, data, len))
+        {
+          int saved = errno;
+
+          g_printerr ("copyscope-cli %s: cannot write to standard output: %s\n",
+                      command, g_strerror (saved));
+          return EXIT_FATAL;
+        }
+      return EXIT_OK;
+    }
+
+  if (!g_file_set_contents_full (output, (const char *) data, (gssize) len,
+                                 G_FILE_SET_CONTENTS_CONSISTENT, 0644, &error))
+    {
+      g_autofree char *display = g_filename_display_name (output);
+
+      g_printerr ("copyscope-cli %s: %s: %s\n", command, display, error->message);
+      return EXIT_FATAL;
+    }
+
+  return EXIT_OK;
+}
+
+static CsRun *
+load_run (const char *command,
+          const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  CsRun *run = cs_run_load (path, &error);
+
+  if (run == NULL)
+    {
+      g_autofree char *display = g_filename_display_name (path);
+
+      g_printerr ("copyscope-cli %s: %s: %s\n", command, display, error->message);
+    }
+
+  return run;
+}
+
+/* Shared by report and compare: they differ only in how many runs they take. */
+static int
+run_report_command (int      argc,
+                    char   **argv,
+                    gboolean compare)
+{
+  const char *command = compare ? "compare" : "report";
+  g_autofree char *format_name = NULL;
+  g_autofree char *output = NULL;
+  g_auto(GStrv) labels = NULL;
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GPtrArray) runs = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) error = NULL;
+  CsReportFormat format;
+  guint n_paths;
+  GOptionEntry entries[] = {
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
+      "Output format: md, html, csv, json, png, svg or pdf (default: from the output name, else md)", "FORMAT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+      "Write to FILE (“-”: standard output, text formats only)", "FILE" },
+    { "label", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &labels,
+      compare ? "Name a run in the report, once per run in order (e.g. --label T1 --label T2)"
+              : "Name the run in the report", "LABEL" },
+    { NULL }
+  };
+
+  context = g_option_context_new (compare ? "RUN.json RUN.json [RUN.json…]" : "RUN.json");
+  g_option_context_set_summary (context, compare
+                                ? "Compare two or more saved runs, counter by counter."
+                                : "Write a report on one saved run.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_description (context,
+                                    "Exit status: 0 success, 2 usage error, 3 unreadable or invalid run file.");
+
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return usage_error (context, command, error->message);
+
+  n_paths = argc > 1 ? (guint) argc - 1 : 0;
+  if (!compare && n_paths != 1)
+    return usage_error (context, command, "expected exactly one run file");
+  if (compare && n_paths < 2)
+    return usage_error (context, command, "expected two or more run files");
+  if (labels != NULL && g_strv_length (labels) > n_paths)
+    return usage_error (context, command, "more --label options than run files");
+
+  if (!resolve_format (format_name, output, &format))
+    return usage_error (context, command, "unknown format; use md, html, csv, json, png, svg or pdf");
+
+  if ((output == NULL || strcmp (output, "-") == 0) && !cs_report_format_is_text (format))
+    return usage_error (context, command, "binary formats (png, svg, pdf) need --output FILE");
+
+  runs = g_ptr_array_new_with_free_func ((GDestroyNotify) cs_run_unref);
+  for (guint i = 0; i < n_paths; i++)
+    {
+      CsRun *run = load_run (command, argv[i + 1]);
+
+      if (run == NULL)
+        return EXIT_FATAL;
+      g_ptr_array_add (runs, run);
+    }
+
+  /* Unnamed runs take their own label, else the file name, so a comparison of
+   * t1.json and t2.json reads "t1 vs. t2". */
+  {
+    g_autofree char **names = g_new0 (char *, n_paths + 1);
+    g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+
+    for (guint i = 0; i < n_paths; i++)
+      {
+        g_autofree char *own = cs_run_dup_label (g_ptr_array_index (runs, i));
+
+        if (labels != NULL && i < g_strv_length (labels))
+          {
+            names[i] = labels[i];
+          }
+        else if (own == NULL)
+          {
+            g_autofree char *base = g_path_get_basename (argv[i + 1]);
+            g_autofree char *display = g_filename_display_name (base);
+
+            if (g_str_has_suffix (display, ".json"))
+              display[strlen (display) - 5] = '\0';
+            names[i] = g_steal_pointer (&display);
+            g_ptr_array_add (owned, names[i]);
+          }
+      }
+
+    bytes = cs_report_render ((CsRun **) runs->pdata, runs->len,
+                              (const char * const *) names, format, &error);
+  }
+
+  if (bytes == NULL)
+    {
+      g_printerr ("copyscope-cli %s: %s\n", command, error->message);
+      return EXIT_FATAL;
+    }
+
+  return write_output (command, output, format, bytes);
+}
+
+int
+cs_cli_report (int    argc,
+               char **argv)
+{
+  return run_report_command (argc, argv, FALSE);
+}
+
+int
+cs_cli_compare (int    argc,
+                char **argv)
+{
+  return run_report_command (argc, argv, TRUE);
+}
+
+static char *
+format_number (const char *fmt,
+               double      value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  return g_strdup (g_ascii_formatd (buf, sizeof buf, fmt, value));
+}
+
+static char *
+describe_paths (CsRun *run)
+{
+  const char * const *sources = cs_run_get_sources (run);
+  const char *destination = cs_run_get_destination (run);
+  g_autofree char *dest = destination != NULL ? g_filename_display_name (destination) : g_strdup ("?");
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; sources[i] != NULL; i++)
+    {
+      g_autofree char *display = g_filename_display_name (sources[i]);
+
+      if (i > 0)
+        g_string_append (out, ", ");
+      g_string_append (out, display);
+    }
+  g_string_append_printf (out, " → %s", dest);
+
+  return g_string_free (out, FALSE);
+}
+
+static char *
+describe_threads (CsRun *run)
+{
+  g_autoptr(GArray) timeline = cs_run_dup_timeline (run);
+  GString *out = g_string_new (NULL);
+
+  g_string_append_printf (out, "%u", cs_run_get_settings (run)->threads);
+  for (guint i = 0; i < timeline->len; i++)
+    g_string_append_printf (out, "→%u", g_array_index (timeline, CsThreadChange, i).to);
+
+  return g_string_free (out, FALSE);
+}
+
+/* Control characters in a file name must not drive the terminal. */
+static char *
+printable (const char *text)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      if ((guchar) *p < 0x20 || *p == 0x7f)
+        g_string_append_printf (out, "\\x%02x", (guchar) *p);
+      else
+        g_string_append_c (out, *p);
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+int
+cs_cli_history (int    argc,
+                char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GPtrArray) entries = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = cs_history_get_dir ();
+  guint skipped = 0;
+  GOptionEntry entries_spec[] = { { NULL } };
+
+  context = g_option_context_new (NULL);
+  g_option_context_set_summary (context, "List the saved runs, newest first.");
+  g_option_context_add_main_entries (context, entries_spec, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return usage_error (context, "history", error->message);
+  if (argc > 1)
+    return usage_error (context, "history", "no arguments expected");
+
+  entries = cs_history_list (&skipped, &error);
+  if (entries == NULL)
+    {
+      g_printerr ("copyscope-cli history: %s: %s\n", dir, error->message);
+      return EXIT_FATAL;
+    }
+
+  if (entries->len == 0)
+    {
+      g_print ("No saved runs in %s\n", dir);
+    }
+  else
+    {
+      g_print ("%-20s  %-12s  %-8s  %9s  %9s  %9s  %10s  %s\n",
+               "Date (UTC)", "Label", "Threads", "Duration", "Files", "MB/s", "Req/s", "Sources → Destination");
+    }
+
+  for (guint i = 0; i < entries->len; i++)
+    {
+      CsHistoryEntry *entry = g_ptr_array_index (entries, i);
+      CsRun *run = entry->run;
+      g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (cs_run_get_started (run) / G_USEC_PER_SEC);
+      g_autofree char *date = dt != NULL ? g_date_time_format (dt, "%Y-%m-%d %H:%M:%S") : g_strdup ("?");
+      g_autofree char *label = cs_run_dup_label (run);
+      g_autofree char *label_shown = printable (label != NULL ? label : "-");
+      g_autofree char *paths = describe_paths (run);
+      g_autofree char *paths_shown = printable (paths);
+      g_autofree char *threads = describe_threads (run);
+      g_autofree char *seconds = format_number ("%.1f", cs_run_get_duration (run));
+      g_autofree char *duration = g_strconcat (seconds, " s", NULL);
+      g_autofree char *rate = NULL;
+      g_autofree char *requests = NULL;
+      CsTotals totals;
+      CsStat stat;
+
+      cs_run_get_totals (run, &totals);
+      rate = cs_run_get_stat (run, CS_COUNTER_DATA_TRANSFER_RATE, &stat)
+             ? format_number ("%.2f", stat.avg) : g_strdup ("-");
+      requests = cs_run_get_stat (run, CS_COUNTER_REQUEST_RATE, &stat)
+                 ? format_number ("%.0f", stat.avg) : g_strdup ("-");
+
+      g_print ("%-20s  %-12s  %-8s  %9s  %9" G_GUINT64_FORMAT "  %9s  %10s  %s\n",
+               date, label_shown, threads, duration,
+               totals.v[CS_CLASS_TOTAL][CS_KIND_FILES], rate, requests, paths_shown);
+    }
+
+  if (skipped > 0)
+    g_printerr ("copyscope-cli history: %u unreadable file(s) in %s skipped\n", skipped, dir);
+
+  return EXIT_OK;
+}
