@@ -12,6 +12,7 @@
 #include <glib/gi18n.h>
 
 #include "copyscope-engine.h"
+#include "cs-history.h"
 #include "cs-cli.h"
 
 typedef struct {
@@ -207,7 +208,7 @@ cs_cli_copy (int    argc,
   g_autofree char *cache_mode = NULL;
   int retries = 2, interval = 250;
   double wait = 1.0;
-  gboolean auto_threads = FALSE;
+  gboolean auto_threads = FALSE, no_history = FALSE;
   gboolean verify = FALSE, durable = FALSE, no_flush = FALSE, dry_run = FALSE, quiet = FALSE;
   CopyState state = { 0 };
   CsOverwrite overwrite = CS_OVERWRITE_NEWER;
@@ -230,6 +231,7 @@ cs_cli_copy (int    argc,
     { "csv", 0, 0, G_OPTION_ARG_FILENAME, &csv_path, N_("Write the samples as CSV to FILE, or - for stdout"), "FILE" },
     { "interval", 0, 0, G_OPTION_ARG_INT, &interval, N_("Sampling interval in ms, 100–10000, 0 for none (default 250)"), "MS" },
     { "cache-mode", 0, 0, G_OPTION_ARG_STRING, &cache_mode, N_("Say in the record how the cache was prepared (cold, warm)"), "TEXT" },
+    { "no-history", 0, 0, G_OPTION_ARG_NONE, &no_history, N_("Do not save the run in the history"), NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, N_("No progress line and no summary"), NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &paths, NULL, N_("SOURCE… DEST") },
     { NULL }
@@ -376,6 +378,15 @@ cs_cli_copy (int    argc,
 
       if (!write_text (csv_path, text, &werror))
         g_printerr ("copyscope-cli: %s\n", werror != NULL ? werror->message : g_strerror (errno));
+    }
+
+  if (!no_history && !dry_run)
+    {
+      g_autoptr(GError) herror = NULL;
+      g_autofree char *saved = cs_history_save (run, &herror);
+
+      if (saved == NULL)
+        g_printerr ("copyscope-cli: %s\n", herror->message);
     }
 
   cs_run_get_totals (run, &totals);

@@ -10,9 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "cs-cli.h"
-#ifdef CS_CLI_HAVE_REPORT
 #include "cs-cli-report.h"
-#endif
 
 typedef struct {
   const char *name;
@@ -23,11 +21,10 @@ typedef struct {
 static const Command commands[] = {
   { "copy", cs_cli_copy, N_("Copy files and folders") },
   { "generate", cs_cli_generate, N_("Generate a benchmark data set") },
-#ifdef CS_CLI_HAVE_REPORT
+  { "sweep", cs_cli_sweep, N_("Time a copy at several thread counts and recommend one") },
   { "report", cs_cli_report, N_("Write a report of a saved run") },
   { "compare", cs_cli_compare, N_("Compare saved runs side by side") },
   { "history", cs_cli_history, N_("List saved runs") },
-#endif
 };
 
 static void

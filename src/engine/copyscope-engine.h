@@ -6,3 +6,4 @@
 #include "cs-generate.h"
 #include "cs-job.h"
 #include "cs-run.h"
+#include "cs-sweep.h"

@@ -117,7 +117,7 @@ struct _CsJob {
   GTask        *task;
   GCancellable *cancellable;
   gulong        cancelled_id;
-  char          job_tag[16];      /* in temporary names: ours, from this run */
+  char          job_tag[17];      /* 16 hex digits in temporary names: ours, from this run */
   uid_t         euid;
 
   CsCounters    counters;

@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-report"
+
+#include "config.h"
+
+#include <errno.h>
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+
+#include "cs-history.h"
+
+void
+cs_history_entry_free (CsHistoryEntry *entry)
+{
+  if (entry == NULL)
+    return;
+
+  g_free (entry->path);
+  g_clear_pointer (&entry->run, cs_run_unref);
+  g_free (entry);
+}
+
+char *
+cs_history_get_dir (void)
+{
+  return g_build_filename (g_get_user_data_dir (), "copyscope", "runs", NULL);
+}
+
+static char *
+file_name_for (CsRun *run)
+{
+  g_autoptr(GDateTime) dt = NULL;
+  g_autofree char *stamp = NULL;
+
+  dt = g_date_time_new_from_unix_utc (cs_run_get_started (run) / G_USEC_PER_SEC);
+  stamp = dt != NULL ? g_date_time_format (dt, "%Y%m%dT%H%M%SZ") : g_strdup ("00000000T000000Z");
+
+  return g_strdup_printf ("%s-%s.json", stamp, cs_run_get_id (run));
+}
+
+/* The id becomes part of a file name: only a UUID may pass. */
+static gboolean
+check_id (const char  *id,
+          GError     **error)
+{
+  if (id != NULL && g_uuid_string_is_valid (id))
+    return TRUE;
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+               "“%s” is not a run id", id != NULL ? id : "");
+  return FALSE;
+}
+
+static char *
+find_path (const char  *id,
+           GError     **error)
+{
+  g_autofree char *dir_path = cs_history_get_dir ();
+  g_autofree char *suffix = NULL;
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  if (!check_id (id, error))
+    return NULL;
+
+  suffix = g_strdup_printf ("-%s.json", id);
+  dir = g_dir_open (dir_path, 0, NULL);
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      if (g_str_has_suffix (name, suffix))
+        return g_build_filename (dir_path, name, NULL);
+    }
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "No saved run with id %s", id);
+  return NULL;
+}
+
+char *
+cs_history_save (CsRun   *run,
+                 GError **error)
+{
+  g_autofree char *dir = cs_history_get_dir ();
+  g_autofree char *name = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *old = NULL;
+
+  g_return_val_if_fail (run != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot create %s: %s", dir, g_strerror (saved));
+      return NULL;
+    }
+
+  /* Saving a run again (a new label) keeps its original file name. */
+  old = find_path (cs_run_get_id (run), NULL);
+  if (old != NULL)
+    {
+      path = g_steal_pointer (&old);
+    }
+  else
+    {
+      name = file_name_for (run);
+      path = g_build_filename (dir, name, NULL);
+    }
+
+  if (!cs_run_save (run, path, error))
+    return NULL;
+
+  return g_steal_pointer (&path);
+}
+
+static int
+compare_newest_first (gconstpointer a,
+                      gconstpointer b)
+{
+  const CsHistoryEntry *ea = *(CsHistoryEntry * const *) a;
+  const CsHistoryEntry *eb = *(CsHistoryEntry * const *) b;
+  gint64 sa = cs_run_get_started (ea->run);
+  gint64 sb = cs_run_get_started (eb->run);
+
+  if (sa != sb)
+    return sa < sb ? 1 : -1;
+
+  return g_strcmp0 (eb->path, ea->path);
+}
+
+GPtrArray *
+cs_history_list (guint   *n_skipped,
+                 GError **error)
+{
+  g_autofree char *dir_path = cs_history_get_dir ();
+  g_autoptr(GPtrArray) entries = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GDir) dir = NULL;
+  guint skipped = 0;
+  const char *name;
+
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  entries = g_ptr_array_new_with_free_func ((GDestroyNotify) cs_history_entry_free);
+
+  dir = g_dir_open (dir_path, 0, &local_error);
+  if (dir == NULL)
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        {
+          if (n_skipped != NULL)
+            *n_skipped = 0;
+          return g_steal_pointer (&entries);
+        }
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = NULL;
+      g_autoptr(GError) load_error = NULL;
+      CsHistoryEntry *entry;
+      CsRun *run;
+
+      /* Temporaries of an interrupted atomic write end in a random suffix. */
+      if (!g_str_has_suffix (name, ".json"))
+        continue;
+
+      path = g_build_filename (dir_path, name, NULL);
+      run = cs_run_load (path, &load_error);
+      if (run == NULL)
+        {
+          g_debug ("Skipping %s: %s", path, load_error->message);
+          skipped++;
+          continue;
+        }
+
+      entry = g_new0 (CsHistoryEntry, 1);
+      entry->path = g_steal_pointer (&path);
+      entry->run = run;
+      g_ptr_array_add (entries, entry);
+    }
+
+  g_ptr_array_sort (entries, compare_newest_first);
+
+  if (n_skipped != NULL)
+    *n_skipped = skipped;
+
+  return g_steal_pointer (&entries);
+}
+
+CsRun *
+cs_history_load (const char  *id,
+                 GError     **error)
+{
+  g_autofree char *path = NULL;
+
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  path = find_path (id, error);
+  if (path == NULL)
+    return NULL;
+
+  return cs_run_load (path, error);
+}
+
+gboolean
+cs_history_set_label (const char  *id,
+                      const char  *label,
+                      GError     **error)
+{
+  g_autofree char *path = NULL;
+  g_autoptr(CsRun) run = NULL;
+
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  path = find_path (id, error);
+  if (path == NULL)
+    return FALSE;
+
+  run = cs_run_load (path, error);
+  if (run == NULL)
+    return FALSE;
+
+  cs_run_set_label (run, label);
+
+  return cs_run_save (run, path, error);
+}
+
+gboolean
+cs_history_delete (const char  *id,
+                   GError     **error)
+{
+  g_autofree char *path = NULL;
+
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  path = find_path (id, error);
+  if (path == NULL)
+    return FALSE;
+
+  if (g_unlink (path) != 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot delete %s: %s", path, g_strerror (saved));
+      return FALSE;
+    }
+
+  return TRUE;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib.h>
+
+#include "cs-run.h"
+
+G_BEGIN_DECLS
+
+/*
+ * The run history: one JSON file per finished run under
+ * $XDG_DATA_HOME/copyscope/runs/, named "<UTC start>-<id>.json" so a directory
+ * listing sorts by time. Every write is atomic.
+ */
+
+typedef struct {
+  char  *path;
+  CsRun *run;
+} CsHistoryEntry;
+
+void        cs_history_entry_free (CsHistoryEntry  *entry);
+
+char       *cs_history_get_dir    (void);
+
+/* Saves @run; returns the path written. */
+char       *cs_history_save       (CsRun           *run,
+                                   GError         **error);
+/* Entries, newest first. Files that fail to load are skipped; their
+ * number goes to @n_skipped when not NULL. An absent folder is an empty history. */
+GPtrArray  *cs_history_list       (guint           *n_skipped,
+                                   GError         **error);
+CsRun      *cs_history_load       (const char      *id,
+                                   GError         **error);
+/* Rewrites the run's file with a new label (NULL or "" removes it). */
+gboolean    cs_history_set_label  (const char      *id,
+                                   const char      *label,
+                                   GError         **error);
+gboolean    cs_history_delete     (const char      *id,
+                                   GError         **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CsHistoryEntry, cs_history_entry_free)
+
+G_END_DECLS

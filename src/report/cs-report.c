@@ -1,0 +1,1488 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-report"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "cs-report.h"
+#include "cs-compare.h"
+#include "cs-plot.h"
+
+#define CHART_WIDTH        960.0
+#define CHART_HEIGHT       540.0
+#define HTML_CHART_WIDTH   880.0
+#define HTML_CHART_HEIGHT  495.0
+/* Beyond this, a human-readable report points to the CSV and JSON exports. */
+#define MAX_LISTED_FAILURES 1000
+
+static const char * const class_labels[CS_N_CLASSES] = {
+  "Total", "Copied", "Skipped", "Mismatch", "Failed", "Extras",
+};
+
+static const char * const kind_labels[CS_N_KINDS] = {
+  "Dirs", "Files", "Bytes",
+};
+
+static const struct {
+  const char     *name;
+  CsReportFormat  format;
+} format_names[] = {
+  { "md", CS_REPORT_FORMAT_MARKDOWN },
+  { "markdown", CS_REPORT_FORMAT_MARKDOWN },
+  { "html", CS_REPORT_FORMAT_HTML },
+  { "htm", CS_REPORT_FORMAT_HTML },
+  { "csv", CS_REPORT_FORMAT_CSV },
+  { "json", CS_REPORT_FORMAT_JSON },
+  { "png", CS_REPORT_FORMAT_PNG },
+  { "svg", CS_REPORT_FORMAT_SVG },
+  { "pdf", CS_REPORT_FORMAT_PDF },
+};
+
+gboolean
+cs_report_format_from_string (const char     *str,
+                              CsReportFormat *out_format)
+{
+  g_return_val_if_fail (str != NULL, FALSE);
+
+  for (guint i = 0; i < G_N_ELEMENTS (format_names); i++)
+    {
+      if (g_ascii_strcasecmp (str, format_names[i].name) == 0)
+        {
+          if (out_format != NULL)
+            *out_format = format_names[i].format;
+          return TRUE;
+        }
+    }
+
+  return FALSE;
+}
+
+const char *
+cs_report_format_get_extension (CsReportFormat format)
+{
+  switch (format)
+    {
+    case CS_REPORT_FORMAT_MARKDOWN:
+      return "md";
+    case CS_REPORT_FORMAT_HTML:
+      return "html";
+    case CS_REPORT_FORMAT_CSV:
+      return "csv";
+    case CS_REPORT_FORMAT_JSON:
+      return "json";
+    case CS_REPORT_FORMAT_PNG:
+      return "png";
+    case CS_REPORT_FORMAT_SVG:
+      return "svg";
+    case CS_REPORT_FORMAT_PDF:
+      return "pdf";
+    default:
+      g_return_val_if_reached (NULL);
+    }
+}
+
+const char *
+cs_report_format_get_content_type (CsReportFormat format)
+{
+  switch (format)
+    {
+    case CS_REPORT_FORMAT_MARKDOWN:
+      return "text/markdown";
+    case CS_REPORT_FORMAT_HTML:
+      return "text/html";
+    case CS_REPORT_FORMAT_CSV:
+      return "text/csv";
+    case CS_REPORT_FORMAT_JSON:
+      return "application/json";
+    case CS_REPORT_FORMAT_PNG:
+      return "image/png";
+    case CS_REPORT_FORMAT_SVG:
+      return "image/svg+xml";
+    case CS_REPORT_FORMAT_PDF:
+      return "application/pdf";
+    default:
+      g_return_val_if_reached (NULL);
+    }
+}
+
+gboolean
+cs_report_format_is_text (CsReportFormat format)
+{
+  switch (format)
+    {
+    case CS_REPORT_FORMAT_MARKDOWN:
+    case CS_REPORT_FORMAT_HTML:
+    case CS_REPORT_FORMAT_CSV:
+    case CS_REPORT_FORMAT_JSON:
+      return TRUE;
+    case CS_REPORT_FORMAT_PNG:
+    case CS_REPORT_FORMAT_SVG:
+    case CS_REPORT_FORMAT_PDF:
+    default:
+      return FALSE;
+    }
+}
+
+/* Numbers and plain text */
+
+static char *
+format_fixed (const char *fmt,
+              double      value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  return g_strdup (g_ascii_formatd (buf, sizeof buf, fmt, value));
+}
+
+/* The shortest form that reads back as the same double. */
+static void
+append_number (GString *out,
+               double   value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (!isfinite (value))
+    return;
+
+  g_ascii_formatd (buf, sizeof buf, "%.15g", value);
+  if (g_ascii_strtod (buf, NULL) != value)
+    g_ascii_formatd (buf, sizeof buf, "%.17g", value);
+  g_string_append (out, buf);
+}
+
+static char *
+format_started (gint64 unix_usec)
+{
+  g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (unix_usec / G_USEC_PER_SEC);
+
+  if (dt == NULL)
+    return g_strdup ("unknown");
+
+  /* Digits only: the C-locale format needs no translation tables. */
+  return g_date_time_format (dt, "%Y-%m-%d %H:%M:%S UTC");
+}
+
+static char *
+format_seconds (double seconds)
+{
+  g_autofree char *num = format_fixed ("%.2f", seconds);
+
+  return g_strdup_printf ("%s s", num);
+}
+
+static char *
+describe_threads (CsRun *run)
+{
+  g_autoptr(GArray) timeline = cs_run_dup_timeline (run);
+  GString *out = g_string_new (NULL);
+
+  g_string_append_printf (out, "%u", cs_run_get_settings (run)->threads);
+  if (timeline->len == 0)
+    {
+      g_string_append (out, " throughout");
+      return g_string_free (out, FALSE);
+    }
+
+  g_string_append (out, " at the start");
+  for (guint i = 0; i < timeline->len; i++)
+    {
+      const CsThreadChange *change = &g_array_index (timeline, CsThreadChange, i);
+      g_autofree char *at = format_seconds (change->t);
+
+      g_string_append_printf (out, "; %u → %u at %s", change->from, change->to, at);
+      if (change->reason != NULL)
+        g_string_append_printf (out, " (%s)", change->reason);
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+static char *
+describe_sources (CsRun *run)
+{
+  const char * const *sources = cs_run_get_sources (run);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; sources != NULL && sources[i] != NULL; i++)
+    {
+      g_autofree char *display = g_filename_display_name (sources[i]);
+
+      if (i > 0)
+        g_string_append (out, ", ");
+      g_string_append (out, display);
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+static char *
+describe_destination (CsRun *run)
+{
+  const char *destination = cs_run_get_destination (run);
+
+  return destination != NULL ? g_filename_display_name (destination) : g_strdup ("");
+}
+
+static const char *
+or_unknown (const char *value)
+{
+  return value != NULL && value[0] != '\0' ? value : "unknown";
+}
+
+static const char *
+yes_no (gboolean value)
+{
+  return value ? "yes" : "no";
+}
+
+typedef struct {
+  const char *key;
+  char       *value;
+} InfoRow;
+
+static void
+info_row_clear (gpointer data)
+{
+  InfoRow *row = data;
+
+  g_free (row->value);
+}
+
+static void
+add_info (GArray     *rows,
+          const char *key,
+          char       *value)
+{
+  InfoRow row = { key, NULL };
+
+  /* Everything shown goes through a UTF-8 escaper; make sure it is UTF-8. */
+  row.value = g_utf8_make_valid (value, -1);
+  g_free (value);
+  g_array_append_val (rows, row);
+}
+
+/* Settings, environment and method: the same keys for every run, in the same
+ * order, so comparisons can line the runs up in columns. */
+static GArray *
+collect_info (CsRun *run)
+{
+  GArray *rows = g_array_new (FALSE, TRUE, sizeof (InfoRow));
+  const CsRunSettings *s = cs_run_get_settings (run);
+  const CsRunEnvironment *e = cs_run_get_environment (run);
+  const char *fatal = cs_run_get_fatal_error (run);
+  g_autofree char *wait = format_seconds (s->wait);
+
+  g_array_set_clear_func (rows, info_row_clear);
+
+  add_info (rows, "Run id", g_strdup (cs_run_get_id (run)));
+  add_info (rows, "Kind", g_strdup (cs_run_get_kind (run)));
+  add_info (rows, "Started", format_started (cs_run_get_started (run)));
+  add_info (rows, "Duration", format_seconds (cs_run_get_duration (run)));
+  add_info (rows, "Outcome", fatal != NULL
+                             ? g_strdup_printf ("%s: %s", cs_run_get_outcome (run), fatal)
+                             : g_strdup (cs_run_get_outcome (run)));
+  add_info (rows, "Sources", describe_sources (run));
+  add_info (rows, "Destination", describe_destination (run));
+  add_info (rows, "Threads", describe_threads (run));
+  add_info (rows, "When the destination exists",
+            g_strdup (s->overwrite <= CS_OVERWRITE_ASK ? cs_overwrite_to_string (s->overwrite) : "newer"));
+  add_info (rows, "Verify after copy", g_strdup (yes_no (s->verify)));
+  add_info (rows, "Durable (fsync)", g_strdup (yes_no (s->durable)));
+  add_info (rows, "Flush caches", g_strdup (yes_no (s->flush)));
+  add_info (rows, "Dry run", g_strdup (yes_no (s->dry_run)));
+  add_info (rows, "Retries", g_strdup_printf ("%u, waiting %s", s->retries, wait));
+  add_info (rows, "Excludes", s->excludes != NULL && s->excludes[0] != NULL
+                              ? g_strjoinv (", ", s->excludes) : g_strdup ("none"));
+  add_info (rows, "Cache", g_strdup (or_unknown (e->cache_mode)));
+  add_info (rows, "Source filesystem", g_strdup (or_unknown (e->source_fs)));
+  add_info (rows, "Destination filesystem", g_strdup (or_unknown (e->destination_fs)));
+  add_info (rows, "Kernel", g_strdup (or_unknown (e->kernel)));
+  add_info (rows, "Host", g_strdup (or_unknown (e->hostname)));
+  add_info (rows, "CPUs", e->cpus > 0 ? g_strdup_printf ("%u", e->cpus) : g_strdup ("unknown"));
+  add_info (rows, "Copyscope version", g_strdup (or_unknown (e->tool_version)));
+  add_info (rows, "Sampling", g_strdup_printf ("%u samples, one every %u ms",
+                                               cs_run_get_n_samples (run), s->interval_ms));
+
+  return rows;
+}
+
+static const char units_note[] =
+  "Units: MB = 10^6 bytes, KB = 10^3 bytes. Rates are per second of elapsed time; "
+  "average, minimum and maximum are taken over the samples of each run.";
+
+static char *
+error_text (const CsRunError *error)
+{
+  const char *message = error->message != NULL ? error->message : "";
+
+  if (error->error_code != 0)
+    return g_strdup_printf ("%s (errno %d)", message, error->error_code);
+
+  return g_strdup (message);
+}
+
+/* Escapers */
+
+static void
+append_html (GString    *out,
+             const char *text)
+{
+  g_autofree char *valid = NULL;
+  g_autofree char *escaped = NULL;
+
+  if (text == NULL)
+    return;
+
+  valid = g_utf8_make_valid (text, -1);
+  /* Escapes & < > ' and ", so the result is safe in text and in quoted
+   * attribute values alike. */
+  escaped = g_markup_escape_text (valid, -1);
+  g_string_append (out, escaped);
+}
+
+static void
+append_md (GString    *out,
+           const char *text)
+{
+  g_autofree char *valid = NULL;
+
+  if (text == NULL)
+    return;
+
+  valid = g_utf8_make_valid (text, -1);
+  for (const char *p = valid; *p != '\0'; p++)
+    {
+      guchar c = (guchar) *p;
+
+      /* Entities rather than backslashes for HTML's characters: every
+       * renderer decodes them, and none lets them open a tag. */
+      if (c == '<')
+        g_string_append (out, "&lt;");
+      else if (c == '>')
+        g_string_append (out, "&gt;");
+      else if (c == '&')
+        g_string_append (out, "&amp;");
+      else if (strchr ("\\`*_[]|~#!", c) != NULL)
+        {
+          g_string_append_c (out, '\\');
+          g_string_append_c (out, c);
+        }
+      else if (c == '\n')
+        g_string_append (out, "\\n");
+      else if (c == '\r')
+        g_string_append (out, "\\r");
+      else if (c == '\t')
+        g_string_append (out, "\\t");
+      else if (c < 0x20 || c == 0x7f)
+        g_string_append_printf (out, "\\x%02X", c);
+      else
+        g_string_append_c (out, c);
+    }
+}
+
+void
+cs_report_append_csv_text (GString    *out,
+                           const char *text)
+{
+  g_autofree char *valid = NULL;
+  gboolean defuse;
+  gboolean quote;
+
+  g_return_if_fail (out != NULL);
+
+  if (text == NULL)
+    return;
+
+  valid = g_utf8_make_valid (text, -1);
+  defuse = strchr ("=+-@\t\r", valid[0]) != NULL && valid[0] != '\0';
+  quote = defuse || strpbrk (valid, ",\"\r\n") != NULL;
+
+  if (quote)
+    g_string_append_c (out, '"');
+  if (defuse)
+    g_string_append_c (out, '\'');
+  for (const char *p = valid; *p != '\0'; p++)
+    {
+      if (*p == '"')
+        g_string_append_c (out, '"');
+      g_string_append_c (out, *p);
+    }
+  if (quote)
+    g_string_append_c (out, '"');
+}
+
+/* Charts */
+
+typedef struct {
+  CsPlotPalette  palette;
+  CsPlotRun     *runs;
+  guint          n_runs;
+  CsSample     **samples;
+  GArray       **timelines;
+} Chart;
+
+static void
+chart_free (Chart *chart)
+{
+  for (guint i = 0; i < chart->n_runs; i++)
+    {
+      g_free (chart->samples[i]);
+      g_clear_pointer (&chart->timelines[i], g_array_unref);
+    }
+  g_free (chart->samples);
+  g_free (chart->timelines);
+  g_free (chart->runs);
+  g_free (chart);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Chart, chart_free)
+
+static Chart *
+chart_new (CsCompare *compare)
+{
+  Chart *chart = g_new0 (Chart, 1);
+  guint n = cs_compare_get_n_runs (compare);
+
+  cs_plot_palette_init_light (&chart->palette);
+  chart->n_runs = n;
+  chart->runs = g_new0 (CsPlotRun, n);
+  chart->samples = g_new0 (CsSample *, n);
+  chart->timelines = g_new0 (GArray *, n);
+
+  for (guint i = 0; i < n; i++)
+    {
+      CsRun *run = cs_compare_get_run (compare, i);
+
+      chart->samples[i] = cs_run_dup_samples (run, &chart->runs[i].n_samples);
+      chart->timelines[i] = cs_run_dup_timeline (run);
+      chart->runs[i].samples = chart->samples[i];
+      chart->runs[i].changes = (const CsThreadChange *) (gpointer) chart->timelines[i]->data;
+      chart->runs[i].n_changes = chart->timelines[i]->len;
+      chart->runs[i].label = n > 1 ? cs_compare_get_label (compare, i) : NULL;
+    }
+
+  return chart;
+}
+
+static void
+draw_chart (cairo_t  *cr,
+            double    width,
+            double    height,
+            gpointer  user_data)
+{
+  Chart *chart = user_data;
+  CsPlotOptions options = { 0 };
+
+  options.hover_t = -1;
+  options.show_markers = TRUE;
+
+  cs_plot_draw_throughput (cr, width, height, &chart->palette,
+                           chart->runs, chart->n_runs, &options);
+}
+
+static GBytes *
+render_chart (CsCompare     *compare,
+              CsPlotFormat   format,
+              double         width,
+              double         height,
+              GError       **error)
+{
+  g_autoptr(Chart) chart = chart_new (compare);
+
+  return cs_plot_render (format, width, height, draw_chart, chart, error);
+}
+
+/* Markdown */
+
+static void
+md_table_header (GString            *out,
+                 const char * const *cells,
+                 guint               n,
+                 const char * const *labels,
+                 guint               n_labels,
+                 const char         *align_first,
+                 const char         *align_rest)
+{
+  guint total = n + n_labels;
+
+  g_string_append (out, "|");
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (out, " %s |", cells[i]);
+  for (guint i = 0; i < n_labels; i++)
+    {
+      g_string_append_c (out, ' ');
+      append_md (out, labels[i]);
+      g_string_append (out, " |");
+    }
+  g_string_append (out, "\n|");
+  for (guint i = 0; i < total; i++)
+    g_string_append_printf (out, "%s|", i == 0 ? align_first : align_rest);
+  g_string_append_c (out, '\n');
+}
+
+static void
+md_info (GString   *out,
+         CsCompare *compare)
+{
+  guint n = cs_compare_get_n_runs (compare);
+  g_autofree GArray **infos = g_new0 (GArray *, n);
+  const char *head[] = { "" };
+
+  for (guint i = 0; i < n; i++)
+    infos[i] = collect_info (cs_compare_get_run (compare, i));
+
+  g_string_append (out, "## Settings, environment and method\n\n");
+  if (n == 1)
+    {
+      const char *cells[] = { "Setting", "Value" };
+
+      md_table_header (out, cells, 2, NULL, 0, "---", "---");
+    }
+  else
+    {
+      const char *labels[n];
+
+      for (guint i = 0; i < n; i++)
+        labels[i] = cs_compare_get_label (compare, i);
+      md_table_header (out, head, 1, labels, n, "---", "---");
+    }
+
+  for (guint r = 0; r < infos[0]->len; r++)
+    {
+      g_string_append_printf (out, "| %s |", g_array_index (infos[0], InfoRow, r).key);
+      for (guint i = 0; i < n; i++)
+        {
+          g_string_append_c (out, ' ');
+          append_md (out, g_array_index (infos[i], InfoRow, r).value);
+          g_string_append (out, " |");
+        }
+      g_string_append_c (out, '\n');
+    }
+  g_string_append_printf (out, "\n%s\n\n", units_note);
+
+  for (guint i = 0; i < n; i++)
+    g_array_unref (infos[i]);
+}
+
+static void
+md_totals (GString   *out,
+           CsCompare *compare)
+{
+  guint n = cs_compare_get_n_runs (compare);
+  g_autofree CsTotals *totals = g_new0 (CsTotals, n);
+
+  for (guint i = 0; i < n; i++)
+    cs_run_get_totals (cs_compare_get_run (compare, i), &totals[i]);
+
+  g_string_append (out, "## Totals\n\n|   |");
+  for (guint i = 0; i < n; i++)
+    for (guint k = 0; k < CS_N_KINDS; k++)
+      {
+        g_string_append_c (out, ' ');
+        if (n > 1)
+          {
+            append_md (out, cs_compare_get_label (compare, i));
+            g_string_append_c (out, ' ');
+          }
+        g_string_append_printf (out, "%s |", kind_labels[k]);
+      }
+  g_string_append (out, "\n|---|");
+  for (guint i = 0; i < n * CS_N_KINDS; i++)
+    g_string_append (out, "--:|");
+  g_string_append_c (out, '\n');
+
+  for (guint c = 0; c < CS_N_CLASSES; c++)
+    {
+      g_string_append_printf (out, "| %s |", class_labels[c]);
+      for (guint i = 0; i < n; i++)
+        for (guint k = 0; k < CS_N_KINDS; k++)
+          g_string_append_printf (out, " %" G_GUINT64_FORMAT " |", totals[i].v[c][k]);
+      g_string_append_c (out, '\n');
+    }
+  g_string_append_c (out, '\n');
+}
+
+static char *
+format_stat_cell (CsCompare     *compare,
+                  CsCounter      counter,
+                  CsCompareStat  which,
+                  guint          run)
+{
+  const CsCompareCounter *row = cs_compare_get_counter (compare, counter);
+  double v;
+
+  if (!row->valid[run])
+    return g_strdup ("—");
+
+  v = which == CS_COMPARE_AVG ? row->stats[run].avg
+    : which == CS_COMPARE_MIN ? row->stats[run].min
+    : row->stats[run].max;
+
+  return cs_compare_format_value (counter, v);
+}
+
+static void
+md_failures (GString   *out,
+             CsCompare *compare)
+{
+  guint n = cs_compare_get_n_runs (compare);
+  guint listed = 0;
+  guint total = 0;
+
+  for (guint i = 0; i < n; i++)
+    total += cs_run_get_n_errors (cs_compare_get_run (compare, i));
+
+  g_string_append (out, "## Failures\n\n");
+  if (total == 0)
+    {
+      g_string_append (out, "No failures.\n\n");
+      return;
+    }
+
+  g_string_append (out, n > 1 ? "| Run | Path | Operation | Error | Attempts |\n|---|---|---|---|--:|\n"
+                              : "| Path | Operation | Error | Attempts |\n|---|---|---|--:|\n");
+  for (guint i = 0; i < n && listed < MAX_LISTED_FAILURES; i++)
+    {
+      g_autoptr(GPtrArray) errors = cs_run_dup_errors (cs_compare_get_run (compare, i));
+
+      for (guint j = 0; j < errors->len && listed < MAX_LISTED_FAILURES; j++, listed++)
+        {
+          const CsRunError *error = g_ptr_array_index (errors, j);
+          g_autofree char *text = error_text (error);
+
+          g_string_append (out, "|");
+          if (n > 1)
+            {
+              g_string_append_c (out, ' ');
+              append_md (out, cs_compare_get_label (compare, i));
+              g_string_append (out, " |");
+            }
+          g_string_append_c (out, ' ');
+          append_md (out, error->path);
+          g_string_append (out, " | ");
+          append_md (out, error->operation);
+          g_string_append (out, " | ");
+          append_md (out, text);
+          g_string_append_printf (out, " | %u |\n", error->attempts);
+        }
+    }
+  if (listed < total)
+    g_string_append_printf (out, "\n%u more failures are in the CSV and JSON exports.\n", total - listed);
+  g_string_append_c (out, '\n');
+}
+
+static void
+md_title (GString   *out,
+          CsCompare *compare)
+{
+  guint n = cs_compare_get_n_runs (compare);
+
+  if (n == 1)
+    {
+      g_string_append (out, "# Copyscope run report: ");
+      append_md (out, cs_compare_get_label (compare, 0));
+      g_string_append (out, "\n\n");
+      return;
+    }
+
+  g_string_append (out, "# Copyscope comparison: ");
+  for (guint i = 0; i < n; i++)
+    {
+      if (i > 0)
+        g_string_append (out, " vs. ");
+      append_md (out, cs_compare_get_label (compare, i));
+    }
+  g_string_append (out, "\n\n");
+}
+
+static void
+md_single_counters (GString   *out,
+                    CsCompare *compare)
+{
+  g_string_append (out, "## Performance counters\n\n"
+                   "| Performance Counter | Average | Min | Max | Direction |\n"
+                   "|---|--:|--:|--:|---|\n");
+  for (guint c = 0; c < CS_N_COUNTERS; c++)
+    {
+      const CsCounterInfo *info = cs_counter_get_info (c);
+      g_autofree char *avg = format_stat_cell (compare, c, CS_COMPARE_AVG, 0);
+      g_autofree char *min = format_stat_cell (compare, c, CS_COMPARE_MIN, 0);
+      g_autofree char *max = format_stat_cell (compare, c, CS_COMPARE_MAX, 0);
+
+      g_string_append_printf (out, "| %s | %s | %s | %s | %s |\n", info->label, avg, min, max,
+                              info->direction == CS_DIRECTION_NONE ? "—" : cs_direction_to_string (info->direction));
+    }
+  g_string_append_c (out, '\n');
+}
+
+static void
+md_comparison_counters (GString   *out,
+                        CsCompare *compare)
+{
+  guint n = cs_compare_get_n_runs (compare);
+  g_autofree char *verdict = cs_compare_dup_verdict (compare);
+  const char *first[] = { "Performance Counter" };
+  const char *labels[n + 1];
+
+  for (guint i = 0; i < n; i++)
+    labels[i] = cs_compare_get_label (compare, i);
+  labels[n] = "Direction";
+
+  g_string_append (out, "## Results\n\nAverages; the best is in bold.\n\n");
+  md_table_header (out, first, 1, labels, n + 1, "---", "--:");
+  for (guint c = 0; c < CS_N_COUNTERS; c++)
+    {
+      const CsCounterInfo *info = cs_counter_get_info (c);
+
+      g_string_append_printf (out, "| %s |", info->label);
+      for (guint i = 0; i < n; i++)
+        {
+          g_autofree char *avg = format_stat_cell (compare, c, CS_COMPARE_AVG, i);
+          gboolean best = cs_compare_is_best (compare, c, CS_COMPARE_AVG, i);
+
+          g_string_append_printf (out, best ? " **%s** |" : " %s |", avg);
+        }
+      g_string_append_printf (out, " %s |\n",
+                              info->direction == CS_DIRECTION_NONE ? "—" : cs_direction_to_string (info->direction));
+    }
+  g_string_append_c (out, '\n');
+  append_md (out, verdict);
+  g_string_append (out, "\n\n");
+
+  for (guint c = 0; c < CS_N_COUNTERS; c++)
+    {
+      const CsCounterInfo *info = cs_counter_get_info (c);
+      g_autofree char *sentence = cs_compare_dup_counter_sentence (compare, c);
+      CsStat pooled;
+
+      if (sentence == NULL)
+        continue;
+
+      g_string_append (out, "### ");
+      for (guint i = 0; i < n; i++)
+        {
+          if (i > 0)
+            g_string_append (out, " vs. ");
+          append_md (out, labels[i]);
+        }
+      g_string_append_printf (out, " - %s\n\n| Run | Average | Min | Max |\n|---|--:|--:|--:|\n", info->label);
+      for (guint i = 0; i < n; i++)
+        {
+          g_string_append (out, "| ");
+          append_md (out, labels[i]);
+          g_string_append (out, " |");
+          for (guint s = 0; s < CS_COMPARE_N_STATS; s++)
+            {
+              g_autofree char *v = format_stat_cell (compare, c, s, i);
+
+              g_string_append_printf (out, cs_compare_is_best (compare, c, s, i) ? " **%s** |" : " %s |", v);
+            }
+          g_string_append_c (out, '\n');
+        }
+
+      if (cs_compare_get_pooled (compare, c, &pooled))
+        {
+          g_autofree char *avg = cs_compare_format_value (c, pooled.avg);
+          g_autofree char *min = cs_compare_format_value (c, pooled.min);
+          g_autofree char *max = cs_compare_format_value (c, pooled.max);
+
+          g_string_append_printf (out, "\n%s. Average: %s, Min: %s, Max: %s.\n",
+                                  cs_direction_to_string (info->direction), avg, min, max);
+        }
+      g_string_append_c (out, '\n');
+      append_md (out, sentence);
+      g_string_append (out, "\n\n");
+    }
+}
+
+static char *
+render_markdown (CsCompare *compare)
+{
+  GString *out = g_string_new (NULL);
+
+  md_title (out, compare);
+  if (cs_compare_get_n_runs (compare) > 1)
+    md_comparison_counters (out, compare);
+  md_info (out, compare);
+  md_totals (out, compare);
+  if (cs_compare_get_n_runs (compare) == 1)
+    md_single_counters (out, compare);
+  md_failures (out, compare);
+
+  return g_string_free (out, FALSE);
+}
+
+/* CSV */
+
+static void
+csv_summary (GString   *out,
+             CsCompare *compare)
+{
+  guint n = cs_compare_get_n_runs (compare);
+  static const char * const stat_words[] = { "average", "minimum", "maximum" };
+
+  g_string_append (out, "counter,label,unit,direction");
+  for (guint i = 0; i < n; i++)
+    for (guint s = 0; s < CS_COMPARE_N_STATS; s++)
+      {
+        g_autofree char *head = n > 1
+          ? g_strdup_printf ("%s %s", cs_compare_get_label (compare, i), stat_words[s])
+          : g_strdup (stat_words[s]);
+
+        g_string_append_c (out, ',');
+        cs_report_append_csv_text (out, head);
+      }
+  if (n > 1)
+    g_string_append (out, ",best");
+  g_string_append (out, "\r\n");
+
+  for (guint c = 0; c < CS_N_COUNTERS; c++)
+    {
+      const CsCounterInfo *info = cs_counter_get_info (c);
+      const CsCompareCounter *row = cs_compare_get_counter (compare, c);
+
+      cs_report_append_csv_text (out, info->key);
+      g_string_append_c (out, ',');
+      cs_report_append_csv_text (out, info->label);
+      g_string_append_c (out, ',');
+      cs_report_append_csv_text (out, info->unit);
+      g_string_append_c (out, ',');
+      cs_report_append_csv_text (out, info->direction == CS_DIRECTION_MORE_IS_BETTER ? "more"
+                                      : info->direction == CS_DIRECTION_LESS_IS_BETTER ? "less" : "");
+      for (guint i = 0; i < n; i++)
+        {
+          g_string_append_c (out, ',');
+          if (row->valid[i])
+            append_number (out, row->stats[i].avg);
+          g_string_append_c (out, ',');
+          if (row->valid[i])
+            append_number (out, row->stats[i].min);
+          g_string_append_c (out, ',');
+          if (row->valid[i])
+            append_number (out, row->stats[i].max);
+        }
+      if (n > 1)
+        {
+          g_string_append_c (out, ',');
+          if (row->best[CS_COMPARE_AVG] == CS_COMPARE_TIE)
+            g_string_append (out, "tie");
+          else if (row->best[CS_COMPARE_AVG] >= 0)
+            cs_report_append_csv_text (out, cs_compare_get_label (compare, row->best[CS_COMPARE_AVG]));
+        }
+      g_string_append (out, "\r\n");
+    }
+}
+
+static void
+csv_samples (GString   *out,
+             CsCompare *compare)
+{
+  guint n = cs_compare_get_n_runs (compare);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *csv = cs_run_samples_to_csv (cs_compare_get_run (compare, i));
+      const char *line = csv;
+
+      /* One header for all runs; comparisons prefix each row with its run. */
+      while (line != NULL && *line != '\0')
+        {
+          const char *end = strstr (line, "\r\n");
+          gsize len = end != NULL ? (gsize) (end - line) : strlen (line);
+          gboolean header = line == csv;
+
+          if (!header || i == 0)
+            {
+              if (n > 1)
+                {
+                  if (header)
+                    g_string_append (out, "run");
+                  else
+                    cs_report_append_csv_text (out, cs_compare_get_label (compare, i));
+                  g_string_append_c (out, ',');
+                }
+              g_string_append_len (out, line, len);
+              g_string_append (out, "\r\n");
+            }
+          line = end != NULL ? end + 2 : NULL;
+        }
+    }
+}
+
+static void
+csv_failures (GString   *out,
+              CsCompare *compare)
+{
+  guint n = cs_compare_get_n_runs (compare);
+  guint total = 0;
+
+  for (guint i = 0; i < n; i++)
+    total += cs_run_get_n_errors (cs_compare_get_run (compare, i));
+  if (total == 0)
+    return;
+
+  g_string_append (out, "\r\n");
+  if (n > 1)
+    g_string_append (out, "run,");
+  g_string_append (out, "path,operation,error_code,message,attempts\r\n");
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GPtrArray) errors = cs_run_dup_errors (cs_compare_get_run (compare, i));
+
+      for (guint j = 0; j < errors->len; j++)
+        {
+          const CsRunError *error = g_ptr_array_index (errors, j);
+
+          if (n > 1)
+            {
+              cs_report_append_csv_text (out, cs_compare_get_label (compare, i));
+              g_string_append_c (out, ',');
+            }
+          cs_report_append_csv_text (out, error->path);
+          g_string_append_c (out, ',');
+          cs_report_append_csv_text (out, error->operation);
+          g_string_append_printf (out, ",%d,", error->error_code);
+          cs_report_append_csv_text (out, error->message);
+          g_string_append_printf (out, ",%u\r\n", error->attempts);
+        }
+    }
+}
+
+static char *
+render_csv (CsCompare *compare)
+{
+  GString *out = g_string_new (NULL);
+
+  csv_summary (out, compare);
+  g_string_append (out, "\r\n");
+  csv_samples (out, compare);
+  csv_failures (out, compare);
+
+  return g_string_free (out, FALSE);
+}
+
+/* JSON */
+
+static char *
+render_json (CsCompare *compare)
+{
+  g_autoptr(JsonBuilder) builder = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *verdict = NULL;
+  guint n = cs_compare_get_n_runs (compare);
+
+  if (n == 1)
+    return cs_run_to_json_string (cs_compare_get_run (compare, 0), TRUE);
+
+  /* A comparison keeps every run whole, so it can be imported again. */
+  builder = json_builder_new ();
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "schema_version");
+  json_builder_add_int_value (builder, CS_RUN_SCHEMA_VERSION);
+  json_builder_set_member_name (builder, "kind");
+  json_builder_add_string_value (builder, "comparison");
+
+  json_builder_set_member_name (builder, "labels");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < n; i++)
+    json_builder_add_string_value (builder, cs_compare_get_label (compare, i));
+  json_builder_end_array (builder);
+
+  json_builder_set_member_name (builder, "tests");
+  json_builder_add_int_value (builder, cs_compare_get_n_tests (compare));
+  json_builder_set_member_name (builder, "ties");
+  json_builder_add_int_value (builder, cs_compare_get_n_ties (compare));
+  json_builder_set_member_name (builder, "wins");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < n; i++)
+    json_builder_add_int_value (builder, cs_compare_get_wins (compare, i));
+  json_builder_end_array (builder);
+  verdict = cs_compare_dup_verdict (compare);
+  json_builder_set_member_name (builder, "verdict");
+  json_builder_add_string_value (builder, verdict);
+
+  json_builder_set_member_name (builder, "counters");
+  json_builder_begin_array (builder);
+  for (guint c = 0; c < CS_N_COUNTERS; c++)
+    {
+      const CsCounterInfo *info = cs_counter_get_info (c);
+      const CsCompareCounter *row = cs_compare_get_counter (compare, c);
+      static const char * const stat_keys[] = { "avg", "min", "max" };
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "key");
+      json_builder_add_string_value (builder, info->key);
+      json_builder_set_member_name (builder, "label");
+      json_builder_add_string_value (builder, info->label);
+      json_builder_set_member_name (builder, "unit");
+      json_builder_add_string_value (builder, info->unit);
+      json_builder_set_member_name (builder, "direction");
+      json_builder_add_string_value (builder, info->direction == CS_DIRECTION_MORE_IS_BETTER ? "more"
+                                              : info->direction == CS_DIRECTION_LESS_IS_BETTER ? "less" : "none");
+      json_builder_set_member_name (builder, "runs");
+      json_builder_begin_array (builder);
+      for (guint i = 0; i < n; i++)
+        {
+          if (!row->valid[i])
+            {
+              json_builder_add_null_value (builder);
+              continue;
+            }
+          json_builder_begin_object (builder);
+          json_builder_set_member_name (builder, "avg");
+          json_builder_add_double_value (builder, row->stats[i].avg);
+          json_builder_set_member_name (builder, "min");
+          json_builder_add_double_value (builder, row->stats[i].min);
+          json_builder_set_member_name (builder, "max");
+          json_builder_add_double_value (builder, row->stats[i].max);
+          json_builder_end_object (builder);
+        }
+      json_builder_end_array (builder);
+
+      json_builder_set_member_name (builder, "best");
+      json_builder_begin_object (builder);
+      for (guint s = 0; s < CS_COMPARE_N_STATS; s++)
+        {
+          json_builder_set_member_name (builder, stat_keys[s]);
+          if (row->best[s] >= 0)
+            json_builder_add_int_value (builder, row->best[s]);
+          else if (row->best[s] == CS_COMPARE_TIE)
+            json_builder_add_string_value (builder, "tie");
+          else
+            json_builder_add_null_value (builder);
+        }
+      json_builder_end_object (builder);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+
+  json_builder_set_member_name (builder, "runs");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < n; i++)
+    json_builder_add_value (builder, cs_run_to_json (cs_compare_get_run (compare, i)));
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+
+  root = json_builder_get_root (builder);
+
+  return cs_json_to_string (root, TRUE);
+}
+
+/* HTML */
+
+static const char html_style[] =
+  "body{font-family:system-ui,-apple-system,'Segoe UI',Cantarell,sans-serif;color:#1e1e1e;"
+  "background:#fafafa;margin:0;line-height:1.45}"
+  "main{max-width:60rem;margin:0 auto;padding:1.5rem}"
+  "h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2rem;border-bottom:1px solid #ddd}"
+  "h3{font-size:1.05rem;margin-bottom:.4rem}"
+  "table{border-collapse:collapse;margin:.6rem 0;font-variant-numeric:tabular-nums}"
+  "th,td{border:1px solid #d0d0d0;padding:.25rem .6rem;text-align:left;vertical-align:top}"
+  "td.n{text-align:right;white-space:nowrap}th{background:#eee}"
+  "td.best{font-weight:bold;background:#e3f4e1}"
+  ".path{word-break:break-all;white-space:pre-wrap}"
+  ".verdict{font-size:1.05rem;background:#fff;border-left:4px solid #3584e4;padding:.6rem 1rem}"
+  ".bars td{border:none;padding:.15rem .4rem}.bar{background:#3584e4;height:.9rem;min-width:1px}"
+  ".bar.best{background:#26a269}.note{color:#555;font-size:.9rem}"
+  ".chart svg{max-width:100%;height:auto}figure{margin:1rem 0}"
+  "@media (prefers-color-scheme:dark){body{background:#242424;color:#eee}th{background:#333}"
+  "th,td{border-color:#555}td.best{background:#1f4a24}.verdict{background:#303030}.note{color:#bbb}"
+  ".chart svg{background:#fff}}";
+
+/* cairo names its SVG definitions glyph0-1, clip1, …: prefix them so charts
+ * from several documents can share one HTML page without clashing. */
+static void
+append_inline_svg (GString    *out,
+                   GBytes     *svg,
+                   const char *prefix)
+{
+  gsize len = 0;
+  const char *data = g_bytes_get_data (svg, &len);
+  g_autofree char *text = g_strndup (data, len);
+  const char *start = strstr (text, "<svg");
+  g_autoptr(GString) body = NULL;
+
+  if (start == NULL)
+    return;
+
+  body = g_string_new (start);
+  {
+    g_autofree char *id = g_strdup_printf ("id=\"%s-", prefix);
+    g_autofree char *href = g_strdup_printf ("href=\"#%s-", prefix);
+    g_autofree char *url = g_strdup_printf ("url(#%s-", prefix);
+
+    g_string_replace (body, "id=\"", id, 0);
+    g_string_replace (body, "href=\"#", href, 0);
+    g_string_replace (body, "url(#", url, 0);
+  }
+  g_string_append (out, body->str);
+}
+
+static void
+html_cell (GString    *out,
+           const char *klass,
+           const char *text)
+{
+  if (klass != NULL)
+    g_string_append_printf (out, "<td class=\"%s\">", klass);
+  else
+    g_string_append (out, "<td>");
+  append_html (out, text);
+  g_string_append (out, "</td>");
+}
+
+static void
+html_info (GString   *out,
+           CsCompare *compare)
+{
+  guint n = cs_compare_get_n_runs (compare);
+  g_autofree GArray **infos = g_new0 (GArray *, n);
+
+  for (guint i = 0; i < n; i++)
+    infos[i] = collect_info (cs_compare_get_run (compare, i));
+
+  g_string_append (out, "<h2>Settings, environment and method</h2>\n<table>\n<tr><th></th>");
+  for (guint i = 0; i < n; i++)
+    {
+      g_string_append (out, "<th>");
+      append_html (out, n > 1 ? cs_compare_get_label (compare, i) : "Value");
+      g_string_append (out, "</th>");
+    }
+  g_string_append (out, "</tr>\n");
+
+  for (guint r = 0; r < infos[0]->len; r++)
+    {
+      const char *key = g_array_index (infos[0], InfoRow, r).key;
+      gboolean is_path = strcmp (key, "Sources") == 0 || strcmp (key, "Destination") == 0;
+
+      g_string_append (out, "<tr><th>");
+      append_html (out, key);
+      g_string_append (out, "</th>");
+      for (guint i = 0; i < n; i++)
+        html_cell (out, is_path ? "path" : NULL, g_array_index (infos[i], InfoRow, r).value);
+      g_string_append (out, "</tr>\n");
+    }
+  g_string_append (out, "</table>\n<p class=\"note\">");
+  append_html (out, units_note);
+  g_string_append (out, "</p>\n");
+
+  for (guint i = 0; i < n; i++)
+    g_array_unref (infos[i]);
+}
+
+static void
+html_totals (GString   *out,
+             CsCompare *compare)
+{
+  guint n = cs_compare_get_n_runs (compare);
+  g_autofree CsTotals *totals = g_new0 (CsTotals, n);
+
+  for (guint i = 0; i < n; i++)
+    cs_run_get_totals (cs_compare_get_run (compare, i), &totals[i]);
+
+  g_string_append (out, "<h2>Totals</h2>\n<table>\n<tr><th></th>");
+  for (guint i = 0; i < n; i++)
+    for (guint k = 0; k < CS_N_KINDS; k++)
+      {
+        g_string_append (out, "<th>");
+        if (n > 1)
+          {
+            append_html (out, cs_compare_get_label (compare, i));
+            g_string_append_c (out, ' ');
+          }
+        g_string_append_printf (out, "%s</th>", kind_labels[k]);
+      }
+  g_string_append (out, "</tr>\n");
+
+  for (guint c = 0; c < CS_N_CLASSES; c++)
+    {
+      g_string_append_printf (out, "<tr><th>%s</th>", class_labels[c]);
+      for (guint i = 0; i < n; i++)
+        for (guint k = 0; k < CS_N_KINDS; k++)
+          g_string_append_printf (out, "<td class=\"n\">%" G_GUINT64_FORMAT "</td>", totals[i].v[c][k]);
+      g_string_append (out, "</tr>\n");
+    }
+  g_string_append (out, "</table>\n");
+}
+
+static void
+html_failures (GString   *out,
+               CsCompare *compare)
+{
+  guint n = cs_compare_get_n_runs (compare);
+  guint listed = 0;
+  guint total = 0;
+
+  for (guint i = 0; i < n; i++)
+    total += cs_run_get_n_errors (cs_compare_get_run (compare, i));
+
+  g_string_append (out, "<h2>Failures</h2>\n");
+  if (total == 0)
+    {
+      g_string_append (out, "<p>No failures.</p>\n");
+      return;
+    }
+
+  g_string_append (out, "<table>\n<tr>");
+  if (n > 1)
+    g_string_append (out, "<th>Run</th>");
+  g_string_append (out, "<th>Path</th><th>Operation</th><th>Error</th><th>Attempts</th></tr>\n");
+  for (guint i = 0; i < n && listed < MAX_LISTED_FAILURES; i++)
+    {
+      g_autoptr(GPtrArray) errors = cs_run_dup_errors (cs_compare_get_run (compare, i));
+
+      for (guint j = 0; j < errors->len && listed < MAX_LISTED_FAILURES; j++, listed++)
+        {
+          const CsRunError *error = g_ptr_array_index (errors, j);
+          g_autofree char *text = error_text (error);
+
+          g_string_append (out, "<tr>");
+          if (n > 1)
+            html_cell (out, NULL, cs_compare_get_label (compare, i));
+          html_cell (out, "path", error->path);
+          html_cell (out, NULL, error->operation);
+          html_cell (out, NULL, text);
+          g_string_append_printf (out, "<td class=\"n\">%u</td></tr>\n", error->attempts);
+        }
+    }
+  g_string_append (out, "</table>\n");
+  if (listed < total)
+    g_string_append_printf (out, "<p class=\"note\">%u more failures are in the CSV and JSON exports.</p>\n",
+                            total - listed);
+}
+
+static void
+html_counter_table (GString   *out,
+                    CsCompare *compare)
+{
+  guint n = cs_compare_get_n_runs (compare);
+
+  g_string_append (out, "<table>\n<tr><th>Performance Counter</th>");
+  if (n == 1)
+    {
+      g_string_append (out, "<th>Average</th><th>Min</th><th>Max</th>");
+    }
+  else
+    {
+      for (guint i = 0; i < n; i++)
+        {
+          g_string_append (out, "<th>");
+          append_html (out, cs_compare_get_label (compare, i));
+          g_string_append (out, "</th>");
+        }
+    }
+  g_string_append (out, "<th>Direction</th></tr>\n");
+
+  for (guint c = 0; c < CS_N_COUNTERS; c++)
+    {
+      const CsCounterInfo *info = cs_counter_get_info (c);
+
+      g_string_append_printf (out, "<tr><th>%s</th>", info->label);
+      if (n == 1)
+        {
+          for (guint s = 0; s < CS_COMPARE_N_STATS; s++)
+            {
+              g_autofree char *v = format_stat_cell (compare, c, s, 0);
+
+              html_cell (out, "n", v);
+            }
+        }
+      else
+        {
+          for (guint i = 0; i < n; i++)
+            {
+              g_autofree char *v = format_stat_cell (compare, c, CS_COMPARE_AVG, i);
+
+              html_cell (out, cs_compare_is_best (compare, c, CS_COMPARE_AVG, i) ? "n best" : "n", v);
+            }
+        }
+      html_cell (out, NULL, info->direction == CS_DIRECTION_NONE ? "—" : cs_direction_to_string (info->direction));
+      g_string_append (out, "</tr>\n");
+    }
+  g_string_append (out, "</table>\n");
+}
+
+static void
+html_counter_sections (GString   *out,
+                       CsCompare *compare)
+{
+  guint n = cs_compare_get_n_runs (compare);
+
+  for (guint c = 0; c < CS_N_COUNTERS; c++)
+    {
+      const CsCounterInfo *info = cs_counter_get_info (c);
+      const CsCompareCounter *row = cs_compare_get_counter (compare, c);
+      g_autofree char *sentence = cs_compare_dup_counter_sentence (compare, c);
+      double top = 0;
+      CsStat pooled;
+
+      if (sentence == NULL)
+        continue;
+
+      for (guint i = 0; i < n; i++)
+        top = MAX (top, row->stats[i].avg);
+
+      g_string_append_printf (out, "<section>\n<h3>");
+      for (guint i = 0; i < n; i++)
+        {
+          if (i > 0)
+            g_string_append (out, " vs. ");
+          append_html (out, cs_compare_get_label (compare, i));
+        }
+      g_string_append_printf (out, " - %s</h3>\n<table class=\"bars\">\n", info->label);
+      for (guint i = 0; i < n; i++)
+        {
+          g_autofree char *v = cs_compare_format_value (c, row->stats[i].avg);
+          g_autofree char *width = format_fixed ("%.1f", top > 0 ? 100.0 * row->stats[i].avg / top : 0);
+          gboolean best = cs_compare_is_best (compare, c, CS_COMPARE_AVG, i);
+
+          g_string_append (out, "<tr>");
+          html_cell (out, NULL, cs_compare_get_label (compare, i));
+          g_string_append_printf (out, "<td style=\"width:20rem\"><div class=\"bar%s\" style=\"width:%s%%\"></div></td>",
+                                  best ? " best" : "", width);
+          html_cell (out, best ? "n best" : "n", v);
+          g_string_append (out, "</tr>\n");
+        }
+      g_string_append (out, "</table>\n<p class=\"note\">");
+      append_html (out, cs_direction_to_string (info->direction));
+      if (cs_compare_get_pooled (compare, c, &pooled))
+        {
+          g_autofree char *avg = cs_compare_format_value (c, pooled.avg);
+          g_autofree char *min = cs_compare_format_value (c, pooled.min);
+          g_autofree char *max = cs_compare_format_value (c, pooled.max);
+
+          g_string_append_printf (out, " · Average: %s · Min: %s · Max: %s", avg, min, max);
+        }
+      g_string_append (out, "</p>\n<p>");
+      append_html (out, sentence);
+      g_string_append (out, "</p>\n</section>\n");
+    }
+}
+
+static char *
+render_html (CsCompare  *compare,
+             GError    **error)
+{
+  guint n = cs_compare_get_n_runs (compare);
+  g_autoptr(GString) title = g_string_new (NULL);
+  g_autoptr(GBytes) svg = NULL;
+  GString *out;
+
+  if (n == 1)
+    {
+      g_string_append (title, "Copyscope run report: ");
+      g_string_append (title, cs_compare_get_label (compare, 0));
+    }
+  else
+    {
+      g_string_append (title, "Copyscope comparison: ");
+      for (guint i = 0; i < n; i++)
+        {
+          if (i > 0)
+            g_string_append (title, " vs. ");
+          g_string_append (title, cs_compare_get_label (compare, i));
+        }
+    }
+
+  svg = render_chart (compare, CS_PLOT_FORMAT_SVG, HTML_CHART_WIDTH, HTML_CHART_HEIGHT, error);
+  if (svg == NULL)
+    return NULL;
+
+  out = g_string_new ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+  /* Defence in depth: even a name that slipped past escaping could not run script. */
+  g_string_append (out, "<meta http-equiv=\"Content-Security-Policy\" "
+                        "content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n"
+                        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                        "<meta name=\"generator\" content=\"Copyscope\">\n<title>");
+  append_html (out, title->str);
+  g_string_append_printf (out, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<h1>", html_style);
+  append_html (out, title->str);
+  g_string_append (out, "</h1>\n");
+
+  if (n > 1)
+    {
+      g_autofree char *verdict = cs_compare_dup_verdict (compare);
+
+      g_string_append (out, "<h2>Results</h2>\n");
+      html_counter_table (out, compare);
+      g_string_append (out, "<p class=\"verdict\">");
+      append_html (out, verdict);
+      g_string_append (out, "</p>\n");
+    }
+
+  g_string_append (out, "<h2>Throughput</h2>\n<figure class=\"chart\" role=\"img\" aria-label=\"");
+  append_html (out, n > 1 ? "Transfer rate and request rate of each run over time, aligned at the start"
+                          : "Transfer rate and request rate over time, with thread changes marked");
+  g_string_append (out, "\">\n");
+  append_inline_svg (out, svg, "cs-chart");
+  g_string_append (out, "\n<figcaption class=\"note\">Top: MB/s; bottom: requests/s. "
+                        "Vertical markers show thread-count changes.</figcaption>\n</figure>\n");
+
+  if (n > 1)
+    html_counter_sections (out, compare);
+  else
+    {
+      g_string_append (out, "<h2>Performance counters</h2>\n");
+      html_counter_table (out, compare);
+    }
+
+  html_info (out, compare);
+  html_totals (out, compare);
+  html_failures (out, compare);
+  g_string_append (out, "</main>\n</body>\n</html>\n");
+
+  return g_string_free (out, FALSE);
+}
+
+GBytes *
+cs_report_render (CsRun               **runs,
+                  guint                 n_runs,
+                  const char * const   *labels,
+                  CsReportFormat        format,
+                  GError              **error)
+{
+  g_autoptr(CsCompare) compare = NULL;
+  char *text = NULL;
+
+  g_return_val_if_fail (runs != NULL, NULL);
+  g_return_val_if_fail (n_runs > 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  compare = cs_compare_new (runs, n_runs, labels);
+
+  switch (format)
+    {
+    case CS_REPORT_FORMAT_MARKDOWN:
+      text = render_markdown (compare);
+      break;
+    case CS_REPORT_FORMAT_HTML:
+      text = render_html (compare, error);
+      break;
+    case CS_REPORT_FORMAT_CSV:
+      text = render_csv (compare);
+      break;
+    case CS_REPORT_FORMAT_JSON:
+      text = render_json (compare);
+      break;
+    case CS_REPORT_FORMAT_PNG:
+      return render_chart (compare, CS_PLOT_FORMAT_PNG, CHART_WIDTH, CHART_HEIGHT, error);
+    case CS_REPORT_FORMAT_SVG:
+      return render_chart (compare, CS_PLOT_FORMAT_SVG, CHART_WIDTH, CHART_HEIGHT, error);
+    case CS_REPORT_FORMAT_PDF:
+      return render_chart (compare, CS_PLOT_FORMAT_PDF, CHART_WIDTH, CHART_HEIGHT, error);
+    default:
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "Unknown report format %d", format);
+      return NULL;
+    }
+
+  if (text == NULL)
+    return NULL;
+
+  return g_bytes_new_take (text, strlen (text));
+}

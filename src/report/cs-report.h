@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib.h>
+
+#include "cs-run.h"
+
+G_BEGIN_DECLS
+
+/*
+ * Reports on one run, or a comparison of two or more, in the formats people
+ * paste into tickets, wikis and spreadsheets. Every number is written
+ * independently of the locale; every file name and label is escaped for the
+ * format (HTML, Markdown) or quoted and defused (CSV).
+ */
+
+typedef enum {
+  CS_REPORT_FORMAT_MARKDOWN,
+  CS_REPORT_FORMAT_HTML,
+  CS_REPORT_FORMAT_CSV,
+  CS_REPORT_FORMAT_JSON,
+  CS_REPORT_FORMAT_PNG,
+  CS_REPORT_FORMAT_SVG,
+  CS_REPORT_FORMAT_PDF,
+} CsReportFormat;
+
+/* "md" (or "markdown"), "html", "csv", "json", "png", "svg", "pdf"; case-insensitive. */
+gboolean    cs_report_format_from_string      (const char           *str,
+                                               CsReportFormat       *out_format);
+/* The usual file name extension, without the dot: "md", "html", … */
+const char *cs_report_format_get_extension    (CsReportFormat        format);
+const char *cs_report_format_get_content_type (CsReportFormat        format);
+/* Whether the output is text that can go to a terminal. */
+gboolean    cs_report_format_is_text          (CsReportFormat        format);
+
+/*
+ * One run gives a single-run report; two or more a comparison in the given
+ * order. @labels: NULL, or one per run (NULL entries fall back to the run's own
+ * label, then "Run N"). PNG, SVG and PDF hold the throughput chart only.
+ */
+GBytes     *cs_report_render                  (CsRun               **runs,
+                                               guint                 n_runs,
+                                               const char * const   *labels,
+                                               CsReportFormat        format,
+                                               GError              **error);
+
+/* One CSV cell per RFC 4180, with text starting with =, +, -, @, tab or CR
+ * prefixed by a single quote so spreadsheets do not run it as a formula. */
+void        cs_report_append_csv_text         (GString              *out,
+                                               const char           *text);
+
+G_END_DECLS

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-report"
+
+#include "config.h"
+
+#include <locale.h>
+#include <sys/stat.h>
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+
+#include "cs-history.h"
+#include "cs-run-private.h"
+#include "report-fixtures.h"
+
+#define ID_OLD "11111111-1111-4111-8111-111111111111"
+#define ID_NEW "22222222-2222-4222-8222-222222222222"
+
+static CsRun *
+run_started_at (const char *id,
+                gint64      seconds)
+{
+  g_autoptr(CsRun) run = fixture_run ("T1", id, 2, 1.0);
+
+  _cs_run_set_started (run, seconds * G_USEC_PER_SEC);
+  return g_steal_pointer (&run);
+}
+
+static void
+test_history_empty (void)
+{
+  g_autoptr(GPtrArray) entries = NULL;
+  g_autoptr(GError) error = NULL;
+  guint skipped = 99;
+
+  /* No folder yet: an empty history, not an error. */
+  entries = cs_history_list (&skipped, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (entries->len, ==, 0);
+  g_assert_cmpuint (skipped, ==, 0);
+}
+
+static void
+test_history_cycle (void)
+{
+  g_autoptr(CsRun) old_run = run_started_at (ID_OLD, 1600000000);
+  g_autoptr(CsRun) new_run = run_started_at (ID_NEW, 1700000000);
+  g_autoptr(GPtrArray) entries = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CsRun) loaded = NULL;
+  g_autofree char *dir = cs_history_get_dir ();
+  g_autofree char *path = NULL;
+  g_autofree char *junk = NULL;
+  g_autofree char *label = NULL;
+  g_autofree char *expected_dir = g_build_filename (g_get_user_data_dir (), "copyscope", "runs", NULL);
+  struct stat st;
+  guint skipped = 0;
+
+  g_assert_cmpstr (dir, ==, expected_dir);
+
+  path = cs_history_save (old_run, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_str_has_suffix (path, "/20200913T122640Z-" ID_OLD ".json"));
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0644);
+  g_clear_pointer (&path, g_free);
+
+  path = cs_history_save (new_run, &error);
+  g_assert_no_error (error);
+
+  /* Unreadable files are skipped and counted, never fatal. */
+  junk = g_build_filename (dir, "broken.json", NULL);
+  g_assert_true (g_file_set_contents (junk, "{\"schema_version\": 1", -1, NULL));
+
+  entries = cs_history_list (&skipped, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (entries->len, ==, 2);
+  g_assert_cmpuint (skipped, ==, 1);
+  g_assert_cmpstr (cs_run_get_id (((CsHistoryEntry *) entries->pdata[0])->run), ==, ID_NEW);
+  g_assert_cmpstr (cs_run_get_id (((CsHistoryEntry *) entries->pdata[1])->run), ==, ID_OLD);
+  g_clear_pointer (&entries, g_ptr_array_unref);
+
+  g_assert_true (cs_history_set_label (ID_OLD, "Baseline <1 thread>", &error));
+  g_assert_no_error (error);
+  loaded = cs_history_load (ID_OLD, &error);
+  g_assert_no_error (error);
+  label = cs_run_dup_label (loaded);
+  g_assert_cmpstr (label, ==, "Baseline <1 thread>");
+
+  /* Still one file per run after the rewrite, and no temporaries. */
+  {
+    g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+    guint n = 0;
+
+    while (g_dir_read_name (d) != NULL)
+      n++;
+    g_assert_cmpuint (n, ==, 3);
+  }
+
+  g_assert_true (cs_history_delete (ID_OLD, &error));
+  g_assert_no_error (error);
+  g_assert_false (cs_history_delete (ID_OLD, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+
+  g_assert_null (cs_history_load ("../../etc/passwd", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  entries = cs_history_list (NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (entries->len, ==, 1);
+  g_assert_cmpstr (cs_run_get_id (((CsHistoryEntry *) entries->pdata[0])->run), ==, ID_NEW);
+
+  g_unlink (junk);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  setlocale (LC_ALL, "");
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/history/empty", test_history_empty);
+  g_test_add_func ("/history/cycle", test_history_cycle);
+
+  return g_test_run ();
+}

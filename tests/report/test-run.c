@@ -1,0 +1,597 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-report"
+
+#include "config.h"
+
+#include <errno.h>
+#include <float.h>
+#include <locale.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "cs-run.h"
+#include "cs-run-private.h"
+#include "report-fixtures.h"
+
+#define RUN_ID "6f9619ff-8b86-4011-b42d-00c04fc964ff"
+
+static char *
+write_temp (const char *contents,
+            gssize      len)
+{
+  g_autoptr(GError) error = NULL;
+  char *path = NULL;
+  int fd = g_file_open_tmp ("cs-run-XXXXXX.json", &path, &error);
+
+  g_assert_no_error (error);
+  close (fd);
+  g_file_set_contents (path, contents, len, &error);
+  g_assert_no_error (error);
+
+  return path;
+}
+
+static void
+assert_runs_equal (CsRun *a,
+                   CsRun *b)
+{
+  g_autofree char *ja = cs_run_to_json_string (a, TRUE);
+  g_autofree char *jb = cs_run_to_json_string (b, TRUE);
+  g_autofree CsSample *sa = NULL;
+  g_autofree CsSample *sb = NULL;
+  guint na = 0, nb = 0;
+
+  g_assert_cmpstr (ja, ==, jb);
+
+  sa = cs_run_dup_samples (a, &na);
+  sb = cs_run_dup_samples (b, &nb);
+  g_assert_cmpuint (na, ==, nb);
+  for (guint i = 0; i < na; i++)
+    {
+      /* Bit for bit, NaN included: memcmp on the doubles. */
+      g_assert_cmpmem (&sa[i].t, sizeof (double), &sb[i].t, sizeof (double));
+      for (guint c = 0; c < CS_N_COUNTERS; c++)
+        {
+          if (isnan (sa[i].values[c]))
+            g_assert_true (isnan (sb[i].values[c]));
+          else
+            g_assert_cmpmem (&sa[i].values[c], sizeof (double), &sb[i].values[c], sizeof (double));
+        }
+      g_assert_cmpuint (sa[i].files_done, ==, sb[i].files_done);
+      g_assert_cmpuint (sa[i].bytes_done, ==, sb[i].bytes_done);
+    }
+}
+
+static CsRun *
+reload (CsRun *run)
+{
+  g_autofree char *json = cs_run_to_json_string (run, FALSE);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  CsRun *copy;
+
+  json_parser_load_from_data (parser, json, -1, &error);
+  g_assert_no_error (error);
+  copy = cs_run_new_from_json (json_parser_get_root (parser), &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (copy);
+
+  return copy;
+}
+
+static void
+test_run_defaults (void)
+{
+  g_autoptr(CsRun) run = cs_run_new ();
+  g_autoptr(CsRun) other = cs_run_new ();
+  CsStat stat;
+
+  g_assert_true (g_uuid_string_is_valid (cs_run_get_id (run)));
+  g_assert_cmpstr (cs_run_get_id (run), !=, cs_run_get_id (other));
+  g_assert_cmpstr (cs_run_get_kind (run), ==, "copy");
+  g_assert_cmpstr (cs_run_get_outcome (run), ==, "running");
+  g_assert_null (cs_run_get_fatal_error (run));
+  g_assert_cmpuint (cs_run_get_n_samples (run), ==, 0);
+  g_assert_false (cs_run_get_stat (run, CS_COUNTER_REQUEST_RATE, &stat));
+  g_assert_nonnull (cs_run_get_sources (run));
+  g_assert_null (cs_run_get_sources (run)[0]);
+  g_assert_cmpstr (cs_class_to_string (CS_CLASS_MISMATCH), ==, "mismatch");
+  g_assert_cmpstr (cs_kind_to_string (CS_KIND_BYTES), ==, "bytes");
+
+  for (CsOverwrite o = CS_OVERWRITE_NEWER; o <= CS_OVERWRITE_ASK; o++)
+    {
+      CsOverwrite back;
+
+      g_assert_true (cs_overwrite_from_string (cs_overwrite_to_string (o), &back));
+      g_assert_cmpint (back, ==, o);
+    }
+  g_assert_false (cs_overwrite_from_string ("sometimes", NULL));
+
+  g_assert_true (g_type_is_a (CS_TYPE_RUN, G_TYPE_BOXED));
+  {
+    CsRun *copy = g_boxed_copy (CS_TYPE_RUN, run);
+
+    g_assert_true (copy == run);
+    g_boxed_free (CS_TYPE_RUN, copy);
+  }
+}
+
+static void
+test_run_stats (void)
+{
+  g_autoptr(CsRun) run = cs_run_new ();
+  const double values[] = { 4.0, NAN, 1.0, 7.0 };
+  CsStat stat;
+
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      CsSample sample = { 0 };
+
+      sample.t = i;
+      for (guint c = 0; c < CS_N_COUNTERS; c++)
+        sample.values[c] = NAN;
+      sample.values[CS_COUNTER_FILE_RATE] = values[i];
+      _cs_run_add_sample (run, &sample);
+    }
+
+  g_assert_true (cs_run_get_stat (run, CS_COUNTER_FILE_RATE, &stat));
+  g_assert_cmpfloat (stat.avg, ==, 4.0);
+  g_assert_cmpfloat (stat.min, ==, 1.0);
+  g_assert_cmpfloat (stat.max, ==, 7.0);
+  /* All NaN: no data, not zero. */
+  g_assert_false (cs_run_get_stat (run, CS_COUNTER_CPU_USAGE, &stat));
+}
+
+static void
+test_run_round_trip (void)
+{
+  g_autoptr(CsRun) run = fixture_run ("T1", RUN_ID, 2, 1.0);
+  g_autoptr(CsRun) copy = NULL;
+  g_autoptr(GPtrArray) errors = NULL;
+  g_autoptr(GArray) timeline = NULL;
+  const char bad_path[] = "/data/bad\xff\xfe name\nwith newline";
+  const char * const sources[] = { "/src/ok", "/src/caf\xe9", NULL };
+  const double tricky[] = { 0.1, 1.0 / 3.0, 1e-300, 999999999999999.9, 5e-324, 1e-5, 2e-7, 123456789.123456789, 0.0 };
+  g_autofree guchar *raw = NULL;
+  gsize raw_len = 0;
+
+  _cs_run_add_error (run, bad_path, "read", EIO, "Input/output error", 3);
+  _cs_run_set_sources (run, sources);
+  _cs_run_set_destination (run, "/dst/\x80\x81");
+  _cs_run_set_kind (run, "sweep");
+  for (guint i = 0; i < G_N_ELEMENTS (tricky); i++)
+    {
+      CsSample sample = { 0 };
+
+      sample.t = 10 + i + tricky[i] * 1e-9;
+      for (guint c = 0; c < CS_N_COUNTERS; c++)
+        sample.values[c] = tricky[(i + c) % G_N_ELEMENTS (tricky)];
+      sample.files_done = G_GUINT64_CONSTANT (999999999999999);
+      sample.bytes_done = G_GUINT64_CONSTANT (123456789012345678);
+      _cs_run_add_sample (run, &sample);
+    }
+  _cs_run_set_outcome (run, "failed", "Destination vanished: “/mnt/nas”");
+
+  copy = reload (run);
+  assert_runs_equal (run, copy);
+
+  g_assert_cmpstr (cs_run_get_id (copy), ==, RUN_ID);
+  g_assert_cmpstr (cs_run_get_kind (copy), ==, "sweep");
+  g_assert_cmpstr (cs_run_get_outcome (copy), ==, "failed");
+  g_assert_cmpstr (cs_run_get_fatal_error (copy), ==, "Destination vanished: “/mnt/nas”");
+  g_assert_cmpstr (cs_run_get_sources (copy)[1], ==, "/src/caf\xe9");
+  g_assert_cmpstr (cs_run_get_destination (copy), ==, "/dst/\x80\x81");
+  g_assert_cmpint (cs_run_get_started (copy), ==, cs_run_get_started (run));
+  g_assert_cmpstrv (cs_run_get_settings (copy)->excludes, ((const char * const[]) { "*.tmp", NULL }));
+  g_assert_cmpstr (cs_run_get_environment (copy)->cache_mode, ==, "cold (drop_caches)");
+
+  timeline = cs_run_dup_timeline (copy);
+  g_assert_cmpuint (timeline->len, ==, 1);
+  g_assert_cmpuint (g_array_index (timeline, CsThreadChange, 0).to, ==, 4);
+  g_assert_cmpstr (g_array_index (timeline, CsThreadChange, 0).reason, ==, "user");
+
+  errors = cs_run_dup_errors (copy);
+  g_assert_cmpuint (errors->len, ==, 2);
+  {
+    const CsRunError *e = g_ptr_array_index (errors, 1);
+
+    g_assert_true (g_utf8_validate (e->path, -1, NULL));
+    g_assert_nonnull (e->path_raw);
+    raw = g_base64_decode (e->path_raw, &raw_len);
+    g_assert_cmpmem (raw, raw_len, bad_path, strlen (bad_path));
+    g_assert_cmpstr (e->operation, ==, "read");
+    g_assert_cmpint (e->error_code, ==, EIO);
+    g_assert_cmpuint (e->attempts, ==, 3);
+    /* A valid UTF-8 path keeps no raw copy. */
+    g_assert_null (((CsRunError *) g_ptr_array_index (errors, 0))->path_raw);
+  }
+}
+
+static void
+test_run_save_load (void)
+{
+  g_autoptr(CsRun) run = fixture_run ("T2", RUN_ID, 4, 2.0);
+  g_autoptr(CsRun) loaded = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("cs-run-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "run.json", NULL);
+  struct stat st;
+
+  g_assert_true (cs_run_save (run, path, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0644);
+
+  loaded = cs_run_load (path, &error);
+  g_assert_no_error (error);
+  assert_runs_equal (run, loaded);
+  {
+    g_autofree char *label = cs_run_dup_label (loaded);
+
+    g_assert_cmpstr (label, ==, "T2");
+  }
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static void
+test_run_errors_capped (void)
+{
+  g_autoptr(CsRun) run = cs_run_new ();
+  g_autoptr(CsRun) copy = NULL;
+  g_autofree char *json = NULL;
+
+  for (guint i = 0; i < CS_RUN_MAX_ERRORS + 5; i++)
+    _cs_run_add_error (run, "/x", "open", ENOENT, "No such file or directory", 1);
+
+  g_assert_cmpuint (cs_run_get_n_errors (run), ==, CS_RUN_MAX_ERRORS);
+  json = cs_run_to_json_string (run, FALSE);
+  g_assert_nonnull (strstr (json, "\"errors_omitted\":5"));
+
+  copy = reload (run);
+  assert_runs_equal (run, copy);
+}
+
+typedef struct {
+  CsRun *run;
+  guint  n;
+} RecordData;
+
+static gpointer
+record_thread (gpointer data)
+{
+  RecordData *d = data;
+
+  for (guint i = 0; i < d->n; i++)
+    {
+      CsSample sample = { 0 };
+
+      sample.t = i;
+      _cs_run_add_sample (d->run, &sample);
+      _cs_run_add_error (d->run, "/p", "write", ENOSPC, "No space left on device", 1);
+    }
+
+  return NULL;
+}
+
+static void
+test_run_threads (void)
+{
+  g_autoptr(CsRun) run = cs_run_new ();
+  RecordData data = { run, 2000 };
+  GThread *threads[4];
+
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    threads[i] = g_thread_new ("record", record_thread, &data);
+  /* Readers take copies while the workers record. */
+  for (guint i = 0; i < 50; i++)
+    {
+      g_autofree CsSample *samples = NULL;
+      g_autoptr(GPtrArray) errors = NULL;
+      guint n;
+
+      samples = cs_run_dup_samples (run, &n);
+      errors = cs_run_dup_errors (run);
+      g_assert_cmpuint (errors->len, <=, 8000);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    g_thread_join (threads[i]);
+
+  g_assert_cmpuint (cs_run_get_n_samples (run), ==, 8000);
+  g_assert_cmpuint (cs_run_get_n_errors (run), ==, 8000);
+}
+
+static void
+test_run_csv (void)
+{
+  g_autoptr(CsRun) run = fixture_run ("T1", RUN_ID, 2, 1.0);
+  g_autofree char *csv = cs_run_samples_to_csv (run);
+  g_auto(GStrv) lines = g_strsplit (csv, "\r\n", -1);
+  g_auto(GStrv) header = g_strsplit (lines[0], ",", -1);
+  g_auto(GStrv) row = NULL;
+
+  g_assert_cmpuint (g_strv_length (lines), ==, 1 + 8 + 1);
+  g_assert_cmpstr (lines[9], ==, "");
+  g_assert_cmpstr (header[0], ==, "t");
+  g_assert_cmpstr (header[1], ==, "threads");
+  g_assert_cmpstr (header[2], ==, "files_done");
+  g_assert_cmpstr (header[3], ==, "bytes_done");
+  g_assert_cmpstr (header[4], ==, "request_rate");
+  g_assert_cmpuint (g_strv_length (header), ==, 4 + CS_N_COUNTERS - 1);
+
+  row = g_strsplit (lines[1], ",", -1);
+  g_assert_cmpuint (g_strv_length (row), ==, g_strv_length (header));
+  g_assert_cmpstr (row[0], ==, "0.25");
+  g_assert_cmpstr (row[1], ==, "2");
+  g_assert_cmpstr (row[2], ==, "10");
+  g_assert_cmpstr (row[3], ==, "1000000");
+  g_assert_cmpstr (row[4], ==, "1");
+  /* The NaN read latency of the third sample is an empty cell. */
+  {
+    g_auto(GStrv) third = g_strsplit (lines[3], ",", -1);
+    guint col = 4 + CS_COUNTER_AVG_READ_REQUEST_TIME;
+
+    g_assert_cmpstr (header[col], ==, "average_read_request_time");
+    g_assert_cmpstr (third[col], ==, "");
+  }
+}
+
+static void
+test_run_locale (void)
+{
+  g_autoptr(CsRun) run = fixture_run ("T1", RUN_ID, 2, 1.0);
+  g_autoptr(CsRun) copy = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *csv = NULL;
+  g_autofree char *old = g_strdup (setlocale (LC_NUMERIC, NULL));
+
+  if (setlocale (LC_NUMERIC, "de_DE.UTF-8") == NULL)
+    {
+      g_test_skip ("The de_DE.UTF-8 locale is not installed (add it to /etc/locale.gen and run locale-gen)");
+      return;
+    }
+
+  json = cs_run_to_json_string (run, FALSE);
+  csv = cs_run_samples_to_csv (run);
+  copy = reload (run);
+  setlocale (LC_NUMERIC, old);
+
+  g_assert_nonnull (strstr (json, "\"wait\":1.5"));
+  g_assert_nonnull (strstr (json, "\"duration\":2.0"));
+  g_assert_nonnull (strstr (csv, "\r\n0.25,2,10,1000000,1,2,3,"));
+  g_assert_null (strstr (csv, "0,25"));
+  assert_runs_equal (run, copy);
+}
+
+/* Bad input: every case is one clear CS_RUN_ERROR_INVALID naming the problem. */
+
+typedef struct {
+  const char *member;      /* dotted path; "" for the whole document */
+  const char *value;       /* JSON literal; NULL removes the member */
+  const char *expected;    /* substring of the message */
+} BadCase;
+
+static const BadCase bad_cases[] = {
+  { "schema_version", NULL, "schema_version" },
+  { "schema_version", "2", "unsupported schema_version" },
+  { "schema_version", "\"1\"", "unsupported schema_version" },
+  { "schema_version", "1.0", "unsupported schema_version" },
+  { "id", "\"../../etc/passwd\"", "“id” is not a UUID" },
+  { "id", "17", "“id” must be a string" },
+  { "kind", NULL, "“kind” is missing" },
+  { "label", "[]", "“label” must be a string" },
+  { "started_usec", "-5", "“started_usec” is out of range" },
+  { "duration", "-1", "“duration” is out of range" },
+  { "duration", "1e300", "“duration” is out of range" },
+  { "duration", "400000000", "“duration” is out of range" },
+  { "duration", "\"12\"", "“duration” must be a number" },
+  { "sources", "\"/src\"", "“sources” must be an array" },
+  { "sources", "[1]", "must be a string" },
+  { "sources_raw", "[\"!!!\", null]", "invalid raw path" },
+  { "sources_raw", "[null]", "differ in length" },
+  { "destination", NULL, "“destination” is missing" },
+  { "settings", "[]", "“settings” must be an object" },
+  { "settings.threads", "-3", "“settings.threads” is out of range" },
+  { "settings.threads", "2.5", "“settings.threads” must be a whole number" },
+  { "settings.overwrite", "\"sometimes\"", "“settings.overwrite” has an unknown value" },
+  { "settings.verify", "1", "“settings.verify” must be true or false" },
+  { "settings.excludes", "[null]", "must be a string" },
+  { "environment.cpus", "true", "“environment.cpus” must be a whole number" },
+  { "totals.copied", NULL, "“totals.copied” is missing" },
+  { "totals.copied.files", "2000000000000000", "“totals.copied.files” is out of range" },
+  { "totals.failed.bytes", "-1", "“totals.failed.bytes” is out of range" },
+  { "outcome", "\"exploded\"", "“outcome” has an unknown value" },
+  { "thread_timeline", "[{\"t\": 1}]", "“thread_timeline[0].from” is missing" },
+  { "thread_timeline", "[3]", "“thread_timeline[0]” must be an object" },
+  { "errors", "[1]", "“errors[0]” must be an object" },
+  { "errors", "[{\"path\": 5}]", "“errors[0].path” must be a string" },
+  { "errors_omitted", "-1", "“errors_omitted” is out of range" },
+  { "samples", "{}", "“samples.t” is missing" },
+  { "samples.t", "[1, 2]", "“samples.files_done” has 8 values, “samples.t” has 2" },
+  { "samples.t", "[0, 1, 2, 3, 4, 5, 6, -7]", "“samples[7].t” is out of range" },
+  { "samples.request_rate", "[1e999, 1, 1, 1, 1, 1, 1, 1]", "“samples[0].request_rate” is out of range" },
+  { "samples.request_rate", "[1e16, 1, 1, 1, 1, 1, 1, 1]", "“samples[0].request_rate” is out of range" },
+  { "samples.cpu_usage", "[\"x\", 1, 1, 1, 1, 1, 1, 1]", "“samples[0].cpu_usage” must be a number" },
+  { "samples.files_done", "[0.5, 1, 1, 1, 1, 1, 1, 1]", "“samples[0].files_done” must be a whole number" },
+  { "stats", "7", "“stats” must be an object" },
+  { "", "[]", "the top level must be an object" },
+  { "", "\"run\"", "the top level must be an object" },
+};
+
+static void
+set_member (JsonNode   *root,
+            const char *member,
+            const char *value)
+{
+  g_auto(GStrv) parts = g_strsplit (member, ".", -1);
+  JsonObject *object = json_node_get_object (root);
+  guint n = g_strv_length (parts);
+
+  for (guint i = 0; i + 1 < n; i++)
+    object = json_object_get_object_member (object, parts[i]);
+
+  if (value == NULL)
+    {
+      json_object_remove_member (object, parts[n - 1]);
+    }
+  else
+    {
+      /* A placeholder, replaced by the literal text afterwards, so that values
+       * json-glib would not write (1e999) reach the importer verbatim. */
+      json_object_set_string_member (object, parts[n - 1], "@@VALUE@@");
+    }
+}
+
+static void
+assert_load_fails (const char *contents,
+                   gssize      len,
+                   int         code,
+                   const char *expected)
+{
+  g_autofree char *path = write_temp (contents, len);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CsRun) run = cs_run_load (path, &error);
+
+  g_assert_null (run);
+  g_assert_error (error, CS_RUN_ERROR, code);
+  if (strstr (error->message, expected) == NULL)
+    g_error ("“%s” does not contain “%s”", error->message, expected);
+  /* One line, so the CLI can print it after the file name. */
+  g_assert_null (strchr (error->message, '\n'));
+  g_unlink (path);
+}
+
+static void
+test_run_bad_input (void)
+{
+  g_autoptr(CsRun) run = fixture_run ("T1", RUN_ID, 2, 1.0);
+  g_autofree char *valid = cs_run_to_json_string (run, TRUE);
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad_cases); i++)
+    {
+      const BadCase *bc = &bad_cases[i];
+      g_autoptr(JsonNode) root = NULL;
+      g_autofree char *text = NULL;
+
+      g_test_message ("case %u: %s = %s", i, bc->member, bc->value ? bc->value : "(removed)");
+      if (bc->member[0] == '\0')
+        {
+          text = g_strdup (bc->value);
+        }
+      else
+        {
+          g_autoptr(GString) str = NULL;
+          g_autofree char *doc = NULL;
+
+          root = json_from_string (valid, NULL);
+          set_member (root, bc->member, bc->value);
+          doc = json_to_string (root, FALSE);
+          str = g_string_new (doc);
+          if (bc->value != NULL)
+            g_string_replace (str, "\"@@VALUE@@\"", bc->value, 1);
+          text = g_strdup (str->str);
+        }
+      assert_load_fails (text, -1, CS_RUN_ERROR_INVALID, bc->expected);
+    }
+
+  /* Not JSON at all, or cut short anywhere. */
+  assert_load_fails ("", 0, CS_RUN_ERROR_INVALID, "empty");
+  assert_load_fails ("NaN", -1, CS_RUN_ERROR_INVALID, "not valid JSON");
+  assert_load_fails ("{\"schema_version\": 1", -1, CS_RUN_ERROR_INVALID, "not valid JSON");
+  assert_load_fails ("\xff\xfe{}", 4, CS_RUN_ERROR_INVALID, "not valid JSON");
+  for (gsize cut = 1; cut < strlen (valid); cut += strlen (valid) / 37)
+    assert_load_fails (valid, cut, CS_RUN_ERROR_INVALID, "Invalid run file");
+}
+
+static void
+test_run_too_large (void)
+{
+  g_autofree char *path = write_temp ("", 0);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CsRun) run = NULL;
+
+  /* Sparse: costs no disk space. */
+  g_assert_cmpint (truncate (path, (off_t) 257 * 1024 * 1024), ==, 0);
+  run = cs_run_load (path, &error);
+  g_assert_null (run);
+  g_assert_error (error, CS_RUN_ERROR, CS_RUN_ERROR_TOO_LARGE);
+  g_unlink (path);
+}
+
+static void
+test_run_too_many_values (void)
+{
+  GString *text = g_string_new ("[");
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CsRun) run = NULL;
+
+  /* 40 million tiny values in 80 MB would need gigabytes as a JSON tree. */
+  for (guint i = 0; i < 40 * 1000 * 1000 / 8; i++)
+    g_string_append (text, "0,0,0,0,0,0,0,0,");
+  g_string_append (text, "0]");
+  path = write_temp (text->str, text->len);
+  g_string_free (text, TRUE);
+
+  run = cs_run_load (path, &error);
+  g_assert_null (run);
+  g_assert_error (error, CS_RUN_ERROR, CS_RUN_ERROR_TOO_LARGE);
+  g_unlink (path);
+}
+
+static void
+test_run_not_regular (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("cs-run-XXXXXX", NULL);
+  g_autofree char *fifo = g_build_filename (dir, "fifo.json", NULL);
+  g_autofree char *missing = g_build_filename (dir, "missing.json", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CsRun) run = NULL;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  /* Must return at once instead of waiting for a writer. */
+  run = cs_run_load (fifo, &error);
+  g_assert_null (run);
+  g_assert_error (error, CS_RUN_ERROR, CS_RUN_ERROR_INVALID);
+  g_clear_error (&error);
+
+  run = cs_run_load (dir, &error);
+  g_assert_null (run);
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+
+  run = cs_run_load (missing, &error);
+  g_assert_null (run);
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+
+  g_unlink (fifo);
+  g_rmdir (dir);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  setlocale (LC_ALL, "");
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/run/defaults", test_run_defaults);
+  g_test_add_func ("/run/stats", test_run_stats);
+  g_test_add_func ("/run/round-trip", test_run_round_trip);
+  g_test_add_func ("/run/save-load", test_run_save_load);
+  g_test_add_func ("/run/errors-capped", test_run_errors_capped);
+  g_test_add_func ("/run/threads", test_run_threads);
+  g_test_add_func ("/run/csv", test_run_csv);
+  g_test_add_func ("/run/locale", test_run_locale);
+  g_test_add_func ("/run/bad-input", test_run_bad_input);
+  g_test_add_func ("/run/too-large", test_run_too_large);
+  g_test_add_func ("/run/too-many-values", test_run_too_many_values);
+  g_test_add_func ("/run/not-regular", test_run_not_regular);
+
+  return g_test_run ();
+}
