@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <adwaita.h>
+
+G_BEGIN_DECLS
+
+#define CS_TYPE_APPLICATION (cs_application_get_type ())
+G_DECLARE_FINAL_TYPE (CsApplication, cs_application, CS, APPLICATION, AdwApplication)
+
+CsApplication *cs_application_new          (void);
+GSettings     *cs_application_get_settings (CsApplication *self);
+
+G_END_DECLS

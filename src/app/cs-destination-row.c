@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-app"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "cs-destination-row.h"
+#include "cs-format.h"
+
+/*
+ * Where the copy goes: a folder picked with the chooser (the window's
+ * "win.choose-destination" action) or dropped onto the row, with its free space.
+ */
+
+struct _CsDestinationRow
+{
+  AdwActionRow   parent_instance;
+
+  /* Template widgets */
+  GtkLabel      *free_label;
+  GtkButton     *choose_button;
+
+  /* Owned */
+  GFile         *file;
+  GCancellable  *cancellable;
+};
+
+G_DEFINE_FINAL_TYPE (CsDestinationRow, cs_destination_row, ADW_TYPE_ACTION_ROW)
+
+enum {
+  PROP_0,
+  PROP_FILE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+free_space_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(CsDestinationRow) self = user_data;
+  g_autoptr(GFileInfo) info = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *size = NULL;
+  g_autofree char *text = NULL;
+
+  info = g_file_query_filesystem_info_finish (G_FILE (object), result, &error);
+  if (info == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          gtk_label_set_label (self->free_label, _("Free space unknown"));
+          gtk_widget_set_visible (GTK_WIDGET (self->free_label), TRUE);
+        }
+      return;
+    }
+
+  if (!g_file_info_has_attribute (info, G_FILE_ATTRIBUTE_FILESYSTEM_FREE))
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->free_label), FALSE);
+      return;
+    }
+
+  size = _cs_format_bytes (g_file_info_get_attribute_uint64 (info,
+                                                             G_FILE_ATTRIBUTE_FILESYSTEM_FREE));
+  /* Translators: free space on the destination, like "120 GB free" */
+  text = g_strdup_printf (_("%s free"), size);
+  gtk_label_set_label (self->free_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->free_label), TRUE);
+}
+
+static void
+cs_destination_row_update (CsDestinationRow *self)
+{
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+
+  if (self->file == NULL)
+    {
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (self), _("Choose a folder, or drop one here"));
+      gtk_widget_set_visible (GTK_WIDGET (self->free_label), FALSE);
+      return;
+    }
+
+  {
+    g_autofree char *parse_name = g_file_get_parse_name (self->file);
+    g_autofree char *display = _cs_display_path (parse_name);
+
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (self), display);
+  }
+
+  self->cancellable = g_cancellable_new ();
+  g_file_query_filesystem_info_async (self->file, G_FILE_ATTRIBUTE_FILESYSTEM_FREE,
+                                      G_PRIORITY_DEFAULT, self->cancellable,
+                                      free_space_cb, g_object_ref (self));
+}
+
+static gboolean
+drop_cb (CsDestinationRow *self,
+         const GValue     *value,
+         double            x,
+         double            y,
+         GtkDropTarget    *target)
+{
+  GSList *files;
+  GFile *file;
+
+  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    return FALSE;
+
+  files = g_value_get_boxed (value);
+  if (files == NULL || files->next != NULL)
+    return FALSE;
+
+  file = files->data;
+  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_DIRECTORY)
+    return FALSE;
+
+  cs_destination_row_set_file (self, file);
+
+  return TRUE;
+}
+
+static void
+cs_destination_row_dispose (GObject *object)
+{
+  CsDestinationRow *self = CS_DESTINATION_ROW (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+
+  G_OBJECT_CLASS (cs_destination_row_parent_class)->dispose (object);
+}
+
+static void
+cs_destination_row_finalize (GObject *object)
+{
+  CsDestinationRow *self = CS_DESTINATION_ROW (object);
+
+  g_clear_object (&self->file);
+
+  G_OBJECT_CLASS (cs_destination_row_parent_class)->finalize (object);
+}
+
+static void
+cs_destination_row_get_property (GObject    *object,
+                                 guint       prop_id,
+                                 GValue     *value,
+                                 GParamSpec *pspec)
+{
+  CsDestinationRow *self = CS_DESTINATION_ROW (object);
+
+  switch (prop_id)
+    {
+    case PROP_FILE:
+      g_value_set_object (value, self->file);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cs_destination_row_set_property (GObject      *object,
+                                 guint         prop_id,
+                                 const GValue *value,
+                                 GParamSpec   *pspec)
+{
+  CsDestinationRow *self = CS_DESTINATION_ROW (object);
+
+  switch (prop_id)
+    {
+    case PROP_FILE:
+      cs_destination_row_set_file (self, g_value_get_object (value));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cs_destination_row_class_init (CsDestinationRowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = cs_destination_row_dispose;
+  object_class->finalize = cs_destination_row_finalize;
+  object_class->get_property = cs_destination_row_get_property;
+  object_class->set_property = cs_destination_row_set_property;
+
+  properties[PROP_FILE] =
+    g_param_spec_object ("file", NULL, NULL,
+                         G_TYPE_FILE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/copyscope/Copyscope/ui/cs-destination-row.ui");
+  gtk_widget_class_bind_template_child (widget_class, CsDestinationRow, free_label);
+  gtk_widget_class_bind_template_child (widget_class, CsDestinationRow, choose_button);
+}
+
+static void
+cs_destination_row_init (CsDestinationRow *self)
+{
+  GtkDropTarget *target;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_widget_add_css_class (GTK_WIDGET (self), "destination-row");
+
+  target = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  g_signal_connect_object (target, "drop", G_CALLBACK (drop_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (target));
+}
+
+GFile *
+cs_destination_row_get_file (CsDestinationRow *self)
+{
+  g_return_val_if_fail (CS_IS_DESTINATION_ROW (self), NULL);
+
+  return self->file;
+}
+
+void
+cs_destination_row_set_file (CsDestinationRow *self,
+                             GFile            *file)
+{
+  g_return_if_fail (CS_IS_DESTINATION_ROW (self));
+  g_return_if_fail (file == NULL || G_IS_FILE (file));
+
+  if (self->file == file || (self->file != NULL && file != NULL && g_file_equal (self->file, file)))
+    return;
+
+  g_set_object (&self->file, file);
+  cs_destination_row_update (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
+}

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-app"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "cs-format.h"
+
+/* Decimal units, as every Copyscope report states: MB = 10^6 bytes. */
+char *
+_cs_format_bytes (guint64 bytes)
+{
+  return g_format_size (bytes);
+}
+
+char *
+_cs_format_count (guint64 count)
+{
+  /* %' groups digits the way the user's locale does. */
+  return g_strdup_printf ("%'" G_GUINT64_FORMAT, count);
+}
+
+char *
+_cs_format_rate (double bytes_per_second)
+{
+  g_autofree char *size = NULL;
+
+  if (!(bytes_per_second > 0))
+    bytes_per_second = 0;
+
+  size = g_format_size ((guint64) llround (bytes_per_second));
+
+  /* Translators: a transfer rate, like "12.5 MB/s" */
+  return g_strdup_printf (_("%s/s"), size);
+}
+
+char *
+_cs_format_duration (double seconds)
+{
+  guint64 s;
+
+  if (!(seconds > 0))
+    seconds = 0;
+
+  if (seconds < 1)
+    return g_strdup (_("less than a second"));
+
+  s = (guint64) llround (seconds);
+
+  if (s < 60)
+    return g_strdup_printf (ngettext ("%u second", "%u seconds", (gulong) s), (guint) s);
+
+  if (s < 3600)
+    {
+      guint m = (guint) (s / 60);
+      guint sec = (guint) (s % 60);
+
+      if (m >= 10 || sec == 0)
+        return g_strdup_printf (ngettext ("%u minute", "%u minutes", m), m);
+      /* Translators: minutes and seconds, like "3 min 20 s" */
+      return g_strdup_printf (_("%u min %u s"), m, sec);
+    }
+
+  {
+    guint h = (guint) (s / 3600);
+    guint m = (guint) ((s % 3600) / 60);
+
+    if (m == 0)
+      return g_strdup_printf (ngettext ("%u hour", "%u hours", h), h);
+    /* Translators: hours and minutes, like "2 h 05 min" */
+    return g_strdup_printf (_("%u h %02u min"), h, m);
+  }
+}
+
+/* Three significant digits are what a counter can honestly claim. */
+char *
+_cs_format_value (double value)
+{
+  double a = fabs (value);
+
+  if (isnan (value))
+    return g_strdup ("—");
+  if (a >= 1000)
+    return g_strdup_printf ("%'.0f", value);
+  if (a >= 100)
+    return g_strdup_printf ("%.0f", value);
+  if (a >= 10)
+    return g_strdup_printf ("%.1f", value);
+  return g_strdup_printf ("%.2f", value);
+}
+
+/* Names may hold any byte but "/" and NUL; newlines and other controls are shown
+ * as visible symbols so one name never looks like two. */
+char *
+_cs_display_path (const char *path)
+{
+  g_autofree char *display = NULL;
+  GString *out;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  display = g_filename_display_name (path);
+  out = g_string_sized_new (strlen (display));
+
+  for (const char *p = display; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (c < 0x20)
+        g_string_append_unichar (out, 0x2400 + c);   /* SYMBOL FOR NULL … UNIT SEPARATOR */
+      else if (c == 0x7f)
+        g_string_append_unichar (out, 0x2421);
+      else
+        g_string_append_unichar (out, c);
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+char *
+_cs_display_name (GFile *file)
+{
+  g_autofree char *basename = NULL;
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  basename = g_file_get_basename (file);
+  if (basename == NULL)
+    return g_file_get_parse_name (file);
+
+  return _cs_display_path (basename);
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+/* Text for the window's numbers; main thread only where it touches GTK, the rest is pure. */
+char *_cs_format_bytes        (guint64     bytes);
+char *_cs_format_count        (guint64     count);
+char *_cs_format_rate         (double      bytes_per_second);
+char *_cs_format_duration     (double      seconds);
+char *_cs_format_value        (double      value);
+char *_cs_display_name        (GFile      *file);
+char *_cs_display_path        (const char *path);
+
+G_END_DECLS

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "cs-job.h"
+
+G_BEGIN_DECLS
+
+#define CS_TYPE_PROGRESS_VIEW (cs_progress_view_get_type ())
+G_DECLARE_FINAL_TYPE (CsProgressView, cs_progress_view, CS, PROGRESS_VIEW, GtkWidget)
+
+void     cs_progress_view_reset    (CsProgressView   *self);
+void     cs_progress_view_update   (CsProgressView   *self,
+                                    const CsProgress *progress);
+double   cs_progress_view_get_rate (CsProgressView   *self);
+
+G_END_DECLS

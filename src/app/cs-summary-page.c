@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-app"
+
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+
+#include "cs-format.h"
+#include "cs-summary-page.h"
+#include "cs-throughput-graph.h"
+
+/*
+ * After a copy: how it went, Robocopy's totals table, the whole-run graph, the
+ * failures with their reasons, and each counter's average, minimum and maximum.
+ * The buttons activate the window's actions (new copy, export, retry failed).
+ */
+
+#define MAX_FAILURE_ROWS 500
+
+struct _CsSummaryPage
+{
+  GtkWidget          parent_instance;
+
+  /* Template widgets */
+  GtkImage          *outcome_icon;
+  GtkLabel          *title_label;
+  GtkLabel          *description_label;
+  GtkGrid           *totals_grid;
+  GtkGrid           *stats_grid;
+  CsThroughputGraph *graph;
+  AdwPreferencesGroup *failures_group;
+  GtkListBox        *failures_list;
+  GtkLabel          *environment_label;
+  GtkButton         *retry_button;
+
+  /* Owned */
+  CsRun             *run;
+};
+
+G_DEFINE_FINAL_TYPE (CsSummaryPage, cs_summary_page, GTK_TYPE_WIDGET)
+
+static void
+set_grid_text (GtkGrid    *grid,
+               int         column,
+               int         row,
+               const char *text)
+{
+  GtkWidget *label = gtk_grid_get_child_at (grid, column, row);
+
+  g_return_if_fail (GTK_IS_LABEL (label));
+
+  gtk_label_set_label (GTK_LABEL (label), text);
+}
+
+static void
+cs_summary_page_show_outcome (CsSummaryPage  *self,
+                              const CsTotals *totals)
+{
+  const char *outcome = cs_run_get_outcome (self->run);
+  guint n_errors = cs_run_get_n_errors (self->run);
+  guint64 files = totals->v[CS_CLASS_COPIED][CS_KIND_FILES];
+  g_autofree char *bytes = _cs_format_bytes (totals->v[CS_CLASS_COPIED][CS_KIND_BYTES]);
+  g_autofree char *count = _cs_format_count (files);
+  g_autofree char *duration = _cs_format_duration (cs_run_get_duration (self->run));
+  g_autofree char *copied = NULL;
+  g_autofree char *description = NULL;
+  const char *icon = "emblem-ok-symbolic";
+  const char *style = "success";
+  const char *title;
+
+  if (g_strcmp0 (outcome, "cancelled") == 0)
+    {
+      title = _("Copy Cancelled");
+      icon = "process-stop-symbolic";
+      style = "warning";
+    }
+  else if (g_strcmp0 (outcome, "failed") == 0)
+    {
+      title = _("Copy Failed");
+      icon = "dialog-error-symbolic";
+      style = "error";
+    }
+  else if (n_errors > 0 || totals->v[CS_CLASS_FAILED][CS_KIND_FILES] > 0)
+    {
+      title = _("Copy Finished with Problems");
+      icon = "dialog-warning-symbolic";
+      style = "warning";
+    }
+  else
+    title = _("Copy Complete");
+
+  gtk_label_set_label (self->title_label, title);
+  gtk_image_set_from_icon_name (self->outcome_icon, icon);
+  gtk_widget_remove_css_class (GTK_WIDGET (self->outcome_icon), "success");
+  gtk_widget_remove_css_class (GTK_WIDGET (self->outcome_icon), "warning");
+  gtk_widget_remove_css_class (GTK_WIDGET (self->outcome_icon), "error");
+  gtk_widget_add_css_class (GTK_WIDGET (self->outcome_icon), style);
+
+  /* Translators: like "Copied 345 files (1.2 GB) in 2 minutes" */
+  copied = g_strdup_printf (ngettext ("Copied %s file (%s) in %s", "Copied %s files (%s) in %s",
+                                      (gulong) files),
+                            count, bytes, duration);
+
+  if (cs_run_get_fatal_error (self->run) != NULL)
+    description = g_strdup_printf ("%s\n%s", copied, cs_run_get_fatal_error (self->run));
+  else if (n_errors > 0)
+    description = g_strdup_printf (ngettext ("%s\n%u problem, listed below",
+                                             "%s\n%u problems, listed below", n_errors),
+                                   copied, n_errors);
+  else
+    description = g_steal_pointer (&copied);
+
+  gtk_label_set_label (self->description_label, description);
+}
+
+static void
+cs_summary_page_show_totals (CsSummaryPage  *self,
+                             const CsTotals *totals)
+{
+  for (guint klass = 0; klass < CS_N_CLASSES; klass++)
+    for (guint kind = 0; kind < CS_N_KINDS; kind++)
+      {
+        guint64 value = totals->v[klass][kind];
+        g_autofree char *text = NULL;
+        GtkWidget *label;
+
+        if (kind == CS_KIND_BYTES)
+          text = _cs_format_bytes (value);
+        else
+          text = _cs_format_count (value);
+
+        set_grid_text (self->totals_grid, (int) klass + 1, (int) kind + 1, text);
+
+        label = gtk_grid_get_child_at (self->totals_grid, (int) klass + 1, (int) kind + 1);
+        if (kind == CS_KIND_BYTES)
+          {
+            g_autofree char *exact = _cs_format_count (value);
+            g_autofree char *tooltip = g_strdup_printf (_("%s bytes"), exact);
+
+            gtk_widget_set_tooltip_text (label, tooltip);
+          }
+        /* Failures deserve a second look; zero of them do not. */
+        if (klass == CS_CLASS_FAILED && value > 0)
+          gtk_widget_add_css_class (label, "error");
+        else
+          gtk_widget_remove_css_class (label, "error");
+      }
+}
+
+static void
+cs_summary_page_show_stats (CsSummaryPage *self)
+{
+  for (guint i = 0; i < CS_N_COUNTERS; i++)
+    {
+      const CsCounterInfo *info = cs_counter_get_info ((CsCounter) i);
+      CsStat stat;
+      int row = (int) i + 1;
+
+      if (cs_run_get_stat (self->run, (CsCounter) i, &stat))
+        {
+          g_autofree char *avg = _cs_format_value (stat.avg);
+          g_autofree char *min = _cs_format_value (stat.min);
+          g_autofree char *max = _cs_format_value (stat.max);
+
+          set_grid_text (self->stats_grid, 1, row, avg);
+          set_grid_text (self->stats_grid, 2, row, min);
+          set_grid_text (self->stats_grid, 3, row, max);
+        }
+      else
+        {
+          set_grid_text (self->stats_grid, 1, row, "—");
+          set_grid_text (self->stats_grid, 2, row, "—");
+          set_grid_text (self->stats_grid, 3, row, "—");
+        }
+
+      if (info->direction == CS_DIRECTION_NONE)
+        set_grid_text (self->stats_grid, 4, row, "");
+      else
+        set_grid_text (self->stats_grid, 4, row, _(cs_direction_to_string (info->direction)));
+    }
+}
+
+static void
+cs_summary_page_show_failures (CsSummaryPage *self)
+{
+  g_autoptr(GPtrArray) errors = cs_run_dup_errors (self->run);
+  GtkWidget *child;
+  guint n = errors != NULL ? errors->len : 0;
+  g_autofree char *title = NULL;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->failures_list))) != NULL)
+    gtk_list_box_remove (self->failures_list, child);
+
+  gtk_widget_set_visible (GTK_WIDGET (self->failures_group), n > 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->retry_button), n > 0);
+  if (n == 0)
+    return;
+
+  title = g_strdup_printf (ngettext ("%u Failure", "%u Failures", n), n);
+  adw_preferences_group_set_title (self->failures_group, title);
+
+  if (n > MAX_FAILURE_ROWS)
+    {
+      g_autofree char *more = g_strdup_printf (_("The first %u are shown; the export has them all."),
+                                               MAX_FAILURE_ROWS);
+      adw_preferences_group_set_description (self->failures_group, more);
+    }
+  else
+    adw_preferences_group_set_description (self->failures_group, NULL);
+
+  for (guint i = 0; i < MIN (n, MAX_FAILURE_ROWS); i++)
+    {
+      const CsRunError *error = g_ptr_array_index (errors, i);
+      g_autofree char *path = _cs_display_path (error->path != NULL ? error->path : "");
+      g_autofree char *reason = NULL;
+      GtkWidget *row;
+
+      if (error->attempts > 1)
+        /* Translators: why a file failed, like "write: No space left on device (3 attempts)" */
+        reason = g_strdup_printf (ngettext ("%s: %s (%u attempt)", "%s: %s (%u attempts)",
+                                            error->attempts),
+                                  error->operation, error->message, error->attempts);
+      else
+        reason = g_strdup_printf ("%s: %s", error->operation, error->message);
+
+      /* A leaf row per failure, made from data; the layout is AdwActionRow's. */
+      row = g_object_new (ADW_TYPE_ACTION_ROW,
+                          "use-markup", FALSE,
+                          "title", path,
+                          "subtitle", reason,
+                          "subtitle-lines", 2,
+                          "title-lines", 1,
+                          "tooltip-text", path,
+                          NULL);
+      gtk_list_box_append (self->failures_list, row);
+    }
+}
+
+static void
+cs_summary_page_show_environment (CsSummaryPage *self)
+{
+  const CsRunEnvironment *env = cs_run_get_environment (self->run);
+  const CsRunSettings *settings = cs_run_get_settings (self->run);
+  g_autofree char *text = NULL;
+
+  if (env == NULL || settings == NULL)
+    {
+      gtk_label_set_label (self->environment_label, "");
+      return;
+    }
+
+  /* Translators: how the run was measured; MB = 10^6 bytes */
+  text = g_strdup_printf (_("%u threads at the start · %u CPUs · %s → %s · cache %s · "
+                            "kernel %s · sampled every %u ms · MB = 10⁶ bytes"),
+                          settings->threads, env->cpus,
+                          env->source_fs != NULL ? env->source_fs : "?",
+                          env->destination_fs != NULL ? env->destination_fs : "?",
+                          env->cache_mode != NULL ? env->cache_mode : "?",
+                          env->kernel != NULL ? env->kernel : "?",
+                          settings->interval_ms);
+  gtk_label_set_label (self->environment_label, text);
+}
+
+static void
+cs_summary_page_dispose (GObject *object)
+{
+  CsSummaryPage *self = CS_SUMMARY_PAGE (object);
+  GtkWidget *child;
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), CS_TYPE_SUMMARY_PAGE);
+
+  /* Unnamed template children too: the widget is their only parent. */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+
+  g_clear_pointer (&self->run, cs_run_unref);
+
+  G_OBJECT_CLASS (cs_summary_page_parent_class)->dispose (object);
+}
+
+static void
+cs_summary_page_class_init (CsSummaryPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = cs_summary_page_dispose;
+
+  g_type_ensure (CS_TYPE_THROUGHPUT_GRAPH);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/copyscope/Copyscope/ui/cs-summary-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, outcome_icon);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, title_label);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, description_label);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, totals_grid);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, stats_grid);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, graph);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, failures_group);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, failures_list);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, environment_label);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, retry_button);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "summarypage");
+}
+
+static void
+cs_summary_page_init (CsSummaryPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}
+
+void
+cs_summary_page_set_run (CsSummaryPage *self,
+                         CsRun         *run)
+{
+  CsTotals totals;
+
+  g_return_if_fail (CS_IS_SUMMARY_PAGE (self));
+  g_return_if_fail (run != NULL);
+
+  cs_run_ref (run);
+  g_clear_pointer (&self->run, cs_run_unref);
+  self->run = run;
+
+  cs_run_get_totals (run, &totals);
+
+  cs_summary_page_show_outcome (self, &totals);
+  cs_summary_page_show_totals (self, &totals);
+  cs_summary_page_show_stats (self);
+  cs_summary_page_show_failures (self);
+  cs_summary_page_show_environment (self);
+  cs_throughput_graph_set_run (self->graph, run);
+}
+
+CsRun *
+cs_summary_page_get_run (CsSummaryPage *self)
+{
+  g_return_val_if_fail (CS_IS_SUMMARY_PAGE (self), NULL);
+
+  return self->run;
+}

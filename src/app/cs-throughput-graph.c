@@ -1,0 +1,616 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-app"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+
+#include "cs-plot.h"
+#include "cs-throughput-graph.h"
+
+/*
+ * The live chart. Samples arrive on the main thread from the job's "sample"
+ * signal into a ring buffer; each one rebuilds the small array snapshot() draws
+ * and queues one draw. snapshot() only reads what is already there.
+ *
+ * The ring holds the recent past (enough for the 60 s window at any sample
+ * interval); the whole-run view of a long copy reads the run record instead,
+ * at most once a second.
+ */
+
+#define RING_SIZE          4096
+#define WINDOW_SECONDS     60.0
+#define RECORD_REFRESH_US  G_USEC_PER_SEC
+#define A11Y_REFRESH_US    G_USEC_PER_SEC
+
+struct _CsThroughputGraph
+{
+  GtkWidget        parent_instance;
+
+  /* Owned */
+  CsRun           *run;
+  CsSample        *ring;
+  guint            ring_head;       /* next slot to write */
+  guint            ring_len;
+  guint64          n_pushed;
+  GArray          *view;            /* of CsSample: what snapshot() draws */
+  GArray          *changes;         /* of CsThreadChange */
+  CsPlotPalette    palette;
+  CsPlotAxisState  axes;
+
+  double           hover_t;
+  gint64           record_read_at;
+  gint64           a11y_updated_at;
+  gboolean         show_all;
+};
+
+G_DEFINE_FINAL_TYPE (CsThroughputGraph, cs_throughput_graph, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_SHOW_ALL,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static const CsSample *
+ring_get (CsThroughputGraph *self,
+          guint              i)
+{
+  guint first = (self->ring_head + RING_SIZE - self->ring_len) % RING_SIZE;
+
+  g_assert (i < self->ring_len);
+
+  return &self->ring[(first + i) % RING_SIZE];
+}
+
+static void
+cs_throughput_graph_get_options (CsThroughputGraph *self,
+                                 CsPlotOptions     *options)
+{
+  double last_t = 0;
+
+  if (self->view->len > 0)
+    last_t = g_array_index (self->view, CsSample, self->view->len - 1).t;
+
+  options->show_markers = TRUE;
+  options->hover_t = self->hover_t;
+  options->axes = &self->axes;
+
+  if (self->show_all)
+    {
+      options->t_min = 0;
+      options->t_max = 0;
+    }
+  else
+    {
+      /* Until a minute has passed the axis stays at 0–60 s and fills up. */
+      options->t_max = MAX (last_t, WINDOW_SECONDS);
+      options->t_min = options->t_max - WINDOW_SECONDS;
+    }
+}
+
+static void
+cs_throughput_graph_get_plot_run (CsThroughputGraph *self,
+                                  CsPlotRun         *plot_run)
+{
+  plot_run->samples = (const CsSample *) (gpointer) self->view->data;
+  plot_run->n_samples = self->view->len;
+  plot_run->changes = (const CsThreadChange *) (gpointer) self->changes->data;
+  plot_run->n_changes = self->changes->len;
+  plot_run->label = NULL;
+}
+
+/* Rebuilds the drawn array from the ring, or from the run record when the
+ * whole run no longer fits the ring. */
+static void
+cs_throughput_graph_rebuild_view (CsThroughputGraph *self,
+                                  gboolean           force)
+{
+  if (self->show_all && self->n_pushed > RING_SIZE && self->run != NULL)
+    {
+      gint64 now = g_get_monotonic_time ();
+      g_autofree CsSample *samples = NULL;
+      guint n_samples = 0;
+
+      if (!force && now - self->record_read_at < RECORD_REFRESH_US && self->ring_len > 0)
+        {
+          /* Between reads of the record, the newest sample is appended. */
+          g_array_append_vals (self->view, ring_get (self, self->ring_len - 1), 1);
+          return;
+        }
+
+      self->record_read_at = now;
+      samples = cs_run_dup_samples (self->run, &n_samples);
+      g_array_set_size (self->view, 0);
+      g_array_append_vals (self->view, samples, n_samples);
+      return;
+    }
+
+  g_array_set_size (self->view, 0);
+
+  if (self->ring_len == 0)
+    return;
+
+  {
+    guint first = 0;
+
+    if (!self->show_all)
+      {
+        double last_t = ring_get (self, self->ring_len - 1)->t;
+        double t_min = MAX (last_t, WINDOW_SECONDS) - WINDOW_SECONDS;
+
+        /* Keep one sample left of the window so the line enters from the edge. */
+        while (first + 1 < self->ring_len && ring_get (self, first + 1)->t < t_min)
+          first++;
+      }
+
+    for (guint i = first; i < self->ring_len; i++)
+      g_array_append_vals (self->view, ring_get (self, i), 1);
+  }
+}
+
+static void
+cs_throughput_graph_update_description (CsThroughputGraph *self,
+                                       gboolean           force)
+{
+  gint64 now = g_get_monotonic_time ();
+  g_autofree char *text = NULL;
+  const CsSample *s;
+
+  if (!force && now - self->a11y_updated_at < A11Y_REFRESH_US)
+    return;
+
+  self->a11y_updated_at = now;
+
+  if (self->view->len == 0)
+    {
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self),
+                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, _("No data yet"),
+                                      -1);
+      return;
+    }
+
+  s = &g_array_index (self->view, CsSample, self->view->len - 1);
+  /* Translators: the graph's accessible description, read by screen readers */
+  text = g_strdup_printf (_("At %.0f seconds: reading %.1f MB/s, writing %.1f MB/s, "
+                            "%.0f data requests per second, %.0f requests per second, %.0f threads"),
+                          s->t,
+                          s->values[CS_COUNTER_READ_TRANSFER_RATE],
+                          s->values[CS_COUNTER_WRITE_TRANSFER_RATE],
+                          s->values[CS_COUNTER_DATA_REQUEST_RATE],
+                          s->values[CS_COUNTER_REQUEST_RATE],
+                          s->values[CS_COUNTER_THREADS]);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self),
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text,
+                                  -1);
+}
+
+static gboolean
+cs_throughput_graph_time_at (CsThroughputGraph *self,
+                             double             x,
+                             double            *out_t)
+{
+  CsPlotOptions options = { 0 };
+  CsPlotRun plot_run;
+
+  if (self->view->len == 0)
+    return FALSE;
+
+  cs_throughput_graph_get_options (self, &options);
+  cs_throughput_graph_get_plot_run (self, &plot_run);
+
+  return cs_plot_throughput_time_at (gtk_widget_get_width (GTK_WIDGET (self)),
+                                     gtk_widget_get_height (GTK_WIDGET (self)),
+                                     &plot_run, 1, &options, x, out_t);
+}
+
+static const CsSample *
+cs_throughput_graph_sample_at (CsThroughputGraph *self,
+                               double             t)
+{
+  guint lo = 0, hi = self->view->len;
+
+  if (hi == 0)
+    return NULL;
+
+  while (hi - lo > 1)
+    {
+      guint mid = (lo + hi) / 2;
+
+      if (g_array_index (self->view, CsSample, mid).t <= t)
+        lo = mid;
+      else
+        hi = mid;
+    }
+
+  if (lo + 1 < self->view->len)
+    {
+      const CsSample *a = &g_array_index (self->view, CsSample, lo);
+      const CsSample *b = &g_array_index (self->view, CsSample, lo + 1);
+
+      if (b->t - t < t - a->t)
+        return b;
+    }
+
+  return &g_array_index (self->view, CsSample, lo);
+}
+
+static gboolean
+query_tooltip_cb (CsThroughputGraph *self,
+                  int                x,
+                  int                y,
+                  gboolean           keyboard,
+                  GtkTooltip        *tooltip)
+{
+  const CsSample *s;
+  g_autofree char *text = NULL;
+  double t;
+
+  if (keyboard)
+    {
+      if (self->view->len == 0)
+        return FALSE;
+      t = g_array_index (self->view, CsSample, self->view->len - 1).t;
+    }
+  else if (!cs_throughput_graph_time_at (self, x, &t))
+    return FALSE;
+
+  s = cs_throughput_graph_sample_at (self, t);
+  if (s == NULL)
+    return FALSE;
+
+  /* Translators: the graph's tooltip; keep the line breaks */
+  text = g_strdup_printf (_("At %.1f s\n"
+                            "Read %.1f MB/s · Write %.1f MB/s\n"
+                            "%.0f data requests/s · %.0f requests/s\n"
+                            "%.0f threads"),
+                          s->t,
+                          s->values[CS_COUNTER_READ_TRANSFER_RATE],
+                          s->values[CS_COUNTER_WRITE_TRANSFER_RATE],
+                          s->values[CS_COUNTER_DATA_REQUEST_RATE],
+                          s->values[CS_COUNTER_REQUEST_RATE],
+                          s->values[CS_COUNTER_THREADS]);
+  gtk_tooltip_set_text (tooltip, text);
+
+  return TRUE;
+}
+
+static void
+motion_cb (CsThroughputGraph        *self,
+           double                    x,
+           double                    y,
+           GtkEventControllerMotion *motion)
+{
+  double t;
+
+  if (!cs_throughput_graph_time_at (self, x, &t))
+    t = -1;
+
+  if (t != self->hover_t)
+    {
+      self->hover_t = t;
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+    }
+}
+
+static void
+leave_cb (CsThroughputGraph        *self,
+          GtkEventControllerMotion *motion)
+{
+  if (self->hover_t >= 0)
+    {
+      self->hover_t = -1;
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+    }
+}
+
+static void
+cs_throughput_graph_snapshot (GtkWidget   *widget,
+                              GtkSnapshot *snapshot)
+{
+  CsThroughputGraph *self = CS_THROUGHPUT_GRAPH (widget);
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+  CsPlotOptions options = { 0 };
+  CsPlotRun plot_run;
+  cairo_t *cr;
+
+  if (width <= 0 || height <= 0)
+    return;
+
+  cs_throughput_graph_get_options (self, &options);
+  cs_throughput_graph_get_plot_run (self, &plot_run);
+
+  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  cs_plot_draw_throughput (cr, width, height, &self->palette, &plot_run, 1, &options);
+  cairo_destroy (cr);
+}
+
+static void
+cs_throughput_graph_measure (GtkWidget      *widget,
+                             GtkOrientation  orientation,
+                             int             for_size,
+                             int            *minimum,
+                             int            *natural,
+                             int            *minimum_baseline,
+                             int            *natural_baseline)
+{
+  /* Two stacked charts need room for their axes and labels. */
+  if (orientation == GTK_ORIENTATION_HORIZONTAL)
+    {
+      *minimum = 240;
+      *natural = 640;
+    }
+  else
+    {
+      *minimum = 220;
+      *natural = 340;
+    }
+}
+
+static void
+color_from_rgba (CsPlotColor   *color,
+                 const GdkRGBA *rgba)
+{
+  color->r = rgba->red;
+  color->g = rgba->green;
+  color->b = rgba->blue;
+  color->a = rgba->alpha;
+}
+
+static void
+cs_throughput_graph_css_changed (GtkWidget         *widget,
+                                 GtkCssStyleChange *change)
+{
+  CsThroughputGraph *self = CS_THROUGHPUT_GRAPH (widget);
+  AdwStyleManager *style_manager = adw_style_manager_get_default ();
+  GdkRGBA fg;
+
+  GTK_WIDGET_CLASS (cs_throughput_graph_parent_class)->css_changed (widget, change);
+
+  if (adw_style_manager_get_high_contrast (style_manager))
+    cs_plot_palette_init_high_contrast (&self->palette);
+  else if (adw_style_manager_get_dark (style_manager))
+    cs_plot_palette_init_dark (&self->palette);
+  else
+    cs_plot_palette_init_light (&self->palette);
+
+  /* Text and axes in the widget's own colour; the frame behind shows through. */
+#if GTK_CHECK_VERSION (4, 10, 0)
+  gtk_widget_get_color (widget, &fg);
+#else
+  gtk_style_context_get_color (gtk_widget_get_style_context (widget), &fg);
+#endif
+  color_from_rgba (&self->palette.foreground, &fg);
+  self->palette.background.a = 0;
+
+  gtk_widget_queue_draw (widget);
+}
+
+static void
+cs_throughput_graph_finalize (GObject *object)
+{
+  CsThroughputGraph *self = CS_THROUGHPUT_GRAPH (object);
+
+  g_clear_pointer (&self->run, cs_run_unref);
+  g_clear_pointer (&self->ring, g_free);
+  g_clear_pointer (&self->view, g_array_unref);
+  g_clear_pointer (&self->changes, g_array_unref);
+
+  G_OBJECT_CLASS (cs_throughput_graph_parent_class)->finalize (object);
+}
+
+static void
+cs_throughput_graph_get_property (GObject    *object,
+                                  guint       prop_id,
+                                  GValue     *value,
+                                  GParamSpec *pspec)
+{
+  CsThroughputGraph *self = CS_THROUGHPUT_GRAPH (object);
+
+  switch (prop_id)
+    {
+    case PROP_SHOW_ALL:
+      g_value_set_boolean (value, self->show_all);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cs_throughput_graph_set_property (GObject      *object,
+                                  guint         prop_id,
+                                  const GValue *value,
+                                  GParamSpec   *pspec)
+{
+  CsThroughputGraph *self = CS_THROUGHPUT_GRAPH (object);
+
+  switch (prop_id)
+    {
+    case PROP_SHOW_ALL:
+      cs_throughput_graph_set_show_all (self, g_value_get_boolean (value));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cs_throughput_graph_class_init (CsThroughputGraphClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->finalize = cs_throughput_graph_finalize;
+  object_class->get_property = cs_throughput_graph_get_property;
+  object_class->set_property = cs_throughput_graph_set_property;
+
+  widget_class->snapshot = cs_throughput_graph_snapshot;
+  widget_class->measure = cs_throughput_graph_measure;
+  widget_class->css_changed = cs_throughput_graph_css_changed;
+
+  properties[PROP_SHOW_ALL] =
+    g_param_spec_boolean ("show-all", NULL, NULL,
+                          FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/copyscope/Copyscope/ui/cs-throughput-graph.ui");
+  gtk_widget_class_set_css_name (widget_class, "throughputgraph");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
+}
+
+static void
+cs_throughput_graph_init (CsThroughputGraph *self)
+{
+  GtkEventController *motion;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->ring = g_new0 (CsSample, RING_SIZE);
+  self->view = g_array_sized_new (FALSE, FALSE, sizeof (CsSample), 256);
+  self->changes = g_array_new (FALSE, TRUE, sizeof (CsThreadChange));
+  g_array_set_clear_func (self->changes, (GDestroyNotify) cs_thread_change_clear);
+  self->hover_t = -1;
+  cs_plot_palette_init_light (&self->palette);
+
+  g_signal_connect (self, "query-tooltip", G_CALLBACK (query_tooltip_cb), NULL);
+
+  motion = gtk_event_controller_motion_new ();
+  g_signal_connect_object (motion, "motion", G_CALLBACK (motion_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (motion, "leave", G_CALLBACK (leave_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), motion);
+}
+
+/* Shows @run: its samples so far and its thread changes. NULL empties the graph. */
+void
+cs_throughput_graph_set_run (CsThroughputGraph *self,
+                             CsRun             *run)
+{
+  g_return_if_fail (CS_IS_THROUGHPUT_GRAPH (self));
+
+  if (run != NULL)
+    cs_run_ref (run);
+  g_clear_pointer (&self->run, cs_run_unref);
+  self->run = run;
+
+  self->ring_head = 0;
+  self->ring_len = 0;
+  self->n_pushed = 0;
+  self->record_read_at = 0;
+  self->hover_t = -1;
+  memset (&self->axes, 0, sizeof self->axes);
+  g_array_set_size (self->changes, 0);
+
+  if (run != NULL)
+    {
+      g_autofree CsSample *samples = NULL;
+      guint n_samples = 0;
+
+      samples = cs_run_dup_samples (run, &n_samples);
+      for (guint i = 0; i < n_samples; i++)
+        {
+          self->ring[self->ring_head] = samples[i];
+          self->ring_head = (self->ring_head + 1) % RING_SIZE;
+          self->ring_len = MIN (self->ring_len + 1, RING_SIZE);
+        }
+      self->n_pushed = n_samples;
+    }
+
+  cs_throughput_graph_update_timeline (self);
+  cs_throughput_graph_rebuild_view (self, TRUE);
+  cs_throughput_graph_update_description (self, TRUE);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* main thread */
+void
+cs_throughput_graph_push_sample (CsThroughputGraph *self,
+                                 const CsSample    *sample)
+{
+  g_return_if_fail (CS_IS_THROUGHPUT_GRAPH (self));
+  g_return_if_fail (sample != NULL);
+
+  self->ring[self->ring_head] = *sample;
+  self->ring_head = (self->ring_head + 1) % RING_SIZE;
+  self->ring_len = MIN (self->ring_len + 1, RING_SIZE);
+  self->n_pushed++;
+
+  cs_throughput_graph_rebuild_view (self, FALSE);
+  cs_throughput_graph_update_description (self, FALSE);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* Reads the thread changes again; call when the job reports one. */
+void
+cs_throughput_graph_update_timeline (CsThroughputGraph *self)
+{
+  g_autoptr(GArray) timeline = NULL;
+
+  g_return_if_fail (CS_IS_THROUGHPUT_GRAPH (self));
+
+  g_array_set_size (self->changes, 0);
+
+  if (self->run == NULL)
+    return;
+
+  timeline = cs_run_dup_timeline (self->run);
+  if (timeline == NULL)
+    return;
+
+  /* The copy owns its strings; take them over rather than duplicating. */
+  for (guint i = 0; i < timeline->len; i++)
+    {
+      CsThreadChange *change = &g_array_index (timeline, CsThreadChange, i);
+      CsThreadChange copy = *change;
+
+      copy.reason = g_steal_pointer (&change->reason);
+      g_array_append_val (self->changes, copy);
+    }
+
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+guint
+cs_throughput_graph_get_n_samples (CsThroughputGraph *self)
+{
+  g_return_val_if_fail (CS_IS_THROUGHPUT_GRAPH (self), 0);
+
+  return (guint) MIN (self->n_pushed, G_MAXUINT);
+}
+
+gboolean
+cs_throughput_graph_get_show_all (CsThroughputGraph *self)
+{
+  g_return_val_if_fail (CS_IS_THROUGHPUT_GRAPH (self), FALSE);
+
+  return self->show_all;
+}
+
+void
+cs_throughput_graph_set_show_all (CsThroughputGraph *self,
+                                  gboolean           show_all)
+{
+  g_return_if_fail (CS_IS_THROUGHPUT_GRAPH (self));
+
+  show_all = !!show_all;
+  if (show_all == self->show_all)
+    return;
+
+  self->show_all = show_all;
+  /* The time axis changes scale; the value axes may settle afresh. */
+  memset (&self->axes, 0, sizeof self->axes);
+  cs_throughput_graph_rebuild_view (self, TRUE);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_ALL]);
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "cs-counter-view.h"
+#include "cs-destination-row.h"
+#include "cs-options-group.h"
+#include "cs-progress-view.h"
+#include "cs-source-list.h"
+#include "cs-summary-page.h"
+#include "cs-thread-slider.h"
+#include "cs-throughput-graph.h"
+#include "cs-window.h"
+
+G_BEGIN_DECLS
+
+struct _CsWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+  /* Template widgets */
+  AdwWindowTitle       *window_title;
+  GtkMenuButton        *add_button;
+  GtkButton            *start_button;
+  GtkButton            *cancel_button;
+  GtkButton            *pause_button;
+  AdwToastOverlay      *toast_overlay;
+  GtkStack             *stack;
+  CsSourceList         *source_list;
+  CsDestinationRow     *destination_row;
+  CsThreadSlider       *setup_thread_slider;
+  CsOptionsGroup       *options_group;
+  GtkLabel             *refusal_label;
+  CsProgressView       *progress_view;
+  GtkToggleButton      *show_all_button;
+  CsThroughputGraph    *graph;
+  CsThreadSlider       *thread_slider;
+  AdwExpanderRow       *errors_row;
+  CsCounterView        *counter_view;
+  CsSummaryPage        *summary_page;
+
+  /* Owned */
+  GSettings            *settings;
+  CsJob                *job;             /* while a copy runs */
+  GCancellable         *cancellable;
+  GQueue                conflicts;       /* of CsConflict, waiting for the dialog */
+  GtkNativeDialog      *chooser;         /* the open file chooser, on GTK 4.8 */
+  GPtrArray            *error_rows;      /* rows added to errors_row */
+  guint                 threads_timeout_id;
+  guint                 inhibit_cookie;
+  guint                 n_errors_shown;
+  CsJobState            last_state;
+
+  /* Borrowed: these dialogs destroy themselves when answered */
+  AdwMessageDialog     *conflict_dialog;
+  GtkCheckButton       *conflict_apply_all;
+  CsConflict           *conflict;        /* the question on screen; owned */
+  AdwMessageDialog     *cancel_dialog;
+
+  guint                 close_when_done : 1;
+};
+
+/* cs-window-actions.c */
+void     _cs_window_class_install_actions (GtkWidgetClass *widget_class);
+void     _cs_window_actions_update        (CsWindow       *self);
+
+/* cs-window.c */
+gboolean _cs_window_start                 (CsWindow       *self,
+                                           CsJob          *job);
+void     _cs_window_configure_job         (CsWindow       *self,
+                                           CsJob          *job);
+void     _cs_window_ask_cancel            (CsWindow       *self);
+void     _cs_window_show_toast            (CsWindow       *self,
+                                           const char     *title);
+
+G_END_DECLS
