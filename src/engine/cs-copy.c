@@ -75,27 +75,49 @@ is_retriable (int code)
     }
 }
 
-static gboolean
-same_mtime (const struct stat *a,
-            const struct stat *b)
+/* The precision a destination keeps shows in the trailing zeros of its
+ * nanoseconds: 0 for a share with whole seconds, a multiple of 10^6 for one
+ * with milliseconds.  A stamp that ends in zeros by chance only makes the
+ * comparison of that one file coarser. */
+static gint64
+kept_precision_ns (long nsec)
 {
-  if (a->st_mtim.tv_sec != b->st_mtim.tv_sec)
-    return FALSE;
-  /* A destination that keeps only whole seconds compares at that precision. */
-  if (a->st_mtim.tv_nsec == 0 || b->st_mtim.tv_nsec == 0)
-    return TRUE;
-  return a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+  gint64 g = 1;
+
+  if (nsec == 0)
+    return G_GINT64_CONSTANT (1000000000);
+  while (g < G_GINT64_CONSTANT (1000000000) && nsec % (g * 10) == 0)
+    g *= 10;
+  return g;
+}
+
+/* @dst minus @src in ns, clamped to ±2 s: only differences below a second matter. */
+static gint64
+mtime_diff_ns (const struct stat *dst,
+               const struct stat *src)
+{
+  gint64 secs = (gint64) dst->st_mtim.tv_sec - (gint64) src->st_mtim.tv_sec;
+
+  secs = CLAMP (secs, -2, 2);
+  return secs * G_GINT64_CONSTANT (1000000000) + (dst->st_mtim.tv_nsec - src->st_mtim.tv_nsec);
+}
+
+/* Equal at the precision the destination keeps, whether the share rounded the
+ * time down or up (like Robocopy's /FFT, without its fixed two seconds). */
+static gboolean
+same_mtime (const struct stat *dst,
+            const struct stat *src)
+{
+  gint64 d = mtime_diff_ns (dst, src);
+
+  return ABS (d) < kept_precision_ns (dst->st_mtim.tv_nsec);
 }
 
 static gboolean
-newer (const struct stat *a,
-       const struct stat *b)
+newer (const struct stat *dst,
+       const struct stat *src)
 {
-  if (a->st_mtim.tv_sec != b->st_mtim.tv_sec)
-    return a->st_mtim.tv_sec > b->st_mtim.tv_sec;
-  if (a->st_mtim.tv_nsec == 0 || b->st_mtim.tv_nsec == 0)
-    return FALSE;
-  return a->st_mtim.tv_nsec > b->st_mtim.tv_nsec;
+  return mtime_diff_ns (dst, src) >= kept_precision_ns (dst->st_mtim.tv_nsec);
 }
 
 /* any worker, or the scanner for big files and dry runs */
@@ -246,6 +268,8 @@ copy_range (CsJob    *job,
           if (n > 0)
             {
               done += (guint64) n;
+              worker->partial += (guint64) n;
+              atomic_fetch_add_explicit (&job->bytes_partial, (guint64) n, memory_order_relaxed);
               continue;
             }
           if (n < 0 && !_cs_io_is_unsupported (errno))
@@ -274,6 +298,8 @@ copy_range (CsJob    *job,
           w += m;
         }
       done += (guint64) n;
+      worker->partial += (guint64) n;
+      atomic_fetch_add_explicit (&job->bytes_partial, (guint64) n, memory_order_relaxed);
     }
 
   return OK;
@@ -371,6 +397,31 @@ hash_file (CsJob    *job,
   return pos == size ? OK : fail (CS_ERR_MISMATCH, "verify");
 }
 
+/* What a share answers when it does not keep owners or modes at all (root
+ * squash, SFTP as another user, SMB without Unix extensions), as opposed to
+ * an error with this one file. */
+static gboolean
+share_refuses (int code)
+{
+  return code == EPERM || code == EACCES || code == EOPNOTSUPP || code == ENOSYS
+         || code == EINVAL;
+}
+
+/* Metadata a share does not keep is reported once per run, not once per file:
+ * the first worker to get here swaps the marker in, the others see it set. */
+static void
+report_not_kept (CsJob      *job,
+                 const char *operation,
+                 int         code,
+                 const char *message)
+{
+  g_autofree char *key = g_strconcat ("cs-not-kept-", operation, NULL);
+
+  if (!g_object_replace_data (G_OBJECT (job), key, NULL, GINT_TO_POINTER (1), NULL, NULL))
+    return;
+  _cs_job_report (job, NULL, job->destination, operation, code, message, 0);
+}
+
 /* Everything between "all bytes are in the temporary" and "ready to publish". */
 static Outcome
 finish_temp (CsJob             *job,
@@ -411,12 +462,21 @@ finish_temp (CsJob             *job,
         return fail (CS_ERR_MISMATCH, "verify");
     }
 
-  if (job->euid == 0 && _cs_io_fchown (&job->counters, tmp_fd, st->st_uid, st->st_gid) != 0
-      && errno != EPERM && errno != EOPNOTSUPP)
-    return fail (errno, "chown");
+  if (job->euid == 0 && _cs_io_fchown (&job->counters, tmp_fd, st->st_uid, st->st_gid) != 0)
+    {
+      if (!share_refuses (errno))
+        return fail (errno, "chown");
+      report_not_kept (job, "chown", errno,
+                       "The destination does not keep file owners; owners were not preserved");
+    }
   /* After chown, which clears set-id bits. */
-  if (_cs_io_fchmod (&job->counters, tmp_fd, st->st_mode & 07777) != 0 && errno != EPERM)
-    return fail (errno, "chmod");
+  if (_cs_io_fchmod (&job->counters, tmp_fd, st->st_mode & 07777) != 0)
+    {
+      if (!share_refuses (errno))
+        return fail (errno, "chmod");
+      report_not_kept (job, "chmod", errno,
+                       "The destination does not keep permissions; modes were not preserved");
+    }
   if (_cs_io_futimens (&job->counters, tmp_fd, times) != 0)
     return fail (errno, "set times");
   if (job->settings.durable && _cs_io_fsync (&job->counters, tmp_fd) != 0)
@@ -716,6 +776,7 @@ _cs_big_unref (CsJob *job,
   if (atomic_fetch_sub (&big->ref, 1) != 1)
     return;
 
+  atomic_fetch_sub_explicit (&job->bytes_partial, atomic_load (&big->partial), memory_order_relaxed);
   if (big->tmp_fd >= 0)
     _cs_io_close (&job->counters, big->tmp_fd);
   if (!big->published && big->tmp_name[0] != '\0' && big->dir != NULL)
@@ -848,9 +909,12 @@ _cs_copy_item (CsJob    *job,
   guint attempts = 0;
   Outcome o;
 
+  worker->partial = 0;
   if (item->kind == CS_ITEM_CHUNK)
     {
       copy_chunk (job, worker, item);
+      /* A big file's chunks count as progress until the whole file is done. */
+      atomic_fetch_add (&item->big->partial, worker->partial);
       _cs_big_unref (job, item->big);
       return;
     }
@@ -867,6 +931,7 @@ _cs_copy_item (CsJob    *job,
 
   o = with_retries (job, item->kind == CS_ITEM_SYMLINK ? symlink_once : copy_file_once,
                     worker, item, action, &attempts);
+  atomic_fetch_sub_explicit (&job->bytes_partial, worker->partial, memory_order_relaxed);
   if (o.code == 0)
     record_success (job, size);
   else

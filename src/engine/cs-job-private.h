@@ -63,6 +63,7 @@ struct _CsBig {
   int          src_fd;
   int          tmp_fd;
   char         tmp_name[64];
+  atomic_uint_fast64_t partial;   /* bytes its chunks copied, shown as progress */
 };
 
 typedef enum {
@@ -87,6 +88,7 @@ struct _CsItem {
 /* Per-worker state, kept across items. */
 typedef struct {
   guint8  *buffer;
+  guint64  partial;           /* bytes of the current item copied so far */
 } CsWorker;
 
 typedef enum {
@@ -113,6 +115,7 @@ struct _CsJob {
   GThreadPool  *pool;
   GThread      *controller;
   GThread      *sampler;
+  struct _CsSampler *sampler_state; /* handed to the sampler thread */
   GMainContext *context;          /* where signals are emitted */
   GTask        *task;
   GCancellable *cancellable;
@@ -126,6 +129,7 @@ struct _CsJob {
   atomic_uint_fast64_t dirs_found, files_found, bytes_found;
   atomic_uint_fast64_t totals[CS_N_CLASSES][CS_N_KINDS];
   atomic_uint_fast64_t temp_seq;
+  atomic_uint_fast64_t bytes_partial;  /* of files still being copied */
   atomic_int    scanning;
   atomic_int    active;
   atomic_uint   threads;

@@ -578,6 +578,9 @@ worker_func (gpointer data,
       if (posix_memalign ((void **) &worker->buffer, 4096, CS_BUFFER_SIZE) != 0)
         g_error ("Out of memory");
       g_private_set (&worker_private, worker);
+      /* Workers yield to the thread drawing the window: on a two-core machine
+       * sixteen busy workers would otherwise starve it. */
+      setpriority (PRIO_PROCESS, (id_t) gettid (), 4);
     }
 
   if (_cs_job_wait_if_paused (job) || item->kind == CS_ITEM_CHUNK)
@@ -625,8 +628,15 @@ _cs_job_report (CsJob      *job,
                 const char *message,
                 guint       attempts)
 {
-  g_autofree char *path = _cs_dir_dup_path (dir, name, FALSE);
+  g_autofree char *path = NULL;
 
+  /* Once the destination is gone, every folder still open fails the same way;
+   * the one fatal message says it all. */
+  if (error_code > 0 && _cs_is_fatal_errno (error_code)
+      && atomic_load (&job->stop) == CS_STOP_FATAL)
+    return;
+
+  path = _cs_dir_dup_path (dir, name, FALSE);
   _cs_run_add_error (job->run, path, operation, error_code,
                      message != NULL ? message : g_strerror (error_code), attempts);
 
@@ -938,7 +948,9 @@ cs_job_get_progress (CsJob      *self,
   out->files_found = atomic_load (&self->files_found);
   out->bytes_found = atomic_load (&self->bytes_found);
   out->files_done = atomic_load (&self->counters.files_done);
-  out->bytes_done = atomic_load (&self->counters.bytes_done);
+  /* Bytes of files still in flight count too, or one big file would show 0 % until it ends. */
+  out->bytes_done = atomic_load (&self->counters.bytes_done) + atomic_load (&self->bytes_partial);
+  out->bytes_done = MIN (out->bytes_done, MAX (out->bytes_found, atomic_load (&self->counters.bytes_done)));
   out->files_copied = atomic_load (&self->totals[CS_CLASS_COPIED][CS_KIND_FILES]);
   out->bytes_copied = atomic_load (&self->totals[CS_CLASS_COPIED][CS_KIND_BYTES]);
   out->files_skipped = atomic_load (&self->totals[CS_CLASS_SKIPPED][CS_KIND_FILES]);
@@ -954,7 +966,7 @@ static gpointer
 sampler_thread (gpointer data)
 {
   CsJob *job = data;
-  CsSampler *sampler = _cs_sampler_new (job);
+  CsSampler *sampler = g_steal_pointer (&job->sampler_state);
   gboolean record = job->settings.interval_ms > 0;
   gint64 interval = (gint64) (record ? job->settings.interval_ms : 250) * 1000;
   gint64 next = g_get_monotonic_time () + interval;
@@ -1213,6 +1225,8 @@ start (CsJob         *self,
 
   /* The threads hold a reference until finish_on_main() joins them. */
   g_object_ref (self);
+  /* The baseline is taken before any worker can count a byte. */
+  self->sampler_state = _cs_sampler_new (self);
   self->sampler = g_thread_new ("cs-sampler", sampler_thread, self);
   self->controller = g_thread_new ("cs-controller", controller_thread, self);
 

@@ -29,7 +29,7 @@ typedef struct {
   guint64    files_found;
   guint64    bytes_found;
   guint64    files_done;      /* copied + skipped + failed + mismatched */
-  guint64    bytes_done;      /* source bytes handled */
+  guint64    bytes_done;      /* source bytes handled, parts of files in flight included */
   guint64    files_copied;
   guint64    bytes_copied;
   guint64    files_skipped;
