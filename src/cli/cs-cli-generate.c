@@ -86,7 +86,12 @@ cs_cli_generate (int    argc,
   cs_scenario_estimate (scenario, scale, &files, &bytes);
   {
     g_autofree char *size = cs_cli_format_bytes (bytes);
-    g_print (_("%s: %" G_GUINT64_FORMAT " files, %s in %s\n"), args[0], files, size, args[1]);
+    g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, files);
+
+    /* Translators: scenario, number of files, total size and folder, like
+     * "small: 20000 files, 245 MB in /tmp/set" */
+    g_print (ngettext ("%s: %s file, %s in %s\n", "%s: %s files, %s in %s\n", (gulong) files),
+             args[0], count, size, args[1]);
   }
 
   return CS_EXIT_OK;

@@ -21,6 +21,7 @@ typedef struct {
 static const Command commands[] = {
   { "copy", cs_cli_copy, N_("Copy files and folders") },
   { "generate", cs_cli_generate, N_("Generate a benchmark data set") },
+  { "demo", cs_cli_demo, N_("Race one big file against many small files") },
   { "sweep", cs_cli_sweep, N_("Time a copy at several thread counts and recommend one") },
   { "report", cs_cli_report, N_("Write a report of a saved run") },
   { "compare", cs_cli_compare, N_("Compare saved runs side by side") },

@@ -3,6 +3,7 @@
 
 #include "cs-conflict.h"
 #include "cs-counters.h"
+#include "cs-demo.h"
 #include "cs-generate.h"
 #include "cs-job.h"
 #include "cs-run.h"

@@ -36,6 +36,11 @@ static inline Outcome
 fail (int         code,
       const char *op)
 {
+  /* When a FUSE server dies (sshfs killed, a share's daemon crashing), the
+   * requests in flight get ECONNABORTED and every later one ENOTCONN: the same
+   * vanished destination. */
+  if (code == ECONNABORTED)
+    code = ENOTCONN;
   return (Outcome) { code, op };
 }
 
@@ -608,8 +613,9 @@ copy_file_once (CsJob    *job,
     return fail (errno, "open");
 
   temp_name (job, tmp, sizeof tmp);
+  /* Read-write: --verify reads the copy back through this descriptor. */
   tmp_fd = _cs_io_openat (&job->counters, item->dir->dst_fd, tmp,
-                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+                          O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
   if (tmp_fd < 0)
     {
       o = fail (errno, "create");
@@ -684,9 +690,17 @@ copy_symlink_once (CsJob    *job,
   if (_cs_io_utimensat (&job->counters, item->dir->dst_fd, tmp, times, AT_SYMLINK_NOFOLLOW) != 0
       && !_cs_io_is_unsupported (errno))
     {
-      o = fail (errno, "set times");
-      _cs_io_unlinkat (&job->counters, item->dir->dst_fd, tmp, 0);
-      return o;
+      /* SFTP sets times through a link, so on sshfs a link to a file not
+       * copied yet answers ENOENT.  A link's own time is not worth the link. */
+      if (errno == ENOENT || share_refuses (errno))
+        report_not_kept (job, "set link times", errno,
+                         "The destination does not keep the times of symbolic links");
+      else
+        {
+          o = fail (errno, "set times");
+          _cs_io_unlinkat (&job->counters, item->dir->dst_fd, tmp, 0);
+          return o;
+        }
     }
 
   o = publish (job, item->dir, tmp, final, action);
@@ -801,7 +815,7 @@ open_big (CsJob  *job,
     return fail (errno, "open");
   temp_name (job, big->tmp_name, sizeof big->tmp_name);
   big->tmp_fd = _cs_io_openat (&job->counters, item->dir->dst_fd, big->tmp_name,
-                               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+                               O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
   if (big->tmp_fd < 0)
     {
       big->tmp_name[0] = '\0';

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-demo"
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "cs-demo.h"
+#include "cs-generate.h"
+
+/* 12 KiB: the help-desk article's small files, as Windows counts a KB. */
+#define SMALL_FILE_SIZE 12288
+
+struct _CsDemo {
+  gatomicrefcount ref;
+  guint64   total_bytes;
+  guint     threads;
+  gboolean  t1_t2;
+  CsRun    *runs[CS_DEMO_N_RUNS];
+  guint64   small_files;
+};
+
+G_DEFINE_BOXED_TYPE (CsDemo, cs_demo, cs_demo_ref, cs_demo_unref)
+
+CsDemo *
+cs_demo_new (guint64 total_bytes)
+{
+  CsDemo *self = g_new0 (CsDemo, 1);
+
+  g_atomic_ref_count_init (&self->ref);
+  self->total_bytes = total_bytes > 0 ? MAX (total_bytes, SMALL_FILE_SIZE) : 64 * 1000 * 1000;
+  self->threads = 1;
+  return self;
+}
+
+CsDemo *
+cs_demo_ref (CsDemo *demo)
+{
+  g_return_val_if_fail (demo != NULL, NULL);
+  g_atomic_ref_count_inc (&demo->ref);
+  return demo;
+}
+
+void
+cs_demo_unref (CsDemo *demo)
+{
+  g_return_if_fail (demo != NULL);
+
+  if (!g_atomic_ref_count_dec (&demo->ref))
+    return;
+  for (guint i = 0; i < CS_DEMO_N_RUNS; i++)
+    g_clear_pointer (&demo->runs[i], cs_run_unref);
+  g_free (demo);
+}
+
+void
+cs_demo_set_threads (CsDemo *demo,
+                     guint   threads)
+{
+  g_return_if_fail (demo != NULL);
+  g_return_if_fail (threads >= CS_JOB_MIN_THREADS && threads <= CS_JOB_MAX_THREADS);
+  demo->threads = threads;
+}
+
+void
+cs_demo_set_t1_t2 (CsDemo   *demo,
+                   gboolean  enabled)
+{
+  g_return_if_fail (demo != NULL);
+  demo->t1_t2 = !!enabled;
+}
+
+CsRun *
+cs_demo_get_run (CsDemo    *demo,
+                 CsDemoRun  which)
+{
+  g_return_val_if_fail (demo != NULL && which < CS_DEMO_N_RUNS, NULL);
+  return demo->runs[which];
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileEnumerator) e = NULL;
+  GFileInfo *info;
+
+  e = g_file_enumerate_children (file, G_FILE_ATTRIBUTE_STANDARD_NAME "," G_FILE_ATTRIBUTE_STANDARD_TYPE,
+                                 G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, NULL, NULL);
+  while (e != NULL && (info = g_file_enumerator_next_file (e, NULL, NULL)) != NULL)
+    {
+      g_autoptr(GFileInfo) owned = info;
+      g_autofree char *child = g_build_filename (path, g_file_info_get_name (info), NULL);
+
+      if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
+        remove_tree (child);
+      else
+        unlink (child);
+    }
+  rmdir (path);
+}
+
+/* A set is made once per size and kept, so a second demonstration starts at once. */
+static gboolean
+ensure_set (const char    *dir,
+            guint64        n_files,
+            guint64        size,
+            GCancellable  *cancellable,
+            GError       **error)
+{
+  /* Beside the set, not in it: it must not be copied with it. */
+  g_autofree char *stamp = g_strconcat (dir, ".complete", NULL);
+
+  if (g_file_test (stamp, G_FILE_TEST_EXISTS))
+    return TRUE;
+  if (g_file_test (dir, G_FILE_TEST_EXISTS))
+    remove_tree (dir);
+  if (!cs_generate_files_sync (dir, n_files, size, 4, NULL, NULL, cancellable, error))
+    return FALSE;
+  return g_file_set_contents (stamp, "", 0, error);
+}
+
+static gboolean
+copy_set (CsDemo        *demo,
+          CsDemoRun      which,
+          const char    *source,
+          const char    *destination,
+          guint          threads,
+          CsDemoRunFunc  func,
+          gpointer       user_data,
+          GCancellable  *cancellable,
+          GError       **error)
+{
+  static const char *names[] = { "big", "small", "small-t1", "small-t2" };
+  static const char *labels[] = { N_("One big file"), N_("Small files"), "T1", "T2" };
+  g_autofree char *name = g_strdup_printf ("copyscope-demo-%s-%d", names[which], (int) getpid ());
+  g_autofree char *target = g_build_filename (destination, name, NULL);
+  g_autoptr(CsJob) job = cs_job_new ();
+  gboolean ok;
+
+  cs_job_add_source (job, source);
+  cs_job_set_destination (job, target);
+  cs_job_set_threads (job, threads, NULL);
+  cs_job_set_interval (job, 100);
+  if (func != NULL)
+    func (demo, which, job, user_data);
+
+  ok = cs_job_run_sync (job, cancellable, error);
+  cs_run_set_label (cs_job_get_run (job), _(labels[which]));
+  g_clear_pointer (&demo->runs[which], cs_run_unref);
+  demo->runs[which] = cs_run_ref (cs_job_get_run (job));
+  remove_tree (target);
+
+  return ok;
+}
+
+gboolean
+cs_demo_run_sync (CsDemo         *demo,
+                  const char     *work_dir,
+                  const char     *destination,
+                  CsDemoRunFunc   func,
+                  gpointer        user_data,
+                  GCancellable   *cancellable,
+                  GError        **error)
+{
+  g_autofree char *tag = NULL;
+  g_autofree char *big_dir = NULL;
+  g_autofree char *small_dir = NULL;
+
+  g_return_val_if_fail (demo != NULL, FALSE);
+  g_return_val_if_fail (work_dir != NULL && destination != NULL, FALSE);
+
+  demo->small_files = (demo->total_bytes + SMALL_FILE_SIZE / 2) / SMALL_FILE_SIZE;
+  tag = g_strdup_printf ("%" G_GUINT64_FORMAT, demo->total_bytes);
+  big_dir = g_build_filename (work_dir, "demo-big", tag, NULL);
+  small_dir = g_build_filename (work_dir, "demo-small", tag, NULL);
+
+  if (g_mkdir_with_parents (work_dir, 0755) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", work_dir, g_strerror (errno));
+      return FALSE;
+    }
+  /* The same bytes in both: one file, or 12 KiB pieces. */
+  if (!ensure_set (big_dir, 1, demo->small_files * SMALL_FILE_SIZE, cancellable, error)
+      || !ensure_set (small_dir, demo->small_files, SMALL_FILE_SIZE, cancellable, error))
+    return FALSE;
+
+  /* Cold-ish: let the sets reach the disk so neither copy gets the other's head start. */
+  sync ();
+
+  if (!copy_set (demo, CS_DEMO_BIG, big_dir, destination, demo->threads, func, user_data, cancellable, error)
+      || !copy_set (demo, CS_DEMO_SMALL, small_dir, destination, demo->threads, func, user_data, cancellable, error))
+    return FALSE;
+
+  if (demo->t1_t2
+      && (!copy_set (demo, CS_DEMO_SMALL_T1, small_dir, destination, 1, func, user_data, cancellable, error)
+          || !copy_set (demo, CS_DEMO_SMALL_T2, small_dir, destination, 2, func, user_data, cancellable, error)))
+    return FALSE;
+
+  return TRUE;
+}
+
+double
+cs_demo_requests_per_file (CsRun *run)
+{
+  g_autofree CsSample *samples = NULL;
+  CsTotals totals;
+  double requests = 0, prev = 0;
+  guint n = 0;
+
+  g_return_val_if_fail (run != NULL, 0);
+
+  samples = cs_run_dup_samples (run, &n);
+  for (guint i = 0; i < n; i++)
+    {
+      requests += samples[i].values[CS_COUNTER_REQUEST_RATE] * (samples[i].t - prev);
+      prev = samples[i].t;
+    }
+  cs_run_get_totals (run, &totals);
+  if (totals.v[CS_CLASS_COPIED][CS_KIND_FILES] == 0)
+    return 0;
+  return requests / (double) totals.v[CS_CLASS_COPIED][CS_KIND_FILES];
+}
+
+static char *
+format_count (guint64 n)
+{
+  g_autofree char *digits = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
+  GString *out = g_string_new (NULL);
+  gsize len = strlen (digits);
+
+  for (gsize i = 0; i < len; i++)
+    {
+      if (i > 0 && (len - i) % 3 == 0)
+        g_string_append_c (out, ',');
+      g_string_append_c (out, digits[i]);
+    }
+  return g_string_free (out, FALSE);
+}
+
+static char *
+format_seconds (double s)
+{
+  return s < 10 ? g_strdup_printf ("%.2f s", s) : g_strdup_printf ("%.0f s", s);
+}
+
+char *
+cs_demo_explain (CsDemo *demo)
+{
+  CsRun *big, *small;
+  double t_big, t_small, per_file_ms, requests, ratio;
+  g_autofree char *files = NULL;
+  g_autofree char *sb = NULL;
+  g_autofree char *ss = NULL;
+  GString *out;
+
+  g_return_val_if_fail (demo != NULL, NULL);
+
+  big = demo->runs[CS_DEMO_BIG];
+  small = demo->runs[CS_DEMO_SMALL];
+  if (big == NULL || small == NULL)
+    return g_strdup (_("The demonstration has not run yet."));
+
+  t_big = MAX (cs_run_get_duration (big), 1e-3);
+  t_small = MAX (cs_run_get_duration (small), 1e-3);
+  ratio = t_small / t_big;
+  per_file_ms = 1000.0 * t_small / (double) MAX (demo->small_files, 1) * demo->threads;
+  requests = cs_demo_requests_per_file (small);
+  files = format_count (demo->small_files);
+  sb = format_seconds (t_big);
+  ss = format_seconds (t_small);
+
+  out = g_string_new (NULL);
+  g_string_append_printf (out, _("Same %.0f MB: one file took %s, %s small files took %s — "),
+                          (double) demo->small_files * SMALL_FILE_SIZE / 1e6, sb, files, ss);
+  if (ratio >= 1.5)
+    g_string_append_printf (out, _("%.0f× slower. "), ratio);
+  else
+    g_string_append (out, _("about as fast here. "));
+  g_string_append_printf (out, _("Each small file costs about %.2f ms"), per_file_ms);
+  if (requests > 0)
+    g_string_append_printf (out, _(": open, create, write, set times, close, rename — about %.0f requests instead of 1"), requests);
+  g_string_append (out, ".");
+
+  if (demo->runs[CS_DEMO_SMALL_T1] != NULL && demo->runs[CS_DEMO_SMALL_T2] != NULL)
+    {
+      double t1 = MAX (cs_run_get_duration (demo->runs[CS_DEMO_SMALL_T1]), 1e-3);
+      double t2 = MAX (cs_run_get_duration (demo->runs[CS_DEMO_SMALL_T2]), 1e-3);
+      g_autofree char *s1 = format_seconds (t1);
+      g_autofree char *s2 = format_seconds (t2);
+
+      g_string_append_printf (out, _(" With 2 threads the small files took %s instead of %s with 1: "), s2, s1);
+      if (t1 / t2 >= 1.1)
+        g_string_append_printf (out, _("%.1f× faster, because two requests are in flight at once."), t1 / t2);
+      else
+        g_string_append (out, _("no faster here, because this disk answers each request at once."));
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+const char *
+cs_demo_explain_limit (double bytes_per_file)
+{
+  if (!(bytes_per_file > 0))
+    return "";
+  if (bytes_per_file < 1e6)
+    return _("Small files: limited by requests — more threads help");
+  return _("Large files: limited by bandwidth — more threads won't help");
+}

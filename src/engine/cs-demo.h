@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "cs-job.h"
+
+G_BEGIN_DECLS
+
+/*
+ * The help-desk demonstration: the same number of bytes as one big file and as
+ * many small ones, copied one after the other, and what it shows in plain words.
+ * Optionally the small set again with 1 and with 2 threads (the T1/T2 experiment).
+ */
+
+typedef enum {
+  CS_DEMO_BIG,
+  CS_DEMO_SMALL,
+  CS_DEMO_SMALL_T1,
+  CS_DEMO_SMALL_T2,
+  CS_DEMO_N_RUNS
+} CsDemoRun;
+
+typedef struct _CsDemo CsDemo;
+
+#define CS_TYPE_DEMO (cs_demo_get_type ())
+GType       cs_demo_get_type        (void) G_GNUC_CONST;
+
+/* @total_bytes in each set (default 64 MB); small files of 12 KiB. */
+CsDemo     *cs_demo_new             (guint64      total_bytes);
+CsDemo     *cs_demo_ref             (CsDemo      *demo);
+void        cs_demo_unref           (CsDemo      *demo);
+void        cs_demo_set_threads     (CsDemo      *demo,
+                                     guint        threads);   /* for the race; default 1 */
+void        cs_demo_set_t1_t2       (CsDemo      *demo,
+                                     gboolean     enabled);
+
+typedef void (*CsDemoRunFunc) (CsDemo    *demo,
+                               CsDemoRun  which,
+                               CsJob     *job,
+                               gpointer   user_data);
+
+/* Generates both sets under @work_dir (once) and copies them into fresh
+ * folders under @destination, removed afterwards. Blocks: run it in a thread. */
+gboolean    cs_demo_run_sync        (CsDemo        *demo,
+                                     const char    *work_dir,
+                                     const char    *destination,
+                                     CsDemoRunFunc  func,
+                                     gpointer       user_data,
+                                     GCancellable  *cancellable,
+                                     GError       **error);
+
+/* The run record of one copy; NULL if it did not run. */
+CsRun      *cs_demo_get_run         (CsDemo      *demo,
+                                     CsDemoRun    which);
+/* "Same 64 MB: one file took 0.3 s, 5,461 small files took 12 s — 40× slower. …" */
+char       *cs_demo_explain         (CsDemo      *demo);
+
+/* What limits a copy now, from the mean size of the files it completes:
+ * "Small files: limited by requests — more threads help" or the large-file line. */
+const char *cs_demo_explain_limit   (double       bytes_per_file);
+
+/* Requests per file over a whole run, from its samples. */
+double      cs_demo_requests_per_file (CsRun     *run);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CsDemo, cs_demo_unref)
+
+G_END_DECLS

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "copyscope-engine.h"
+
+/* Seconds per thread count, as a sweep would measure them (median, min, max). */
+static CsSweepStat
+stat_of (guint  threads,
+         double median,
+         double spread)
+{
+  CsSweepStat s = { threads, 3, { median, median - spread, median + spread } };
+  return s;
+}
+
+static void
+test_knee_table (void)
+{
+  struct {
+    const char *name;
+    double      seconds[8];
+    guint       expected;
+  } cases[] = {
+    /* Seed 001's text files: steep gains, then flat from 8 on. */
+    { "nas", { 1314, 700, 450, 300, 290, 288, 287, 286 }, 8 },
+    /* More threads hurt after 4. */
+    { "peak", { 10, 6, 4, 4.5, 5, 6, 7, 8 }, 4 },
+    /* Bandwidth-bound: nothing helps, so one thread it is. */
+    { "flat", { 5.0, 5.1, 4.98, 5.02, 5.05, 4.99, 5.1, 5.0 }, 1 },
+    /* Noisy: within 5 % of the best counts as as good. */
+    { "noisy", { 8, 4.3, 4.05, 4.2, 4.0, 4.25, 4.1, 4.3 }, 4 },
+    /* The best is the last. */
+    { "rising", { 128, 64, 32, 16, 8, 4, 2, 1 }, 128 },
+  };
+  static const guint threads[] = { 1, 2, 4, 8, 16, 32, 64, 128 };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      CsSweepStat stats[8];
+      g_autofree char *sentence = NULL;
+      int knee;
+
+      for (guint i = 0; i < 8; i++)
+        stats[i] = stat_of (threads[i], cases[c].seconds[i], 0.01);
+      knee = cs_sweep_find_knee (stats, 8, 0.05, &sentence);
+      g_test_message ("%s: %s", cases[c].name, sentence);
+      g_assert_cmpint (knee, >=, 0);
+      g_assert_cmpuint (stats[knee].threads, ==, cases[c].expected);
+      g_assert_nonnull (sentence);
+      g_assert_true (g_str_has_prefix (sentence, cases[c].expected == 1 ? "1 thread:" : ""));
+    }
+}
+
+static void
+test_knee_sentence (void)
+{
+  CsSweepStat stats[] = { stat_of (4, 10.0, 0), stat_of (8, 9.6, 0), stat_of (16, 9.4, 0) };
+  g_autofree char *sentence = NULL;
+  int knee = cs_sweep_find_knee (stats, 3, 0.05, &sentence);
+
+  /* 8 is within 5 % of 16's 9.4 s: 98 % of the best; 16 adds 2 %. */
+  g_assert_cmpint (knee, ==, 1);
+  g_assert_cmpstr (sentence, ==, "8 threads: 98 % of the best; 16 threads adds 2 %.");
+}
+
+static void
+test_knee_empty (void)
+{
+  g_autofree char *sentence = NULL;
+
+  g_assert_cmpint (cs_sweep_find_knee (NULL, 0, 0.05, &sentence), ==, -1);
+  g_assert_null (sentence);
+}
+
+static char *
+make_source (const char *root,
+             guint       n)
+{
+  char *src = g_build_filename (root, "src", NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (cs_generate_files_sync (src, n, 12288, 3, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  return src;
+}
+
+static void
+count_run (CsSweep *sweep,
+           CsJob   *job,
+           guint    index,
+           guint    total,
+           gpointer user_data)
+{
+  g_assert_cmpuint (total, ==, 4);
+  g_assert_cmpuint (index, ==, *(guint *) user_data);
+  (*(guint *) user_data)++;
+}
+
+static void
+test_sweep_end_to_end (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("cs-sweep-XXXXXX", NULL);
+  g_autofree char *src = make_source (root, 200);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autofree char *json = g_build_filename (root, "sweep.json", NULL);
+  g_autoptr(CsSweep) sweep = NULL;
+  g_autoptr(CsSweep) loaded = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) dir = NULL;
+  g_autofree CsSweepStat *stats = NULL;
+  g_autofree char *sentence = NULL;
+  const CsSweepRun *runs;
+  guint threads[] = { 1, 4 }, n_runs, n_stats, calls = 0, recommended;
+
+  g_mkdir (dst, 0755);
+  sweep = cs_sweep_new (src, dst);
+  cs_sweep_set_threads (sweep, threads, 2);
+  cs_sweep_set_repeats (sweep, 2);
+  cs_sweep_set_cold (sweep, FALSE);
+  g_assert_true (cs_sweep_run_sync (sweep, count_run, &calls, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (calls, ==, 4);
+  g_assert_cmpstr (cs_sweep_get_cache_mode (sweep), ==, "warm");
+
+  /* Interleaved: 1, 4, 1, 4; every copy complete; every folder removed after. */
+  runs = cs_sweep_get_runs (sweep, &n_runs);
+  g_assert_cmpuint (n_runs, ==, 4);
+  g_assert_cmpuint (runs[0].threads, ==, 1);
+  g_assert_cmpuint (runs[1].threads, ==, 4);
+  g_assert_cmpuint (runs[2].threads, ==, 1);
+  for (guint i = 0; i < n_runs; i++)
+    {
+      g_assert_true (runs[i].ok);
+      g_assert_cmpuint (runs[i].files, ==, 200);
+      g_assert_cmpuint (runs[i].bytes, ==, 200 * 12288);
+    }
+  dir = g_dir_open (dst, 0, NULL);
+  g_assert_null (g_dir_read_name (dir));
+
+  stats = cs_sweep_dup_stats (sweep, &n_stats);
+  g_assert_cmpuint (n_stats, ==, 2);
+  g_assert_cmpuint (stats[0].n, ==, 2);
+  g_assert_cmpfloat (stats[0].seconds[1], <=, stats[0].seconds[0]);
+  g_assert_cmpfloat (stats[0].seconds[0], <=, stats[0].seconds[2]);
+  recommended = cs_sweep_get_recommended (sweep, &sentence);
+  g_assert_true (recommended == 1 || recommended == 4);
+  g_assert_nonnull (sentence);
+
+  g_assert_true (cs_sweep_save (sweep, json, &error));
+  loaded = cs_sweep_load (json, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cs_sweep_get_recommended (loaded, NULL), ==, recommended);
+  runs = cs_sweep_get_runs (loaded, &n_runs);
+  g_assert_cmpuint (n_runs, ==, 4);
+
+  {
+    g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", root);
+    g_assert_cmpint (system (cmd), ==, 0);
+  }
+}
+
+static void
+test_sweep_bad_files (void)
+{
+  const char *bad[] = {
+    "[]", "{}", "{\"schema_version\": 2}",
+    "{\"schema_version\":1,\"kind\":\"sweep\",\"source\":\"a\",\"destination\":\"b\",\"cache_mode\":\"warm\",\"repeats\":1,\"started_us\":0,\"runs\":[{\"threads\":0}]}",
+    "{\"schema_version\":1,\"kind\":\"sweep\",\"source\":\"a\",\"destination\":\"b\",\"cache_mode\":\"warm\",\"repeats\":1,\"started_us\":0,\"runs\":[{\"threads\":4,\"repeat\":1,\"seconds\":-1,\"mb_per_second\":1,\"files_per_second\":1,\"files\":1,\"bytes\":1}]}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(GError) error = NULL;
+      CsSweep *sweep;
+
+      g_assert_true (json_parser_load_from_data (parser, bad[i], -1, NULL));
+      sweep = cs_sweep_new_from_json (json_parser_get_root (parser), &error);
+      g_assert_null (sweep);
+      g_assert_nonnull (error);
+    }
+}
+
+static void
+test_demo_end_to_end (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("cs-demo-XXXXXX", NULL);
+  g_autofree char *work = g_build_filename (root, "work", NULL);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autoptr(CsDemo) demo = cs_demo_new (2 * 1000 * 1000);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(GDir) dir = NULL;
+  CsTotals totals;
+
+  g_mkdir (dst, 0755);
+  cs_demo_set_t1_t2 (demo, TRUE);
+  g_assert_true (cs_demo_run_sync (demo, work, dst, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+
+  cs_run_get_totals (cs_demo_get_run (demo, CS_DEMO_BIG), &totals);
+  g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, 1);
+  cs_run_get_totals (cs_demo_get_run (demo, CS_DEMO_SMALL), &totals);
+  g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, 163);   /* 2 MB / 12 KiB */
+  g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_BYTES], ==, 163 * 12288);
+  g_assert_nonnull (cs_demo_get_run (demo, CS_DEMO_SMALL_T2));
+  g_assert_cmpfloat (cs_demo_requests_per_file (cs_demo_get_run (demo, CS_DEMO_SMALL)), >, 3);
+
+  text = cs_demo_explain (demo);
+  g_test_message ("%s", text);
+  g_assert_true (g_str_has_prefix (text, "Same 2 MB: one file took "));
+  g_assert_nonnull (strstr (text, "163 small files took"));
+  g_assert_nonnull (strstr (text, "With 2 threads"));
+
+  /* The copies were removed; the generated sets stay for the next time. */
+  dir = g_dir_open (dst, 0, NULL);
+  g_assert_null (g_dir_read_name (dir));
+
+  g_assert_cmpstr (cs_demo_explain_limit (12288), ==, "Small files: limited by requests — more threads help");
+  g_assert_cmpstr (cs_demo_explain_limit (50e6), ==, "Large files: limited by bandwidth — more threads won't help");
+
+  {
+    g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", root);
+    g_assert_cmpint (system (cmd), ==, 0);
+  }
+}
+
+static void
+test_remembered_threads (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("cs-auto-XXXXXX", NULL);
+  g_autofree char *src = make_source (root, 2000);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autoptr(CsJob) job = cs_job_new ();
+  g_autofree char *fs = NULL;
+  guint remembered;
+
+  /* A fresh configuration folder: nothing remembered yet. */
+  g_assert_cmpuint (cs_job_get_remembered_threads (root, NULL), ==, 0);
+
+  cs_job_add_source (job, src);
+  cs_job_set_destination (job, dst);
+  cs_job_set_threads (job, 4, NULL);
+  cs_job_set_auto_threads (job, TRUE);
+  cs_job_set_interval (job, 100);
+  g_assert_true (cs_job_run_sync (job, NULL, NULL));
+
+  remembered = cs_job_get_remembered_threads (root, &fs);
+  if (cs_run_get_duration (cs_job_get_run (job)) < 0.6)
+    {
+      /* Too quick for one measurement window on this machine. */
+      g_test_skip ("the copy ended before Auto measured anything");
+    }
+  else
+    {
+      g_assert_cmpuint (remembered, >=, 1);
+      g_assert_cmpuint (remembered, <=, 128);
+      g_assert_nonnull (fs);
+    }
+
+  {
+    g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", root);
+    g_assert_cmpint (system (cmd), ==, 0);
+  }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/sweep/knee-table", test_knee_table);
+  g_test_add_func ("/sweep/knee-sentence", test_knee_sentence);
+  g_test_add_func ("/sweep/knee-empty", test_knee_empty);
+  g_test_add_func ("/sweep/end-to-end", test_sweep_end_to_end);
+  g_test_add_func ("/sweep/bad-files", test_sweep_bad_files);
+  g_test_add_func ("/demo/end-to-end", test_demo_end_to_end);
+  g_test_add_func ("/auto/remembered", test_remembered_threads);
+
+  return g_test_run ();
+}
