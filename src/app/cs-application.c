@@ -8,7 +8,7 @@
 #include "cs-application.h"
 #include "cs-window.h"
 
-#define SCHEMA_ID "io.github.copyscope.Copyscope"
+#define SCHEMA_ID APP_ID
 
 struct _CsApplication
 {

@@ -15,7 +15,7 @@
  * Actions and file choosers are in cs-window-actions.c.
  */
 
-#define SCHEMA_ID          "io.github.copyscope.Copyscope"
+#define SCHEMA_ID          APP_ID
 #define THREADS_SETTLE_MS  200
 #define MAX_ERROR_ROWS     200
 
@@ -336,7 +336,7 @@ cs_window_notify_done (CsWindow *self,
 
   notification = g_notification_new (title);
   g_notification_set_body (notification, body);
-  icon = g_themed_icon_new ("io.github.copyscope.Copyscope");
+  icon = g_themed_icon_new (APP_ID);
   g_notification_set_icon (notification, icon);
   g_notification_set_default_action (notification, "app.activate");
   g_application_send_notification (app, "copy-finished", notification);

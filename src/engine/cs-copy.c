@@ -834,8 +834,18 @@ chunk_once (CsJob    *job,
             CsItem   *item,
             CsAction  action)
 {
-  return copy_data (job, worker, item->big->src_fd, item->big->tmp_fd, &item->st,
-                    item->offset, item->length);
+  Outcome o;
+  int fd;
+
+  /* A descriptor of its own: readahead state lives in the open file, and chunks
+   * read at different offsets through one descriptor defeat it. */
+  fd = open_source (job, item->dir, item->name);
+  if (fd < 0)
+    return fail (errno, "open");
+  o = copy_data (job, worker, fd, item->big->tmp_fd, &item->st, item->offset, item->length);
+  _cs_io_close (&job->counters, fd);
+
+  return o;
 }
 
 static void

@@ -228,7 +228,8 @@ compare_entry (const char        *a,
 
   if (!S_ISLNK (sa->st_mode) && (sa->st_mode & 07777) != (sb->st_mode & 07777))
     {
-      fail (b, "mode %04o, expected %04o", (guint) (sb->st_mode & 07777), (guint) (sa->st_mode & 07777));
+      fail (b, "mode %04o, expected %04o",
+            (guint) (sb->st_mode & 07777), (guint) (sa->st_mode & 07777));
       return FALSE;
     }
   if (geteuid () == 0 && (sa->st_uid != sb->st_uid || sa->st_gid != sb->st_gid))

@@ -154,6 +154,7 @@ typedef struct
   int control_fd;
   struct fuse *fuse;
   bool rename_noreplace;
+  bool no_chown;
   long time_granularity_ns;
 
   /* Tunable at run time; read without a lock on every request */
@@ -1126,6 +1127,9 @@ nas_chown (const char            *path,
   int res;
 
   OP_BEGIN (OP_CHOWN);
+  /* Like a share with root squash, or SFTP logged in as someone else. */
+  if (nas.no_chown)
+    return -EPERM;
   if (fi != NULL)
     res = fchown ((int) fi->fh, uid, gid);
   else
@@ -1594,6 +1598,7 @@ typedef struct
   int n_positional;
   int show_help;
   int no_rename_noreplace;
+  int no_chown;
   int xattr;
   unsigned int threads;
   long time_granularity_ns;
@@ -1612,6 +1617,7 @@ enum
 static const struct fuse_opt nas_opt_spec[] = {
   NAS_OPT ("control=%s", control),
   NAS_OPT ("no_rename_noreplace", no_rename_noreplace),
+  NAS_OPT ("no_chown", no_chown),
   NAS_OPT ("threads=%u", threads),
   NAS_OPT ("xattr", xattr),
   NAS_OPT ("time_granularity_ns=%ld", time_granularity_ns),
@@ -1679,6 +1685,7 @@ usage (const char *prog)
           "    -o threads=N             serve up to N requests at once (default 128)\n"
           "    -o time_granularity_ns=N keep timestamps only to N ns (default 1)\n"
           "    -o no_rename_noreplace   refuse RENAME_NOREPLACE with EINVAL\n"
+          "    -o no_chown              refuse every chown with EPERM (owners not kept)\n"
           "    -o xattr                 pass extended attributes through (default: none,\n"
           "                             like most shares)\n"
           "    -o enospc | fsync_fail | hang | vanish | eio_at=GLOB:OFFSET[:COUNT]\n"
@@ -1754,6 +1761,7 @@ main (int    argc,
     }
   nas.time_granularity_ns = opts.time_granularity_ns;
   nas.rename_noreplace = !opts.no_rename_noreplace;
+  nas.no_chown = opts.no_chown;
 
   /* In front, so that an -o fsname= from the command line still wins. */
   if (fuse_opt_insert_arg (&args, 1, "-osubtype=csnasfs,fsname=csnasfs,default_permissions") < 0
