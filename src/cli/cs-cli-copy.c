@@ -98,7 +98,8 @@ on_signal (gpointer user_data)
   CopyState *state = user_data;
 
   state->interrupted = TRUE;
-  cs_job_cancel (state->job);
+  if (state->job != NULL)
+    cs_job_cancel (state->job);
   return G_SOURCE_CONTINUE;
 }
 
@@ -237,6 +238,10 @@ cs_cli_copy (int    argc,
     { NULL }
   };
 
+  /* First of all, so a signal in the first moments still ends in a clean stop. */
+  sigint_id = g_unix_signal_add (SIGINT, on_signal, &state);
+  sigterm_id = g_unix_signal_add (SIGTERM, on_signal, &state);
+
   context = g_option_context_new (_("SOURCE… DEST — copy files and folders"));
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
@@ -339,8 +344,6 @@ cs_cli_copy (int    argc,
   state.quiet = quiet;
   g_signal_connect (job, "progress", G_CALLBACK (on_progress), &state);
   g_signal_connect (job, "sample", G_CALLBACK (on_sample), &state);
-  sigint_id = g_unix_signal_add (SIGINT, on_signal, &state);
-  sigterm_id = g_unix_signal_add (SIGTERM, on_signal, &state);
 
   cs_job_run_async (job, NULL, on_done, &state);
   g_main_loop_run (state.loop);
@@ -360,7 +363,8 @@ cs_cli_copy (int    argc,
       print_errors (run);
       print_summary (summary_out, run, auto_threads);
     }
-  if (state.error != NULL && !g_error_matches (state.error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED))
+  /* Without --quiet the error list above already names it. */
+  if (quiet && state.error != NULL && !g_error_matches (state.error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED))
     g_printerr ("copyscope-cli: %s\n", state.error->message);
 
   if (json_path != NULL)

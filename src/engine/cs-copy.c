@@ -56,7 +56,7 @@ outcome_message (int code)
     case CS_ERR_APPEARED:
       return "Another program created this file during the copy; it was left untouched";
     default:
-      return NULL;
+      return code > 0 && _cs_is_fatal_errno (code) ? _cs_fatal_message (code) : NULL;
     }
 }
 
@@ -720,8 +720,18 @@ record_failure (CsJob      *job,
 {
   if (o.code == CS_ERR_STOPPED)
     return;
-  _cs_job_report (job, dir, name, o.op != NULL ? o.op : "copy", o.code > 0 ? o.code : 0,
-                  outcome_message (o.code), attempts);
+  if (o.code > 0 && _cs_is_fatal_errno (o.code))
+    {
+      /* The file that met the fatal error names it; the job report filters the
+       * echoes of that error from elsewhere, so this one goes in directly. */
+      g_autofree char *path = _cs_dir_dup_path (dir, name, FALSE);
+
+      _cs_run_add_error (job->run, path, o.op != NULL ? o.op : "copy", o.code,
+                         outcome_message (o.code), attempts);
+    }
+  else
+    _cs_job_report (job, dir, name, o.op != NULL ? o.op : "copy", o.code > 0 ? o.code : 0,
+                    outcome_message (o.code), attempts);
   _cs_job_add_total (job, o.code == CS_ERR_MISMATCH ? CS_CLASS_MISMATCH : CS_CLASS_FAILED, 1, size);
   atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);
   atomic_fetch_add_explicit (&job->counters.bytes_done, size, memory_order_relaxed);
@@ -756,8 +766,12 @@ with_retries (CsJob    *job,
         break;
       if (o.code > 0 && _cs_is_fatal_errno (o.code))
         {
-          _cs_job_fatal (job, _cs_fatal_message (o.code));
-          o.code = CS_ERR_STOPPED;
+          /* The first file to hit it is reported (and the job stops); the files
+           * that hit it after are cancelled, not a stream of identical errors. */
+          if (_cs_job_fatal (job, _cs_fatal_message (o.code)))
+            job->fatal_reported = TRUE;
+          else
+            o.code = CS_ERR_STOPPED;
           break;
         }
       if (!is_retriable (o.code) || attempt > job->settings.retries)
@@ -916,7 +930,12 @@ copy_chunk (CsJob    *job,
   if (o.code == 0)
     record_success (job, (guint64) item->st.st_size);
   else if (o.code > 0 && _cs_is_fatal_errno (o.code))
-    _cs_job_fatal (job, _cs_fatal_message (o.code));
+    {
+      if (!_cs_job_fatal (job, _cs_fatal_message (o.code)))
+        return;
+      job->fatal_reported = TRUE;
+      record_failure (job, item->dir, final, o, 1, (guint64) item->st.st_size);
+    }
   else
     record_failure (job, item->dir, final, o, 1, (guint64) item->st.st_size);
 }

@@ -150,6 +150,7 @@ struct _CsJob {
   guint         max_pending;
   gboolean      finished;
   char         *fatal_message;
+  gboolean      fatal_reported;   /* the file that hit it is in the error list */
   CsJobState    state;
   GMutex        ask_lock;         /* one question at a time */
   CsConflictAnswer all_answer;
@@ -179,7 +180,8 @@ void      _cs_job_hold_clock       (CsJob        *job);
 void      _cs_job_release_clock    (CsJob        *job);
 gboolean  _cs_job_wait_if_paused   (CsJob        *job);   /* FALSE when stopping */
 gboolean  _cs_job_stopping         (CsJob        *job);
-void      _cs_job_fatal            (CsJob        *job,
+/* TRUE for the first fatal error of the job, which the caller then reports. */
+gboolean  _cs_job_fatal            (CsJob        *job,
                                     const char   *message);
 void      _cs_job_push             (CsJob        *job,
                                     CsItem       *item);

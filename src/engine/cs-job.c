@@ -522,17 +522,20 @@ _cs_job_sleep (CsJob  *job,
   return !_cs_job_stopping (job);
 }
 
-static void
+static gboolean
 stop (CsJob        *job,
       CsStopReason  reason,
       const char   *message)
 {
+  gboolean first = FALSE;
+
   g_mutex_lock (&job->lock);
   if (atomic_load (&job->stop) == CS_STOP_NONE)
     {
       atomic_store (&job->stop, reason);
       if (message != NULL)
         job->fatal_message = g_strdup (message);
+      first = TRUE;
     }
   if (job->paused)
     {
@@ -541,13 +544,15 @@ stop (CsJob        *job,
     }
   g_cond_broadcast (&job->cond);
   g_mutex_unlock (&job->lock);
+
+  return first;
 }
 
-void
+gboolean
 _cs_job_fatal (CsJob      *job,
                const char *message)
 {
-  stop (job, CS_STOP_FATAL, message);
+  return stop (job, CS_STOP_FATAL, message);
 }
 
 void
@@ -1123,7 +1128,8 @@ controller_thread (gpointer data)
     remember_threads (job);
   if (reason == CS_STOP_FATAL)
     {
-      _cs_run_add_error (job->run, job->destination, "copy", 0, job->fatal_message, 1);
+      if (!job->fatal_reported)
+        _cs_run_add_error (job->run, job->destination, "copy", 0, job->fatal_message, 1);
       _cs_run_set_outcome (job->run, "failed", job->fatal_message);
       job->run_error = g_error_new_literal (CS_JOB_ERROR, CS_JOB_ERROR_DESTINATION, job->fatal_message);
     }

@@ -1244,6 +1244,13 @@ test_full_new_files (Fixture       *f,
     g_assert_nonnull (strstr (lines[i], "full"));
   root = load_json (json);
   g_assert_cmpuint (json_n_errors (root), ==, 1);
+  /* The file that met the full disk is counted as failed and named in that error. */
+  {
+    JsonObject *totals = json_object_get_object_member (json_node_get_object (root), "totals");
+    JsonObject *failed = json_object_get_object_member (totals, "failed");
+
+    g_assert_cmpint (json_object_get_int_member (failed, "files"), ==, 1);
+  }
   g_assert_cmpstr (json_string (root, "outcome"), ==, "failed");
   g_assert_nonnull (strstr (json_string (root, "fatal_error"), "full"));
 
