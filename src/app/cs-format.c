@@ -10,11 +10,20 @@
 
 #include "cs-format.h"
 
-/* Decimal units, as every Copyscope report states: MB = 10^6 bytes. */
+/* Decimal units by default, as every Copyscope report states: MB = 10^6 bytes.
+ * The preferences can switch the screen (never a file) to MiB. Main thread. */
+static gboolean binary_units;
+
+void
+_cs_format_set_binary_units (gboolean binary)
+{
+  binary_units = !!binary;
+}
+
 char *
 _cs_format_bytes (guint64 bytes)
 {
-  return g_format_size (bytes);
+  return g_format_size_full (bytes, binary_units ? G_FORMAT_SIZE_IEC_UNITS : G_FORMAT_SIZE_DEFAULT);
 }
 
 char *
@@ -32,7 +41,7 @@ _cs_format_rate (double bytes_per_second)
   if (!(bytes_per_second > 0))
     bytes_per_second = 0;
 
-  size = g_format_size ((guint64) llround (bytes_per_second));
+  size = _cs_format_bytes ((guint64) llround (bytes_per_second));
 
   /* Translators: a transfer rate, like "12.5 MB/s" */
   return g_strdup_printf (_("%s/s"), size);

@@ -6,6 +6,7 @@
 G_BEGIN_DECLS
 
 /* Text for the window's numbers; main thread only where it touches GTK, the rest is pure. */
+void  _cs_format_set_binary_units (gboolean binary);
 char *_cs_format_bytes        (guint64     bytes);
 char *_cs_format_count        (guint64     count);
 char *_cs_format_rate         (double      bytes_per_second);

@@ -14,6 +14,8 @@
  * Thread count from 1 to 128. The scale runs over log2 of the count, so each
  * doubling takes the same room and the marks at 1, 2, 4 … 128 are evenly
  * spaced; any whole count in between can be reached and is shown exactly.
+ * The Auto switch beside it hands the count to the job's controller; moving
+ * the slider by hand takes it back.
  */
 
 struct _CsThreadSlider
@@ -24,6 +26,7 @@ struct _CsThreadSlider
   GtkScale       *scale;
   GtkAdjustment  *adjustment;
   GtkLabel       *value_label;
+  GtkSwitch      *auto_switch;
 
   guint           threads;
   guint           updating : 1;
@@ -34,6 +37,7 @@ G_DEFINE_FINAL_TYPE (CsThreadSlider, cs_thread_slider, GTK_TYPE_WIDGET)
 enum {
   PROP_0,
   PROP_THREADS,
+  PROP_AUTO,
   N_PROPS
 };
 
@@ -72,9 +76,18 @@ scale_value_changed_cb (CsThreadSlider *self)
   if (threads == self->threads)
     return;
 
+  /* A count chosen by hand turns Auto off first, so the job hears it in that order. */
+  gtk_switch_set_active (self->auto_switch, FALSE);
+
   self->threads = threads;
   cs_thread_slider_show_value (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_THREADS]);
+}
+
+static void
+auto_switch_changed_cb (CsThreadSlider *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_AUTO]);
 }
 
 static void
@@ -105,6 +118,10 @@ cs_thread_slider_get_property (GObject    *object,
       g_value_set_uint (value, self->threads);
       break;
 
+    case PROP_AUTO:
+      g_value_set_boolean (value, cs_thread_slider_get_auto (self));
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -122,6 +139,10 @@ cs_thread_slider_set_property (GObject      *object,
     {
     case PROP_THREADS:
       cs_thread_slider_set_threads (self, g_value_get_uint (value));
+      break;
+
+    case PROP_AUTO:
+      cs_thread_slider_set_auto (self, g_value_get_boolean (value));
       break;
 
     default:
@@ -144,6 +165,11 @@ cs_thread_slider_class_init (CsThreadSliderClass *klass)
                        CS_JOB_MIN_THREADS, CS_JOB_MAX_THREADS, CS_JOB_DEFAULT_THREADS,
                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
+  properties[PROP_AUTO] =
+    g_param_spec_boolean ("auto", NULL, NULL,
+                          FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_template_from_resource (widget_class,
@@ -151,7 +177,9 @@ cs_thread_slider_class_init (CsThreadSliderClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsThreadSlider, scale);
   gtk_widget_class_bind_template_child (widget_class, CsThreadSlider, adjustment);
   gtk_widget_class_bind_template_child (widget_class, CsThreadSlider, value_label);
+  gtk_widget_class_bind_template_child (widget_class, CsThreadSlider, auto_switch);
   gtk_widget_class_bind_template_callback (widget_class, scale_value_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, auto_switch_changed_cb);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "threadslider");
@@ -207,4 +235,22 @@ cs_thread_slider_get_scale (CsThreadSlider *self)
   g_return_val_if_fail (CS_IS_THREAD_SLIDER (self), NULL);
 
   return GTK_WIDGET (self->scale);
+}
+
+gboolean
+cs_thread_slider_get_auto (CsThreadSlider *self)
+{
+  g_return_val_if_fail (CS_IS_THREAD_SLIDER (self), FALSE);
+
+  return gtk_switch_get_active (self->auto_switch);
+}
+
+/* The switch's notify announces the change as "auto". */
+void
+cs_thread_slider_set_auto (CsThreadSlider *self,
+                           gboolean        auto_threads)
+{
+  g_return_if_fail (CS_IS_THREAD_SLIDER (self));
+
+  gtk_switch_set_active (self->auto_switch, auto_threads);
 }

@@ -12,5 +12,8 @@ guint      cs_thread_slider_get_threads (CsThreadSlider *self);
 void       cs_thread_slider_set_threads (CsThreadSlider *self,
                                          guint           threads);
 GtkWidget *cs_thread_slider_get_scale   (CsThreadSlider *self);
+gboolean   cs_thread_slider_get_auto    (CsThreadSlider *self);
+void       cs_thread_slider_set_auto    (CsThreadSlider *self,
+                                         gboolean        auto_threads);
 
 G_END_DECLS

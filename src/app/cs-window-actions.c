@@ -16,7 +16,6 @@ typedef enum {
   CHOOSE_FILES,
   CHOOSE_FOLDERS,
   CHOOSE_DESTINATION,
-  CHOOSE_EXPORT,
 } ChooseMode;
 
 static void
@@ -48,50 +47,9 @@ cs_window_chosen (CsWindow   *self,
         }
       break;
 
-    case CHOOSE_EXPORT:
-      if (n > 0)
-        {
-          g_autoptr(GFile) file = g_list_model_get_item (files, 0);
-          g_autofree char *path = g_file_get_path (file);
-          g_autoptr(GError) error = NULL;
-          CsRun *run = cs_summary_page_get_run (self->summary_page);
-
-          if (run == NULL)
-            break;
-
-          if (path == NULL)
-            _cs_window_show_toast (self, _("Runs can only be saved to local folders"));
-          else if (!cs_run_save (run, path, &error))
-            {
-              g_autofree char *message = g_strdup_printf (_("Could not save the run: %s"),
-                                                          error->message);
-              _cs_window_show_toast (self, message);
-            }
-          else
-            _cs_window_show_toast (self, _("Run saved"));
-        }
-      break;
-
     default:
       g_assert_not_reached ();
     }
-}
-
-static char *
-export_file_name (CsWindow *self)
-{
-  CsRun *run = cs_summary_page_get_run (self->summary_page);
-  g_autoptr(GDateTime) started = NULL;
-  g_autofree char *stamp = NULL;
-
-  if (run != NULL && cs_run_get_started (run) > 0)
-    started = g_date_time_new_from_unix_local (cs_run_get_started (run) / G_USEC_PER_SEC);
-  if (started == NULL)
-    started = g_date_time_new_now_local ();
-
-  stamp = g_date_time_format (started, "%Y-%m-%d-%H%M%S");
-
-  return g_strdup_printf ("copyscope-%s.json", stamp);
 }
 
 #if GTK_CHECK_VERSION (4, 10, 0)
@@ -127,15 +85,11 @@ file_dialog_done_cb (GObject      *object,
       break;
 
     case CHOOSE_DESTINATION:
-    case CHOOSE_EXPORT:
       {
         g_autoptr(GFile) file = NULL;
         GListStore *store = g_list_store_new (G_TYPE_FILE);
 
-        if (mode == CHOOSE_DESTINATION)
-          file = gtk_file_dialog_select_folder_finish (dialog, result, &error);
-        else
-          file = gtk_file_dialog_save_finish (dialog, result, &error);
+        file = gtk_file_dialog_select_folder_finish (dialog, result, &error);
         if (file != NULL)
           g_list_store_append (store, file);
         files = G_LIST_MODEL (store);
@@ -178,16 +132,6 @@ cs_window_choose (CsWindow   *self,
       gtk_file_dialog_set_title (dialog, _("Copy Into"));
       gtk_file_dialog_set_accept_label (dialog, _("_Select"));
       gtk_file_dialog_select_folder (dialog, GTK_WINDOW (self), NULL, file_dialog_done_cb, data);
-      break;
-
-    case CHOOSE_EXPORT:
-      {
-        g_autofree char *name = export_file_name (self);
-
-        gtk_file_dialog_set_title (dialog, _("Export Run"));
-        gtk_file_dialog_set_initial_name (dialog, name);
-        gtk_file_dialog_save (dialog, GTK_WINDOW (self), NULL, file_dialog_done_cb, data);
-      }
       break;
 
     default:
@@ -249,12 +193,6 @@ cs_window_choose (CsWindow   *self,
       action = GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER;
       break;
 
-    case CHOOSE_EXPORT:
-      title = _("Export Run");
-      accept = _("_Save");
-      action = GTK_FILE_CHOOSER_ACTION_SAVE;
-      break;
-
     default:
       g_assert_not_reached ();
     }
@@ -262,13 +200,6 @@ cs_window_choose (CsWindow   *self,
   native = gtk_file_chooser_native_new (title, GTK_WINDOW (self), action, accept, NULL);
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
   gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (native), multiple);
-
-  if (mode == CHOOSE_EXPORT)
-    {
-      g_autofree char *name = export_file_name (self);
-
-      gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (native), name);
-    }
 
   g_object_set_data (G_OBJECT (native), "cs-choose-mode", GINT_TO_POINTER (mode));
   g_signal_connect_object (native, "response", G_CALLBACK (native_response_cb), self,
@@ -309,7 +240,8 @@ export_action (GtkWidget  *widget,
                const char *action_name,
                GVariant   *parameter)
 {
-  cs_window_choose (CS_WINDOW (widget), CHOOSE_EXPORT);
+  /* JSON unless the chosen name asks for another format. */
+  _cs_window_export_run (CS_WINDOW (widget), "json");
 }
 
 static void
@@ -543,7 +475,8 @@ _cs_window_actions_update (CsWindow *self)
   gtk_widget_action_set_enabled (widget, "win.new-copy", summary);
   gtk_widget_action_set_enabled (widget, "win.export", summary && run != NULL);
   gtk_widget_action_set_enabled (widget, "win.retry-failed",
-                                 summary && run != NULL && cs_run_get_n_errors (run) > 0);
+                                 summary && run != NULL && cs_run_get_n_errors (run) > 0 &&
+                                 !self->summary_from_history);
 
   gtk_widget_set_visible (GTK_WIDGET (self->start_button), setup);
   gtk_widget_set_visible (GTK_WIDGET (self->add_button), setup);
@@ -556,6 +489,8 @@ _cs_window_actions_update (CsWindow *self)
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->pause_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, paused ? _("Resume") : _("Pause"),
                                   -1);
+
+  _cs_window_pages_update_actions (self);
 }
 
 void

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "cs-compare-page.h"
 #include "cs-counter-view.h"
+#include "cs-demo-page.h"
 #include "cs-destination-row.h"
+#include "cs-history-page.h"
+#include "cs-limit-hint.h"
 #include "cs-options-group.h"
 #include "cs-progress-view.h"
 #include "cs-source-list.h"
 #include "cs-summary-page.h"
+#include "cs-sweep-page.h"
 #include "cs-thread-slider.h"
 #include "cs-throughput-graph.h"
 #include "cs-window.h"
@@ -37,6 +42,15 @@ struct _CsWindow
   AdwExpanderRow       *errors_row;
   CsCounterView        *counter_view;
   CsSummaryPage        *summary_page;
+  GtkButton            *back_button;
+  GtkButton            *history_button;
+  CsHistoryPage        *history_page;
+  CsComparePage        *compare_page;
+  CsSweepPage          *sweep_page;
+  CsDemoPage           *demo_page;
+  CsLimitHint          *limit_hint;
+  AdwActionRow         *remembered_row;
+  GtkButton            *remembered_button;
 
   /* Owned */
   GSettings            *settings;
@@ -49,6 +63,8 @@ struct _CsWindow
   guint                 inhibit_cookie;
   guint                 n_errors_shown;
   CsJobState            last_state;
+  GPtrArray            *back_stack;      /* of page names, for win.go-back */
+  guint                 remembered_threads;
 
   /* Borrowed: these dialogs destroy themselves when answered */
   AdwMessageDialog     *conflict_dialog;
@@ -57,6 +73,7 @@ struct _CsWindow
   AdwMessageDialog     *cancel_dialog;
 
   guint                 close_when_done : 1;
+  guint                 summary_from_history : 1;
 };
 
 /* cs-window-actions.c */
@@ -71,5 +88,15 @@ void     _cs_window_configure_job         (CsWindow       *self,
 void     _cs_window_ask_cancel            (CsWindow       *self);
 void     _cs_window_show_toast            (CsWindow       *self,
                                            const char     *title);
+
+/* cs-window-pages.c */
+void     _cs_window_class_install_page_actions (GtkWidgetClass *widget_class);
+void     _cs_window_pages_init            (CsWindow       *self);
+void     _cs_window_pages_finalize        (CsWindow       *self);
+void     _cs_window_pages_update_actions  (CsWindow       *self);
+void     _cs_window_save_run              (CsWindow       *self,
+                                           CsRun          *run);
+void     _cs_window_export_run            (CsWindow       *self,
+                                           const char     *extension);
 
 G_END_DECLS

@@ -40,6 +40,7 @@ job_sample_cb (CsWindow *self,
 
   cs_throughput_graph_push_sample (self->graph, sample);
   cs_counter_view_set_sample (self->counter_view, sample);
+  cs_limit_hint_push_sample (self->limit_hint, sample);
 }
 
 static void
@@ -143,7 +144,14 @@ job_threads_changed_cb (CsWindow *self,
                         guint     to,
                         CsJob    *job)
 {
+  g_autoptr(GArray) timeline = NULL;
+
   cs_throughput_graph_update_timeline (self->graph);
+
+  timeline = cs_run_dup_timeline (cs_job_get_run (job));
+  if (timeline != NULL && timeline->len > 0)
+    cs_limit_hint_set_change (self->limit_hint,
+                              &g_array_index (timeline, CsThreadChange, timeline->len - 1));
 
   /* A change the user is still making wins over one the job reports late. */
   if (self->threads_timeout_id == 0)
@@ -288,7 +296,8 @@ apply_threads_cb (gpointer user_data)
 static void
 thread_slider_changed_cb (CsWindow *self)
 {
-  if (self->job == NULL)
+  /* Under Auto the slider follows the job; only a hand on it turns Auto off. */
+  if (self->job == NULL || cs_thread_slider_get_auto (self->thread_slider))
     return;
 
   /* A drag passes many counts; the job and its record get the one it settles on. */
@@ -386,6 +395,7 @@ run_done_cb (GObject      *object,
   cs_progress_view_update (self->progress_view, &progress);
 
   run = cs_job_get_run (finished);
+  _cs_window_save_run (self, run);
   cs_summary_page_set_run (self->summary_page, run);
   adw_window_title_set_subtitle (self->window_title, NULL);
   gtk_stack_set_visible_child_name (self->stack, "summary");
@@ -455,6 +465,8 @@ _cs_window_configure_job (CsWindow *self,
   cs_job_set_retries (job, cs_options_group_get_retries (self->options_group));
   cs_job_set_wait (job, cs_options_group_get_wait (self->options_group));
   cs_job_set_threads (job, cs_thread_slider_get_threads (self->setup_thread_slider), NULL);
+  cs_job_set_auto_threads (job, cs_thread_slider_get_auto (self->setup_thread_slider));
+  cs_job_set_interval (job, g_settings_get_uint (self->settings, "interval"));
 }
 
 /*
@@ -497,6 +509,7 @@ _cs_window_start (CsWindow *self,
   cs_counter_view_set_sample (self->counter_view, NULL);
   cs_window_reset_errors (self);
   cs_throughput_graph_set_run (self->graph, cs_job_get_run (job));
+  cs_limit_hint_reset (self->limit_hint);
   cs_thread_slider_set_threads (self->thread_slider, cs_job_get_threads (job));
 
   app = gtk_window_get_application (GTK_WINDOW (self));
@@ -635,6 +648,7 @@ cs_window_finalize (GObject *object)
 
   g_clear_object (&self->settings);
   g_clear_pointer (&self->error_rows, g_ptr_array_unref);
+  _cs_window_pages_finalize (self);
 
   G_OBJECT_CLASS (cs_window_parent_class)->finalize (object);
 }
@@ -684,6 +698,7 @@ cs_window_class_init (CsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsWindow, summary_page);
 
   _cs_window_class_install_actions (widget_class);
+  _cs_window_class_install_page_actions (widget_class);
 }
 
 static void
@@ -694,6 +709,7 @@ cs_window_init (CsWindow *self)
   self->settings = g_settings_new (SCHEMA_ID);
   self->error_rows = g_ptr_array_new ();
   g_queue_init (&self->conflicts);
+  _cs_window_pages_init (self);
 
   cs_options_group_bind_settings (self->options_group, self->settings);
   g_settings_bind (self->settings, "threads", self->setup_thread_slider, "threads",

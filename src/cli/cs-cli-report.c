@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <gio/gio.h>
+#include <glib/gi18n.h>
 
 #include "cs-cli-report.h"
 #include "cs-compare.h"
@@ -26,7 +27,7 @@ usage_error (GOptionContext *context,
              const char     *message)
 {
   g_printerr ("copyscope-cli %s: %s\n", command, message);
-  g_printerr ("Try “copyscope-cli %s --help”.\n", command);
+  g_printerr (_("Try “copyscope-cli %s --help”.\n"), command);
   return EXIT_USAGE;
 }
 
@@ -141,39 +142,40 @@ run_report_command (int      argc,
   guint n_paths;
   GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
-      "Output format: md, html, csv, json, png, svg or pdf (default: from the output name, else md)", "FORMAT" },
+      N_("Output format: md, html, csv, json, png, svg or pdf (default: from the output name, else md)"), "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
-      "Write to FILE (“-”: standard output, text formats only)", "FILE" },
+      N_("Write to FILE (“-”: standard output, text formats only)"), "FILE" },
     { "label", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &labels,
-      compare ? "Name a run in the report, once per run in order (e.g. --label T1 --label T2)"
-              : "Name the run in the report", "LABEL" },
+      compare ? N_("Name a run in the report, once per run in order (e.g. --label T1 --label T2)")
+              : N_("Name the run in the report"), "LABEL" },
     { NULL }
   };
 
   context = g_option_context_new (compare ? "RUN.json RUN.json [RUN.json…]" : "RUN.json");
   g_option_context_set_summary (context, compare
-                                ? "Compare two or more saved runs, counter by counter."
-                                : "Write a report on one saved run.");
-  g_option_context_add_main_entries (context, entries, NULL);
+                                ? _("Compare two or more saved runs, counter by counter.")
+                                : _("Write a report on one saved run."));
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   g_option_context_set_description (context,
-                                    "Exit status: 0 success, 2 usage error, 3 unreadable or invalid run file.");
+                                    _("Exit status: 0 success, 2 usage error, 3 unreadable or invalid run file."));
 
   if (!g_option_context_parse (context, &argc, &argv, &error))
     return usage_error (context, command, error->message);
 
   n_paths = argc > 1 ? (guint) argc - 1 : 0;
   if (!compare && n_paths != 1)
-    return usage_error (context, command, "expected exactly one run file");
+    return usage_error (context, command, _("expected exactly one run file"));
   if (compare && n_paths < 2)
-    return usage_error (context, command, "expected two or more run files");
+    return usage_error (context, command, _("expected two or more run files"));
   if (labels != NULL && g_strv_length (labels) > n_paths)
-    return usage_error (context, command, "more --label options than run files");
+    return usage_error (context, command, _("more --label options than run files"));
 
   if (!resolve_format (format_name, output, &format))
-    return usage_error (context, command, "unknown format; use md, html, csv, json, png, svg or pdf");
+    return usage_error (context, command, _("unknown format; use md, html, csv, json, png, svg or pdf"));
 
   if ((output == NULL || strcmp (output, "-") == 0) && !cs_report_format_is_text (format))
-    return usage_error (context, command, "binary formats (png, svg, pdf) need --output FILE");
+    return usage_error (context, command, _("binary formats (png, svg, pdf) need --output FILE"));
 
   runs = g_ptr_array_new_with_free_func ((GDestroyNotify) cs_run_unref);
   for (guint i = 0; i < n_paths; i++)
@@ -310,12 +312,13 @@ cs_cli_history (int    argc,
   GOptionEntry entries_spec[] = { { NULL } };
 
   context = g_option_context_new (NULL);
-  g_option_context_set_summary (context, "List the saved runs, newest first.");
-  g_option_context_add_main_entries (context, entries_spec, NULL);
+  g_option_context_set_summary (context, _("List the saved runs, newest first."));
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (context, entries_spec, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     return usage_error (context, "history", error->message);
   if (argc > 1)
-    return usage_error (context, "history", "no arguments expected");
+    return usage_error (context, "history", _("no arguments expected"));
 
   entries = cs_history_list (&skipped, &error);
   if (entries == NULL)
@@ -326,7 +329,7 @@ cs_cli_history (int    argc,
 
   if (entries->len == 0)
     {
-      g_print ("No saved runs in %s\n", dir);
+      g_print (_("No saved runs in %s\n"), dir);
     }
   else
     {

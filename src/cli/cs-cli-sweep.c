@@ -69,6 +69,7 @@ cs_cli_sweep (int    argc,
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   g_option_context_set_description (context,
+    /* xgettext:no-c-format */
     _("Each copy goes into a new folder under DEST, removed after it is timed. The\n"
       "recommendation is the knee: the fewest threads within 5 % of the best median time."));
 

@@ -635,9 +635,10 @@ _cs_job_report (CsJob      *job,
 {
   g_autofree char *path = NULL;
 
-  /* Once the destination is gone, every folder still open fails the same way;
-   * the one fatal message says it all. */
-  if (error_code > 0 && _cs_is_fatal_errno (error_code)
+  /* Once the destination is gone, every folder still open fails the same way
+   * with the bare errno text; the report that carries the fatal message says
+   * it all. */
+  if (message == NULL && error_code > 0 && _cs_is_fatal_errno (error_code)
       && atomic_load (&job->stop) == CS_STOP_FATAL)
     return;
 

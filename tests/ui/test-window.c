@@ -819,6 +819,11 @@ main (int   argc,
       char *argv[])
 {
   g_autoptr(GtkCssProvider) css = NULL;
+  g_autofree char *data_home = make_temp_dir ();
+  int status;
+
+  /* Finished copies are kept in the history: this run's own, not the user's. */
+  g_setenv ("XDG_DATA_HOME", data_home, TRUE);
 
   gtk_test_init (&argc, &argv, NULL);
   adw_init ();
@@ -843,5 +848,8 @@ main (int   argc,
   g_test_add_func ("/window/cancel", test_cancel);
   g_test_add_func ("/window/conflict", test_conflict);
 
-  return g_test_run ();
+  status = g_test_run ();
+  remove_tree (data_home);
+
+  return status;
 }

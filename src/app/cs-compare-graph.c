@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-app"
+
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+
+#include "cs-compare-graph.h"
+#include "cs-plot.h"
+
+/*
+ * Several runs overlaid on one time axis, aligned at their starts: data MB/s
+ * and requests/s per run, one colour and dash per run, thread markers. The
+ * runs are finished records, read once when set.
+ */
+
+typedef struct
+{
+  CsSample *samples;
+  guint     n_samples;
+  GArray   *changes;   /* of CsThreadChange */
+  char     *label;
+} GraphRun;
+
+struct _CsCompareGraph
+{
+  GtkWidget        parent_instance;
+
+  /* Owned */
+  GArray          *runs;      /* of GraphRun */
+  CsPlotRun       *plot_runs; /* borrow from runs */
+  CsPlotPalette    palette;
+  double           hover_t;
+};
+
+G_DEFINE_FINAL_TYPE (CsCompareGraph, cs_compare_graph, GTK_TYPE_WIDGET)
+
+static void
+graph_run_clear (gpointer data)
+{
+  GraphRun *run = data;
+
+  g_clear_pointer (&run->samples, g_free);
+  g_clear_pointer (&run->changes, g_array_unref);
+  g_clear_pointer (&run->label, g_free);
+}
+
+static void
+cs_compare_graph_get_options (CsCompareGraph *self,
+                              CsPlotOptions  *options)
+{
+  options->t_min = 0;
+  options->t_max = 0;
+  options->hover_t = self->hover_t;
+  options->show_markers = TRUE;
+  options->axes = NULL;
+}
+
+static gboolean
+cs_compare_graph_time_at (CsCompareGraph *self,
+                          double          x,
+                          double         *out_t)
+{
+  CsPlotOptions options = { 0 };
+
+  if (self->runs->len == 0)
+    return FALSE;
+
+  cs_compare_graph_get_options (self, &options);
+
+  return cs_plot_throughput_time_at (gtk_widget_get_width (GTK_WIDGET (self)),
+                                     gtk_widget_get_height (GTK_WIDGET (self)),
+                                     self->plot_runs, self->runs->len, &options, x, out_t);
+}
+
+static const CsSample *
+sample_at (const GraphRun *run,
+           double          t)
+{
+  const CsSample *best = NULL;
+
+  for (guint i = 0; i < run->n_samples; i++)
+    {
+      if (best == NULL || ABS (run->samples[i].t - t) < ABS (best->t - t))
+        best = &run->samples[i];
+      if (run->samples[i].t > t)
+        break;
+    }
+
+  return best;
+}
+
+static gboolean
+query_tooltip_cb (CsCompareGraph *self,
+                  int             x,
+                  int             y,
+                  gboolean        keyboard,
+                  GtkTooltip     *tooltip)
+{
+  g_autoptr(GString) text = NULL;
+  double t;
+
+  if (keyboard || !cs_compare_graph_time_at (self, x, &t))
+    return FALSE;
+
+  text = g_string_new (NULL);
+  /* Translators: the first line of the comparison graph's tooltip */
+  g_string_append_printf (text, _("At %.1f s"), t);
+
+  for (guint i = 0; i < self->runs->len; i++)
+    {
+      const GraphRun *run = &g_array_index (self->runs, GraphRun, i);
+      const CsSample *s = sample_at (run, t);
+
+      if (s == NULL || s->t + 1.0 < t)
+        continue;
+
+      /* Translators: one run in the comparison graph's tooltip, like "T1: 84.2 MB/s · 1200 requests/s · 2 threads" */
+      g_string_append_printf (text, _("\n%s: %.1f MB/s · %.0f requests/s · %.0f threads"),
+                              run->label,
+                              s->values[CS_COUNTER_DATA_TRANSFER_RATE],
+                              s->values[CS_COUNTER_REQUEST_RATE],
+                              s->values[CS_COUNTER_THREADS]);
+    }
+
+  gtk_tooltip_set_text (tooltip, text->str);
+
+  return TRUE;
+}
+
+static void
+motion_cb (CsCompareGraph           *self,
+           double                    x,
+           double                    y,
+           GtkEventControllerMotion *motion)
+{
+  double t;
+
+  if (!cs_compare_graph_time_at (self, x, &t))
+    t = -1;
+
+  if (t != self->hover_t)
+    {
+      self->hover_t = t;
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+    }
+}
+
+static void
+leave_cb (CsCompareGraph           *self,
+          GtkEventControllerMotion *motion)
+{
+  if (self->hover_t >= 0)
+    {
+      self->hover_t = -1;
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+    }
+}
+
+static void
+cs_compare_graph_snapshot (GtkWidget   *widget,
+                           GtkSnapshot *snapshot)
+{
+  CsCompareGraph *self = CS_COMPARE_GRAPH (widget);
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+  CsPlotOptions options = { 0 };
+  cairo_t *cr;
+
+  if (width <= 0 || height <= 0)
+    return;
+
+  cs_compare_graph_get_options (self, &options);
+
+  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  cs_plot_draw_throughput (cr, width, height, &self->palette,
+                           self->plot_runs, self->runs->len, &options);
+  cairo_destroy (cr);
+}
+
+static void
+cs_compare_graph_measure (GtkWidget      *widget,
+                          GtkOrientation  orientation,
+                          int             for_size,
+                          int            *minimum,
+                          int            *natural,
+                          int            *minimum_baseline,
+                          int            *natural_baseline)
+{
+  if (orientation == GTK_ORIENTATION_HORIZONTAL)
+    {
+      *minimum = 240;
+      *natural = 800;
+    }
+  else
+    {
+      *minimum = 300;
+      *natural = 380;
+    }
+}
+
+static void
+cs_compare_graph_css_changed (GtkWidget         *widget,
+                              GtkCssStyleChange *change)
+{
+  CsCompareGraph *self = CS_COMPARE_GRAPH (widget);
+  AdwStyleManager *style_manager = adw_style_manager_get_default ();
+  GdkRGBA fg;
+
+  GTK_WIDGET_CLASS (cs_compare_graph_parent_class)->css_changed (widget, change);
+
+  if (adw_style_manager_get_high_contrast (style_manager))
+    cs_plot_palette_init_high_contrast (&self->palette);
+  else if (adw_style_manager_get_dark (style_manager))
+    cs_plot_palette_init_dark (&self->palette);
+  else
+    cs_plot_palette_init_light (&self->palette);
+
+#if GTK_CHECK_VERSION (4, 10, 0)
+  gtk_widget_get_color (widget, &fg);
+#else
+  gtk_style_context_get_color (gtk_widget_get_style_context (widget), &fg);
+#endif
+  self->palette.foreground.r = fg.red;
+  self->palette.foreground.g = fg.green;
+  self->palette.foreground.b = fg.blue;
+  self->palette.foreground.a = fg.alpha;
+  self->palette.background.a = 0;
+
+  gtk_widget_queue_draw (widget);
+}
+
+static void
+cs_compare_graph_finalize (GObject *object)
+{
+  CsCompareGraph *self = CS_COMPARE_GRAPH (object);
+
+  g_clear_pointer (&self->plot_runs, g_free);
+  g_clear_pointer (&self->runs, g_array_unref);
+
+  G_OBJECT_CLASS (cs_compare_graph_parent_class)->finalize (object);
+}
+
+static void
+cs_compare_graph_class_init (CsCompareGraphClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->finalize = cs_compare_graph_finalize;
+
+  widget_class->snapshot = cs_compare_graph_snapshot;
+  widget_class->measure = cs_compare_graph_measure;
+  widget_class->css_changed = cs_compare_graph_css_changed;
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/copyscope/Copyscope/ui/cs-compare-graph.ui");
+  gtk_widget_class_set_css_name (widget_class, "comparegraph");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
+}
+
+static void
+cs_compare_graph_init (CsCompareGraph *self)
+{
+  GtkEventController *motion;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->runs = g_array_new (FALSE, TRUE, sizeof (GraphRun));
+  g_array_set_clear_func (self->runs, graph_run_clear);
+  self->hover_t = -1;
+  cs_plot_palette_init_light (&self->palette);
+
+  g_signal_connect (self, "query-tooltip", G_CALLBACK (query_tooltip_cb), NULL);
+
+  motion = gtk_event_controller_motion_new ();
+  g_signal_connect_object (motion, "motion", G_CALLBACK (motion_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (motion, "leave", G_CALLBACK (leave_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), motion);
+}
+
+/* @labels: one per run, or NULL for each run's own label. */
+void
+cs_compare_graph_set_runs (CsCompareGraph     *self,
+                           CsRun             **runs,
+                           guint               n_runs,
+                           const char * const *labels)
+{
+  g_autoptr(GString) description = NULL;
+
+  g_return_if_fail (CS_IS_COMPARE_GRAPH (self));
+  g_return_if_fail (runs != NULL || n_runs == 0);
+
+  g_array_set_size (self->runs, 0);
+  g_clear_pointer (&self->plot_runs, g_free);
+  self->plot_runs = g_new0 (CsPlotRun, MAX (n_runs, 1));
+  self->hover_t = -1;
+  description = g_string_new (NULL);
+
+  for (guint i = 0; i < n_runs; i++)
+    {
+      GraphRun run = { 0 };
+      CsStat stat;
+
+      run.samples = cs_run_dup_samples (runs[i], &run.n_samples);
+      run.changes = cs_run_dup_timeline (runs[i]);
+      if (labels != NULL && labels[i] != NULL)
+        run.label = g_strdup (labels[i]);
+      else
+        run.label = cs_run_dup_label (runs[i]);
+      if (run.label == NULL)
+        run.label = g_strdup_printf (_("Run %u"), i + 1);
+      g_array_append_val (self->runs, run);
+
+      if (cs_run_get_stat (runs[i], CS_COUNTER_DATA_TRANSFER_RATE, &stat))
+        {
+          /* Translators: part of the comparison graph's accessible description */
+          g_string_append_printf (description, _("%s: %.1f MB/s on average. "), run.label, stat.avg);
+        }
+    }
+
+  /* The array no longer grows: its elements stay where they are. */
+  for (guint i = 0; i < self->runs->len; i++)
+    {
+      GraphRun *run = &g_array_index (self->runs, GraphRun, i);
+
+      self->plot_runs[i].samples = run->samples;
+      self->plot_runs[i].n_samples = run->n_samples;
+      self->plot_runs[i].changes = run->changes != NULL
+                                   ? (const CsThreadChange *) (gpointer) run->changes->data : NULL;
+      self->plot_runs[i].n_changes = run->changes != NULL ? run->changes->len : 0;
+      self->plot_runs[i].label = run->label;
+    }
+
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self),
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description->str,
+                                  -1);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+guint
+cs_compare_graph_get_n_runs (CsCompareGraph *self)
+{
+  g_return_val_if_fail (CS_IS_COMPARE_GRAPH (self), 0);
+
+  return self->runs->len;
+}

@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-app"
+
+#include "config.h"
+
+#include <errno.h>
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+
+#include "cs-history.h"
+#include "cs-history-page.h"
+
+/*
+ * The saved runs, newest first, and the saved thread sweeps. Opening,
+ * renaming and deleting happen here against the history folder; the window
+ * shows what is opened and offers Undo after a delete.
+ */
+
+#define SWEEP_PREFIX "sweep-"
+
+struct _CsHistoryPage
+{
+  GtkWidget            parent_instance;
+
+  /* Template widgets */
+  GtkStack            *stack;
+  AdwPreferencesGroup *runs_group;
+  GtkButton           *compare_button;
+  GtkListBox          *runs_list;
+  AdwPreferencesGroup *sweeps_group;
+  GtkListBox          *sweeps_list;
+  GtkLabel            *skipped_label;
+
+  guint                n_runs;
+  guint                n_sweeps;
+};
+
+G_DEFINE_FINAL_TYPE (CsHistoryPage, cs_history_page, GTK_TYPE_WIDGET)
+
+enum {
+  OPEN_RUN,
+  OPEN_SWEEP,
+  COMPARE,
+  RUN_DELETED,
+  SWEEP_DELETED,
+  FAILED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void
+cs_history_page_update_compare (CsHistoryPage *self)
+{
+  g_autoptr(GPtrArray) chosen = cs_history_page_dup_chosen (self);
+  g_autofree char *label = NULL;
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->compare_button), chosen->len >= 2);
+
+  if (chosen->len >= 2)
+    /* Translators: the compare button with the number of selected runs */
+    label = g_strdup_printf (_("_Compare %u"), chosen->len);
+  gtk_button_set_label (self->compare_button, label != NULL ? label : _("_Compare"));
+}
+
+static void
+clear_list (GtkListBox *list)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (list))) != NULL)
+    gtk_list_box_remove (list, child);
+}
+
+static void
+cs_history_page_show_state (CsHistoryPage *self)
+{
+  gtk_stack_set_visible_child_name (self->stack,
+                                    self->n_runs + self->n_sweeps > 0 ? "list" : "empty");
+  gtk_widget_set_visible (GTK_WIDGET (self->runs_group), self->n_runs > 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->sweeps_group), self->n_sweeps > 0);
+  cs_history_page_update_compare (self);
+}
+
+static void
+rename_requested_cb (CsHistoryPage *self,
+                     const char    *label,
+                     CsHistoryRow  *row)
+{
+  CsRun *run = cs_history_row_get_run (row);
+  g_autoptr(GError) error = NULL;
+
+  if (run == NULL)
+    return;
+
+  if (!cs_history_set_label (cs_run_get_id (run), *label != '\0' ? label : NULL, &error))
+    {
+      g_autofree char *message = g_strdup_printf (_("Could not rename the run: %s"), error->message);
+
+      g_signal_emit (self, signals[FAILED], 0, message);
+      return;
+    }
+
+  cs_run_set_label (run, *label != '\0' ? label : NULL);
+}
+
+static void
+delete_requested_cb (CsHistoryPage *self,
+                     CsHistoryRow  *row)
+{
+  g_autoptr(GError) error = NULL;
+  CsRun *run = cs_history_row_get_run (row);
+  CsSweep *sweep = cs_history_row_get_sweep (row);
+
+  if (run != NULL)
+    {
+      g_autoptr(CsRun) deleted = cs_run_ref (run);
+
+      if (!cs_history_delete (cs_run_get_id (run), &error))
+        {
+          g_autofree char *message = g_strdup_printf (_("Could not delete the run: %s"), error->message);
+
+          g_signal_emit (self, signals[FAILED], 0, message);
+          return;
+        }
+
+      gtk_list_box_remove (self->runs_list, GTK_WIDGET (row));
+      self->n_runs--;
+      cs_history_page_show_state (self);
+      g_signal_emit (self, signals[RUN_DELETED], 0, deleted);
+    }
+  else if (sweep != NULL)
+    {
+      g_autoptr(CsSweep) deleted = cs_sweep_ref (sweep);
+      g_autofree char *path = g_strdup (cs_history_row_get_path (row));
+
+      if (g_unlink (path) != 0)
+        {
+          int saved = errno;
+          g_autofree char *message = g_strdup_printf (_("Could not delete the sweep: %s"),
+                                                      g_strerror (saved));
+
+          g_signal_emit (self, signals[FAILED], 0, message);
+          return;
+        }
+
+      gtk_list_box_remove (self->sweeps_list, GTK_WIDGET (row));
+      self->n_sweeps--;
+      cs_history_page_show_state (self);
+      g_signal_emit (self, signals[SWEEP_DELETED], 0, deleted, path);
+    }
+}
+
+static void
+row_activated_cb (CsHistoryPage *self,
+                  GtkListBoxRow *list_row,
+                  GtkListBox    *list)
+{
+  CsHistoryRow *row = CS_HISTORY_ROW (list_row);
+
+  if (cs_history_row_get_run (row) != NULL)
+    g_signal_emit (self, signals[OPEN_RUN], 0, cs_history_row_get_run (row));
+  else if (cs_history_row_get_sweep (row) != NULL)
+    g_signal_emit (self, signals[OPEN_SWEEP], 0, cs_history_row_get_sweep (row));
+}
+
+static void
+compare_clicked_cb (CsHistoryPage *self)
+{
+  cs_history_page_compare (self);
+}
+
+static GtkWidget *
+cs_history_page_add_row (CsHistoryPage *self,
+                         GtkListBox    *list,
+                         GtkWidget     *row)
+{
+  g_signal_connect_object (row, "rename-requested", G_CALLBACK (rename_requested_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (row, "delete-requested", G_CALLBACK (delete_requested_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (row, "notify::chosen", G_CALLBACK (cs_history_page_update_compare), self,
+                           G_CONNECT_SWAPPED);
+  gtk_list_box_append (list, row);
+
+  return row;
+}
+
+/* Sweeps share the folder with runs, so the run listing counts their files
+ * among the unreadable ones; returns how many such files there are. */
+static guint
+cs_history_page_load_sweeps (CsHistoryPage *self)
+{
+  g_autofree char *dir_path = cs_history_get_dir ();
+  g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+  guint n_files = 0;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    if (g_str_has_prefix (name, SWEEP_PREFIX) && g_str_has_suffix (name, ".json"))
+      g_ptr_array_add (names, g_strdup (name));
+
+  /* Named by their start time: newest first. */
+  g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+
+  for (guint i = names->len; i > 0; i--)
+    {
+      g_autofree char *path = g_build_filename (dir_path, g_ptr_array_index (names, i - 1), NULL);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(CsSweep) sweep = cs_sweep_load (path, &error);
+
+      n_files++;
+      if (sweep == NULL)
+        {
+          g_debug ("Skipping %s: %s", path, error->message);
+          continue;
+        }
+
+      cs_history_page_add_row (self, self->sweeps_list, cs_history_row_new_for_sweep (sweep, path));
+      self->n_sweeps++;
+    }
+
+  return n_files;
+}
+
+static void
+cs_history_page_dispose (GObject *object)
+{
+  GtkWidget *child;
+
+  gtk_widget_dispose_template (GTK_WIDGET (object), CS_TYPE_HISTORY_PAGE);
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (object))) != NULL)
+    gtk_widget_unparent (child);
+
+  G_OBJECT_CLASS (cs_history_page_parent_class)->dispose (object);
+}
+
+static void
+cs_history_page_class_init (CsHistoryPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = cs_history_page_dispose;
+
+  signals[OPEN_RUN] =
+    g_signal_new ("open-run",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, CS_TYPE_RUN);
+
+  signals[OPEN_SWEEP] =
+    g_signal_new ("open-sweep",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, CS_TYPE_SWEEP);
+
+  /* The chosen runs, oldest first; labels come from the runs. */
+  signals[COMPARE] =
+    g_signal_new ("compare",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_PTR_ARRAY);
+
+  /* Already gone from the folder; saving it again undoes the delete. */
+  signals[RUN_DELETED] =
+    g_signal_new ("run-deleted",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, CS_TYPE_RUN);
+
+  signals[SWEEP_DELETED] =
+    g_signal_new ("sweep-deleted",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, CS_TYPE_SWEEP, G_TYPE_STRING);
+
+  /* A message for the user: the history folder refused a change. */
+  signals[FAILED] =
+    g_signal_new ("failed",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  g_type_ensure (CS_TYPE_HISTORY_ROW);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/copyscope/Copyscope/ui/cs-history-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, CsHistoryPage, stack);
+  gtk_widget_class_bind_template_child (widget_class, CsHistoryPage, runs_group);
+  gtk_widget_class_bind_template_child (widget_class, CsHistoryPage, compare_button);
+  gtk_widget_class_bind_template_child (widget_class, CsHistoryPage, runs_list);
+  gtk_widget_class_bind_template_child (widget_class, CsHistoryPage, sweeps_group);
+  gtk_widget_class_bind_template_child (widget_class, CsHistoryPage, sweeps_list);
+  gtk_widget_class_bind_template_child (widget_class, CsHistoryPage, skipped_label);
+  gtk_widget_class_bind_template_callback (widget_class, row_activated_cb);
+  gtk_widget_class_bind_template_callback (widget_class, compare_clicked_cb);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "historypage");
+}
+
+static void
+cs_history_page_init (CsHistoryPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}
+
+/* Reads the history folder again. */
+void
+cs_history_page_reload (CsHistoryPage *self)
+{
+  g_autoptr(GPtrArray) entries = NULL;
+  g_autoptr(GError) error = NULL;
+  guint n_skipped = 0;
+  guint n_sweep_files;
+
+  g_return_if_fail (CS_IS_HISTORY_PAGE (self));
+
+  clear_list (self->runs_list);
+  clear_list (self->sweeps_list);
+  self->n_runs = 0;
+  self->n_sweeps = 0;
+
+  entries = cs_history_list (&n_skipped, &error);
+  if (entries == NULL)
+    {
+      g_autofree char *message = g_strdup_printf (_("Could not read the history: %s"), error->message);
+
+      g_signal_emit (self, signals[FAILED], 0, message);
+    }
+
+  for (guint i = 0; entries != NULL && i < entries->len; i++)
+    {
+      const CsHistoryEntry *entry = g_ptr_array_index (entries, i);
+
+      cs_history_page_add_row (self, self->runs_list, cs_history_row_new_for_run (entry->run));
+      self->n_runs++;
+    }
+
+  n_sweep_files = cs_history_page_load_sweeps (self);
+  n_skipped -= MIN (n_skipped, n_sweep_files);
+
+  if (n_skipped > 0)
+    {
+      g_autofree char *text = g_strdup_printf (ngettext ("%u saved file could not be read.",
+                                                         "%u saved files could not be read.",
+                                                         n_skipped),
+                                               n_skipped);
+
+      gtk_label_set_label (self->skipped_label, text);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->skipped_label), n_skipped > 0);
+
+  cs_history_page_show_state (self);
+}
+
+guint
+cs_history_page_get_n_runs (CsHistoryPage *self)
+{
+  g_return_val_if_fail (CS_IS_HISTORY_PAGE (self), 0);
+
+  return self->n_runs;
+}
+
+guint
+cs_history_page_get_n_sweeps (CsHistoryPage *self)
+{
+  g_return_val_if_fail (CS_IS_HISTORY_PAGE (self), 0);
+
+  return self->n_sweeps;
+}
+
+/* The row of the @index-th run, newest first; NULL past the end. */
+CsHistoryRow *
+cs_history_page_get_run_row (CsHistoryPage *self,
+                             guint          index)
+{
+  GtkListBoxRow *row;
+
+  g_return_val_if_fail (CS_IS_HISTORY_PAGE (self), NULL);
+
+  row = gtk_list_box_get_row_at_index (self->runs_list, (int) index);
+
+  return row != NULL ? CS_HISTORY_ROW (row) : NULL;
+}
+
+/* The chosen runs, oldest first, as new references. */
+GPtrArray *
+cs_history_page_dup_chosen (CsHistoryPage *self)
+{
+  GPtrArray *chosen = g_ptr_array_new_with_free_func ((GDestroyNotify) cs_run_unref);
+  GtkWidget *child;
+
+  g_return_val_if_fail (CS_IS_HISTORY_PAGE (self), chosen);
+
+  for (child = gtk_widget_get_last_child (GTK_WIDGET (self->runs_list));
+       child != NULL;
+       child = gtk_widget_get_prev_sibling (child))
+    {
+      if (CS_IS_HISTORY_ROW (child) && cs_history_row_get_chosen (CS_HISTORY_ROW (child)))
+        g_ptr_array_add (chosen, cs_run_ref (cs_history_row_get_run (CS_HISTORY_ROW (child))));
+    }
+
+  return chosen;
+}
+
+/* Asks for a comparison of the chosen runs; nothing with fewer than two. */
+void
+cs_history_page_compare (CsHistoryPage *self)
+{
+  g_autoptr(GPtrArray) chosen = NULL;
+
+  g_return_if_fail (CS_IS_HISTORY_PAGE (self));
+
+  chosen = cs_history_page_dup_chosen (self);
+  if (chosen->len >= 2)
+    g_signal_emit (self, signals[COMPARE], 0, chosen);
+}

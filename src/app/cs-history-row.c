@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-app"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "cs-format.h"
+#include "cs-history-row.h"
+
+/*
+ * One saved run (or sweep) in the history: when, what went where, and how
+ * fast. A check button chooses it for a comparison; rename and delete are
+ * requests the history page carries out.
+ */
+
+#define MAX_TIMELINE_STEPS 5
+
+struct _CsHistoryRow
+{
+  AdwActionRow     parent_instance;
+
+  /* Template widgets */
+  GtkCheckButton  *check;
+  GtkLabel        *label_tag;
+  GtkMenuButton   *rename_button;
+  GtkPopover      *rename_popover;
+  GtkEntry        *rename_entry;
+
+  /* Owned */
+  CsRun           *run;
+  CsSweep         *sweep;
+  char            *path;
+};
+
+G_DEFINE_FINAL_TYPE (CsHistoryRow, cs_history_row, ADW_TYPE_ACTION_ROW)
+
+enum {
+  PROP_0,
+  PROP_CHOSEN,
+  N_PROPS
+};
+
+enum {
+  RENAME_REQUESTED,
+  DELETE_REQUESTED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+static char *
+format_started (gint64 started_us)
+{
+  g_autoptr(GDateTime) date = g_date_time_new_from_unix_local (started_us / G_USEC_PER_SEC);
+
+  if (date == NULL)
+    return g_strdup ("?");
+
+  /* Translators: the date and time of a saved run; see g_date_time_format() */
+  return g_date_time_format (date, _("%e %b %Y, %H:%M"));
+}
+
+static char *
+format_sources (const char * const *sources)
+{
+  guint n = sources != NULL ? g_strv_length ((char **) sources) : 0;
+  g_autofree char *first = NULL;
+  g_autofree char *base = NULL;
+
+  if (n == 0)
+    return g_strdup ("?");
+
+  base = g_path_get_basename (sources[0]);
+  first = g_filename_display_name (base);
+  if (n == 1)
+    return g_steal_pointer (&first);
+
+  /* Translators: several sources, like "Photos and 3 more" */
+  return g_strdup_printf (ngettext ("%s and %u more", "%s and %u more", n - 1), first, n - 1);
+}
+
+/* "8 threads" or "8 → 16 → 12 threads" */
+static char *
+format_threads (CsRun *run)
+{
+  const CsRunSettings *settings = cs_run_get_settings (run);
+  g_autoptr(GArray) timeline = cs_run_dup_timeline (run);
+  g_autoptr(GString) steps = g_string_new (NULL);
+  guint first = settings != NULL ? settings->threads : 0;
+  guint last = first;
+  guint n_steps = 1;
+
+  g_string_append_printf (steps, "%u", first);
+
+  for (guint i = 0; timeline != NULL && i < timeline->len; i++)
+    {
+      const CsThreadChange *change = &g_array_index (timeline, CsThreadChange, i);
+
+      if (change->to == last)
+        continue;
+      last = change->to;
+      n_steps++;
+      if (n_steps < MAX_TIMELINE_STEPS)
+        g_string_append_printf (steps, " → %u", change->to);
+    }
+
+  if (n_steps >= MAX_TIMELINE_STEPS)
+    g_string_append_printf (steps, " → … → %u", last);
+
+  return g_strdup_printf (ngettext ("%s thread", "%s threads", last), steps->str);
+}
+
+static void
+cs_history_row_show_run (CsHistoryRow *self)
+{
+  CsRun *run = self->run;
+  g_autofree char *label = cs_run_dup_label (run);
+  g_autofree char *date = format_started (cs_run_get_started (run));
+  g_autofree char *sources = format_sources (cs_run_get_sources (run));
+  g_autofree char *destination = _cs_display_path (cs_run_get_destination (run) != NULL
+                                                   ? cs_run_get_destination (run) : "?");
+  g_autofree char *threads = format_threads (run);
+  g_autofree char *duration = _cs_format_duration (cs_run_get_duration (run));
+  g_autofree char *files = NULL;
+  g_autofree char *rate = NULL;
+  g_autofree char *requests = NULL;
+  g_autofree char *subtitle = NULL;
+  g_autofree char *tooltip = NULL;
+  const char *outcome = cs_run_get_outcome (run);
+  CsTotals totals;
+  CsStat stat;
+
+  cs_run_get_totals (run, &totals);
+  files = _cs_format_count (totals.v[CS_CLASS_COPIED][CS_KIND_FILES]);
+
+  if (cs_run_get_stat (run, CS_COUNTER_WRITE_TRANSFER_RATE, &stat))
+    rate = g_strdup_printf (_("%.1f MB/s"), stat.avg);
+  else
+    rate = g_strdup ("— MB/s");
+
+  if (cs_run_get_stat (run, CS_COUNTER_REQUEST_RATE, &stat))
+    requests = g_strdup_printf (_("%.0f requests/s"), stat.avg);
+  else
+    requests = g_strdup ("— requests/s");
+
+  /* Translators: a saved run's details: sources → destination, then
+   * threads · duration · files · MB/s written · requests/s */
+  subtitle = g_strdup_printf (ngettext ("%s → %s\n%s · %s · %s file · %s · %s",
+                                        "%s → %s\n%s · %s · %s files · %s · %s",
+                                        (gulong) totals.v[CS_CLASS_COPIED][CS_KIND_FILES]),
+                              sources, destination, threads, duration, files, rate, requests);
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self), date);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self), subtitle);
+
+  gtk_widget_set_visible (GTK_WIDGET (self->label_tag), label != NULL && *label != '\0');
+  gtk_label_set_label (self->label_tag, label != NULL ? label : "");
+
+  if (g_strcmp0 (outcome, "cancelled") == 0)
+    tooltip = g_strdup (_("This copy was cancelled"));
+  else if (g_strcmp0 (outcome, "failed") == 0)
+    tooltip = g_strdup (_("This copy failed"));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self), tooltip);
+}
+
+static void
+cs_history_row_show_sweep (CsHistoryRow *self)
+{
+  CsSweep *sweep = self->sweep;
+  g_autofree char *date = format_started (cs_sweep_get_started (sweep));
+  g_autofree char *source = _cs_display_path (cs_sweep_get_source (sweep) != NULL
+                                              ? cs_sweep_get_source (sweep) : "?");
+  g_autofree char *destination = _cs_display_path (cs_sweep_get_destination (sweep) != NULL
+                                                   ? cs_sweep_get_destination (sweep) : "?");
+  g_autofree CsSweepStat *stats = NULL;
+  g_autoptr(GString) counts = g_string_new (NULL);
+  g_autofree char *recommendation = NULL;
+  g_autofree char *subtitle = NULL;
+  guint n_stats = 0;
+  guint recommended = cs_sweep_get_recommended (sweep, NULL);
+  guint repeats = cs_sweep_get_repeats (sweep);
+
+  stats = cs_sweep_dup_stats (sweep, &n_stats);
+  for (guint i = 0; i < n_stats; i++)
+    g_string_append_printf (counts, i > 0 ? ", %u" : "%u", stats[i].threads);
+
+  if (recommended > 0)
+    recommendation = g_strdup_printf (ngettext ("recommended: %u thread",
+                                                "recommended: %u threads", recommended),
+                                      recommended);
+  else
+    recommendation = g_strdup (_("no recommendation"));
+
+  /* Translators: a saved sweep: source → destination, then the thread counts,
+   * the repeats and the recommended count */
+  subtitle = g_strdup_printf (ngettext ("%s → %s\nThreads %s · %u repeat · %s",
+                                        "%s → %s\nThreads %s · %u repeats · %s", repeats),
+                              source, destination, counts->str, repeats, recommendation);
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self), date);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self), subtitle);
+
+  gtk_widget_set_visible (GTK_WIDGET (self->check), FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->rename_button), FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->label_tag), TRUE);
+  gtk_label_set_label (self->label_tag, _("Sweep"));
+}
+
+static void
+check_toggled_cb (CsHistoryRow *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CHOSEN]);
+}
+
+static void
+rename_popover_show_cb (CsHistoryRow *self)
+{
+  g_autofree char *label = self->run != NULL ? cs_run_dup_label (self->run) : NULL;
+
+  gtk_editable_set_text (GTK_EDITABLE (self->rename_entry), label != NULL ? label : "");
+  gtk_widget_grab_focus (GTK_WIDGET (self->rename_entry));
+}
+
+static void
+rename_activate_cb (CsHistoryRow *self)
+{
+  g_autofree char *label = g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->rename_entry)));
+
+  gtk_popover_popdown (self->rename_popover);
+  cs_history_row_rename (self, g_strstrip (label));
+}
+
+static void
+delete_clicked_cb (CsHistoryRow *self)
+{
+  cs_history_row_delete (self);
+}
+
+static void
+cs_history_row_dispose (GObject *object)
+{
+  CsHistoryRow *self = CS_HISTORY_ROW (object);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), CS_TYPE_HISTORY_ROW);
+
+  G_OBJECT_CLASS (cs_history_row_parent_class)->dispose (object);
+}
+
+static void
+cs_history_row_finalize (GObject *object)
+{
+  CsHistoryRow *self = CS_HISTORY_ROW (object);
+
+  g_clear_pointer (&self->run, cs_run_unref);
+  g_clear_pointer (&self->sweep, cs_sweep_unref);
+  g_clear_pointer (&self->path, g_free);
+
+  G_OBJECT_CLASS (cs_history_row_parent_class)->finalize (object);
+}
+
+static void
+cs_history_row_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  CsHistoryRow *self = CS_HISTORY_ROW (object);
+
+  switch (prop_id)
+    {
+    case PROP_CHOSEN:
+      g_value_set_boolean (value, cs_history_row_get_chosen (self));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cs_history_row_set_property (GObject      *object,
+                             guint         prop_id,
+                             const GValue *value,
+                             GParamSpec   *pspec)
+{
+  CsHistoryRow *self = CS_HISTORY_ROW (object);
+
+  switch (prop_id)
+    {
+    case PROP_CHOSEN:
+      cs_history_row_set_chosen (self, g_value_get_boolean (value));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cs_history_row_class_init (CsHistoryRowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = cs_history_row_dispose;
+  object_class->finalize = cs_history_row_finalize;
+  object_class->get_property = cs_history_row_get_property;
+  object_class->set_property = cs_history_row_set_property;
+
+  properties[PROP_CHOSEN] =
+    g_param_spec_boolean ("chosen", NULL, NULL,
+                          FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* The new label, "" to remove it. */
+  signals[RENAME_REQUESTED] =
+    g_signal_new ("rename-requested",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  signals[DELETE_REQUESTED] =
+    g_signal_new ("delete-requested",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/copyscope/Copyscope/ui/cs-history-row.ui");
+  gtk_widget_class_bind_template_child (widget_class, CsHistoryRow, check);
+  gtk_widget_class_bind_template_child (widget_class, CsHistoryRow, label_tag);
+  gtk_widget_class_bind_template_child (widget_class, CsHistoryRow, rename_button);
+  gtk_widget_class_bind_template_child (widget_class, CsHistoryRow, rename_popover);
+  gtk_widget_class_bind_template_child (widget_class, CsHistoryRow, rename_entry);
+  gtk_widget_class_bind_template_callback (widget_class, check_toggled_cb);
+  gtk_widget_class_bind_template_callback (widget_class, rename_popover_show_cb);
+  gtk_widget_class_bind_template_callback (widget_class, rename_activate_cb);
+  gtk_widget_class_bind_template_callback (widget_class, delete_clicked_cb);
+}
+
+static void
+cs_history_row_init (CsHistoryRow *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}
+
+GtkWidget *
+cs_history_row_new_for_run (CsRun *run)
+{
+  CsHistoryRow *self;
+
+  g_return_val_if_fail (run != NULL, NULL);
+
+  self = g_object_new (CS_TYPE_HISTORY_ROW, NULL);
+  self->run = cs_run_ref (run);
+  cs_history_row_show_run (self);
+
+  return GTK_WIDGET (self);
+}
+
+GtkWidget *
+cs_history_row_new_for_sweep (CsSweep    *sweep,
+                              const char *path)
+{
+  CsHistoryRow *self;
+
+  g_return_val_if_fail (sweep != NULL, NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+
+  self = g_object_new (CS_TYPE_HISTORY_ROW, NULL);
+  self->sweep = cs_sweep_ref (sweep);
+  self->path = g_strdup (path);
+  cs_history_row_show_sweep (self);
+
+  return GTK_WIDGET (self);
+}
+
+CsRun *
+cs_history_row_get_run (CsHistoryRow *self)
+{
+  g_return_val_if_fail (CS_IS_HISTORY_ROW (self), NULL);
+
+  return self->run;
+}
+
+CsSweep *
+cs_history_row_get_sweep (CsHistoryRow *self)
+{
+  g_return_val_if_fail (CS_IS_HISTORY_ROW (self), NULL);
+
+  return self->sweep;
+}
+
+const char *
+cs_history_row_get_path (CsHistoryRow *self)
+{
+  g_return_val_if_fail (CS_IS_HISTORY_ROW (self), NULL);
+
+  return self->path;
+}
+
+gboolean
+cs_history_row_get_chosen (CsHistoryRow *self)
+{
+  g_return_val_if_fail (CS_IS_HISTORY_ROW (self), FALSE);
+
+  return gtk_check_button_get_active (self->check);
+}
+
+void
+cs_history_row_set_chosen (CsHistoryRow *self,
+                           gboolean      chosen)
+{
+  g_return_if_fail (CS_IS_HISTORY_ROW (self));
+
+  /* The check button's notify announces the change. */
+  gtk_check_button_set_active (self->check, chosen);
+}
+
+/* Asks the page to give the run a new label; "" removes it. */
+void
+cs_history_row_rename (CsHistoryRow *self,
+                       const char   *label)
+{
+  g_return_if_fail (CS_IS_HISTORY_ROW (self));
+  g_return_if_fail (label != NULL);
+
+  if (self->run == NULL)
+    return;
+
+  g_signal_emit (self, signals[RENAME_REQUESTED], 0, label);
+  cs_history_row_show_run (self);
+}
+
+void
+cs_history_row_delete (CsHistoryRow *self)
+{
+  g_return_if_fail (CS_IS_HISTORY_ROW (self));
+
+  g_signal_emit (self, signals[DELETE_REQUESTED], 0);
+}

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-app"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "cs-demo.h"
+#include "cs-limit-hint.h"
+
+/*
+ * One line under a live graph saying what limits the copy now, from the mean
+ * size of the files completed over the last couple of seconds, and a second
+ * one with the latest decision of Auto threads and its reason.
+ */
+
+#define HISTORY 12   /* samples: about 3 s at the default interval */
+
+typedef struct
+{
+  guint64 files_done;
+  guint64 bytes_done;
+} Point;
+
+struct _CsLimitHint
+{
+  GtkWidget  parent_instance;
+
+  /* Template widgets */
+  GtkLabel  *limit_label;
+  GtkLabel  *decision_label;
+
+  Point      points[HISTORY];
+  guint      n_points;
+  guint      head;
+};
+
+G_DEFINE_FINAL_TYPE (CsLimitHint, cs_limit_hint, GTK_TYPE_WIDGET)
+
+static void
+cs_limit_hint_dispose (GObject *object)
+{
+  GtkWidget *child;
+
+  gtk_widget_dispose_template (GTK_WIDGET (object), CS_TYPE_LIMIT_HINT);
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (object))) != NULL)
+    gtk_widget_unparent (child);
+
+  G_OBJECT_CLASS (cs_limit_hint_parent_class)->dispose (object);
+}
+
+static void
+cs_limit_hint_class_init (CsLimitHintClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = cs_limit_hint_dispose;
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/copyscope/Copyscope/ui/cs-limit-hint.ui");
+  gtk_widget_class_bind_template_child (widget_class, CsLimitHint, limit_label);
+  gtk_widget_class_bind_template_child (widget_class, CsLimitHint, decision_label);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "limithint");
+}
+
+static void
+cs_limit_hint_init (CsLimitHint *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  cs_limit_hint_reset (self);
+}
+
+void
+cs_limit_hint_reset (CsLimitHint *self)
+{
+  g_return_if_fail (CS_IS_LIMIT_HINT (self));
+
+  self->n_points = 0;
+  self->head = 0;
+  gtk_label_set_label (self->limit_label, _("Measuring what limits this copy…"));
+  gtk_label_set_label (self->decision_label, "");
+  gtk_widget_set_visible (GTK_WIDGET (self->decision_label), FALSE);
+}
+
+/* main thread */
+void
+cs_limit_hint_push_sample (CsLimitHint    *self,
+                           const CsSample *sample)
+{
+  const Point *oldest;
+  guint64 files, bytes;
+  double bytes_per_file;
+  const char *text;
+
+  g_return_if_fail (CS_IS_LIMIT_HINT (self));
+  g_return_if_fail (sample != NULL);
+
+  self->points[self->head].files_done = sample->files_done;
+  self->points[self->head].bytes_done = sample->bytes_done;
+  self->head = (self->head + 1) % HISTORY;
+  self->n_points = MIN (self->n_points + 1, HISTORY);
+
+  if (self->n_points < 2)
+    return;
+
+  oldest = &self->points[(self->head + HISTORY - self->n_points) % HISTORY];
+  files = sample->files_done - MIN (oldest->files_done, sample->files_done);
+  bytes = sample->bytes_done - MIN (oldest->bytes_done, sample->bytes_done);
+
+  if (bytes == 0)
+    return;
+
+  /* Bytes moving while no file completes: one file larger than all of them. */
+  bytes_per_file = files > 0 ? (double) bytes / (double) files : (double) bytes;
+  text = cs_demo_explain_limit (bytes_per_file);
+  if (text != NULL && *text != '\0')
+    gtk_label_set_label (self->limit_label, text);
+}
+
+/* Shows the decision when Auto threads made it; changes by hand leave no line. */
+void
+cs_limit_hint_set_change (CsLimitHint          *self,
+                          const CsThreadChange *change)
+{
+  g_autofree char *text = NULL;
+  const char *reason;
+
+  g_return_if_fail (CS_IS_LIMIT_HINT (self));
+
+  if (change == NULL || change->reason == NULL || !g_str_has_prefix (change->reason, "auto"))
+    return;
+
+  reason = change->reason + strlen ("auto");
+  while (*reason == ':' || *reason == ' ')
+    reason++;
+
+  if (*reason != '\0')
+    /* Translators: the latest decision of Auto threads, like "Auto: 4 → 8 threads — files/s rose 20 %" */
+    text = g_strdup_printf (_("Auto: %u → %u threads — %s"), change->from, change->to, reason);
+  else
+    text = g_strdup_printf (_("Auto: %u → %u threads"), change->from, change->to);
+
+  gtk_label_set_label (self->decision_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->decision_label), TRUE);
+}
+
+const char *
+cs_limit_hint_get_text (CsLimitHint *self)
+{
+  g_return_val_if_fail (CS_IS_LIMIT_HINT (self), NULL);
+
+  return gtk_label_get_label (self->limit_label);
+}

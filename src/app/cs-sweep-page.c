@@ -1,0 +1,641 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-app"
+
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+
+#include "cs-format.h"
+#include "cs-limit-hint.h"
+#include "cs-sweep-chart.h"
+#include "cs-sweep-page.h"
+#include "cs-throughput-graph.h"
+
+/*
+ * A thread sweep: set up, run, result. The sweep blocks, so it runs on a
+ * thread of its own; the jobs it starts report on that thread's context, so
+ * this page does not connect to them but reads the current job's progress
+ * and samples from a main-thread timeout. Choosing folders and generating a
+ * test set are the window's actions; the finished sweep goes to the window
+ * through "finished", to be saved.
+ */
+
+#define POLL_MS 200
+
+static const guint thread_choices[] = { 1, 2, 4, 8, 16, 32, 64, 128 };
+
+typedef struct
+{
+  /* Set before the thread starts; read-only after */
+  CsSweep      *sweep;
+  GCancellable *cancellable;
+
+  /* Under lock */
+  GMutex        lock;
+  CsJob        *job;
+  guint         index;
+  guint         total;
+
+  /* Written by the thread before it hands the task back */
+  gboolean      ok;
+  GError       *error;
+
+  /* Main thread only: NULL once the page is gone */
+  CsSweepPage  *page;
+} SweepTask;
+
+struct _CsSweepPage
+{
+  GtkWidget          parent_instance;
+
+  /* Template widgets */
+  GtkStack          *stack;
+  GtkLabel          *error_label;
+  AdwActionRow      *source_row;
+  AdwActionRow      *destination_row;
+  GtkCheckButton    *check_1;
+  GtkCheckButton    *check_2;
+  GtkCheckButton    *check_4;
+  GtkCheckButton    *check_8;
+  GtkCheckButton    *check_16;
+  GtkCheckButton    *check_32;
+  GtkCheckButton    *check_64;
+  GtkCheckButton    *check_128;
+  GtkSpinButton     *repeats_spin;
+  GtkSwitch         *cold_switch;
+  GtkButton         *start_button;
+  GtkLabel          *run_title_label;
+  GtkLabel          *run_detail_label;
+  GtkProgressBar    *progress_bar;
+  CsThroughputGraph *live_graph;
+  CsLimitHint       *limit_hint;
+  GtkLabel          *result_title_label;
+  GtkLabel          *recommendation_label;
+  GtkLabel          *result_detail_label;
+  CsSweepChart      *time_chart;
+  CsSweepChart      *rate_chart;
+  CsSweepChart      *files_chart;
+
+  /* Owned */
+  GFile             *source;
+  GFile             *destination;
+  CsSweep           *result;
+  char              *sentence;
+  CsJob             *watched;       /* the copy shown live */
+  guint              n_shown;       /* of its samples, already in the graph */
+  guint              n_changes;
+  guint              poll_id;
+
+  /* Borrowed: the running sweep, until it hands back */
+  SweepTask         *task;
+};
+
+G_DEFINE_FINAL_TYPE (CsSweepPage, cs_sweep_page, GTK_TYPE_WIDGET)
+
+enum {
+  FINISHED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void
+sweep_task_free (SweepTask *task)
+{
+  g_mutex_clear (&task->lock);
+  g_clear_object (&task->job);
+  g_clear_object (&task->cancellable);
+  g_clear_pointer (&task->sweep, cs_sweep_unref);
+  g_clear_error (&task->error);
+  g_free (task);
+}
+
+static GtkCheckButton **
+thread_checks (CsSweepPage *self,
+               GtkCheckButton **checks)
+{
+  checks[0] = self->check_1;
+  checks[1] = self->check_2;
+  checks[2] = self->check_4;
+  checks[3] = self->check_8;
+  checks[4] = self->check_16;
+  checks[5] = self->check_32;
+  checks[6] = self->check_64;
+  checks[7] = self->check_128;
+
+  return checks;
+}
+
+static GArray *
+chosen_threads (CsSweepPage *self)
+{
+  GtkCheckButton *checks[G_N_ELEMENTS (thread_choices)];
+  GArray *threads = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  thread_checks (self, checks);
+  for (guint i = 0; i < G_N_ELEMENTS (thread_choices); i++)
+    if (gtk_check_button_get_active (checks[i]))
+      g_array_append_val (threads, thread_choices[i]);
+
+  return threads;
+}
+
+static void
+cs_sweep_page_update_start (CsSweepPage *self)
+{
+  g_autoptr(GArray) threads = chosen_threads (self);
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->start_button),
+                            self->task == NULL && self->source != NULL &&
+                            self->destination != NULL && threads->len > 0);
+}
+
+static void
+threads_toggled_cb (CsSweepPage *self)
+{
+  cs_sweep_page_update_start (self);
+}
+
+static void
+show_folder (AdwActionRow *row,
+             GFile        *file)
+{
+  g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
+  g_autofree char *display = path != NULL ? _cs_display_path (path) : NULL;
+
+  if (display != NULL)
+    adw_action_row_set_subtitle (row, display);
+}
+
+/* main thread: follows the copy the sweep runs now */
+static gboolean
+poll_cb (gpointer user_data)
+{
+  CsSweepPage *self = user_data;
+  SweepTask *task = self->task;
+  g_autoptr(CsJob) job = NULL;
+  g_autofree CsSample *samples = NULL;
+  g_autofree char *title = NULL;
+  g_autofree char *detail = NULL;
+  guint index, total, n_samples = 0;
+  CsProgress progress;
+  CsRun *run;
+
+  if (task == NULL)
+    {
+      self->poll_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+
+  g_mutex_lock (&task->lock);
+  job = task->job != NULL ? g_object_ref (task->job) : NULL;
+  index = task->index;
+  total = task->total;
+  g_mutex_unlock (&task->lock);
+
+  if (job == NULL)
+    return G_SOURCE_CONTINUE;
+
+  run = cs_job_get_run (job);
+  if (job != self->watched)
+    {
+      g_set_object (&self->watched, job);
+      self->n_shown = 0;
+      self->n_changes = 0;
+      cs_throughput_graph_set_run (self->live_graph, NULL);
+      cs_limit_hint_reset (self->limit_hint);
+    }
+
+  samples = cs_run_dup_samples (run, &n_samples);
+  if (n_samples > 0 && self->n_shown == 0)
+    cs_throughput_graph_set_run (self->live_graph, run);
+  else
+    for (guint i = self->n_shown; i < n_samples; i++)
+      cs_throughput_graph_push_sample (self->live_graph, &samples[i]);
+  for (guint i = self->n_shown; i < n_samples; i++)
+    cs_limit_hint_push_sample (self->limit_hint, &samples[i]);
+  self->n_shown = n_samples;
+
+  cs_job_get_progress (job, &progress);
+
+  /* Translators: which copy of the sweep runs now, like "Copy 3 of 24 · 4 threads" */
+  title = g_strdup_printf (ngettext ("Copy %u of %u · %u thread", "Copy %u of %u · %u threads",
+                                     cs_job_get_threads (job)),
+                           index + 1, total, cs_job_get_threads (job));
+  gtk_label_set_label (self->run_title_label, title);
+
+  if (progress.bytes_found > 0)
+    {
+      g_autofree char *done = _cs_format_bytes (progress.bytes_done);
+      g_autofree char *found = _cs_format_bytes (progress.bytes_found);
+      g_autofree char *elapsed = _cs_format_duration (progress.elapsed);
+      double fraction = (double) progress.bytes_done / (double) progress.bytes_found;
+
+      /* Translators: progress of the current copy of a sweep, like "12 MB of 64 MB · 3 seconds" */
+      detail = g_strdup_printf (_("%s of %s · %s"), done, found, elapsed);
+      gtk_label_set_label (self->run_detail_label, detail);
+      gtk_progress_bar_set_fraction (self->progress_bar,
+                                     (index + CLAMP (fraction, 0.0, 1.0)) / MAX (total, 1));
+    }
+
+  return G_SOURCE_CONTINUE;
+}
+
+/* the sweep's thread */
+static void
+sweep_run_cb (CsSweep  *sweep,
+              CsJob    *job,
+              guint     index,
+              guint     total,
+              gpointer  user_data)
+{
+  SweepTask *task = user_data;
+
+  g_mutex_lock (&task->lock);
+  g_set_object (&task->job, job);
+  task->index = index;
+  task->total = total;
+  g_mutex_unlock (&task->lock);
+}
+
+static void
+cs_sweep_page_show_result (CsSweepPage *self,
+                           CsSweep     *sweep)
+{
+  g_autofree char *sentence = NULL;
+  g_autofree char *title = NULL;
+  g_autofree char *detail = NULL;
+  g_autofree char *source = _cs_display_path (cs_sweep_get_source (sweep) != NULL
+                                              ? cs_sweep_get_source (sweep) : "?");
+  g_autofree char *destination = _cs_display_path (cs_sweep_get_destination (sweep) != NULL
+                                                   ? cs_sweep_get_destination (sweep) : "?");
+  guint recommended = cs_sweep_get_recommended (sweep, &sentence);
+  guint repeats = cs_sweep_get_repeats (sweep);
+
+  cs_sweep_ref (sweep);
+  g_clear_pointer (&self->result, cs_sweep_unref);
+  self->result = sweep;
+  g_free (self->sentence);
+  self->sentence = g_strdup (sentence != NULL ? sentence : "");
+
+  if (recommended > 0)
+    title = g_strdup_printf (ngettext ("%u Thread Recommended", "%u Threads Recommended", recommended),
+                             recommended);
+  else
+    title = g_strdup (_("No Recommendation"));
+
+  /* Translators: how a sweep was measured: source → destination, repeats, cache mode */
+  detail = g_strdup_printf (ngettext ("%s → %s · %u repeat per count · cache %s · MB = 10⁶ bytes",
+                                      "%s → %s · %u repeats per count · cache %s · MB = 10⁶ bytes",
+                                      repeats),
+                            source, destination, repeats,
+                            cs_sweep_get_cache_mode (sweep) != NULL ? cs_sweep_get_cache_mode (sweep) : "?");
+
+  gtk_label_set_label (self->result_title_label, title);
+  gtk_label_set_label (self->recommendation_label,
+                       sentence != NULL ? sentence
+                                        : _("None of the copies could be timed, so there is nothing to recommend."));
+  gtk_label_set_label (self->result_detail_label, detail);
+
+  cs_sweep_chart_set_sweep (self->time_chart, sweep);
+  cs_sweep_chart_set_sweep (self->rate_chart, sweep);
+  cs_sweep_chart_set_sweep (self->files_chart, sweep);
+
+  gtk_stack_set_visible_child_name (self->stack, "result");
+}
+
+/* main thread: the sweep's thread hands the task back */
+static gboolean
+sweep_done_cb (gpointer user_data)
+{
+  SweepTask *task = user_data;
+  CsSweepPage *self = task->page;
+
+  if (self == NULL)
+    {
+      sweep_task_free (task);
+      return G_SOURCE_REMOVE;
+    }
+
+  self->task = NULL;
+  g_clear_handle_id (&self->poll_id, g_source_remove);
+  g_clear_object (&self->watched);
+
+  if (task->ok)
+    {
+      cs_sweep_page_show_result (self, task->sweep);
+      g_signal_emit (self, signals[FINISHED], 0, task->sweep);
+    }
+  else
+    {
+      if (!g_error_matches (task->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_autofree char *text = g_strdup_printf (_("The sweep stopped: %s"), task->error->message);
+
+          gtk_label_set_label (self->error_label, text);
+          gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
+        }
+      gtk_stack_set_visible_child_name (self->stack, "setup");
+    }
+
+  sweep_task_free (task);
+  cs_sweep_page_update_start (self);
+
+  return G_SOURCE_REMOVE;
+}
+
+static gpointer
+sweep_thread (gpointer user_data)
+{
+  SweepTask *task = user_data;
+
+  task->ok = cs_sweep_run_sync (task->sweep, sweep_run_cb, task, task->cancellable, &task->error);
+  g_idle_add (sweep_done_cb, task);
+
+  return NULL;
+}
+
+static void
+start_clicked_cb (CsSweepPage *self)
+{
+  cs_sweep_page_start (self);
+}
+
+static void
+cancel_clicked_cb (CsSweepPage *self)
+{
+  cs_sweep_page_cancel (self);
+}
+
+static void
+new_sweep_clicked_cb (CsSweepPage *self)
+{
+  gtk_stack_set_visible_child_name (self->stack, "setup");
+}
+
+static void
+cs_sweep_page_dispose (GObject *object)
+{
+  CsSweepPage *self = CS_SWEEP_PAGE (object);
+  GtkWidget *child;
+
+  /* The thread finishes on its own; its task no longer points here. */
+  if (self->task != NULL)
+    {
+      g_cancellable_cancel (self->task->cancellable);
+      self->task->page = NULL;
+      self->task = NULL;
+    }
+  g_clear_handle_id (&self->poll_id, g_source_remove);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), CS_TYPE_SWEEP_PAGE);
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+
+  g_clear_object (&self->watched);
+
+  G_OBJECT_CLASS (cs_sweep_page_parent_class)->dispose (object);
+}
+
+static void
+cs_sweep_page_finalize (GObject *object)
+{
+  CsSweepPage *self = CS_SWEEP_PAGE (object);
+
+  g_clear_object (&self->source);
+  g_clear_object (&self->destination);
+  g_clear_pointer (&self->result, cs_sweep_unref);
+  g_clear_pointer (&self->sentence, g_free);
+
+  G_OBJECT_CLASS (cs_sweep_page_parent_class)->finalize (object);
+}
+
+static void
+cs_sweep_page_class_init (CsSweepPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = cs_sweep_page_dispose;
+  object_class->finalize = cs_sweep_page_finalize;
+
+  /* A sweep that ran to its end, to be saved. */
+  signals[FINISHED] =
+    g_signal_new ("finished",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, CS_TYPE_SWEEP);
+
+  g_type_ensure (CS_TYPE_LIMIT_HINT);
+  g_type_ensure (CS_TYPE_SWEEP_CHART);
+  g_type_ensure (CS_TYPE_THROUGHPUT_GRAPH);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/copyscope/Copyscope/ui/cs-sweep-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, stack);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, error_label);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, source_row);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, destination_row);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, check_1);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, check_2);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, check_4);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, check_8);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, check_16);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, check_32);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, check_64);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, check_128);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, repeats_spin);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, cold_switch);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, start_button);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, run_title_label);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, run_detail_label);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, live_graph);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, limit_hint);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, result_title_label);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, recommendation_label);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, result_detail_label);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, time_chart);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, rate_chart);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, files_chart);
+  gtk_widget_class_bind_template_callback (widget_class, threads_toggled_cb);
+  gtk_widget_class_bind_template_callback (widget_class, start_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, cancel_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, new_sweep_clicked_cb);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "sweeppage");
+}
+
+static void
+cs_sweep_page_init (CsSweepPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_stack_set_visible_child_name (self->stack, "setup");
+}
+
+void
+cs_sweep_page_set_source (CsSweepPage *self,
+                          GFile       *source)
+{
+  g_return_if_fail (CS_IS_SWEEP_PAGE (self));
+  g_return_if_fail (G_IS_FILE (source));
+
+  g_set_object (&self->source, source);
+  show_folder (self->source_row, source);
+  cs_sweep_page_update_start (self);
+}
+
+void
+cs_sweep_page_set_destination (CsSweepPage *self,
+                               GFile       *destination)
+{
+  g_return_if_fail (CS_IS_SWEEP_PAGE (self));
+  g_return_if_fail (G_IS_FILE (destination));
+
+  g_set_object (&self->destination, destination);
+  show_folder (self->destination_row, destination);
+  cs_sweep_page_update_start (self);
+}
+
+/* Ticks the boxes of @threads (counts that are offered) and no others. */
+void
+cs_sweep_page_set_threads (CsSweepPage *self,
+                           const guint *threads,
+                           guint        n_threads)
+{
+  GtkCheckButton *checks[G_N_ELEMENTS (thread_choices)];
+
+  g_return_if_fail (CS_IS_SWEEP_PAGE (self));
+  g_return_if_fail (threads != NULL || n_threads == 0);
+
+  thread_checks (self, checks);
+  for (guint i = 0; i < G_N_ELEMENTS (thread_choices); i++)
+    {
+      gboolean active = FALSE;
+
+      for (guint j = 0; j < n_threads; j++)
+        active |= threads[j] == thread_choices[i];
+      gtk_check_button_set_active (checks[i], active);
+    }
+}
+
+void
+cs_sweep_page_set_repeats (CsSweepPage *self,
+                           guint        repeats)
+{
+  g_return_if_fail (CS_IS_SWEEP_PAGE (self));
+
+  gtk_spin_button_set_value (self->repeats_spin, repeats);
+}
+
+void
+cs_sweep_page_set_cold (CsSweepPage *self,
+                        gboolean     cold)
+{
+  g_return_if_fail (CS_IS_SWEEP_PAGE (self));
+
+  gtk_switch_set_active (self->cold_switch, cold);
+}
+
+/* Starts the sweep as set up; FALSE when something is missing or one runs. */
+gboolean
+cs_sweep_page_start (CsSweepPage *self)
+{
+  g_autoptr(GArray) threads = NULL;
+  g_autofree char *source = NULL;
+  g_autofree char *destination = NULL;
+  SweepTask *task;
+
+  g_return_val_if_fail (CS_IS_SWEEP_PAGE (self), FALSE);
+
+  threads = chosen_threads (self);
+  if (self->task != NULL || self->source == NULL || self->destination == NULL || threads->len == 0)
+    return FALSE;
+
+  source = g_file_get_path (self->source);
+  destination = g_file_get_path (self->destination);
+  if (source == NULL || destination == NULL)
+    {
+      gtk_label_set_label (self->error_label, _("The source and the destination must be local or mounted folders."));
+      gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
+      return FALSE;
+    }
+
+  gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
+
+  task = g_new0 (SweepTask, 1);
+  g_mutex_init (&task->lock);
+  task->sweep = cs_sweep_new (source, destination);
+  task->cancellable = g_cancellable_new ();
+  task->total = threads->len * (guint) gtk_spin_button_get_value_as_int (self->repeats_spin);
+  task->page = self;
+  cs_sweep_set_threads (task->sweep, (const guint *) (gpointer) threads->data, threads->len);
+  cs_sweep_set_repeats (task->sweep, (guint) gtk_spin_button_get_value_as_int (self->repeats_spin));
+  cs_sweep_set_cold (task->sweep, gtk_switch_get_active (self->cold_switch));
+  self->task = task;
+
+  cs_throughput_graph_set_run (self->live_graph, NULL);
+  cs_limit_hint_reset (self->limit_hint);
+  gtk_progress_bar_set_fraction (self->progress_bar, 0);
+  gtk_label_set_label (self->run_title_label, _("Preparing the first copy…"));
+  gtk_label_set_label (self->run_detail_label, "");
+  gtk_stack_set_visible_child_name (self->stack, "running");
+  cs_sweep_page_update_start (self);
+
+  self->poll_id = g_timeout_add (POLL_MS, poll_cb, self);
+  g_thread_unref (g_thread_new ("cs-sweep", sweep_thread, task));
+
+  return TRUE;
+}
+
+void
+cs_sweep_page_cancel (CsSweepPage *self)
+{
+  g_return_if_fail (CS_IS_SWEEP_PAGE (self));
+
+  if (self->task != NULL)
+    g_cancellable_cancel (self->task->cancellable);
+}
+
+gboolean
+cs_sweep_page_is_running (CsSweepPage *self)
+{
+  g_return_val_if_fail (CS_IS_SWEEP_PAGE (self), FALSE);
+
+  return self->task != NULL;
+}
+
+/* Shows a finished sweep, such as one from the history. */
+void
+cs_sweep_page_show_sweep (CsSweepPage *self,
+                          CsSweep     *sweep)
+{
+  g_return_if_fail (CS_IS_SWEEP_PAGE (self));
+  g_return_if_fail (sweep != NULL);
+
+  if (self->task != NULL)
+    return;
+
+  cs_sweep_page_show_result (self, sweep);
+}
+
+/* The sweep on the result page, or NULL. */
+CsSweep *
+cs_sweep_page_get_sweep (CsSweepPage *self)
+{
+  g_return_val_if_fail (CS_IS_SWEEP_PAGE (self), NULL);
+
+  return self->result;
+}
+
+const char *
+cs_sweep_page_get_recommendation (CsSweepPage *self)
+{
+  g_return_val_if_fail (CS_IS_SWEEP_PAGE (self), NULL);
+
+  return self->sentence;
+}

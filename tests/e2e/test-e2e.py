@@ -1,0 +1,348 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Copies a tree with the installed Copyscope as a user would, through AT-SPI.
+
+Usage: test-e2e.py SOURCE_ROOT BUILD_ROOT OUTPUT_DIR
+
+Installs Copyscope into a prefix, starts the installed `copyscope --destination
+DEST SOURCE` on a virtual X screen of its own with an accessibility bus, finds
+the thread slider and the Start button by their accessible names, sets the
+slider to 16 threads through the AT-SPI Value interface, starts the copy, waits
+for the summary and compares the destination with the source byte for byte.
+It does so in English and in Dutch, and saves screenshots of the window, the
+preferences, the about window and the shortcuts into OUTPUT_DIR.
+
+Exits 77 (skipped) when Xvfb, a session bus or AT-SPI cannot be started.
+"""
+
+import filecmp
+import gettext
+import math
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+HERE = os.path.dirname(os.path.abspath(__file__))
+APP_ID = 'io.github.copyscope.Copyscope'
+SCREEN = (1100, 780)
+
+
+def skip(message):
+    print(f'SKIP: {message}', flush=True)
+    sys.exit(SKIP)
+
+
+def log(message):
+    print(message, flush=True)
+
+
+# Outside: a virtual screen and a private session bus, then this script again inside.
+
+def start_xvfb():
+    if shutil.which('Xvfb') is None:
+        skip('Xvfb is not installed')
+    read_fd, write_fd = os.pipe()
+    xvfb = subprocess.Popen(['Xvfb', '-displayfd', str(write_fd), '-nolisten', 'tcp',
+                             '-screen', '0', f'{SCREEN[0]}x{SCREEN[1]}x24'],
+                            pass_fds=(write_fd,), stderr=subprocess.DEVNULL)
+    os.close(write_fd)
+    with os.fdopen(read_fd) as f:
+        display = f.readline().strip()
+    if not display:
+        xvfb.kill()
+        skip('Xvfb did not start')
+    return xvfb, ':' + display
+
+
+def outside(argv):
+    if shutil.which('dbus-run-session') is None:
+        skip('dbus-run-session is not installed (apt-get install dbus)')
+    try:
+        import pyatspi  # noqa: F401
+    except ImportError:
+        skip('pyatspi is not installed (apt-get install python3-pyatspi at-spi2-core)')
+
+    xvfb, display = start_xvfb()
+    try:
+        env = dict(os.environ, DISPLAY=display, CS_E2E_INSIDE='1')
+        env.pop('NO_AT_BRIDGE', None)
+        env.pop('WAYLAND_DISPLAY', None)
+        return subprocess.run(['dbus-run-session', '--', sys.executable, os.path.abspath(__file__)]
+                              + argv[1:], env=env).returncode
+    finally:
+        xvfb.terminate()
+        xvfb.wait()
+
+
+# Inside: the session bus and the screen are ours.
+
+def make_tree(root):
+    """A tree with the shapes a copy meets: nesting, empty files and folders,
+    a file bigger than a chunk of the pool's buffer, odd names."""
+    rng = random.Random(7)
+    os.makedirs(root)
+    sizes = [0, 1, 4095, 4096, 65537, 300000, 2 * 1024 * 1024 + 3]
+    for d in ('', 'docs', 'docs/deep/er', 'photos', 'empty', 'naïve names'):
+        os.makedirs(os.path.join(root, d), exist_ok=True)
+        if d == 'empty':
+            continue
+        for i in range(12):
+            size = sizes[i % len(sizes)] if i < len(sizes) else rng.randrange(0, 20000)
+            with open(os.path.join(root, d, f'file {i:02d}.bin'), 'wb') as f:
+                f.write(rng.randbytes(size))
+    os.symlink('file 01.bin', os.path.join(root, 'docs', 'link'))
+
+
+def trees_equal(a, b):
+    cmp = filecmp.dircmp(a, b)
+    if cmp.left_only or cmp.right_only or cmp.funny_files:
+        log(f'differ in {a}: only source {cmp.left_only}, only copy {cmp.right_only}')
+        return False
+    for name in cmp.common_files:
+        pa, pb = os.path.join(a, name), os.path.join(b, name)
+        if os.path.islink(pa) != os.path.islink(pb):
+            log(f'{pb}: link-ness differs')
+            return False
+        if os.path.islink(pa):
+            if os.readlink(pa) != os.readlink(pb):
+                log(f'{pb}: link target differs')
+                return False
+        elif not filecmp.cmp(pa, pb, shallow=False):
+            log(f'{pb}: contents differ')
+            return False
+    return all(trees_equal(os.path.join(a, d), os.path.join(b, d)) for d in cmp.common_dirs)
+
+
+def screenshot(out_dir, name):
+    path = os.path.join(out_dir, name + '.png')
+    subprocess.run(['import', '-window', 'root', path], check=True)
+    log(f'screenshot: {path}')
+
+
+def walk(node, depth=0):
+    if node is None or depth > 60:
+        return
+    yield node
+    try:
+        count = node.childCount
+    except Exception:
+        return
+    for i in range(count):
+        try:
+            child = node.getChildAtIndex(i)
+        except Exception:
+            continue
+        yield from walk(child, depth + 1)
+
+
+def sensitive(node):
+    import pyatspi
+    try:
+        return node.getState().contains(pyatspi.STATE_SENSITIVE)
+    except Exception:
+        return False
+
+
+def named(node, name):
+    # GTK 4.8 joins a button's label property and its label child's text,
+    # mnemonic underline included: "_New Copy New Copy".
+    return node.name == name or node.name.replace('_', '').endswith(' ' + name)
+
+
+def find(app, role, name, timeout=20):
+    """The first enabled node, in tree order, with this role and accessible name.
+    GTK 4.8 does not say which stack page shows, but the window enables only the
+    actions of the page on screen."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for node in walk(app):
+            try:
+                if node.getRoleName() == role and named(node, name) and sensitive(node):
+                    return node
+            except Exception:
+                continue
+        time.sleep(0.3)
+    return None
+
+
+def find_app(process, timeout=30):
+    import pyatspi
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f'copyscope exited with status {process.returncode}')
+        desktop = pyatspi.Registry.getDesktop(0)
+        for i in range(desktop.childCount):
+            app = desktop.getChildAtIndex(i)
+            try:
+                if app is not None and app.get_process_id() == process.pid:
+                    return app
+            except Exception:
+                continue
+        time.sleep(0.3)
+    return None
+
+
+class Copyscope:
+    """One run of the installed copyscope, ended when the block ends."""
+
+    def __init__(self, prefix, lang, home, args):
+        self.prefix, self.lang, self.home, self.args = prefix, lang, home, args
+
+    def __enter__(self):
+        locale = {'en': 'C.UTF-8', 'nl': 'nl_NL.UTF-8'}[self.lang]
+        share = os.path.join(self.prefix, 'share')
+        env = dict(os.environ,
+                   LANGUAGE=self.lang, LC_ALL=locale, LANG=locale,
+                   XDG_DATA_DIRS=f'{share}:/usr/local/share:/usr/share',
+                   XDG_CONFIG_HOME=os.path.join(self.home, 'config'),
+                   XDG_DATA_HOME=os.path.join(self.home, 'data'),
+                   XDG_CACHE_HOME=os.path.join(self.home, 'cache'),
+                   GSETTINGS_BACKEND='memory',
+                   GTK_A11Y='atspi',
+                   GDK_BACKEND='x11',
+                   GSK_RENDERER='cairo',
+                   GTK_USE_PORTAL='0',
+                   ADW_DISABLE_PORTAL='1')
+        env.pop('NO_AT_BRIDGE', None)
+        env.pop('GSETTINGS_SCHEMA_DIR', None)
+        for name in ('config', 'data', 'cache'):
+            os.makedirs(os.path.join(self.home, name), exist_ok=True)
+        self.process = subprocess.Popen([os.path.join(self.prefix, 'bin', 'copyscope')] + self.args,
+                                        env=env)
+        self.app = find_app(self.process)
+        if self.app is None:
+            raise RuntimeError('copyscope did not appear on the accessibility bus')
+        return self
+
+    def activate(self, action, path=''):
+        """Runs an application (app.) or window (win.) action over D-Bus, as a
+        launcher or the shell would."""
+        scope, name = action.split('.', 1)
+        object_path = '/' + APP_ID.replace('.', '/') + ('/window/1' if scope == 'win' else '')
+        subprocess.run(['gdbus', 'call', '--session', '--dest', APP_ID,
+                        '--object-path', object_path, '--method', 'org.gtk.Actions.Activate',
+                        name, '[]', '{}'], check=True, stdout=subprocess.DEVNULL)
+
+    def __exit__(self, *exc):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return False
+
+
+def run_language(prefix, lang, work, out_dir):
+    tr = gettext.translation('copyscope', os.path.join(prefix, 'share', 'locale'),
+                             languages=[lang], fallback=True)
+
+    def _(text):
+        return tr.gettext(text)
+
+    source = os.path.join(work, 'Photos and documents')
+    if not os.path.exists(source):
+        make_tree(source)
+    destination = os.path.join(work, 'destination-' + lang)
+    os.makedirs(destination)
+    home = os.path.join(work, 'home-' + lang)
+
+    with Copyscope(prefix, lang, home, ['--destination', destination, source]) as app:
+        slider = find(app.app, 'slider', _('Threads'))
+        start = find(app.app, 'push button', _('Start Copy'))
+        if slider is None or start is None:
+            log(f'[{lang}] thread slider: {slider}, Start button: {start}')
+            return False
+
+        # The slider runs over log2 of the thread count.
+        value = slider.queryValue()
+        value.currentValue = math.log2(16)
+        deadline = time.monotonic() + 5
+        while abs(value.currentValue - 4) > 1e-6 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        log(f'[{lang}] slider at {value.currentValue} (16 threads)')
+        if abs(value.currentValue - 4) > 1e-6:
+            return False
+        time.sleep(0.5)
+        screenshot(out_dir, f'window-setup-{lang}')
+
+        start.queryAction().doAction(0)
+        new_copy = find(app.app, 'push button', _('_New Copy').replace('_', ''), timeout=120)
+        if new_copy is None:
+            log(f'[{lang}] the summary page did not appear')
+            screenshot(out_dir, f'window-failed-{lang}')
+            return False
+        time.sleep(0.5)
+        screenshot(out_dir, f'window-summary-{lang}')
+
+    copied = os.path.join(destination, os.path.basename(source))
+    if not trees_equal(source, copied):
+        return False
+    log(f'[{lang}] the destination matches the source')
+
+    # The dialogs, each over a fresh window with the same sources.
+    for action, name in (('app.preferences', 'preferences'), ('app.about', 'about'),
+                         ('win.show-help-overlay', 'shortcuts')):
+        with Copyscope(prefix, lang, home, ['--destination', destination, source]) as app:
+            find(app.app, 'push button', _('Start Copy'))
+            app.activate(action)
+            time.sleep(2)
+            screenshot(out_dir, f'{name}-{lang}')
+
+    return True
+
+
+def have_locale(name):
+    out = subprocess.run(['locale', '-a'], capture_output=True, text=True).stdout.lower().split()
+    return name.lower().replace('utf-8', 'utf8') in out
+
+
+def inside(argv):
+    source_root, build_root, out_dir = (os.path.abspath(p) for p in argv[1:4])
+    os.makedirs(out_dir, exist_ok=True)
+
+    try:
+        import pyatspi
+        pyatspi.Registry.getDesktop(0).childCount
+    except Exception as e:
+        skip(f'AT-SPI does not start: {e}')
+
+    data_dir = os.path.join(build_root, 'tests', 'data')
+    prefix = subprocess.run([sys.executable, os.path.join(source_root, 'tests', 'data', 'install-prefix.py'),
+                             source_root, os.path.join(data_dir, 'prefix-build'),
+                             os.path.join(data_dir, 'prefix')],
+                            check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
+    log(f'installed into {prefix}')
+
+    languages = ['en']
+    if have_locale('nl_NL.UTF-8'):
+        languages.append('nl')
+    else:
+        log('SKIP Dutch: the nl_NL.UTF-8 locale is not generated (see .ci/install-deps)')
+
+    ok = True
+    with tempfile.TemporaryDirectory(prefix='cs-e2e-') as work:
+        for lang in languages:
+            try:
+                passed = run_language(prefix, lang, work, out_dir)
+            except RuntimeError as e:
+                log(f'[{lang}] {e}')
+                passed = False
+            log(f'[{lang}] {"passed" if passed else "FAILED"}')
+            ok &= passed
+
+    return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    if os.environ.get('CS_E2E_INSIDE') == '1':
+        sys.exit(inside(sys.argv))
+    sys.exit(outside(sys.argv))

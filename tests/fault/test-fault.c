@@ -1,0 +1,931 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-test"
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "copyscope-engine.h"
+#include "cs-fault-table.h"
+#include "cs-oracle.h"
+#include "cs-test-tree.h"
+
+/*
+ * Engine-level fault injection: every filesystem call of the engine goes
+ * through a CsIoTable, so a fault lands on exactly the call and the file we
+ * name, in-process and deterministically. Every test ends with the oracle, and
+ * the ones that leave work undone run again without faults and end with
+ * "everything COMPLETE, no temporaries".
+ */
+
+typedef struct {
+  char     *root;
+  char     *src;          /* root/src */
+  char     *out;          /* root/out, the destination folder */
+  char     *copy;         /* root/out/src */
+  char     *mnt;          /* mounted by the test, unmounted in teardown */
+  CsOracle *oracle;
+} Fixture;
+
+/* ---- Trees ----------------------------------------------------------------- */
+
+static void
+write_pattern (const char *path,
+               gsize       size,
+               guint       seed,
+               mode_t      mode)
+{
+  g_autofree guint8 *data = g_malloc (MAX (size, 1));
+  g_autoptr(GError) error = NULL;
+  struct timespec ts[2] = { { 1600000000 + seed, 123456789 }, { 1600000000 + seed, 123456789 } };
+
+  for (gsize i = 0; i < size; i++)
+    data[i] = (guint8) ((i * 2654435761u + seed * 7919u) >> 11);
+  g_file_set_contents (path, (const char *) data, (gssize) size, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (g_chmod (path, mode), ==, 0);
+  g_assert_cmpint (utimensat (AT_FDCWD, path, ts, 0), ==, 0);
+}
+
+static char *
+fixture_path (Fixture    *f,
+              const char *rel)
+{
+  return g_build_filename (f->root, rel, NULL);
+}
+
+/* src: a.txt (10 kB), b.bin (3 MiB, the one faults aim at), c.dat (200 kB),
+ * sub/d.txt, sub/e (empty), link -> a.txt. */
+static void
+make_source (Fixture *f)
+{
+  g_autofree char *p = NULL;
+
+#define P(rel) (g_free (p), p = g_build_filename (f->src, rel, NULL))
+  g_assert_cmpint (g_mkdir (f->src, 0755), ==, 0);
+  write_pattern (P ("a.txt"), 10000, 1, 0644);
+  write_pattern (P ("b.bin"), 3 * 1024 * 1024 + 17, 2, 0640);
+  write_pattern (P ("c.dat"), 200000, 3, 0600);
+  g_assert_cmpint (g_mkdir (P ("sub"), 0750), ==, 0);
+  write_pattern (P ("sub/d.txt"), 4321, 4, 0644);
+  write_pattern (P ("sub/e"), 0, 5, 0444);
+  g_assert_cmpint (symlink ("a.txt", P ("link")), ==, 0);
+#undef P
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autofree char *bystander = NULL;
+  g_autofree char *neighbour = NULL;
+
+  f->root = cs_test_tree_make_tmp ();
+  f->src = fixture_path (f, "src");
+  f->out = fixture_path (f, "out");
+  f->copy = fixture_path (f, "out/src");
+  make_source (f);
+  g_assert_cmpint (g_mkdir (f->out, 0755), ==, 0);
+
+  /* Outside the job: a folder next to it, and a file next to the copy. */
+  bystander = fixture_path (f, "bystander");
+  neighbour = fixture_path (f, "out/neighbour.txt");
+  g_assert_cmpint (g_mkdir (bystander, 0755), ==, 0);
+  {
+    g_autofree char *inside = g_build_filename (bystander, "keep.txt", NULL);
+    write_pattern (inside, 5000, 9, 0644);
+  }
+  write_pattern (neighbour, 777, 8, 0644);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  cs_fault_remove ();
+  if (f->mnt != NULL)
+    {
+      if (umount (f->mnt) != 0 && umount2 (f->mnt, MNT_DETACH) != 0)
+        g_printerr ("cannot unmount %s: %s\n", f->mnt, g_strerror (errno));
+      g_free (f->mnt);
+    }
+  g_clear_pointer (&f->oracle, cs_oracle_free);
+  cs_test_tree_remove (f->root);
+  g_free (f->root);
+  g_free (f->src);
+  g_free (f->out);
+  g_free (f->copy);
+}
+
+/* Snapshots everything; call after preparing the destination. */
+static CsOracle *
+watch (Fixture *f)
+{
+  g_autofree char *bystander = fixture_path (f, "bystander");
+  g_autofree char *neighbour = fixture_path (f, "out/neighbour.txt");
+
+  g_clear_pointer (&f->oracle, cs_oracle_free);
+  f->oracle = cs_oracle_new ();
+  cs_oracle_add_pair (f->oracle, f->src, f->copy);
+  cs_oracle_add_bystander (f->oracle, bystander);
+  cs_oracle_add_bystander (f->oracle, neighbour);
+  return f->oracle;
+}
+
+/* A previous version of b.bin in the copy, older than the source. */
+static void
+make_old_copy (Fixture *f)
+{
+  g_autofree char *b = fixture_path (f, "out/src/b.bin");
+
+  g_assert_cmpint (g_mkdir (f->copy, 0755), ==, 0);
+  write_pattern (b, 1024 * 1024, 0, 0644);   /* older than the source */
+}
+
+/* ---- Running ---------------------------------------------------------------- */
+
+typedef struct {
+  gboolean  ok;
+  GError   *error;
+  CsTotals  totals;
+  GPtrArray *errors;
+  double    seconds;
+} Outcome;
+
+static void
+outcome_clear (Outcome *o)
+{
+  g_clear_error (&o->error);
+  g_clear_pointer (&o->errors, g_ptr_array_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Outcome, outcome_clear)
+
+typedef struct {
+  guint       threads;
+  gboolean    durable;
+  gboolean    verify;
+  CsOverwrite overwrite;
+  guint       retries;
+} Options;
+
+#define DEFAULTS ((Options) { 2, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 })
+
+static void
+run_job (const char    *src,
+         const char    *dst,
+         Options        opt,
+         Outcome       *o)
+{
+  g_autoptr(CsJob) job = cs_job_new ();
+  gint64 start = g_get_monotonic_time ();
+  CsRun *run;
+
+  outcome_clear (o);
+  cs_job_add_source (job, src);
+  cs_job_set_destination (job, dst);
+  cs_job_set_threads (job, opt.threads, NULL);
+  cs_job_set_durable (job, opt.durable);
+  cs_job_set_verify (job, opt.verify);
+  cs_job_set_overwrite (job, opt.overwrite);
+  cs_job_set_retries (job, opt.retries);
+  cs_job_set_wait (job, 0.01);
+  cs_job_set_interval (job, 0);
+  cs_job_set_flush (job, FALSE);
+
+  o->ok = cs_job_run_sync (job, NULL, &o->error);
+  o->seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
+  run = cs_job_get_run (job);
+  cs_run_get_totals (run, &o->totals);
+  o->errors = cs_run_dup_errors (run);
+
+  g_test_message ("run: %s after %.3f s; copied %" G_GUINT64_FORMAT ", failed %" G_GUINT64_FORMAT
+                  ", %u errors%s%s", o->ok ? "ok" : "failed", o->seconds,
+                  o->totals.v[CS_CLASS_COPIED][CS_KIND_FILES],
+                  o->totals.v[CS_CLASS_FAILED][CS_KIND_FILES], o->errors->len,
+                  o->error != NULL ? ": " : "", o->error != NULL ? o->error->message : "");
+  for (guint i = 0; i < o->errors->len; i++)
+    {
+      const CsRunError *e = g_ptr_array_index (o->errors, i);
+      g_test_message ("  %s: %s: %s (errno %d, %u attempts)", e->path, e->operation, e->message,
+                      e->error_code, e->attempts);
+    }
+}
+
+static const CsRunError *
+find_error (Outcome    *o,
+            const char *name)
+{
+  for (guint i = 0; i < o->errors->len; i++)
+    {
+      const CsRunError *e = g_ptr_array_index (o->errors, i);
+
+      if (g_str_has_suffix (e->path, name))
+        return e;
+    }
+  return NULL;
+}
+
+/* The fixture's own job: src into out. */
+static void
+run (Fixture *f,
+     Options  opt,
+     Outcome *o)
+{
+  run_job (f->src, f->out, opt, o);
+}
+
+/* Without faults, again: converges, everything COMPLETE, nothing left over. */
+static void
+rerun_converges (Fixture *f)
+{
+  g_auto(Outcome) o = { 0 };
+
+  cs_fault_remove ();
+  run (f, (Options) { 2, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
+  g_assert_true (o.ok);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+}
+
+/* The copy-range path is tried first; a rule can force the read/write path. */
+static void
+force_read_write (void)
+{
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_COPY_RANGE, NULL, 1, -1, CS_FAULT_ERRNO, EXDEV });
+}
+
+/* ---- Read and write errors ------------------------------------------------- */
+
+static void
+test_read_transient (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_auto(Outcome) o = { 0 };
+  CsOracleCounts c;
+
+  watch (f);
+  cs_fault_install (f->out);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_READ, "b.bin", 2, 1, CS_FAULT_ERRNO, EIO });
+  force_read_write ();
+  run (f, DEFAULTS, &o);
+
+  g_assert_cmpuint (cs_fault_hits (0), ==, 1);
+  g_assert_true (o.ok);
+  g_assert_cmpuint (o.totals.v[CS_CLASS_FAILED][CS_KIND_FILES], ==, 0);
+  c = cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+  g_assert_cmpuint (c.n_new_complete, ==, o.totals.v[CS_CLASS_COPIED][CS_KIND_FILES]);
+}
+
+/* Sticky: that file fails after its retries, the rest is copied, and the
+ * report says which file, which call and which error. */
+static void
+test_read_sticky (Fixture       *f,
+                  gconstpointer  data)
+{
+  gboolean replace = GPOINTER_TO_INT (data);
+  g_auto(Outcome) o = { 0 };
+  const CsRunError *e;
+  CsOracleCounts c;
+
+  if (replace)
+    make_old_copy (f);
+  watch (f);
+  cs_fault_install (f->out);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_READ, "b.bin", 1, -1, CS_FAULT_ERRNO, EIO });
+  force_read_write ();
+  run (f, (Options) { 2, FALSE, FALSE, CS_OVERWRITE_ALWAYS, 2 }, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (cs_fault_hits (0), ==, 3);
+  g_assert_cmpuint (o.totals.v[CS_CLASS_FAILED][CS_KIND_FILES], ==, 1);
+  g_assert_cmpuint (o.errors->len, ==, 1);
+  e = find_error (&o, "/b.bin");
+  g_assert_nonnull (e);
+  g_assert_cmpstr (e->operation, ==, "read");
+  g_assert_cmpint (e->error_code, ==, EIO);
+  g_assert_cmpuint (e->attempts, ==, 3);
+
+  c = cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+  g_assert_cmpint (cs_oracle_state (f->oracle, 0, "b.bin"), ==, replace ? CS_ORACLE_OLD : CS_ORACLE_ABSENT);
+  g_assert_cmpuint (c.n[CS_ORACLE_ABSENT] + c.n[CS_ORACLE_OLD], ==, 1);
+  g_assert_cmpuint (c.n_new_complete, ==, o.totals.v[CS_CLASS_COPIED][CS_KIND_FILES]);
+  rerun_converges (f);
+}
+
+/* A call that fails on the way out of the file: never published, and an old
+ * file stays whole. @data: the op, ×2 + 1 when replacing. */
+static void
+test_output_error (Fixture       *f,
+                   gconstpointer  data)
+{
+  CsFaultOp op = GPOINTER_TO_INT (data) / 2;
+  gboolean replace = GPOINTER_TO_INT (data) % 2;
+  g_auto(Outcome) o = { 0 };
+  const CsRunError *e;
+
+  if (replace)
+    make_old_copy (f);
+  watch (f);
+  cs_fault_install (f->out);
+  cs_fault_add (&(CsFaultRule) { op, "b.bin", 1, -1, CS_FAULT_ERRNO, EIO });
+  if (op == CS_FAULT_WRITE)
+    force_read_write ();
+  run (f, (Options) { 2, op == CS_FAULT_FSYNC, FALSE, CS_OVERWRITE_ALWAYS, 1 }, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (cs_fault_hits (0), >=, 1);
+  e = find_error (&o, "/b.bin");
+  g_assert_nonnull (e);
+  g_assert_cmpint (e->error_code, ==, EIO);
+  g_assert_cmpuint (o.totals.v[CS_CLASS_FAILED][CS_KIND_FILES], ==, 1);
+  cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+  g_assert_cmpint (cs_oracle_state (f->oracle, 0, "b.bin"), ==, replace ? CS_ORACLE_OLD : CS_ORACLE_ABSENT);
+  rerun_converges (f);
+}
+
+/* Short counts and EINTR are normal answers: the result must be exact. */
+static void
+test_short_and_eintr (Fixture       *f,
+                      gconstpointer  data)
+{
+  CsFaultAction action = GPOINTER_TO_INT (data);
+  g_auto(Outcome) o = { 0 };
+  int times = action == CS_FAULT_EINTR ? 50 : -1;
+
+  watch (f);
+  cs_fault_install (f->out);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_READ, NULL, 1, times, action });
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_WRITE, NULL, 1, times, action });
+  if (action == CS_FAULT_EINTR)
+    {
+      cs_fault_add (&(CsFaultRule) { CS_FAULT_FSYNC, NULL, 1, 5, action });
+      cs_fault_add (&(CsFaultRule) { CS_FAULT_COPY_RANGE, NULL, 1, 5, action });
+    }
+  else
+    cs_fault_add (&(CsFaultRule) { CS_FAULT_COPY_RANGE, NULL, 1, -1, action });
+  run (f, (Options) { 2, TRUE, TRUE, CS_OVERWRITE_NEWER, 0 }, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (cs_fault_hits (0) + cs_fault_hits (1) + cs_fault_hits (2), >, 3);
+  g_assert_cmpuint (o.errors->len, ==, 0);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+}
+
+/* ---- Fast paths ------------------------------------------------------------- */
+
+/* copy_file_range answering 0 early or "not supported": fall back to reads. */
+static void
+test_copy_range_fallback (Fixture       *f,
+                          gconstpointer  data)
+{
+  int code = GPOINTER_TO_INT (data);
+  g_auto(Outcome) o = { 0 };
+
+  watch (f);
+  cs_fault_install (f->out);
+  if (code == 0)
+    cs_fault_add (&(CsFaultRule) { CS_FAULT_COPY_RANGE, "b.bin", 1, -1, CS_FAULT_ZERO });
+  else
+    cs_fault_add (&(CsFaultRule) { CS_FAULT_COPY_RANGE, "b.bin", 1, -1, CS_FAULT_ERRNO, code });
+  run (f, DEFAULTS, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (cs_fault_hits (0), >=, 1);
+  g_assert_cmpuint (cs_fault_calls (CS_FAULT_READ, "b.bin"), >=, 1);
+  g_assert_cmpuint (o.errors->len, ==, 0);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+}
+
+/* EIO from a fast path is a data error: no second method, the file fails. */
+static void
+test_fast_path_eio (Fixture       *f,
+                    gconstpointer  data)
+{
+  CsFaultOp op = GPOINTER_TO_INT (data);
+  g_auto(Outcome) o = { 0 };
+  const CsRunError *e;
+
+  watch (f);
+  cs_fault_install (f->out);
+  cs_fault_add (&(CsFaultRule) { op, "b.bin", 1, -1, CS_FAULT_ERRNO, EIO });
+  if (op == CS_FAULT_CLONE)
+    {
+      /* Reflinks do not exist on most test filesystems: say yes to every other
+       * file, so b.bin is sure to be tried. */
+      g_autofree char *one = g_build_filename (f->src, "b.bin", NULL);
+      g_autofree char *copy = g_build_filename (f->out, "b.bin", NULL);
+
+      g_clear_pointer (&f->oracle, cs_oracle_free);
+      f->oracle = cs_oracle_new ();
+      cs_oracle_add_pair (f->oracle, one, copy);
+      run_job (one, f->out, DEFAULTS, &o);
+    }
+  else
+    run (f, DEFAULTS, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (cs_fault_hits (0), ==, 3);
+  g_assert_cmpuint (cs_fault_calls (CS_FAULT_READ, "b.bin"), ==, 0);
+  if (op == CS_FAULT_CLONE)
+    g_assert_cmpuint (cs_fault_calls (CS_FAULT_COPY_RANGE, "b.bin"), ==, 0);
+  e = find_error (&o, "b.bin");
+  g_assert_nonnull (e);
+  g_assert_cmpint (e->error_code, ==, EIO);
+  g_assert_cmpstr (e->operation, ==, op == CS_FAULT_CLONE ? "clone" : "copy");
+  cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+  g_assert_cmpint (cs_oracle_state (f->oracle, 0, op == CS_FAULT_CLONE ? "." : "b.bin"), ==, CS_ORACLE_ABSENT);
+  if (op != CS_FAULT_CLONE)
+    rerun_converges (f);
+}
+
+/* ---- Full and vanished destinations ----------------------------------------- */
+
+/* ENOSPC while replacing: the job stops with one clear message; the old file
+ * is byte for byte what it was. */
+static void
+test_enospc_replace (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_auto(Outcome) o = { 0 };
+
+  make_old_copy (f);
+  watch (f);
+  cs_fault_install (f->out);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_COPY_RANGE, "b.bin", 1, -1, CS_FAULT_ERRNO, ENOSPC });
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_WRITE, "b.bin", 1, -1, CS_FAULT_ERRNO, ENOSPC });
+  run (f, (Options) { 1, FALSE, FALSE, CS_OVERWRITE_ALWAYS, 2 }, &o);
+
+  g_assert_false (o.ok);
+  g_assert_error (o.error, CS_JOB_ERROR, CS_JOB_ERROR_DESTINATION);
+  g_assert_nonnull (strstr (o.error->message, "full"));
+  g_assert_cmpuint (cs_fault_hits (0) + cs_fault_hits (1), ==, 1);
+  cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+  g_assert_cmpint (cs_oracle_state (f->oracle, 0, "b.bin"), ==, CS_ORACLE_OLD);
+  rerun_converges (f);
+}
+
+/* Every call into the destination fails with ENOTCONN after a while, as on a
+ * share whose server went away: one clear fatal error, fast. */
+static void
+test_destination_vanishes (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *many = g_build_filename (f->src, "many", NULL);
+  g_auto(Outcome) o = { 0 };
+  gint64 start;
+
+  g_assert_cmpint (g_mkdir (many, 0755), ==, 0);
+  for (guint i = 0; i < 400; i++)
+    {
+      g_autofree char *p = g_strdup_printf ("%s/f%03u", many, i);
+      write_pattern (p, 2000 + i, i, 0644);
+    }
+  watch (f);
+  cs_fault_install (f->out);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_ANY_DEST, NULL, 300, -1, CS_FAULT_ERRNO, ENOTCONN });
+  start = g_get_monotonic_time ();
+  run (f, (Options) { 8, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
+
+  g_assert_cmpuint (cs_fault_hits (0), >=, 1);
+  g_assert_false (o.ok);
+  g_assert_error (o.error, CS_JOB_ERROR, CS_JOB_ERROR_DESTINATION);
+  g_assert_nonnull (strstr (o.error->message, "no longer available"));
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 2 * G_USEC_PER_SEC);
+  /* One message, not one per file: the fatal one plus at most a few from
+   * calls already in flight. */
+  g_assert_cmpuint (o.errors->len, <=, 4);
+  /* Temporaries may stay: removing them failed as well. */
+  cs_oracle_check (f->oracle, CS_ORACLE_ALLOW_TEMP);
+  rerun_converges (f);
+}
+
+/* ---- Publishing ---------------------------------------------------------------- */
+
+/* No RENAME_NOREPLACE (EINVAL, as on some shares): the hard-link fallback
+ * publishes, and still never replaces. */
+static void
+test_noreplace_einval (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_auto(Outcome) o = { 0 };
+
+  watch (f);
+  cs_fault_install (f->out);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_RENAME_NOREPLACE, NULL, 1, -1, CS_FAULT_ERRNO, EINVAL });
+  run (f, DEFAULTS, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (cs_fault_hits (0), ==, 1);
+  g_assert_cmpuint (cs_fault_calls (CS_FAULT_LINK, NULL), >=, 5);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+}
+
+typedef struct {
+  Fixture *f;
+  char    *path;
+} Plant;
+
+/* Another program writes the final name while our copy is in flight. */
+static void
+plant_file (const char *name,
+            gpointer    data)
+{
+  Plant *plant = data;
+
+  g_assert_true (g_file_set_contents (plant->path, "theirs, not ours\n", -1, NULL));
+  cs_oracle_update_before (plant->f->oracle, 0, "b.bin");
+}
+
+static void
+test_created_meanwhile (Fixture       *f,
+                        gconstpointer  data)
+{
+  gboolean no_noreplace = GPOINTER_TO_INT (data);
+  g_auto(Outcome) o = { 0 };
+  g_autofree char *contents = NULL;
+  Plant plant = { f, g_build_filename (f->copy, "b.bin", NULL) };
+  const CsRunError *e;
+
+  watch (f);
+  cs_fault_install (f->out);
+  if (no_noreplace)
+    {
+      cs_fault_add (&(CsFaultRule) { CS_FAULT_RENAME_NOREPLACE, NULL, 1, -1, CS_FAULT_ERRNO, EINVAL });
+      cs_fault_add (&(CsFaultRule) { CS_FAULT_LINK, "b.bin", 1, 1, CS_FAULT_HOOK, 0, plant_file, &plant });
+    }
+  else
+    cs_fault_add (&(CsFaultRule) { CS_FAULT_RENAME_NOREPLACE, "b.bin", 1, 1, CS_FAULT_HOOK, 0, plant_file, &plant });
+  run (f, DEFAULTS, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (cs_fault_hits (no_noreplace ? 1 : 0), ==, 1);
+  g_assert_true (g_file_get_contents (plant.path, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "theirs, not ours\n");
+  e = find_error (&o, "b.bin");
+  g_assert_nonnull (e);
+  g_assert_nonnull (strstr (e->message, "Another program"));
+  cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+  g_assert_cmpint (cs_oracle_state (f->oracle, 0, "b.bin"), ==, CS_ORACLE_OLD);
+  g_free (plant.path);
+}
+
+/* ---- The source changing underneath ------------------------------------------ */
+
+typedef struct {
+  Fixture *f;
+  int      how;
+} Change;
+
+enum { GROW, SHRINK, REWRITE };
+
+static void
+change_source (const char *name,
+               gpointer    data)
+{
+  Change *change = data;
+  g_autofree char *path = g_build_filename (change->f->src, "b.bin", NULL);
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+
+  g_assert_cmpint (fd, >=, 0);
+  switch (change->how)
+    {
+    case GROW:
+      g_assert_cmpint (pwrite (fd, "more", 4, 12 << 20), ==, 4);
+      break;
+    case SHRINK:
+      g_assert_cmpint (ftruncate (fd, 1 << 20), ==, 0);
+      break;
+    case REWRITE:
+    default:
+      g_assert_cmpint (pwrite (fd, "XXXX", 4, 100), ==, 4);
+      break;
+    }
+  close (fd);
+  cs_oracle_update_source (change->f->oracle, 0, "b.bin");
+}
+
+/* Growing, shrinking or rewritten while copied: retried, or reported — never a
+ * silent mix under the final name. */
+static void
+test_source_changes (Fixture       *f,
+                     gconstpointer  data)
+{
+  Change change = { f, GPOINTER_TO_INT (data) };
+  g_autofree char *big = g_build_filename (f->src, "b.bin", NULL);
+  g_auto(Outcome) o = { 0 };
+  CsOracleState state;
+
+  /* Over one request's worth, so the change can land between two of them. */
+  write_pattern (big, 12 * 1024 * 1024, 2, 0640);
+  watch (f);
+  cs_fault_install (f->out);
+  if (change.how == GROW)
+    cs_fault_add (&(CsFaultRule) { CS_FAULT_FSTAT, "b.bin", 1, 1, CS_FAULT_HOOK, 0, change_source, &change });
+  else
+    cs_fault_add (&(CsFaultRule) { CS_FAULT_COPY_RANGE, "b.bin", 2, 1, CS_FAULT_HOOK, 0, change_source, &change });
+  run (f, DEFAULTS, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (cs_fault_hits (0), ==, 1);
+  cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+  state = cs_oracle_state (f->oracle, 0, "b.bin");
+  g_test_message ("b.bin after the change: %s", cs_oracle_state_name (state));
+  if (state == CS_ORACLE_ABSENT)
+    {
+      const CsRunError *e = find_error (&o, "b.bin");
+
+      g_assert_nonnull (e);
+      g_assert_nonnull (strstr (e->message, "changed"));
+    }
+  else
+    g_assert_cmpint (state, ==, CS_ORACLE_COMPLETE);
+  rerun_converges (f);
+}
+
+/* ---- Opening and creating ---------------------------------------------------- */
+
+static void
+test_open_create_errors (Fixture       *f,
+                         gconstpointer  data)
+{
+  CsFaultOp op = GPOINTER_TO_INT (data);
+  g_auto(Outcome) o = { 0 };
+  const CsRunError *e;
+
+  watch (f);
+  cs_fault_install (f->out);
+  cs_fault_add (&(CsFaultRule) { op, "b.bin", 1, -1, CS_FAULT_ERRNO, op == CS_FAULT_OPEN ? EACCES : EIO });
+  run (f, DEFAULTS, &o);
+
+  g_assert_true (o.ok);
+  e = find_error (&o, "b.bin");
+  g_assert_nonnull (e);
+  g_assert_cmpstr (e->operation, ==, op == CS_FAULT_OPEN ? "open" : "create");
+  /* Permission errors are not retried; I/O errors are. */
+  g_assert_cmpuint (e->attempts, ==, op == CS_FAULT_OPEN ? 1 : 3);
+  cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+  g_assert_cmpint (cs_oracle_state (f->oracle, 0, "b.bin"), ==, CS_ORACLE_ABSENT);
+  rerun_converges (f);
+}
+
+/* ---- Big files, copied in chunks by several workers -------------------------- */
+
+static void
+make_big_sparse (const char *path)
+{
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  g_autofree char *block = g_malloc (1 << 20);
+  struct timespec ts[2] = { { 1500000000, 1 }, { 1500000000, 1 } };
+
+  g_assert_cmpint (fd, >=, 0);
+  for (guint i = 0; i < 100; i += 9)
+    {
+      memset (block, 'A' + (int) i % 26, 1 << 20);
+      g_assert_cmpint (pwrite (fd, block, 1 << 20, (off_t) i << 20), ==, 1 << 20);
+    }
+  g_assert_cmpint (ftruncate (fd, 100 << 20), ==, 0);
+  g_assert_cmpint (futimens (fd, ts), ==, 0);
+  close (fd);
+}
+
+static void
+test_big_file_read_error (Fixture       *f,
+                          gconstpointer  data)
+{
+  int times = GPOINTER_TO_INT (data);
+  g_autofree char *big = g_build_filename (f->src, "big", NULL);
+  g_auto(Outcome) o = { 0 };
+
+  make_big_sparse (big);
+  watch (f);
+  cs_fault_install (f->out);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_READ, "big", 3, times, CS_FAULT_ERRNO, EIO });
+  force_read_write ();
+  run (f, (Options) { 4, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (cs_fault_hits (0), >=, 1);
+  cs_oracle_check (f->oracle, times > 0 ? CS_ORACLE_ALL_COMPLETE : CS_ORACLE_NONE);
+  g_assert_cmpint (cs_oracle_state (f->oracle, 0, "big"), ==, times > 0 ? CS_ORACLE_COMPLETE : CS_ORACLE_ABSENT);
+  if (times < 0)
+    {
+      g_assert_nonnull (find_error (&o, "/big"));
+      rerun_converges (f);
+    }
+}
+
+/* ---- Load ---------------------------------------------------------------------- */
+
+/* 128 workers give the same tree as one, on many small files and on a few big
+ * ones. */
+static void
+test_threads_agree (Fixture       *f,
+                    gconstpointer  data)
+{
+  gboolean big = GPOINTER_TO_INT (data);
+  g_autofree char *many = g_build_filename (f->root, "many", NULL);
+  g_autofree char *d1 = g_build_filename (f->root, "d1", NULL);
+  g_autofree char *d128 = g_build_filename (f->root, "d128", NULL);
+  g_autoptr(CsOracle) oracle = cs_oracle_new ();
+  g_auto(Outcome) o1 = { 0 };
+  g_auto(Outcome) o128 = { 0 };
+  CsOracleCounts c;
+
+  g_assert_cmpint (g_mkdir (many, 0755), ==, 0);
+  if (big)
+    {
+      for (guint i = 0; i < 3; i++)
+        {
+          g_autofree char *p = g_strdup_printf ("%s/big%u", many, i);
+          write_pattern (p, (70u << 20) + i * 4099, i, 0644);
+        }
+    }
+  else
+    {
+      for (guint i = 0; i < 2000; i++)
+        {
+          g_autofree char *p = g_strdup_printf ("%s/d%02u", many, i % 20);
+          g_autofree char *q = g_strdup_printf ("%s/f%04u", p, i);
+
+          g_mkdir (p, 0755);
+          write_pattern (q, i * 13 % 5000, i, 0644);
+        }
+    }
+  cs_oracle_add_pair (oracle, many, d1);
+  cs_oracle_add_pair (oracle, many, d128);
+
+  run_job (many, d1, (Options) { 1, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o1);
+  run_job (many, d128, (Options) { 128, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o128);
+  g_assert_true (o1.ok);
+  g_assert_true (o128.ok);
+  c = cs_oracle_check (oracle, CS_ORACLE_ALL_COMPLETE);
+  g_assert_cmpuint (c.n_new_complete, ==, big ? 6 : 4000);
+  cs_test_tree_assert_equal (d1, d128);
+}
+
+/* ---- Real full filesystems (root) -------------------------------------------- */
+
+static gboolean
+mount_fs (Fixture    *f,
+          const char *kind)
+{
+  g_autofree char *mnt = fixture_path (f, "mnt");
+  g_autofree char *img = fixture_path (f, "img");
+  g_autofree char *cmd = NULL;
+  int status = 0;
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("needs root to mount a small filesystem");
+      return FALSE;
+    }
+  g_assert_cmpint (g_mkdir (mnt, 0755), ==, 0);
+  if (strcmp (kind, "ext4") == 0)
+    {
+      cmd = g_strdup_printf ("sh -c 'truncate -s 16M %s && mkfs.ext4 -q -F -m 0 %s && mount -o loop %s %s' 2>&1",
+                             img, img, img, mnt);
+      if (!g_spawn_command_line_sync (cmd, NULL, NULL, &status, NULL) || status != 0)
+        {
+          g_test_skip ("cannot make and loop-mount an ext4 image here");
+          return FALSE;
+        }
+    }
+  else if (mount ("tmpfs", mnt, "tmpfs", 0, kind) != 0)
+    {
+      g_test_skip_printf ("cannot mount tmpfs -o %s here: %s", kind, g_strerror (errno));
+      return FALSE;
+    }
+  f->mnt = g_steal_pointer (&mnt);
+  return TRUE;
+}
+
+/* ext4 of 16 MiB: new files until it is full; then replacing a file with a
+ * bigger version that does not fit. */
+static void
+test_ext4_full (Fixture       *f,
+                gconstpointer  data)
+{
+  gboolean replace = GPOINTER_TO_INT (data);
+  g_autofree char *big = g_build_filename (f->src, "b.bin", NULL);
+  g_autofree char *old = NULL;
+  g_autofree char *copy = NULL;
+  g_auto(Outcome) o = { 0 };
+
+  if (!mount_fs (f, "ext4"))
+    return;
+  copy = g_build_filename (f->mnt, "src", NULL);
+  if (replace)
+    {
+      old = g_build_filename (copy, "b.bin", NULL);
+      g_assert_cmpint (g_mkdir (copy, 0755), ==, 0);
+      write_pattern (old, 9 << 20, 99, 0644);
+      write_pattern (big, 10 << 20, 2, 0640);
+    }
+  else
+    write_pattern (big, 20 << 20, 2, 0640);
+
+  f->oracle = cs_oracle_new ();
+  cs_oracle_add_pair (f->oracle, f->src, copy);
+  run_job (f->src, f->mnt, (Options) { 2, FALSE, FALSE, CS_OVERWRITE_ALWAYS, 2 }, &o);
+
+  g_assert_false (o.ok);
+  g_assert_error (o.error, CS_JOB_ERROR, CS_JOB_ERROR_DESTINATION);
+  g_assert_nonnull (strstr (o.error->message, "full"));
+  g_assert_cmpfloat (o.seconds, <, 5.0);
+  cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+  g_assert_cmpint (cs_oracle_state (f->oracle, 0, "b.bin"), ==, replace ? CS_ORACLE_OLD : CS_ORACLE_ABSENT);
+}
+
+/* tmpfs with 64 inodes: out of inodes is "full" too, and stops the job. */
+static void
+test_inodes_exhausted (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *many = g_build_filename (f->src, "many", NULL);
+  g_autofree char *copy = NULL;
+  g_auto(Outcome) o = { 0 };
+  CsOracleCounts c;
+
+  if (!mount_fs (f, "size=64m,nr_inodes=64"))
+    return;
+  g_assert_cmpint (g_mkdir (many, 0755), ==, 0);
+  for (guint i = 0; i < 200; i++)
+    {
+      g_autofree char *p = g_strdup_printf ("%s/f%03u", many, i);
+      write_pattern (p, 100, i, 0644);
+    }
+  copy = g_build_filename (f->mnt, "src", NULL);
+  f->oracle = cs_oracle_new ();
+  cs_oracle_add_pair (f->oracle, f->src, copy);
+  run_job (f->src, f->mnt, (Options) { 4, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
+
+  g_assert_false (o.ok);
+  g_assert_error (o.error, CS_JOB_ERROR, CS_JOB_ERROR_DESTINATION);
+  g_assert_nonnull (strstr (o.error->message, "full"));
+  g_assert_cmpuint (o.errors->len, <=, 4);
+  c = cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+  g_assert_cmpuint (c.n[CS_ORACLE_COMPLETE], <, 64);
+  g_assert_cmpuint (c.n[CS_ORACLE_ABSENT], >, 140);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  struct rlimit rl;
+
+  g_test_init (&argc, &argv, NULL);
+
+  /* The oracle walks deep trees with one descriptor per level. */
+  if (getrlimit (RLIMIT_NOFILE, &rl) == 0)
+    {
+      rl.rlim_cur = rl.rlim_max;
+      setrlimit (RLIMIT_NOFILE, &rl);
+    }
+
+#define ADD(path, func, data) \
+  g_test_add ("/fault/" path, Fixture, GINT_TO_POINTER (data), fixture_setup, func, fixture_teardown)
+
+  ADD ("read/transient", test_read_transient, 0);
+  ADD ("read/sticky", test_read_sticky, FALSE);
+  ADD ("read/sticky-replacing", test_read_sticky, TRUE);
+  ADD ("write/eio", test_output_error, CS_FAULT_WRITE * 2);
+  ADD ("write/eio-replacing", test_output_error, CS_FAULT_WRITE * 2 + 1);
+  ADD ("fsync/eio-durable", test_output_error, CS_FAULT_FSYNC * 2);
+  ADD ("fsync/eio-durable-replacing", test_output_error, CS_FAULT_FSYNC * 2 + 1);
+  ADD ("short/reads-writes", test_short_and_eintr, CS_FAULT_SHORT);
+  ADD ("short/eintr", test_short_and_eintr, CS_FAULT_EINTR);
+  ADD ("copy-range/zero-early", test_copy_range_fallback, 0);
+  ADD ("copy-range/exdev", test_copy_range_fallback, EXDEV);
+  ADD ("copy-range/eopnotsupp", test_copy_range_fallback, EOPNOTSUPP);
+  ADD ("copy-range/eio-no-fallback", test_fast_path_eio, CS_FAULT_COPY_RANGE);
+  ADD ("clone/eio-no-fallback", test_fast_path_eio, CS_FAULT_CLONE);
+  ADD ("enospc/replacing", test_enospc_replace, 0);
+  ADD ("destination/vanishes", test_destination_vanishes, 0);
+  ADD ("publish/noreplace-einval", test_noreplace_einval, 0);
+  ADD ("publish/created-meanwhile", test_created_meanwhile, FALSE);
+  ADD ("publish/created-meanwhile-link-fallback", test_created_meanwhile, TRUE);
+  ADD ("source/grows", test_source_changes, GROW);
+  ADD ("source/shrinks", test_source_changes, SHRINK);
+  ADD ("source/rewritten", test_source_changes, REWRITE);
+  ADD ("open/eacces", test_open_create_errors, CS_FAULT_OPEN);
+  ADD ("create/eio", test_open_create_errors, CS_FAULT_CREATE);
+  ADD ("big/read-transient", test_big_file_read_error, 1);
+  ADD ("big/read-sticky", test_big_file_read_error, -1);
+  ADD ("load/threads-agree-small", test_threads_agree, FALSE);
+  ADD ("load/threads-agree-big", test_threads_agree, TRUE);
+  ADD ("root/ext4-full-new", test_ext4_full, FALSE);
+  ADD ("root/ext4-full-replacing", test_ext4_full, TRUE);
+  ADD ("root/inodes-exhausted", test_inodes_exhausted, 0);
+
+  return g_test_run ();
+}

@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "test-pages"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include <adwaita.h>
+
+#include "copyscope-engine.h"
+#include "cs-history.h"
+#include "cs-run-private.h"
+#include "cs-window-private.h"
+
+/*
+ * The window's pages beyond one copy, driven in-process: History against a
+ * temporary data folder, a comparison, a sweep and the demonstration end to
+ * end on tiny generated sets, and the Auto switch against a running job.
+ */
+
+#define WAIT_SECONDS 120
+
+typedef gboolean (*Condition) (gpointer data);
+
+static gboolean
+timeout_cb (gpointer data)
+{
+  gboolean *timed_out = data;
+
+  *timed_out = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+tick_cb (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+wait_until (Condition condition,
+            gpointer  data,
+            guint     seconds)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add_seconds (seconds, timeout_cb, &timed_out);
+  guint tick = g_timeout_add (5, tick_cb, NULL);
+
+  while (!condition (data) && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+
+  g_source_remove (tick);
+  if (!timed_out)
+    g_source_remove (id);
+
+  return !timed_out;
+}
+
+static void
+iterate (void)
+{
+  for (guint i = 0; i < 20; i++)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+/* Saves the window as a PNG when CS_SCREENSHOT_DIR is set. */
+static void
+screenshot (gpointer    widget,
+            const char *name)
+{
+  GtkWidget *window = widget;
+  const char *dir = g_getenv ("CS_SCREENSHOT_DIR");
+  g_autoptr(GdkPaintable) paintable = NULL;
+  g_autoptr(GtkSnapshot) snapshot = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree char *path = NULL;
+  int width, height;
+
+  if (dir == NULL)
+    return;
+
+  for (guint i = 0; i < 40; i++)
+    {
+      g_usleep (G_USEC_PER_SEC / 100);
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+    }
+
+  width = gtk_widget_get_width (window);
+  height = gtk_widget_get_height (window);
+  paintable = gtk_widget_paintable_new (window);
+  snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  if (node == NULL)
+    return;
+
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
+  path = g_build_filename (dir, name, NULL);
+  gdk_texture_save_to_png (texture, path);
+}
+
+static CsWindow *
+window_new (void)
+{
+  CsWindow *window = cs_window_new (NULL);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1100, 800);
+  gtk_window_present (GTK_WINDOW (window));
+  iterate ();
+
+  return window;
+}
+
+static void
+window_destroy (CsWindow *window)
+{
+  gtk_window_destroy (GTK_WINDOW (window));
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static char *
+make_temp_dir (void)
+{
+  g_autoptr(GError) error = NULL;
+  char *dir = g_dir_make_tmp ("copyscope-pages-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  return dir;
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  if (dir == NULL)
+    {
+      g_remove (path);
+      return;
+    }
+
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_remove (child);
+    }
+
+  g_rmdir (path);
+}
+
+static void
+generate (const char *dir,
+          guint64     n_files,
+          guint64     size)
+{
+  g_autoptr(GError) error = NULL;
+
+  cs_generate_files_sync (dir, n_files, size, 7, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+}
+
+/* A finished run with steady counters: @rate MB/s written, @cpu % CPU. */
+static CsRun *
+synthetic_run (const char *label,
+               gint64      started,
+               guint       threads,
+               double      rate,
+               double      cpu)
+{
+  const char *sources[] = { "/data/photos", NULL };
+  CsRunSettings settings = { 0 };
+  CsTotals totals = { 0 };
+  CsRun *run = cs_run_new ();
+
+  settings.threads = threads;
+  settings.interval_ms = 250;
+  _cs_run_set_kind (run, "copy");
+  _cs_run_set_sources (run, sources);
+  _cs_run_set_destination (run, "/mnt/nas/backup");
+  _cs_run_set_settings (run, &settings);
+  _cs_run_set_started (run, started);
+  _cs_run_set_duration (run, 10.0);
+
+  for (guint i = 0; i < 40; i++)
+    {
+      CsSample sample = { 0 };
+      double wobble = (double) (i % 4) - 1.5;
+
+      sample.t = i * 0.25;
+      sample.values[CS_COUNTER_REQUEST_RATE] = rate * 40 + wobble;
+      sample.values[CS_COUNTER_DATA_REQUEST_RATE] = rate * 16 + wobble;
+      sample.values[CS_COUNTER_READ_REQUEST_RATE] = rate * 8 + wobble;
+      sample.values[CS_COUNTER_WRITE_REQUEST_RATE] = rate * 8 + wobble;
+      sample.values[CS_COUNTER_DATA_TRANSFER_RATE] = rate * 2 + wobble;
+      sample.values[CS_COUNTER_READ_TRANSFER_RATE] = rate + wobble;
+      sample.values[CS_COUNTER_WRITE_TRANSFER_RATE] = rate + wobble;
+      sample.values[CS_COUNTER_FILE_RATE] = rate / 2 + wobble;
+      sample.values[CS_COUNTER_AVG_REQUEST_SIZE] = 128;
+      sample.values[CS_COUNTER_AVG_REQUEST_TIME] = 10.0 / rate;
+      sample.values[CS_COUNTER_CPU_USAGE] = cpu + wobble;
+      sample.values[CS_COUNTER_PROCESS_CPU_USAGE] = cpu / 2 + wobble;
+      sample.values[CS_COUNTER_PROCESS_MEMORY] = 40 + cpu;
+      sample.values[CS_COUNTER_THREADS] = threads;
+      sample.files_done = (guint64) (i * rate / 8);
+      sample.bytes_done = (guint64) (i * rate * 250000);
+      _cs_run_add_sample (run, &sample);
+    }
+
+  totals.v[CS_CLASS_TOTAL][CS_KIND_FILES] = totals.v[CS_CLASS_COPIED][CS_KIND_FILES] = 2701;
+  totals.v[CS_CLASS_TOTAL][CS_KIND_BYTES] = totals.v[CS_CLASS_COPIED][CS_KIND_BYTES] = (guint64) (rate * 10e6);
+  _cs_run_set_totals (run, &totals);
+  _cs_run_set_outcome (run, "completed", NULL);
+  cs_run_set_label (run, label);
+
+  return run;
+}
+
+static char *
+isolate_user_dirs (void)
+{
+  char *home = make_temp_dir ();
+  g_autofree char *data = g_build_filename (home, "data", NULL);
+  g_autofree char *cache = g_build_filename (home, "cache", NULL);
+  g_autofree char *config = g_build_filename (home, "config", NULL);
+
+  g_setenv ("XDG_DATA_HOME", data, TRUE);
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+
+  return home;
+}
+
+/* Each test starts with an empty history. */
+static void
+clear_history (void)
+{
+  g_autofree char *dir = cs_history_get_dir ();
+
+  remove_tree (dir);
+}
+
+static const char *
+visible_page (CsWindow *window)
+{
+  return gtk_stack_get_visible_child_name (window->stack);
+}
+
+static void
+test_history (void)
+{
+  gint64 now = g_get_real_time ();
+  g_autoptr(CsRun) t1 = synthetic_run ("T1", now - (gint64) 3600 * G_USEC_PER_SEC, 1, 80, 20);
+  g_autoptr(CsRun) t2 = synthetic_run ("T2", now - (gint64) 1800 * G_USEC_PER_SEC, 2, 120, 30);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) entries = NULL;
+  g_autoptr(CsRun) loaded = NULL;
+  g_autofree char *path1 = NULL;
+  g_autofree char *path2 = NULL;
+  g_autofree char *label = NULL;
+  CsHistoryRow *row;
+  CsWindow *window;
+
+  clear_history ();
+  path1 = cs_history_save (t1, &error);
+  g_assert_no_error (error);
+  path2 = cs_history_save (t2, &error);
+  g_assert_no_error (error);
+
+  window = window_new ();
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-history", NULL);
+  g_assert_cmpstr (visible_page (window), ==, "history");
+  g_assert_cmpuint (cs_history_page_get_n_runs (window->history_page), ==, 2);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window->back_button)));
+
+  /* Newest first: T2, then T1. */
+  row = cs_history_page_get_run_row (window->history_page, 0);
+  g_assert_cmpstr (cs_run_get_id (cs_history_row_get_run (row)), ==, cs_run_get_id (t2));
+  cs_history_row_rename (row, "Two threads");
+  loaded = cs_history_load (cs_run_get_id (t2), &error);
+  g_assert_no_error (error);
+  label = cs_run_dup_label (loaded);
+  g_assert_cmpstr (label, ==, "Two threads");
+
+  /* Both chosen → the comparison, oldest first. */
+  cs_history_row_set_chosen (row, TRUE);
+  cs_history_row_set_chosen (cs_history_page_get_run_row (window->history_page, 1), TRUE);
+  screenshot (window, "10-history.png");
+  cs_history_page_compare (window->history_page);
+  g_assert_cmpstr (visible_page (window), ==, "compare");
+  g_assert_true (g_str_has_prefix (cs_compare_page_get_labels (window->compare_page)[0], "T1"));
+  g_assert_nonnull (strstr (cs_compare_page_get_verdict (window->compare_page), "Two threads"));
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.go-back", NULL);
+  g_assert_cmpstr (visible_page (window), ==, "history");
+
+  /* Opening shows the run on the summary page. */
+  g_signal_emit_by_name (cs_history_page_get_run_row (window->history_page, 1), "activate");
+  iterate ();
+  g_assert_cmpstr (visible_page (window), ==, "summary");
+  g_assert_cmpstr (cs_run_get_id (cs_summary_page_get_run (window->summary_page)), ==, cs_run_get_id (t1));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.go-back", NULL);
+  g_assert_cmpstr (visible_page (window), ==, "history");
+
+  /* Delete takes the file away at once; the toast's Undo would save it again. */
+  cs_history_row_delete (cs_history_page_get_run_row (window->history_page, 0));
+  g_assert_cmpuint (cs_history_page_get_n_runs (window->history_page), ==, 1);
+  g_assert_false (g_file_test (path2, G_FILE_TEST_EXISTS));
+  entries = cs_history_list (NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (entries->len, ==, 1);
+
+  window_destroy (window);
+}
+
+static void
+test_compare (void)
+{
+  gint64 now = g_get_real_time ();
+  g_autoptr(CsRun) t1 = synthetic_run ("T1", now - (gint64) 60 * G_USEC_PER_SEC, 1, 50, 10);
+  g_autoptr(CsRun) t2 = synthetic_run ("T2", now, 2, 100, 25);
+  CsRun *runs[] = { t1, t2 };
+  const char *verdict;
+  CsWindow *window = window_new ();
+
+  cs_compare_page_set_runs (window->compare_page, runs, 2, NULL);
+  gtk_stack_set_visible_child_name (window->stack, "compare");
+
+  verdict = cs_compare_page_get_verdict (window->compare_page);
+  g_assert_nonnull (strstr (verdict, "T2 achieves better results in"));
+  g_assert_nonnull (strstr (verdict, "On the other hand"));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window->compare_page)));
+  screenshot (window, "11-compare.png");
+
+  window_destroy (window);
+}
+
+static gboolean
+sweep_done (gpointer data)
+{
+  return !cs_sweep_page_is_running (CS_SWEEP_PAGE (data));
+}
+
+static void
+test_sweep (void)
+{
+  g_autofree char *root = make_temp_dir ();
+  g_autofree char *source = g_build_filename (root, "source", NULL);
+  g_autofree char *destination = g_build_filename (root, "destination", NULL);
+  g_autoptr(GFile) source_file = g_file_new_for_path (source);
+  g_autoptr(GFile) destination_file = g_file_new_for_path (destination);
+  g_autofree char *history_dir = cs_history_get_dir ();
+  static const guint threads[] = { 1, 2 };
+  g_autoptr(GDir) dir = NULL;
+  const char *recommendation;
+  const char *name;
+  guint n_saved = 0;
+  CsWindow *window;
+
+  clear_history ();
+  generate (source, 60, 8000);
+  g_assert_cmpint (g_mkdir (destination, 0755), ==, 0);
+
+  window = window_new ();
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sweep", NULL);
+  g_assert_cmpstr (visible_page (window), ==, "sweep");
+
+  cs_sweep_page_set_source (window->sweep_page, source_file);
+  cs_sweep_page_set_destination (window->sweep_page, destination_file);
+  cs_sweep_page_set_threads (window->sweep_page, threads, G_N_ELEMENTS (threads));
+  cs_sweep_page_set_repeats (window->sweep_page, 1);
+  cs_sweep_page_set_cold (window->sweep_page, FALSE);
+  screenshot (window, "12-sweep-setup.png");
+
+  g_assert_true (cs_sweep_page_start (window->sweep_page));
+  g_assert_true (cs_sweep_page_is_running (window->sweep_page));
+  g_assert_true (wait_until (sweep_done, window->sweep_page, WAIT_SECONDS));
+
+  g_assert_nonnull (cs_sweep_page_get_sweep (window->sweep_page));
+  recommendation = cs_sweep_page_get_recommendation (window->sweep_page);
+  g_assert_nonnull (recommendation);
+  g_assert_cmpstr (recommendation, !=, "");
+  g_assert_cmpuint (cs_sweep_get_recommended (cs_sweep_page_get_sweep (window->sweep_page), NULL), >, 0);
+  screenshot (window, "13-sweep-result.png");
+
+  /* Kept in the history folder, listed among the sweeps. */
+  dir = g_dir_open (history_dir, 0, NULL);
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    n_saved += g_str_has_prefix (name, "sweep-");
+  g_assert_cmpuint (n_saved, ==, 1);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-history", NULL);
+  g_assert_cmpuint (cs_history_page_get_n_sweeps (window->history_page), ==, 1);
+
+  /* Every copy went into a folder of its own, removed once timed. */
+  g_clear_pointer (&dir, g_dir_close);
+  dir = g_dir_open (destination, 0, NULL);
+  g_assert_nonnull (dir);
+  g_assert_null (g_dir_read_name (dir));
+
+  window_destroy (window);
+  remove_tree (root);
+}
+
+static gboolean
+demo_done (gpointer data)
+{
+  return !cs_demo_page_is_running (CS_DEMO_PAGE (data));
+}
+
+static void
+test_demo (void)
+{
+  g_autofree char *root = make_temp_dir ();
+  g_autoptr(GFile) destination = g_file_new_for_path (root);
+  CsWindow *window = window_new ();
+  const char *explanation;
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-demo", NULL);
+  g_assert_cmpstr (visible_page (window), ==, "demo");
+
+  cs_demo_page_set_size_mb (window->demo_page, 1);
+  cs_demo_page_set_t1_t2 (window->demo_page, TRUE);
+  cs_demo_page_set_destination (window->demo_page, destination);
+  g_assert_true (cs_demo_page_start (window->demo_page));
+  g_assert_true (wait_until (demo_done, window->demo_page, WAIT_SECONDS));
+
+  explanation = cs_demo_page_get_explanation (window->demo_page);
+  g_assert_nonnull (explanation);
+  g_assert_nonnull (strstr (explanation, "small files"));
+  screenshot (window, "14-demo.png");
+
+  /* Then 1 vs 2 threads, on the comparison page as T1 and T2. */
+  cs_demo_page_compare (window->demo_page);
+  g_assert_cmpstr (visible_page (window), ==, "compare");
+  g_assert_cmpstr (cs_compare_page_get_labels (window->compare_page)[0], ==, "T1");
+  g_assert_cmpstr (cs_compare_page_get_labels (window->compare_page)[1], ==, "T2");
+  g_assert_cmpstr (cs_compare_page_get_verdict (window->compare_page), !=, "");
+  screenshot (window, "15-demo-compare.png");
+
+  window_destroy (window);
+  remove_tree (root);
+}
+
+static gboolean
+job_done (gpointer data)
+{
+  return cs_window_get_job (CS_WINDOW (data)) == NULL;
+}
+
+static void
+test_auto (void)
+{
+  g_autofree char *root = make_temp_dir ();
+  g_autofree char *source = g_build_filename (root, "source", NULL);
+  g_autofree char *destination = g_build_filename (root, "destination", NULL);
+  g_autoptr(GFile) source_file = g_file_new_for_path (source);
+  g_autoptr(GFile) destination_file = g_file_new_for_path (destination);
+  GFile *sources[] = { source_file };
+  GtkWidget *scale;
+  CsWindow *window;
+  CsJob *job;
+
+  generate (source, 400, 16000);
+  g_assert_cmpint (g_mkdir (destination, 0755), ==, 0);
+
+  window = window_new ();
+  cs_window_add_sources (window, sources, 1);
+  cs_window_set_destination (window, destination_file);
+
+  /* Before the start: the switch goes into the job. */
+  cs_thread_slider_set_auto (window->setup_thread_slider, TRUE);
+  g_assert_true (cs_thread_slider_get_auto (window->thread_slider));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  job = cs_window_get_job (window);
+  g_assert_nonnull (job);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.pause", NULL);
+  g_assert_true (cs_job_get_auto_threads (job));
+
+  /* Live: off and on again. */
+  cs_thread_slider_set_auto (window->thread_slider, FALSE);
+  g_assert_false (cs_job_get_auto_threads (job));
+  cs_thread_slider_set_auto (window->thread_slider, TRUE);
+  g_assert_true (cs_job_get_auto_threads (job));
+
+  /* A hand on the slider turns Auto off. */
+  scale = cs_thread_slider_get_scale (window->thread_slider);
+  gtk_range_set_value (GTK_RANGE (scale), 1.0);
+  g_assert_false (cs_thread_slider_get_auto (window->thread_slider));
+  g_assert_false (cs_job_get_auto_threads (job));
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.pause", NULL);
+  g_assert_true (wait_until (job_done, window, WAIT_SECONDS));
+
+  window_destroy (window);
+  remove_tree (root);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(GtkCssProvider) css = NULL;
+
+  g_autofree char *home = NULL;
+  int status;
+
+  /* The history, the demo's files and the remembered counts go to a folder of
+   * this run's own. (G_TEST_OPTION_ISOLATE_DIRS would hide the system's
+   * XDG_DATA_DIRS too, and with them the image loaders' icons.) */
+  home = isolate_user_dirs ();
+
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  css = gtk_css_provider_new ();
+  gtk_css_provider_load_from_resource (css, "/io/github/copyscope/Copyscope/style.css");
+  gtk_style_context_add_provider_for_display (gdk_display_get_default (),
+                                              GTK_STYLE_PROVIDER (css),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+
+  if (g_strcmp0 (g_getenv ("CS_TEST_COLOR_SCHEME"), "dark") == 0)
+    adw_style_manager_set_color_scheme (adw_style_manager_get_default (),
+                                        ADW_COLOR_SCHEME_FORCE_DARK);
+
+  g_test_add_func ("/pages/history", test_history);
+  g_test_add_func ("/pages/compare", test_compare);
+  g_test_add_func ("/pages/sweep", test_sweep);
+  g_test_add_func ("/pages/demo", test_demo);
+  g_test_add_func ("/pages/auto", test_auto);
+
+  status = g_test_run ();
+  remove_tree (home);
+
+  return status;
+}
