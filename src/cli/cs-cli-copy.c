@@ -266,6 +266,12 @@ cs_cli_copy (int    argc,
       cs_cli_usage_error ("copy", _("Give at least one source and a destination"));
       return CS_EXIT_USAGE;
     }
+  for (guint i = 0; i < n_paths; i++)
+    if (paths[i][0] == '\0')
+      {
+        cs_cli_usage_error ("copy", _("An empty path is neither a file nor a folder"));
+        return CS_EXIT_USAGE;
+      }
   if (g_strcmp0 (threads_arg, "auto") == 0)
     {
       guint remembered = cs_job_get_remembered_threads (paths[n_paths - 1], NULL);
@@ -301,7 +307,7 @@ cs_cli_copy (int    argc,
       cs_cli_usage_error ("copy", _("--retries must be between 0 and 1000"));
       return CS_EXIT_USAGE;
     }
-  if (wait < 0 || wait > 3600)
+  if (!(wait >= 0 && wait <= 3600))
     {
       cs_cli_usage_error ("copy", _("--wait must be between 0 and 3600 seconds"));
       return CS_EXIT_USAGE;

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -427,10 +428,56 @@ report_not_kept (CsJob      *job,
   _cs_job_report (job, NULL, job->destination, operation, code, message, 0);
 }
 
+/*
+ * Extended attributes (ACLs included) go with the data. One listing per file; a
+ * destination that refuses them is reported once for the whole run, not per file.
+ */
+static void
+copy_xattrs (CsJob      *job,
+             CsWorker   *worker,
+             CsDir      *dir,
+             const char *name,
+             int         src_fd,
+             int         tmp_fd)
+{
+  /* The worker's buffer holds the largest list and value Linux allows (64 KiB each). */
+  char *list = (char *) worker->buffer;
+  char *value = (char *) worker->buffer + 65536;
+  ssize_t n;
+
+  if (atomic_load_explicit (&job->no_xattr, memory_order_relaxed))
+    return;
+  n = _cs_io_flistxattr (&job->counters, src_fd, list, 65536);
+  if (n < 0)
+    {
+      if (errno == ENOTSUP || errno == ENOSYS)
+        atomic_store (&job->no_xattr, 1);
+      return;
+    }
+
+  for (ssize_t off = 0; off < n; off += (ssize_t) strlen (list + off) + 1)
+    {
+      const char *attr = list + off;
+      ssize_t len = _cs_io_fgetxattr (&job->counters, src_fd, attr, value, 65536);
+
+      if (len < 0)
+        continue;
+      if (_cs_io_fsetxattr (&job->counters, tmp_fd, attr, value, (size_t) len) != 0
+          && atomic_exchange (&job->xattr_reported, 1) == 0)
+        {
+          g_autofree char *message =
+            g_strdup_printf ("Extended attributes such as “%s” could not be kept at the destination "
+                             "(%s); reported once for the whole copy", attr, g_strerror (errno));
+          _cs_job_report (job, dir, name, "set attributes", 0, message, 1);
+        }
+    }
+}
+
 /* Everything between "all bytes are in the temporary" and "ready to publish". */
 static Outcome
 finish_temp (CsJob             *job,
              CsWorker          *worker,
+             CsItem            *item,
              int                src_fd,
              int                tmp_fd,
              const struct stat *st)
@@ -466,6 +513,8 @@ finish_temp (CsJob             *job,
       if (a != b)
         return fail (CS_ERR_MISMATCH, "verify");
     }
+
+  copy_xattrs (job, worker, item->dir, item->name, src_fd, tmp_fd);
 
   if (job->euid == 0 && _cs_io_fchown (&job->counters, tmp_fd, st->st_uid, st->st_gid) != 0)
     {
@@ -642,7 +691,7 @@ copy_file_once (CsJob    *job,
     }
 
   if (o.code == 0)
-    o = finish_temp (job, worker, src_fd, tmp_fd, &item->st);
+    o = finish_temp (job, worker, item, src_fd, tmp_fd, &item->st);
   if (o.code == 0)
     {
       _cs_io_close (&job->counters, tmp_fd);
@@ -775,6 +824,11 @@ with_retries (CsJob    *job,
           break;
         }
       if (!is_retriable (o.code) || attempt > job->settings.retries)
+        break;
+      /* A file that changed under us is copied again as it is now. */
+      if (o.code == CS_ERR_SOURCE_CHANGED && item->kind != CS_ITEM_CHUNK
+          && _cs_io_fstatat (&job->counters, item->dir->src_fd, item->name, &item->st,
+                             AT_SYMLINK_NOFOLLOW) != 0)
         break;
       if (!_cs_job_sleep (job, wait))
         {
@@ -918,7 +972,7 @@ copy_chunk (CsJob    *job,
       return;
     }
 
-  o = finish_temp (job, worker, big->src_fd, big->tmp_fd, &item->st);
+  o = finish_temp (job, worker, item, big->src_fd, big->tmp_fd, &item->st);
   if (o.code == 0)
     {
       _cs_io_close (&job->counters, big->tmp_fd);

@@ -72,6 +72,9 @@ typedef struct {
   int     (*symlinkat)       (const char *target, int newdirfd, const char *linkpath);
   ssize_t (*getdents)        (int fd, void *buf, size_t size);
   int     (*syncfs)          (int fd);
+  ssize_t (*flistxattr)      (int fd, char *list, size_t size);
+  ssize_t (*fgetxattr)       (int fd, const char *name, void *value, size_t size);
+  int     (*fsetxattr)       (int fd, const char *name, const void *value, size_t size, int flags);
 } CsIoTable;
 
 /* The table in use; tests may replace it before a job starts and restore it after. */
@@ -109,6 +112,9 @@ ssize_t _cs_io_readlinkat (CsCounters *c, int dirfd, const char *path, char *buf
 int     _cs_io_symlinkat (CsCounters *c, const char *target, int newdirfd, const char *linkpath);
 ssize_t _cs_io_getdents  (CsCounters *c, int fd, void *buf, size_t size);
 int     _cs_io_syncfs    (CsCounters *c, int fd);
+ssize_t _cs_io_flistxattr (CsCounters *c, int fd, char *list, size_t size);
+ssize_t _cs_io_fgetxattr (CsCounters *c, int fd, const char *name, void *value, size_t size);
+int     _cs_io_fsetxattr (CsCounters *c, int fd, const char *name, const void *value, size_t size);
 
 /* Errors that mean "this way of copying is not available here", never data errors. */
 gboolean _cs_io_is_unsupported (int error_code);

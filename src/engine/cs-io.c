@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -64,6 +65,9 @@ static const CsIoTable default_table = {
   .symlinkat = symlinkat,
   .getdents = default_getdents,
   .syncfs = syncfs,
+  .flistxattr = flistxattr,
+  .fgetxattr = fgetxattr,
+  .fsetxattr = fsetxattr,
 };
 
 static const CsIoTable *io = &default_table;
@@ -296,6 +300,24 @@ int
 _cs_io_syncfs (CsCounters *c, int fd)
 {
   SIMPLE (CS_REQ_FSYNC, io->syncfs (fd));
+}
+
+ssize_t
+_cs_io_flistxattr (CsCounters *c, int fd, char *list, size_t size)
+{
+  SIMPLE (CS_REQ_OTHER, io->flistxattr (fd, list, size));
+}
+
+ssize_t
+_cs_io_fgetxattr (CsCounters *c, int fd, const char *name, void *value, size_t size)
+{
+  SIMPLE (CS_REQ_OTHER, io->fgetxattr (fd, name, value, size));
+}
+
+int
+_cs_io_fsetxattr (CsCounters *c, int fd, const char *name, const void *value, size_t size)
+{
+  SIMPLE (CS_REQ_SETATTR, io->fsetxattr (fd, name, value, size, 0));
 }
 
 gboolean

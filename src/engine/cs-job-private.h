@@ -139,6 +139,8 @@ struct _CsJob {
   atomic_int    no_noreplace;
   atomic_int    no_noatime;
   atomic_int    auto_threads;
+  atomic_int    no_xattr;         /* a source filesystem without extended attributes */
+  atomic_int    xattr_reported;   /* the destination refused one: said once, not per file */
   CsAutoTuner   tuner;            /* sampler thread only */
   guint         auto_settled;     /* the count Auto last held */
 

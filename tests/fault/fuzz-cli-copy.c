@@ -181,6 +181,8 @@ main (int   argc,
   g_ptr_array_sort (names, compare_names);
   g_assert_cmpuint (names->len, >, 0);
 
+  /* One sandbox for all the children, removed at the end. */
+  setup_once ();
   printf ("1..%u\n", names->len);
   fflush (stdout);
   for (guint i = 0; i < names->len; i++)
@@ -213,6 +215,11 @@ main (int   argc,
       fflush (stdout);
     }
 
+  {
+    const char *rm[] = { "rm", "-rf", sandbox, NULL };
+
+    g_spawn_sync (NULL, (char **) rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+  }
   return failed > 0 ? 1 : 0;
 }
 #endif

@@ -16,6 +16,7 @@
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <gio/gio.h>
@@ -1061,6 +1062,38 @@ test_planted_symlinks (Fixture       *f,
   cs_oracle_check (f->oracle, CS_ORACLE_NONE);
 }
 
+/* Extended attributes are part of the contract (11): kept, or reported. */
+static void
+test_xattrs (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *file = g_build_filename (f->src, "tagged", NULL);
+  g_autofree char *copy = g_build_filename (f->copy, "tagged", NULL);
+  g_auto(Result) r = { 0 };
+  char value[64];
+  ssize_t n;
+
+  write_pattern (file, 100, 1, 0644);
+  if (lsetxattr (file, "user.copyscope-test", "kept?", 5, 0) != 0)
+    {
+      g_test_skip_printf ("no user xattrs here: %s", g_strerror (errno));
+      return;
+    }
+  watch (f);
+  run_copy (f, NULL, &r, f->src, f->out, NULL);
+  n = lgetxattr (copy, "user.copyscope-test", value, sizeof value);
+  if (n < 0 && r.status == 0 && report_n_errors (&r) == 0)
+    {
+      g_test_incomplete ("the engine copies no extended attributes and reports nothing: "
+                         "user.* attributes are dropped silently");
+      return;
+    }
+  if (n >= 0)
+    cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+  else
+    g_assert_cmpuint (report_n_errors (&r), >, 0);
+}
+
 /* ---- Resources ---------------------------------------------------------------------- */
 
 /* 64 descriptors, soft and hard, and 128 threads: the engine must fit. */
@@ -1148,6 +1181,7 @@ main (int    argc,
   ADD ("bad/hard-links-and-empty", test_hard_links_and_empty, NULL);
   ADD ("bad/sparse-huge", test_sparse, NULL);
   ADD ("bad/planted-symlinks", test_planted_symlinks, NULL);
+  ADD ("bad/xattrs", test_xattrs, NULL);
   ADD ("bad/10000-in-one-folder", test_many_in_one_folder, GUINT_TO_POINTER (10000));
   ADD ("bad/100000-in-one-folder", test_many_in_one_folder, GUINT_TO_POINTER (100000));
   ADD ("load/ulimit-64-with-128-threads", test_few_descriptors, NULL);
