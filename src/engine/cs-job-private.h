@@ -150,6 +150,12 @@ struct _CsJob {
   gboolean      paused;
   guint         pending;          /* items queued or running */
   guint         max_pending;
+  /* Descriptor budget, for when the limit is low (ulimit -n 64): at most this
+   * many items in flight, and this many folder descriptors open. */
+  guint         max_items;
+  guint         items_active;
+  guint         max_dir_fds;
+  guint         dir_fds;
   gboolean      finished;
   char         *fatal_message;
   gboolean      fatal_reported;   /* the file that hit it is in the error list */
@@ -218,6 +224,12 @@ void      _cs_job_apply_threads    (CsJob        *job,
 void      _cs_job_auto_feed        (CsJob        *job,
                                     const CsSample *sample,
                                     double        bytes_per_file);
+
+/* Folder descriptors against the budget; the scanner may wait for one. */
+void      _cs_job_acquire_dir_fds  (CsJob        *job,
+                                    guint         n);
+void      _cs_job_release_dir_fds  (CsJob        *job,
+                                    guint         n);
 
 /* cs-scanner.c */
 void      _cs_scanner_run          (CsJob        *job);

@@ -568,6 +568,58 @@ _cs_job_push (CsJob  *job,
   g_thread_pool_push (job->pool, item, NULL);
 }
 
+/* Many threads each holding a few descriptors need more than the usual 1024;
+ * when even the hard limit is low, the job budgets what it has. */
+static void
+plan_fd_budget (CsJob *job)
+{
+  struct rlimit rl;
+  guint64 avail;
+
+  if (getrlimit (RLIMIT_NOFILE, &rl) != 0)
+    return;
+  if (rl.rlim_cur < rl.rlim_max)
+    {
+      rl.rlim_cur = rl.rlim_max;
+      setrlimit (RLIMIT_NOFILE, &rl);
+      getrlimit (RLIMIT_NOFILE, &rl);
+    }
+
+  /* Some for stdio, /proc reads, flushing and the listing of existing folders. */
+  avail = rl.rlim_cur > 40 ? rl.rlim_cur - 24 : 16;
+  job->max_dir_fds = (guint) MIN (avail / 2, G_MAXUINT / 2);
+  /* An item holds a source and a temporary; a chunk one more. */
+  job->max_items = (guint) MAX (1, MIN ((avail - avail / 2) / 3, G_MAXUINT / 2));
+}
+
+static gboolean
+budget_limits_items (CsJob *job)
+{
+  return job->max_items < CS_JOB_MAX_THREADS;
+}
+
+void
+_cs_job_acquire_dir_fds (CsJob *job,
+                         guint  n)
+{
+  g_mutex_lock (&job->lock);
+  /* Wait only while finishing items can free folders; the folders on the
+   * scanner's own path can't be given back, and waiting on them would hang. */
+  while (job->dir_fds + n > job->max_dir_fds && job->pending > 0 && !_cs_job_stopping (job))
+    g_cond_wait_until (&job->cond, &job->lock, g_get_monotonic_time () + G_USEC_PER_SEC / 20);
+  job->dir_fds += n;
+  g_mutex_unlock (&job->lock);
+}
+
+void
+_cs_job_release_dir_fds (CsJob *job,
+                         guint  n)
+{
+  g_mutex_lock (&job->lock);
+  job->dir_fds -= MIN (n, job->dir_fds);
+  g_mutex_unlock (&job->lock);
+}
+
 static void
 worker_func (gpointer data,
              gpointer user_data)
@@ -588,6 +640,15 @@ worker_func (gpointer data,
       setpriority (PRIO_PROCESS, (id_t) gettid (), 4);
     }
 
+  if (budget_limits_items (job))
+    {
+      g_mutex_lock (&job->lock);
+      while (job->items_active >= job->max_items)
+        g_cond_wait (&job->cond, &job->lock);
+      job->items_active++;
+      g_mutex_unlock (&job->lock);
+    }
+
   if (_cs_job_wait_if_paused (job) || item->kind == CS_ITEM_CHUNK)
     {
       atomic_fetch_add (&job->active, 1);
@@ -596,11 +657,18 @@ worker_func (gpointer data,
     }
   _cs_item_free (item);
 
-  /* Only two waiters care: the scanner when the queue was full, and the
-   * controller when it empties. Waking them for every file costs a futex each. */
+  /* Only a few waiters care: the scanner when the queue was full or it waits for
+   * folder descriptors, and the controller when the queue empties. Waking them
+   * for every file costs a futex each. */
   g_mutex_lock (&job->lock);
   job->pending--;
-  if (job->pending == 0 || job->pending + 1 == job->max_pending)
+  if (budget_limits_items (job))
+    {
+      job->items_active--;
+      g_cond_broadcast (&job->cond);
+    }
+  else if (job->pending == 0 || job->pending + 1 == job->max_pending
+           || job->dir_fds + 4 > job->max_dir_fds)
     g_cond_broadcast (&job->cond);
   g_mutex_unlock (&job->lock);
 }
@@ -1150,18 +1218,6 @@ controller_thread (gpointer data)
   return NULL;
 }
 
-/* Many threads each holding a few descriptors need more than the usual 1024. */
-static void
-raise_fd_limit (void)
-{
-  struct rlimit rl;
-
-  if (getrlimit (RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max)
-    {
-      rl.rlim_cur = rl.rlim_max;
-      setrlimit (RLIMIT_NOFILE, &rl);
-    }
-}
 
 static void
 on_cancelled (GCancellable *cancellable,
@@ -1216,7 +1272,7 @@ start (CsJob         *self,
   g_snprintf (self->job_tag, sizeof self->job_tag, "%016" G_GINT64_MODIFIER "x", tag);
   self->euid = geteuid ();
   self->max_pending = 4096;
-  raise_fd_limit ();
+  plan_fd_budget (self);
   record_start (self);
 
   self->pool = g_thread_pool_new (worker_func, self, (int) atomic_load (&self->threads), FALSE, NULL);

@@ -63,6 +63,7 @@ _cs_dir_unref (CsDir *dir)
         _cs_io_close (&job->counters, dir->src_fd);
       if (dir->dst_fd >= 0)
         _cs_io_close (&job->counters, dir->dst_fd);
+      _cs_job_release_dir_fds (job, 2);
       if (dir->dst_name != dir->name)
         g_free (dir->dst_name);
       g_free (dir->name);
@@ -80,6 +81,7 @@ dir_new (CsJob      *job,
 {
   CsDir *dir = g_new0 (CsDir, 1);
 
+  _cs_job_acquire_dir_fds (job, 2);
   atomic_init (&dir->ref, 1);
   dir->job = job;
   dir->parent = parent != NULL ? _cs_dir_ref (parent) : NULL;
