@@ -37,7 +37,8 @@ setup () {
 # Leaks are errors; UBSan stops at the first report.
 step_start=$(date +%s)
 if setup build-asan -Db_sanitize=address,undefined -Db_lundef=false; then
-  if ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_odr_violation=0 \
+  if LSAN_OPTIONS="suppressions=$src/tests/lsan.supp:print_suppressions=0" \
+     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_odr_violation=0 \
      UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
      meson test -C "$src/build-asan" --suite engine --no-rebuild --print-errorlogs \
        >"$src/build-asan/sanitize.log" 2>&1; then
