@@ -7,6 +7,7 @@
 #include <glib/gi18n.h>
 
 #include "cs-compare-graph.h"
+#include "cs-graph-style.h"
 #include "cs-plot.h"
 
 /*
@@ -58,10 +59,11 @@ cs_compare_graph_get_options (CsCompareGraph *self,
 }
 
 static gboolean
-cs_compare_graph_time_at (CsCompareGraph *self,
-                          double          x,
-                          double         *out_t)
+cs_compare_graph_time_at (GtkWidget *widget,
+                          double     x,
+                          double    *out_t)
 {
+  CsCompareGraph *self = CS_COMPARE_GRAPH (widget);
   CsPlotOptions options = { 0 };
 
   if (self->runs->len == 0)
@@ -101,7 +103,7 @@ query_tooltip_cb (CsCompareGraph *self,
   g_autoptr(GString) text = NULL;
   double t;
 
-  if (keyboard || !cs_compare_graph_time_at (self, x, &t))
+  if (keyboard || !cs_compare_graph_time_at (GTK_WIDGET (self), x, &t))
     return FALSE;
 
   text = g_string_new (NULL);
@@ -127,35 +129,6 @@ query_tooltip_cb (CsCompareGraph *self,
   gtk_tooltip_set_text (tooltip, text->str);
 
   return TRUE;
-}
-
-static void
-motion_cb (CsCompareGraph           *self,
-           double                    x,
-           double                    y,
-           GtkEventControllerMotion *motion)
-{
-  double t;
-
-  if (!cs_compare_graph_time_at (self, x, &t))
-    t = -1;
-
-  if (t != self->hover_t)
-    {
-      self->hover_t = t;
-      gtk_widget_queue_draw (GTK_WIDGET (self));
-    }
-}
-
-static void
-leave_cb (CsCompareGraph           *self,
-          GtkEventControllerMotion *motion)
-{
-  if (self->hover_t >= 0)
-    {
-      self->hover_t = -1;
-      gtk_widget_queue_draw (GTK_WIDGET (self));
-    }
 }
 
 static void
@@ -205,29 +178,10 @@ cs_compare_graph_css_changed (GtkWidget         *widget,
                               GtkCssStyleChange *change)
 {
   CsCompareGraph *self = CS_COMPARE_GRAPH (widget);
-  AdwStyleManager *style_manager = adw_style_manager_get_default ();
-  GdkRGBA fg;
 
   GTK_WIDGET_CLASS (cs_compare_graph_parent_class)->css_changed (widget, change);
 
-  if (adw_style_manager_get_high_contrast (style_manager))
-    cs_plot_palette_init_high_contrast (&self->palette);
-  else if (adw_style_manager_get_dark (style_manager))
-    cs_plot_palette_init_dark (&self->palette);
-  else
-    cs_plot_palette_init_light (&self->palette);
-
-#if GTK_CHECK_VERSION (4, 10, 0)
-  gtk_widget_get_color (widget, &fg);
-#else
-  gtk_style_context_get_color (gtk_widget_get_style_context (widget), &fg);
-#endif
-  self->palette.foreground.r = fg.red;
-  self->palette.foreground.g = fg.green;
-  self->palette.foreground.b = fg.blue;
-  self->palette.foreground.a = fg.alpha;
-  self->palette.background.a = 0;
-
+  _cs_graph_style_update_palette (widget, &self->palette);
   gtk_widget_queue_draw (widget);
 }
 
@@ -263,8 +217,6 @@ cs_compare_graph_class_init (CsCompareGraphClass *klass)
 static void
 cs_compare_graph_init (CsCompareGraph *self)
 {
-  GtkEventController *motion;
-
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->runs = g_array_new (FALSE, TRUE, sizeof (GraphRun));
@@ -273,11 +225,7 @@ cs_compare_graph_init (CsCompareGraph *self)
   cs_plot_palette_init_light (&self->palette);
 
   g_signal_connect (self, "query-tooltip", G_CALLBACK (query_tooltip_cb), NULL);
-
-  motion = gtk_event_controller_motion_new ();
-  g_signal_connect_object (motion, "motion", G_CALLBACK (motion_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (motion, "leave", G_CALLBACK (leave_cb), self, G_CONNECT_SWAPPED);
-  gtk_widget_add_controller (GTK_WIDGET (self), motion);
+  _cs_graph_style_track_hover (GTK_WIDGET (self), &self->hover_t, cs_compare_graph_time_at);
 }
 
 /* @labels: one per run, or NULL for each run's own label. */

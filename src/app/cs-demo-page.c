@@ -10,40 +10,28 @@
 
 #include "cs-demo-page.h"
 #include "cs-format.h"
+#include "cs-page-task.h"
 #include "cs-throughput-graph.h"
 
 /*
  * The help-desk demonstration: one big file against many small ones of the
  * same total size, with the two graphs side by side and the result in plain
- * words. The demonstration blocks, so it runs on a thread of its own; its
- * jobs report on that thread, so the graphs follow the current copy from a
- * main-thread timeout. With T1/T2 on, "compare" hands the 1- and 2-thread
- * runs to the window for the comparison page.
+ * words. The demonstration blocks, so it runs as a CsPageTask on a thread of
+ * its own, and the graphs follow the current copy from the task's polls. With
+ * T1/T2 on, "compare" hands the 1- and 2-thread runs to the window for the
+ * comparison page.
  */
 
 #define POLL_MS        150
 #define MEGABYTE       1000000
 
+/* What the demonstration's thread works with; read-only while it runs. */
 typedef struct
 {
-  /* Set before the thread starts */
-  CsDemo       *demo;
-  GCancellable *cancellable;
-  char         *work_dir;
-  char         *destination;
-
-  /* Under lock */
-  GMutex        lock;
-  CsJob        *job;
-  CsDemoRun     which;
-
-  /* Written by the thread before it hands the task back */
-  gboolean      ok;
-  GError       *error;
-
-  /* Main thread only: NULL once the page is gone */
-  CsDemoPage   *page;
-} DemoTask;
+  CsDemo *demo;
+  char   *work_dir;
+  char   *destination;
+} DemoWork;
 
 struct _CsDemoPage
 {
@@ -72,10 +60,9 @@ struct _CsDemoPage
   CsDemo            *demo;          /* the last one that finished */
   CsJob             *watched;
   guint              n_shown;
-  guint              poll_id;
 
   /* Borrowed: the running demonstration, until it hands back */
-  DemoTask          *task;
+  CsPageTask        *task;
 };
 
 G_DEFINE_FINAL_TYPE (CsDemoPage, cs_demo_page, GTK_TYPE_WIDGET)
@@ -88,16 +75,14 @@ enum {
 static guint signals[N_SIGNALS];
 
 static void
-demo_task_free (DemoTask *task)
+demo_work_free (gpointer data)
 {
-  g_mutex_clear (&task->lock);
-  g_clear_object (&task->job);
-  g_clear_object (&task->cancellable);
-  g_clear_pointer (&task->demo, cs_demo_unref);
-  g_clear_pointer (&task->work_dir, g_free);
-  g_clear_pointer (&task->destination, g_free);
-  g_clear_error (&task->error);
-  g_free (task);
+  DemoWork *work = data;
+
+  g_clear_pointer (&work->demo, cs_demo_unref);
+  g_clear_pointer (&work->work_dir, g_free);
+  g_clear_pointer (&work->destination, g_free);
+  g_free (work);
 }
 
 static char *
@@ -145,32 +130,19 @@ cs_demo_page_set_running (CsDemoPage *self,
 }
 
 /* main thread: follows the copy the demonstration runs now */
-static gboolean
-poll_cb (gpointer user_data)
+static void
+demo_poll_cb (gpointer  owner,
+              CsJob    *job,
+              guint     step,
+              guint     n_steps)
 {
-  CsDemoPage *self = user_data;
-  DemoTask *task = self->task;
-  g_autoptr(CsJob) job = NULL;
+  CsDemoPage *self = owner;
+  CsDemoRun which = (CsDemoRun) step;
   g_autofree CsSample *samples = NULL;
   g_autofree char *status = NULL;
   CsThroughputGraph *graph;
   guint n_samples = 0;
-  CsDemoRun which;
   CsRun *run;
-
-  if (task == NULL)
-    {
-      self->poll_id = 0;
-      return G_SOURCE_REMOVE;
-    }
-
-  g_mutex_lock (&task->lock);
-  job = task->job != NULL ? g_object_ref (task->job) : NULL;
-  which = task->which;
-  g_mutex_unlock (&task->lock);
-
-  if (job == NULL)
-    return G_SOURCE_CONTINUE;
 
   switch (which)
     {
@@ -210,8 +182,6 @@ poll_cb (gpointer user_data)
     for (guint i = self->n_shown; i < n_samples; i++)
       cs_throughput_graph_push_sample (graph, &samples[i]);
   self->n_shown = n_samples;
-
-  return G_SOURCE_CONTINUE;
 }
 
 /* the demonstration's thread */
@@ -221,12 +191,7 @@ demo_run_cb (CsDemo    *demo,
              CsJob     *job,
              gpointer   user_data)
 {
-  DemoTask *task = user_data;
-
-  g_mutex_lock (&task->lock);
-  g_set_object (&task->job, job);
-  task->which = which;
-  g_mutex_unlock (&task->lock);
+  _cs_page_task_set_job (user_data, job, which, CS_DEMO_N_RUNS);
 }
 
 static void
@@ -249,63 +214,54 @@ cs_demo_page_show_result (CsDemoPage *self,
 }
 
 /* main thread: the demonstration's thread hands the task back */
-static gboolean
-demo_done_cb (gpointer user_data)
+static void
+demo_done_cb (gpointer      owner,
+              gpointer      data,
+              const GError *error)
 {
-  DemoTask *task = user_data;
-  CsDemoPage *self = task->page;
-
-  if (self == NULL)
-    {
-      demo_task_free (task);
-      return G_SOURCE_REMOVE;
-    }
+  CsDemoPage *self = owner;
+  DemoWork *work = data;
 
   self->task = NULL;
-  g_clear_handle_id (&self->poll_id, g_source_remove);
   g_clear_object (&self->watched);
   cs_demo_page_set_running (self, FALSE);
 
-  if (task->ok)
+  if (error == NULL)
     {
       g_clear_pointer (&self->demo, cs_demo_unref);
-      self->demo = cs_demo_ref (task->demo);
+      self->demo = cs_demo_ref (work->demo);
       cs_demo_page_show_result (self, self->demo);
     }
-  else if (!g_error_matches (task->error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
-           !g_error_matches (task->error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED))
+  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
+           !g_error_matches (error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED))
     {
-      g_autofree char *text = g_strdup_printf (_("The demonstration stopped: %s"), task->error->message);
+      g_autofree char *text = g_strdup_printf (_("The demonstration stopped: %s"), error->message);
 
       gtk_label_set_label (self->error_label, text);
       gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
     }
-
-  demo_task_free (task);
-
-  return G_SOURCE_REMOVE;
 }
 
-static gpointer
-demo_thread (gpointer user_data)
+/* the demonstration's thread */
+static gboolean
+demo_run (CsPageTask    *task,
+          gpointer       data,
+          GCancellable  *cancellable,
+          GError       **error)
 {
-  DemoTask *task = user_data;
+  DemoWork *work = data;
 
-  if (g_mkdir_with_parents (task->destination, 0755) != 0)
+  if (g_mkdir_with_parents (work->destination, 0755) != 0)
     {
       int saved = errno;
 
-      g_set_error (&task->error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "%s: %s", task->destination, g_strerror (saved));
-      task->ok = FALSE;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "%s: %s", work->destination, g_strerror (saved));
+      return FALSE;
     }
-  else
-    task->ok = cs_demo_run_sync (task->demo, task->work_dir, task->destination,
-                                 demo_run_cb, task, task->cancellable, &task->error);
 
-  g_idle_add (demo_done_cb, task);
-
-  return NULL;
+  return cs_demo_run_sync (work->demo, work->work_dir, work->destination,
+                           demo_run_cb, task, cancellable, error);
 }
 
 static void
@@ -332,14 +288,8 @@ cs_demo_page_dispose (GObject *object)
   CsDemoPage *self = CS_DEMO_PAGE (object);
   GtkWidget *child;
 
-  /* The thread finishes on its own; its task no longer points here. */
-  if (self->task != NULL)
-    {
-      g_cancellable_cancel (self->task->cancellable);
-      self->task->page = NULL;
-      self->task = NULL;
-    }
-  g_clear_handle_id (&self->poll_id, g_source_remove);
+  /* The thread finishes on its own; its task no longer calls back here. */
+  g_clear_pointer (&self->task, _cs_page_task_abandon);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), CS_TYPE_DEMO_PAGE);
 
@@ -454,7 +404,7 @@ cs_demo_page_set_destination (CsDemoPage *self,
 gboolean
 cs_demo_page_start (CsDemoPage *self)
 {
-  DemoTask *task;
+  DemoWork *work;
   guint64 megabytes;
 
   g_return_val_if_fail (CS_IS_DEMO_PAGE (self), FALSE);
@@ -464,17 +414,13 @@ cs_demo_page_start (CsDemoPage *self)
 
   megabytes = (guint64) gtk_spin_button_get_value_as_int (self->size_spin);
 
-  task = g_new0 (DemoTask, 1);
-  g_mutex_init (&task->lock);
-  task->demo = cs_demo_new (megabytes * MEGABYTE);
-  cs_demo_set_t1_t2 (task->demo, gtk_switch_get_active (self->t1_t2_switch));
-  task->cancellable = g_cancellable_new ();
-  task->work_dir = g_build_filename (g_get_user_cache_dir (), "copyscope", "demo", NULL);
-  task->destination = self->destination != NULL ? g_file_get_path (self->destination) : NULL;
-  if (task->destination == NULL)
-    task->destination = default_destination ();
-  task->page = self;
-  self->task = task;
+  work = g_new0 (DemoWork, 1);
+  work->demo = cs_demo_new (megabytes * MEGABYTE);
+  cs_demo_set_t1_t2 (work->demo, gtk_switch_get_active (self->t1_t2_switch));
+  work->work_dir = g_build_filename (g_get_user_cache_dir (), "copyscope", "demo", NULL);
+  work->destination = self->destination != NULL ? g_file_get_path (self->destination) : NULL;
+  if (work->destination == NULL)
+    work->destination = default_destination ();
 
   gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
   gtk_widget_set_visible (self->explanation_box, FALSE);
@@ -485,8 +431,8 @@ cs_demo_page_start (CsDemoPage *self)
   cs_throughput_graph_set_run (self->small_graph, NULL);
   cs_demo_page_set_running (self, TRUE);
 
-  self->poll_id = g_timeout_add (POLL_MS, poll_cb, self);
-  g_thread_unref (g_thread_new ("cs-demo", demo_thread, task));
+  self->task = _cs_page_task_start ("cs-demo", self, POLL_MS, work, demo_work_free,
+                                    demo_run, demo_poll_cb, demo_done_cb);
 
   return TRUE;
 }
@@ -497,7 +443,7 @@ cs_demo_page_cancel (CsDemoPage *self)
   g_return_if_fail (CS_IS_DEMO_PAGE (self));
 
   if (self->task != NULL)
-    g_cancellable_cancel (self->task->cancellable);
+    _cs_page_task_cancel (self->task);
 }
 
 gboolean

@@ -18,8 +18,6 @@
  * shows what is opened and offers Undo after a delete.
  */
 
-#define SWEEP_PREFIX "sweep-"
-
 struct _CsHistoryPage
 {
   GtkWidget            parent_instance;
@@ -188,31 +186,17 @@ cs_history_page_add_row (CsHistoryPage *self,
   return row;
 }
 
-/* Sweeps share the folder with runs, so the run listing counts their files
- * among the unreadable ones; returns how many such files there are. */
-static guint
+static void
 cs_history_page_load_sweeps (CsHistoryPage *self)
 {
-  g_autofree char *dir_path = cs_history_get_dir ();
-  g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-  guint n_files = 0;
+  g_autoptr(GPtrArray) paths = cs_history_list_sweeps ();
 
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    if (g_str_has_prefix (name, SWEEP_PREFIX) && g_str_has_suffix (name, ".json"))
-      g_ptr_array_add (names, g_strdup (name));
-
-  /* Named by their start time: newest first. */
-  g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
-
-  for (guint i = names->len; i > 0; i--)
+  for (guint i = 0; i < paths->len; i++)
     {
-      g_autofree char *path = g_build_filename (dir_path, g_ptr_array_index (names, i - 1), NULL);
+      const char *path = g_ptr_array_index (paths, i);
       g_autoptr(GError) error = NULL;
       g_autoptr(CsSweep) sweep = cs_sweep_load (path, &error);
 
-      n_files++;
       if (sweep == NULL)
         {
           g_debug ("Skipping %s: %s", path, error->message);
@@ -222,8 +206,6 @@ cs_history_page_load_sweeps (CsHistoryPage *self)
       cs_history_page_add_row (self, self->sweeps_list, cs_history_row_new_for_sweep (sweep, path));
       self->n_sweeps++;
     }
-
-  return n_files;
 }
 
 static void
@@ -323,7 +305,6 @@ cs_history_page_reload (CsHistoryPage *self)
   g_autoptr(GPtrArray) entries = NULL;
   g_autoptr(GError) error = NULL;
   guint n_skipped = 0;
-  guint n_sweep_files;
 
   g_return_if_fail (CS_IS_HISTORY_PAGE (self));
 
@@ -348,8 +329,7 @@ cs_history_page_reload (CsHistoryPage *self)
       self->n_runs++;
     }
 
-  n_sweep_files = cs_history_page_load_sweeps (self);
-  n_skipped -= MIN (n_skipped, n_sweep_files);
+  cs_history_page_load_sweeps (self);
 
   if (n_skipped > 0)
     {

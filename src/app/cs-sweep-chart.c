@@ -6,6 +6,7 @@
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
+#include "cs-graph-style.h"
 #include "cs-sweep-chart.h"
 
 /*
@@ -191,29 +192,10 @@ cs_sweep_chart_css_changed (GtkWidget         *widget,
                             GtkCssStyleChange *change)
 {
   CsSweepChart *self = CS_SWEEP_CHART (widget);
-  AdwStyleManager *style_manager = adw_style_manager_get_default ();
-  GdkRGBA fg;
 
   GTK_WIDGET_CLASS (cs_sweep_chart_parent_class)->css_changed (widget, change);
 
-  if (adw_style_manager_get_high_contrast (style_manager))
-    cs_plot_palette_init_high_contrast (&self->palette);
-  else if (adw_style_manager_get_dark (style_manager))
-    cs_plot_palette_init_dark (&self->palette);
-  else
-    cs_plot_palette_init_light (&self->palette);
-
-#if GTK_CHECK_VERSION (4, 10, 0)
-  gtk_widget_get_color (widget, &fg);
-#else
-  gtk_style_context_get_color (gtk_widget_get_style_context (widget), &fg);
-#endif
-  self->palette.foreground.r = fg.red;
-  self->palette.foreground.g = fg.green;
-  self->palette.foreground.b = fg.blue;
-  self->palette.foreground.a = fg.alpha;
-  self->palette.background.a = 0;
-
+  _cs_graph_style_update_palette (widget, &self->palette);
   gtk_widget_queue_draw (widget);
 }
 

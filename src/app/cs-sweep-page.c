@@ -8,15 +8,15 @@
 
 #include "cs-format.h"
 #include "cs-limit-hint.h"
+#include "cs-page-task.h"
 #include "cs-sweep-chart.h"
 #include "cs-sweep-page.h"
 #include "cs-throughput-graph.h"
 
 /*
- * A thread sweep: set up, run, result. The sweep blocks, so it runs on a
- * thread of its own; the jobs it starts report on that thread's context, so
- * this page does not connect to them but reads the current job's progress
- * and samples from a main-thread timeout. Choosing folders and generating a
+ * A thread sweep: set up, run, result. The sweep blocks, so it runs as a
+ * CsPageTask on a thread of its own, and this page reads the current job's
+ * progress and samples from the task's polls. Choosing folders and generating a
  * test set are the window's actions; the finished sweep goes to the window
  * through "finished", to be saved.
  */
@@ -24,26 +24,6 @@
 #define POLL_MS 200
 
 static const guint thread_choices[] = { 1, 2, 4, 8, 16, 32, 64, 128 };
-
-typedef struct
-{
-  /* Set before the thread starts; read-only after */
-  CsSweep      *sweep;
-  GCancellable *cancellable;
-
-  /* Under lock */
-  GMutex        lock;
-  CsJob        *job;
-  guint         index;
-  guint         total;
-
-  /* Written by the thread before it hands the task back */
-  gboolean      ok;
-  GError       *error;
-
-  /* Main thread only: NULL once the page is gone */
-  CsSweepPage  *page;
-} SweepTask;
 
 struct _CsSweepPage
 {
@@ -85,10 +65,9 @@ struct _CsSweepPage
   CsJob             *watched;       /* the copy shown live */
   guint              n_shown;       /* of its samples, already in the graph */
   guint              n_changes;
-  guint              poll_id;
 
   /* Borrowed: the running sweep, until it hands back */
-  SweepTask         *task;
+  CsPageTask        *task;
 };
 
 G_DEFINE_FINAL_TYPE (CsSweepPage, cs_sweep_page, GTK_TYPE_WIDGET)
@@ -99,17 +78,6 @@ enum {
 };
 
 static guint signals[N_SIGNALS];
-
-static void
-sweep_task_free (SweepTask *task)
-{
-  g_mutex_clear (&task->lock);
-  g_clear_object (&task->job);
-  g_clear_object (&task->cancellable);
-  g_clear_pointer (&task->sweep, cs_sweep_unref);
-  g_clear_error (&task->error);
-  g_free (task);
-}
 
 static GtkCheckButton **
 thread_checks (CsSweepPage *self,
@@ -169,33 +137,19 @@ show_folder (AdwActionRow *row,
 }
 
 /* main thread: follows the copy the sweep runs now */
-static gboolean
-poll_cb (gpointer user_data)
+static void
+sweep_poll_cb (gpointer  owner,
+               CsJob    *job,
+               guint     index,
+               guint     total)
 {
-  CsSweepPage *self = user_data;
-  SweepTask *task = self->task;
-  g_autoptr(CsJob) job = NULL;
+  CsSweepPage *self = owner;
   g_autofree CsSample *samples = NULL;
   g_autofree char *title = NULL;
   g_autofree char *detail = NULL;
-  guint index, total, n_samples = 0;
+  guint n_samples = 0;
   CsProgress progress;
   CsRun *run;
-
-  if (task == NULL)
-    {
-      self->poll_id = 0;
-      return G_SOURCE_REMOVE;
-    }
-
-  g_mutex_lock (&task->lock);
-  job = task->job != NULL ? g_object_ref (task->job) : NULL;
-  index = task->index;
-  total = task->total;
-  g_mutex_unlock (&task->lock);
-
-  if (job == NULL)
-    return G_SOURCE_CONTINUE;
 
   run = cs_job_get_run (job);
   if (job != self->watched)
@@ -238,8 +192,6 @@ poll_cb (gpointer user_data)
       gtk_progress_bar_set_fraction (self->progress_bar,
                                      (index + CLAMP (fraction, 0.0, 1.0)) / MAX (total, 1));
     }
-
-  return G_SOURCE_CONTINUE;
 }
 
 /* the sweep's thread */
@@ -250,13 +202,7 @@ sweep_run_cb (CsSweep  *sweep,
               guint     total,
               gpointer  user_data)
 {
-  SweepTask *task = user_data;
-
-  g_mutex_lock (&task->lock);
-  g_set_object (&task->job, job);
-  task->index = index;
-  task->total = total;
-  g_mutex_unlock (&task->lock);
+  _cs_page_task_set_job (user_data, job, index, total);
 }
 
 static void
@@ -306,32 +252,27 @@ cs_sweep_page_show_result (CsSweepPage *self,
 }
 
 /* main thread: the sweep's thread hands the task back */
-static gboolean
-sweep_done_cb (gpointer user_data)
+static void
+sweep_done_cb (gpointer      owner,
+               gpointer      data,
+               const GError *error)
 {
-  SweepTask *task = user_data;
-  CsSweepPage *self = task->page;
-
-  if (self == NULL)
-    {
-      sweep_task_free (task);
-      return G_SOURCE_REMOVE;
-    }
+  CsSweepPage *self = owner;
+  CsSweep *sweep = data;
 
   self->task = NULL;
-  g_clear_handle_id (&self->poll_id, g_source_remove);
   g_clear_object (&self->watched);
 
-  if (task->ok)
+  if (error == NULL)
     {
-      cs_sweep_page_show_result (self, task->sweep);
-      g_signal_emit (self, signals[FINISHED], 0, task->sweep);
+      cs_sweep_page_show_result (self, sweep);
+      g_signal_emit (self, signals[FINISHED], 0, sweep);
     }
   else
     {
-      if (!g_error_matches (task->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
-          g_autofree char *text = g_strdup_printf (_("The sweep stopped: %s"), task->error->message);
+          g_autofree char *text = g_strdup_printf (_("The sweep stopped: %s"), error->message);
 
           gtk_label_set_label (self->error_label, text);
           gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
@@ -339,21 +280,17 @@ sweep_done_cb (gpointer user_data)
       gtk_stack_set_visible_child_name (self->stack, "setup");
     }
 
-  sweep_task_free (task);
   cs_sweep_page_update_start (self);
-
-  return G_SOURCE_REMOVE;
 }
 
-static gpointer
-sweep_thread (gpointer user_data)
+/* the sweep's thread */
+static gboolean
+sweep_run (CsPageTask    *task,
+           gpointer       data,
+           GCancellable  *cancellable,
+           GError       **error)
 {
-  SweepTask *task = user_data;
-
-  task->ok = cs_sweep_run_sync (task->sweep, sweep_run_cb, task, task->cancellable, &task->error);
-  g_idle_add (sweep_done_cb, task);
-
-  return NULL;
+  return cs_sweep_run_sync (data, sweep_run_cb, task, cancellable, error);
 }
 
 static void
@@ -380,14 +317,8 @@ cs_sweep_page_dispose (GObject *object)
   CsSweepPage *self = CS_SWEEP_PAGE (object);
   GtkWidget *child;
 
-  /* The thread finishes on its own; its task no longer points here. */
-  if (self->task != NULL)
-    {
-      g_cancellable_cancel (self->task->cancellable);
-      self->task->page = NULL;
-      self->task = NULL;
-    }
-  g_clear_handle_id (&self->poll_id, g_source_remove);
+  /* The thread finishes on its own; its task no longer calls back here. */
+  g_clear_pointer (&self->task, _cs_page_task_abandon);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), CS_TYPE_SWEEP_PAGE);
 
@@ -548,7 +479,7 @@ cs_sweep_page_start (CsSweepPage *self)
   g_autoptr(GArray) threads = NULL;
   g_autofree char *source = NULL;
   g_autofree char *destination = NULL;
-  SweepTask *task;
+  CsSweep *sweep;
 
   g_return_val_if_fail (CS_IS_SWEEP_PAGE (self), FALSE);
 
@@ -567,16 +498,13 @@ cs_sweep_page_start (CsSweepPage *self)
 
   gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
 
-  task = g_new0 (SweepTask, 1);
-  g_mutex_init (&task->lock);
-  task->sweep = cs_sweep_new (source, destination);
-  task->cancellable = g_cancellable_new ();
-  task->total = threads->len * (guint) gtk_spin_button_get_value_as_int (self->repeats_spin);
-  task->page = self;
-  cs_sweep_set_threads (task->sweep, (const guint *) (gpointer) threads->data, threads->len);
-  cs_sweep_set_repeats (task->sweep, (guint) gtk_spin_button_get_value_as_int (self->repeats_spin));
-  cs_sweep_set_cold (task->sweep, gtk_switch_get_active (self->cold_switch));
-  self->task = task;
+  sweep = cs_sweep_new (source, destination);
+  cs_sweep_set_threads (sweep, (const guint *) (gpointer) threads->data, threads->len);
+  cs_sweep_set_repeats (sweep, (guint) gtk_spin_button_get_value_as_int (self->repeats_spin));
+  cs_sweep_set_cold (sweep, gtk_switch_get_active (self->cold_switch));
+  self->task = _cs_page_task_start ("cs-sweep", self, POLL_MS, sweep,
+                                    (GDestroyNotify) cs_sweep_unref,
+                                    sweep_run, sweep_poll_cb, sweep_done_cb);
 
   cs_throughput_graph_set_run (self->live_graph, NULL);
   cs_limit_hint_reset (self->limit_hint);
@@ -585,9 +513,6 @@ cs_sweep_page_start (CsSweepPage *self)
   gtk_label_set_label (self->run_detail_label, "");
   gtk_stack_set_visible_child_name (self->stack, "running");
   cs_sweep_page_update_start (self);
-
-  self->poll_id = g_timeout_add (POLL_MS, poll_cb, self);
-  g_thread_unref (g_thread_new ("cs-sweep", sweep_thread, task));
 
   return TRUE;
 }
@@ -598,7 +523,7 @@ cs_sweep_page_cancel (CsSweepPage *self)
   g_return_if_fail (CS_IS_SWEEP_PAGE (self));
 
   if (self->task != NULL)
-    g_cancellable_cancel (self->task->cancellable);
+    _cs_page_task_cancel (self->task);
 }
 
 gboolean

@@ -8,6 +8,7 @@
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
+#include "cs-graph-style.h"
 #include "cs-plot.h"
 #include "cs-throughput-graph.h"
 
@@ -191,10 +192,11 @@ cs_throughput_graph_update_description (CsThroughputGraph *self,
 }
 
 static gboolean
-cs_throughput_graph_time_at (CsThroughputGraph *self,
-                             double             x,
-                             double            *out_t)
+cs_throughput_graph_time_at (GtkWidget *widget,
+                             double     x,
+                             double    *out_t)
 {
+  CsThroughputGraph *self = CS_THROUGHPUT_GRAPH (widget);
   CsPlotOptions options = { 0 };
   CsPlotRun plot_run;
 
@@ -257,7 +259,7 @@ query_tooltip_cb (CsThroughputGraph *self,
         return FALSE;
       t = g_array_index (self->view, CsSample, self->view->len - 1).t;
     }
-  else if (!cs_throughput_graph_time_at (self, x, &t))
+  else if (!cs_throughput_graph_time_at (GTK_WIDGET (self), x, &t))
     return FALSE;
 
   s = cs_throughput_graph_sample_at (self, t);
@@ -278,35 +280,6 @@ query_tooltip_cb (CsThroughputGraph *self,
   gtk_tooltip_set_text (tooltip, text);
 
   return TRUE;
-}
-
-static void
-motion_cb (CsThroughputGraph        *self,
-           double                    x,
-           double                    y,
-           GtkEventControllerMotion *motion)
-{
-  double t;
-
-  if (!cs_throughput_graph_time_at (self, x, &t))
-    t = -1;
-
-  if (t != self->hover_t)
-    {
-      self->hover_t = t;
-      gtk_widget_queue_draw (GTK_WIDGET (self));
-    }
-}
-
-static void
-leave_cb (CsThroughputGraph        *self,
-          GtkEventControllerMotion *motion)
-{
-  if (self->hover_t >= 0)
-    {
-      self->hover_t = -1;
-      gtk_widget_queue_draw (GTK_WIDGET (self));
-    }
 }
 
 static void
@@ -354,41 +327,14 @@ cs_throughput_graph_measure (GtkWidget      *widget,
 }
 
 static void
-color_from_rgba (CsPlotColor   *color,
-                 const GdkRGBA *rgba)
-{
-  color->r = rgba->red;
-  color->g = rgba->green;
-  color->b = rgba->blue;
-  color->a = rgba->alpha;
-}
-
-static void
 cs_throughput_graph_css_changed (GtkWidget         *widget,
                                  GtkCssStyleChange *change)
 {
   CsThroughputGraph *self = CS_THROUGHPUT_GRAPH (widget);
-  AdwStyleManager *style_manager = adw_style_manager_get_default ();
-  GdkRGBA fg;
 
   GTK_WIDGET_CLASS (cs_throughput_graph_parent_class)->css_changed (widget, change);
 
-  if (adw_style_manager_get_high_contrast (style_manager))
-    cs_plot_palette_init_high_contrast (&self->palette);
-  else if (adw_style_manager_get_dark (style_manager))
-    cs_plot_palette_init_dark (&self->palette);
-  else
-    cs_plot_palette_init_light (&self->palette);
-
-  /* Text and axes in the widget's own colour; the frame behind shows through. */
-#if GTK_CHECK_VERSION (4, 10, 0)
-  gtk_widget_get_color (widget, &fg);
-#else
-  gtk_style_context_get_color (gtk_widget_get_style_context (widget), &fg);
-#endif
-  color_from_rgba (&self->palette.foreground, &fg);
-  self->palette.background.a = 0;
-
+  _cs_graph_style_update_palette (widget, &self->palette);
   gtk_widget_queue_draw (widget);
 }
 
@@ -473,8 +419,6 @@ cs_throughput_graph_class_init (CsThroughputGraphClass *klass)
 static void
 cs_throughput_graph_init (CsThroughputGraph *self)
 {
-  GtkEventController *motion;
-
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->ring = g_new0 (CsSample, RING_SIZE);
@@ -485,11 +429,7 @@ cs_throughput_graph_init (CsThroughputGraph *self)
   cs_plot_palette_init_light (&self->palette);
 
   g_signal_connect (self, "query-tooltip", G_CALLBACK (query_tooltip_cb), NULL);
-
-  motion = gtk_event_controller_motion_new ();
-  g_signal_connect_object (motion, "motion", G_CALLBACK (motion_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (motion, "leave", G_CALLBACK (leave_cb), self, G_CONNECT_SWAPPED);
-  gtk_widget_add_controller (GTK_WIDGET (self), motion);
+  _cs_graph_style_track_hover (GTK_WIDGET (self), &self->hover_t, cs_throughput_graph_time_at);
 }
 
 /* Shows @run: its samples so far and its thread changes. NULL empties the graph. */

@@ -316,7 +316,7 @@ sweep_finished_cb (CsWindow    *self,
   if (started == NULL)
     started = g_date_time_new_now_utc ();
   stamp = g_date_time_format (started, "%Y%m%dT%H%M%SZ");
-  name = g_strdup_printf ("sweep-%s.json", stamp);
+  name = g_strdup_printf (CS_HISTORY_SWEEP_PREFIX "%s.json", stamp);
   path = g_build_filename (dir, name, NULL);
 
   if (g_mkdir_with_parents (dir, 0755) != 0 || !cs_sweep_save (sweep, path, &error))
@@ -832,11 +832,26 @@ cs_window_update_remembered (CsWindow *self)
   if (threads == 0)
     return;
 
-  /* Translators: like "Last time 8 threads worked best for this nfs4 destination" */
-  title = g_strdup_printf (ngettext ("Last time %u thread worked best for this %s destination",
-                                     "Last time %u threads worked best for this %s destination",
-                                     threads),
-                           threads, filesystem != NULL ? filesystem : _("kind of"));
+  /* Two whole sentences rather than one with a pasted-in "kind of": word order and
+   * agreement around the file system name differ between languages. */
+  if (filesystem != NULL)
+    {
+      /* Translators: like "Last time 8 threads worked best for this nfs4 destination" */
+      title = g_strdup_printf (ngettext ("Last time %u thread worked best for this %s destination",
+                                         "Last time %u threads worked best for this %s destination",
+                                         threads),
+                               threads, filesystem);
+    }
+  else
+    {
+      title = g_strdup_printf (ngettext ("Last time %u thread worked best for this kind of "
+                                         "destination",
+                                         "Last time %u threads worked best for this kind of "
+                                         "destination",
+                                         threads),
+                               threads);
+    }
+
   /* Translators: the button that sets the remembered thread count, like "Use 8" */
   label = g_strdup_printf (_("Use %u"), threads);
 
@@ -943,7 +958,10 @@ _cs_window_pages_init (CsWindow *self)
   g_signal_connect_object (self->demo_page, "compare", G_CALLBACK (demo_compare_cb), self,
                            G_CONNECT_SWAPPED);
 
-  /* One Auto switch, like one count: set up before the copy, changed during it. */
+  /* One Auto switch, like one count: set up before the copy, changed during it,
+   * and remembered for the next start like the count. */
+  g_settings_bind (self->settings, "auto-threads", self->setup_thread_slider, "auto",
+                   G_SETTINGS_BIND_DEFAULT);
   g_object_bind_property (self->setup_thread_slider, "auto",
                           self->thread_slider, "auto",
                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);

@@ -130,6 +130,12 @@ compare_newest_first (gconstpointer a,
   return g_strcmp0 (eb->path, ea->path);
 }
 
+static gboolean
+is_sweep_name (const char *name)
+{
+  return g_str_has_prefix (name, CS_HISTORY_SWEEP_PREFIX);
+}
+
 GPtrArray *
 cs_history_list (guint   *n_skipped,
                  GError **error)
@@ -169,6 +175,11 @@ cs_history_list (guint   *n_skipped,
       if (!g_str_has_suffix (name, ".json"))
         continue;
 
+      /* Sweeps are kept in the same folder but are no runs: loading them as
+       * runs would fail and count every sweep as an unreadable file. */
+      if (is_sweep_name (name))
+        continue;
+
       path = g_build_filename (dir_path, name, NULL);
       run = cs_run_load (path, &load_error);
       if (run == NULL)
@@ -190,6 +201,33 @@ cs_history_list (guint   *n_skipped,
     *n_skipped = skipped;
 
   return g_steal_pointer (&entries);
+}
+
+static int
+compare_names_newest_first (gconstpointer a,
+                            gconstpointer b)
+{
+  return g_strcmp0 (*(const char * const *) b, *(const char * const *) a);
+}
+
+GPtrArray *
+cs_history_list_sweeps (void)
+{
+  g_autofree char *dir_path = cs_history_get_dir ();
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      if (is_sweep_name (name) && g_str_has_suffix (name, ".json"))
+        g_ptr_array_add (paths, g_build_filename (dir_path, name, NULL));
+    }
+
+  /* Named by their start time, so the names sort by age. */
+  g_ptr_array_sort (paths, compare_names_newest_first);
+
+  return g_steal_pointer (&paths);
 }
 
 CsRun *

@@ -10,8 +10,11 @@ G_BEGIN_DECLS
 /*
  * The run history: one JSON file per finished run under
  * $XDG_DATA_HOME/copyscope/runs/, named "<UTC start>-<id>.json" so a directory
- * listing sorts by time. Every write is atomic.
+ * listing sorts by time. Every write is atomic. Saved thread sweeps share the
+ * folder as "sweep-<UTC start>.json".
  */
+
+#define CS_HISTORY_SWEEP_PREFIX "sweep-"
 
 typedef struct {
   char  *path;
@@ -26,9 +29,12 @@ char       *cs_history_get_dir    (void);
 char       *cs_history_save       (CsRun           *run,
                                    GError         **error);
 /* Entries, newest first. Files that fail to load are skipped; their
- * number goes to @n_skipped when not NULL. An absent folder is an empty history. */
+ * number goes to @n_skipped when not NULL. Sweeps are no runs and are neither
+ * listed nor counted. An absent folder is an empty history. */
 GPtrArray  *cs_history_list       (guint           *n_skipped,
                                    GError         **error);
+/* Paths of the saved sweeps, newest first; an unreadable folder lists none. */
+GPtrArray  *cs_history_list_sweeps (void);
 CsRun      *cs_history_load       (const char      *id,
                                    GError         **error);
 /* Rewrites the run's file with a new label (NULL or "" removes it). */

@@ -12,6 +12,10 @@ for the summary and compares the destination with the source byte for byte.
 It does so in English and in Dutch, and saves screenshots of the window, the
 preferences, the about window and the shortcuts into OUTPUT_DIR.
 
+The application gets XDG data, config, cache and state folders of its own in a
+temporary folder, so the runs it keeps never reach the real user's history;
+XDG_DATA_DIRS still leads to the installed icons and settings schema.
+
 Exits 77 (skipped) when Xvfb, a session bus or AT-SPI cannot be started.
 """
 
@@ -204,6 +208,7 @@ class Copyscope:
                    XDG_CONFIG_HOME=os.path.join(self.home, 'config'),
                    XDG_DATA_HOME=os.path.join(self.home, 'data'),
                    XDG_CACHE_HOME=os.path.join(self.home, 'cache'),
+                   XDG_STATE_HOME=os.path.join(self.home, 'state'),
                    GSETTINGS_BACKEND='memory',
                    GTK_A11Y='atspi',
                    GDK_BACKEND='x11',
@@ -212,7 +217,7 @@ class Copyscope:
                    ADW_DISABLE_PORTAL='1')
         env.pop('NO_AT_BRIDGE', None)
         env.pop('GSETTINGS_SCHEMA_DIR', None)
-        for name in ('config', 'data', 'cache'):
+        for name in ('config', 'data', 'cache', 'state'):
             os.makedirs(os.path.join(self.home, name), exist_ok=True)
         self.process = subprocess.Popen([os.path.join(self.prefix, 'bin', 'copyscope')] + self.args,
                                         env=env)
@@ -287,6 +292,13 @@ def run_language(prefix, lang, work, out_dir):
     if not trees_equal(source, copied):
         return False
     log(f'[{lang}] the destination matches the source')
+
+    # The finished run is kept in the history of the private data folder.
+    runs = os.path.join(home, 'data', 'copyscope', 'runs')
+    kept = [n for n in os.listdir(runs) if n.endswith('.json')] if os.path.isdir(runs) else []
+    if len(kept) != 1:
+        log(f'[{lang}] expected one run in {runs}, found {kept}')
+        return False
 
     # The dialogs, each over a fresh window with the same sources.
     for action, name in (('app.preferences', 'preferences'), ('app.about', 'about'),

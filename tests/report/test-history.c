@@ -11,6 +11,7 @@
 
 #include "cs-history.h"
 #include "cs-run-private.h"
+#include "cs-sweep.h"
 #include "report-fixtures.h"
 
 #define ID_OLD "11111111-1111-4111-8111-111111111111"
@@ -115,6 +116,61 @@ test_history_cycle (void)
   g_unlink (junk);
 }
 
+static void
+test_history_sweeps (void)
+{
+  g_autoptr(CsRun) run = run_started_at (ID_OLD, 1600000000);
+  g_autoptr(GPtrArray) entries = NULL;
+  g_autoptr(GPtrArray) sweeps = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = cs_history_get_dir ();
+  g_autofree char *run_path = NULL;
+  g_autofree char *old_sweep = g_build_filename (dir, "sweep-20200101T000000Z.json", NULL);
+  g_autofree char *new_sweep = g_build_filename (dir, "sweep-20240101T000000Z.json", NULL);
+  g_autofree char *temporary = g_build_filename (dir, "sweep-20240101T000000Z.json.XYZ123", NULL);
+  guint skipped = 99;
+
+  /* No folder yet: no sweeps. */
+  sweeps = cs_history_list_sweeps ();
+  g_assert_cmpuint (sweeps->len, ==, 0);
+  g_clear_pointer (&sweeps, g_ptr_array_unref);
+
+  run_path = cs_history_save (run, &error);
+  g_assert_no_error (error);
+
+  /* Real sweep files: their JSON would fail to load as a run. */
+  {
+    g_autoptr(CsSweep) sweep = cs_sweep_new ("/source", "/destination");
+    const guint threads[] = { 1, 2 };
+
+    cs_sweep_set_threads (sweep, threads, G_N_ELEMENTS (threads));
+    g_assert_true (cs_sweep_save (sweep, old_sweep, &error));
+    g_assert_no_error (error);
+    g_assert_true (cs_sweep_save (sweep, new_sweep, &error));
+    g_assert_no_error (error);
+    g_assert_null (cs_run_load (new_sweep, &error));
+    g_assert_nonnull (error);
+    g_clear_error (&error);
+  }
+  g_assert_true (g_file_set_contents (temporary, "{", -1, NULL));
+
+  entries = cs_history_list (&skipped, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (entries->len, ==, 1);
+  g_assert_cmpstr (((CsHistoryEntry *) entries->pdata[0])->path, ==, run_path);
+  g_assert_cmpuint (skipped, ==, 0);
+
+  sweeps = cs_history_list_sweeps ();
+  g_assert_cmpuint (sweeps->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (sweeps, 0), ==, new_sweep);
+  g_assert_cmpstr (g_ptr_array_index (sweeps, 1), ==, old_sweep);
+
+  g_unlink (temporary);
+  g_unlink (new_sweep);
+  g_unlink (old_sweep);
+  g_unlink (run_path);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -124,6 +180,7 @@ main (int   argc,
 
   g_test_add_func ("/history/empty", test_history_empty);
   g_test_add_func ("/history/cycle", test_history_cycle);
+  g_test_add_func ("/history/sweeps", test_history_sweeps);
 
   return g_test_run ();
 }
