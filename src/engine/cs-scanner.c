@@ -172,6 +172,7 @@ _cs_is_fatal_errno (int error_code)
     case ESTALE:
     case ENODEV:
     case ENXIO:
+    case ECONNABORTED:   /* a FUSE share whose daemon died */
       return TRUE;
     default:
       return FALSE;
