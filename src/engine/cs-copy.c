@@ -518,7 +518,7 @@ finish_temp (CsJob             *job,
 
   /* A temporary we created in a folder we created already has our owner and
    * group; asking again costs a round trip per file on a share. */
-  if (job->euid == 0 && !(item->dir->dst_new && st->st_uid == job->euid && st->st_gid == getegid ())
+  if (job->euid == 0 && !(item->dir->dst_new && st->st_uid == job->euid && st->st_gid == job->egid)
       && _cs_io_fchown (&job->counters, tmp_fd, st->st_uid, st->st_gid) != 0)
     {
       if (!share_refuses (errno))

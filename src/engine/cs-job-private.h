@@ -70,10 +70,12 @@ typedef enum {
   CS_ITEM_FILE,
   CS_ITEM_SYMLINK,
   CS_ITEM_CHUNK,
+  CS_ITEM_BATCH,      /* small files handed over together: one queue trip for several */
 } CsItemKind;
 
 struct _CsItem {
   CsItemKind   kind;
+  CsItem      *next;          /* the members of a batch */
   CsDir       *dir;           /* a reference */
   char        *name;
   char        *dst_name;      /* NULL: same as name */
@@ -122,6 +124,7 @@ struct _CsJob {
   gulong        cancelled_id;
   char          job_tag[17];      /* 16 hex digits in temporary names: ours, from this run */
   uid_t         euid;
+  gid_t         egid;
 
   CsCounters    counters;
 
@@ -161,6 +164,9 @@ struct _CsJob {
   gboolean      fatal_reported;   /* the file that hit it is in the error list */
   CsJobState    state;
   GMutex        ask_lock;         /* one question at a time */
+  CsItem       *batch;            /* scanner only: small files not queued yet */
+  guint         batch_n;
+  guint64       batch_bytes;
   CsConflictAnswer all_answer;
   gboolean      has_all_answer;
 

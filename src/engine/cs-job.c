@@ -649,12 +649,22 @@ worker_func (gpointer data,
       g_mutex_unlock (&job->lock);
     }
 
-  if (_cs_job_wait_if_paused (job) || item->kind == CS_ITEM_CHUNK)
+  atomic_fetch_add (&job->active, 1);
+  if (item->kind == CS_ITEM_BATCH)
     {
-      atomic_fetch_add (&job->active, 1);
-      _cs_copy_item (job, worker, item);
-      atomic_fetch_sub (&job->active, 1);
+      CsItem *member;
+
+      while ((member = item->next) != NULL)
+        {
+          item->next = member->next;
+          if (_cs_job_wait_if_paused (job))
+            _cs_copy_item (job, worker, member);
+          _cs_item_free (member);
+        }
     }
+  else if (_cs_job_wait_if_paused (job) || item->kind == CS_ITEM_CHUNK)
+    _cs_copy_item (job, worker, item);
+  atomic_fetch_sub (&job->active, 1);
   _cs_item_free (item);
 
   /* Only a few waiters care: the scanner when the queue was full or it waits for
@@ -1271,6 +1281,7 @@ start (CsJob         *self,
 
   g_snprintf (self->job_tag, sizeof self->job_tag, "%016" G_GINT64_MODIFIER "x", tag);
   self->euid = geteuid ();
+  self->egid = getegid ();
   self->max_pending = 4096;
   plan_fd_budget (self);
   record_start (self);

@@ -299,6 +299,55 @@ count_extras (CsJob      *job,
 
 static void walk_dir (CsJob *job, CsDir *dir, guint depth);
 
+/* A batch goes out at this many files or bytes, whichever comes first. */
+#define BATCH_FILES 16
+#define BATCH_BYTES (G_GUINT64_CONSTANT (1) << 20)
+
+static void
+flush_batch (CsJob *job)
+{
+  CsItem *batch = g_steal_pointer (&job->batch);
+
+  job->batch_n = 0;
+  job->batch_bytes = 0;
+  if (batch != NULL)
+    _cs_job_push (job, batch);
+}
+
+/*
+ * Small files travel in batches while the pool has plenty queued: a queue trip
+ * per file costs futex wake-ups that dominate when files take microseconds. When
+ * the queue runs low (the start, small trees) each file goes alone, so no worker
+ * idles while another holds a batch.
+ */
+static void
+queue_item (CsJob  *job,
+            CsItem *item)
+{
+  guint threads = atomic_load (&job->threads);
+  guint pending = __atomic_load_n (&job->pending, __ATOMIC_RELAXED);
+  guint64 size = item->kind == CS_ITEM_FILE ? (guint64) item->st.st_size : 0;
+
+  if (size >= BATCH_BYTES || pending < 2 * threads)
+    {
+      flush_batch (job);
+      _cs_job_push (job, item);
+      return;
+    }
+
+  if (job->batch == NULL)
+    {
+      job->batch = g_new0 (CsItem, 1);
+      job->batch->kind = CS_ITEM_BATCH;
+    }
+  item->next = job->batch->next;
+  job->batch->next = item;
+  job->batch_n++;
+  job->batch_bytes += size;
+  if (job->batch_n >= BATCH_FILES || job->batch_bytes >= BATCH_BYTES)
+    flush_batch (job);
+}
+
 /* Creates (or opens) the destination folder for @name and walks it. */
 static void
 enter_dir (CsJob             *job,
@@ -497,7 +546,7 @@ handle_entry (CsJob         *job,
         item->name = g_strdup (name);
         item->dst_name = g_strdup (dst_name);
         item->st = st;
-        _cs_job_push (job, item);
+        queue_item (job, item);
       }
       return;
     }
@@ -545,6 +594,9 @@ walk_dir (CsJob *job,
     }
   if (n < 0)
     _cs_job_report (job, dir->parent, dir->name, "read folder", errno, NULL, 1);
+
+  /* Hand over what this folder left in the batch before the scan moves on. */
+  flush_batch (job);
 
   if (existing != NULL && !_cs_job_stopping (job))
     count_extras (job, dir, existing);
@@ -635,4 +687,5 @@ _cs_scanner_run (CsJob *job)
                     NULL, 0);
       _cs_dir_unref (container);
     }
+  flush_batch (job);
 }
