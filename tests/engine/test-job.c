@@ -13,6 +13,7 @@
 
 #include "copyscope-engine.h"
 #include "cs-io-private.h"
+#include "cs-test-tree.h"
 
 /* ---- Trees ---------------------------------------------------------------- */
 
@@ -109,103 +110,9 @@ assert_same_file (const char *a,
   g_assert_true (memcmp (ca, cb, la) == 0);
 }
 
-/* Same names, types, modes, sizes, nanosecond mtimes, link targets and bytes. */
-static void
-assert_same_tree (const char *a,
-                  const char *b)
-{
-  struct stat sa, sb;
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
-  guint n_a = 0, n_b = 0;
 
-  g_assert_cmpint (lstat (a, &sa), ==, 0);
-  g_assert_cmpint (lstat (b, &sb), ==, 0);
-  g_assert_cmpuint (sa.st_mode, ==, sb.st_mode);
-  if (!S_ISDIR (sa.st_mode))
-    g_assert_cmpint (sa.st_size, ==, sb.st_size);
-  g_assert_cmpint (sa.st_mtim.tv_sec, ==, sb.st_mtim.tv_sec);
-  g_assert_cmpint (sa.st_mtim.tv_nsec, ==, sb.st_mtim.tv_nsec);
 
-  if (S_ISLNK (sa.st_mode))
-    {
-      g_autofree char *ta = g_file_read_link (a, NULL);
-      g_autofree char *tb = g_file_read_link (b, NULL);
-      g_assert_cmpstr (ta, ==, tb);
-      return;
-    }
-  if (S_ISREG (sa.st_mode))
-    {
-      assert_same_file (a, b);
-      return;
-    }
 
-  dir = g_dir_open (a, 0, NULL);
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *ca = g_build_filename (a, name, NULL);
-      g_autofree char *cb = g_build_filename (b, name, NULL);
-      assert_same_tree (ca, cb);
-      n_a++;
-    }
-  g_clear_pointer (&dir, g_dir_close);
-  dir = g_dir_open (b, 0, NULL);
-  while (g_dir_read_name (dir) != NULL)
-    n_b++;
-  g_assert_cmpuint (n_a, ==, n_b);
-}
-
-static guint
-count_temporaries (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-  guint n = 0;
-
-  if (dir == NULL)
-    return 0;
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_str_has_prefix (name, ".copyscope-"))
-        n++;
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        n += count_temporaries (child);
-    }
-  return n;
-}
-
-static void
-rm_rf (const char *path)
-{
-  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", path);
-  g_assert_cmpint (system (cmd), ==, 0);
-}
-
-static guint64
-sum_regular_sizes (const char *path)
-{
-  struct stat st;
-  guint64 total = 0;
-
-  if (lstat (path, &st) != 0)
-    return 0;
-  if (S_ISREG (st.st_mode))
-    return (guint64) st.st_size;
-  if (S_ISDIR (st.st_mode))
-    {
-      g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-      const char *name;
-
-      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          total += sum_regular_sizes (child);
-        }
-    }
-  return total;
-}
 
 static CsJob *
 job_for (const char *src,
@@ -285,20 +192,20 @@ test_copy_tree (void)
   g_assert_true (cs_job_run_sync (job, NULL, &error));
   g_assert_no_error (error);
 
-  assert_same_tree (src, dst);
-  g_assert_cmpuint (count_temporaries (dst), ==, 0);
+  cs_test_tree_assert_equal (src, dst);
+  g_assert_cmpuint (cs_test_tree_find_temporaries (dst), ==, 0);
 
   /* The hole stayed a hole. */
   g_assert_cmpint (stat (sparse, &st), ==, 0);
   g_assert_cmpint ((gint64) st.st_blocks * 512, <, 4 << 20);
 
   cs_run_get_totals (cs_job_get_run (job), &totals);
-  g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_BYTES], ==, sum_regular_sizes (src));
+  g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_BYTES], ==, cs_test_tree_sum_file_sizes (src));
   g_assert_cmpuint (totals.v[CS_CLASS_FAILED][CS_KIND_FILES], ==, 0);
   g_assert_cmpstr (cs_run_get_outcome (cs_job_get_run (job)), ==, "completed");
   g_assert_cmpuint (cs_run_get_n_samples (cs_job_get_run (job)), >=, 1);
 
-  rm_rf (root);
+  cs_test_tree_remove (root);
 }
 
 static void
@@ -321,21 +228,21 @@ test_cp_semantics (void)
   g_mkdir (existing, 0755);
   j1 = job_for (src, existing, 2);
   g_assert_true (cs_job_run_sync (j1, NULL, NULL));
-  assert_same_tree (src, into);
+  cs_test_tree_assert_equal (src, into);
 
   /* A single file to a path that does not exist becomes that path. */
   j2 = job_for (file, as_file, 1);
   g_assert_true (cs_job_run_sync (j2, NULL, NULL));
-  assert_same_tree (file, as_file);
+  cs_test_tree_assert_equal (file, as_file);
 
   /* Several sources go into one folder. */
   j3 = job_for (src, multi, 2);
   cs_job_add_source (j3, file);
   g_assert_true (cs_job_run_sync (j3, NULL, NULL));
-  assert_same_tree (src, multi_a);
-  assert_same_tree (file, multi_b);
+  cs_test_tree_assert_equal (src, multi_a);
+  cs_test_tree_assert_equal (file, multi_b);
 
-  rm_rf (root);
+  cs_test_tree_remove (root);
 }
 
 static void
@@ -382,7 +289,7 @@ test_refusals (void)
       g_assert_false (g_file_test (inside, G_FILE_TEST_EXISTS));
     }
 
-  rm_rf (root);
+  cs_test_tree_remove (root);
 }
 
 typedef struct {
@@ -464,9 +371,9 @@ test_live_threads (void)
   g_assert_cmpuint (timeline->len, ==, 1);
   g_assert_cmpuint (g_array_index (timeline, CsThreadChange, 0).from, ==, 8);
   g_assert_cmpuint (g_array_index (timeline, CsThreadChange, 0).to, ==, 1);
-  assert_same_tree (src, dst);
+  cs_test_tree_assert_equal (src, dst);
 
-  rm_rf (root);
+  cs_test_tree_remove (root);
 }
 
 static void
@@ -508,7 +415,7 @@ test_cancel (void)
 
   g_assert_error (error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED);
   g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
-  g_assert_cmpuint (count_temporaries (dst), ==, 0);
+  g_assert_cmpuint (cs_test_tree_find_temporaries (dst), ==, 0);
   g_assert_cmpstr (cs_run_get_outcome (cs_job_get_run (job)), ==, "cancelled");
 
   /* Whatever was published is complete. */
@@ -522,7 +429,7 @@ test_cancel (void)
     }
   g_assert_cmpuint (published, <, 200);
 
-  rm_rf (root);
+  cs_test_tree_remove (root);
 }
 
 static void
@@ -541,12 +448,12 @@ test_transient_read_error (void)
   g_assert_true (cs_job_run_sync (job, NULL, NULL));
   remove_faults ();
 
-  assert_same_tree (src, dst);
+  cs_test_tree_assert_equal (src, dst);
   cs_run_get_totals (cs_job_get_run (job), &totals);
   g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, 3);
   g_assert_cmpuint (totals.v[CS_CLASS_FAILED][CS_KIND_FILES], ==, 0);
 
-  rm_rf (root);
+  cs_test_tree_remove (root);
 }
 
 static void
@@ -577,9 +484,9 @@ test_sticky_read_error (void)
     g_autofree char *final = g_build_filename (dst, "f0000", NULL);
     g_assert_false (g_file_test (final, G_FILE_TEST_EXISTS));
   }
-  g_assert_cmpuint (count_temporaries (dst), ==, 0);
+  g_assert_cmpuint (cs_test_tree_find_temporaries (dst), ==, 0);
 
-  rm_rf (root);
+  cs_test_tree_remove (root);
 }
 
 static void
@@ -594,10 +501,10 @@ test_thread_counts_agree (void)
 
   g_assert_true (cs_job_run_sync (j1, NULL, NULL));
   g_assert_true (cs_job_run_sync (j128, NULL, NULL));
-  assert_same_tree (d1, d128);
-  assert_same_tree (src, d128);
+  cs_test_tree_assert_equal (d1, d128);
+  cs_test_tree_assert_equal (src, d128);
 
-  rm_rf (root);
+  cs_test_tree_remove (root);
 }
 
 static void
@@ -623,12 +530,12 @@ test_big_file_chunks (void)
 
   job = job_for (src, dst, 4);
   g_assert_true (cs_job_run_sync (job, NULL, NULL));
-  assert_same_tree (src, dst);
+  cs_test_tree_assert_equal (src, dst);
   g_assert_cmpint (stat (dst, &st), ==, 0);
   g_assert_cmpint ((gint64) st.st_blocks * 512, <, 40 << 20);
-  g_assert_cmpuint (count_temporaries (root), ==, 0);
+  g_assert_cmpuint (cs_test_tree_find_temporaries (root), ==, 0);
 
-  rm_rf (root);
+  cs_test_tree_remove (root);
 }
 
 static void
@@ -698,10 +605,10 @@ test_policies (void)
     g_assert_true (cs_job_run_sync (job, NULL, NULL));
     cs_run_get_totals (cs_job_get_run (job), &totals);
     g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, 4);
-    assert_same_tree (src, dst);
+    cs_test_tree_assert_equal (src, dst);
   }
 
-  rm_rf (root);
+  cs_test_tree_remove (root);
 }
 
 typedef struct {
@@ -763,7 +670,7 @@ test_conflict_prompt (void)
         }
     }
 
-  rm_rf (root);
+  cs_test_tree_remove (root);
 }
 
 static void
@@ -791,7 +698,7 @@ test_dry_run (void)
   /* 4 folders and 11 files and links. */
   g_assert_cmpuint (planned, ==, 15);
 
-  rm_rf (root);
+  cs_test_tree_remove (root);
 }
 
 static void
@@ -807,14 +714,14 @@ test_full_destination (void)
   if (geteuid () != 0)
     {
       g_test_skip ("needs root to mount a small tmpfs");
-      rm_rf (root);
+      cs_test_tree_remove (root);
       return;
     }
   g_mkdir (mnt, 0755);
   if (mount ("tmpfs", mnt, "tmpfs", 0, "size=1m") != 0)
     {
       g_test_skip ("cannot mount tmpfs here");
-      rm_rf (root);
+      cs_test_tree_remove (root);
       return;
     }
 
@@ -824,7 +731,7 @@ test_full_destination (void)
   g_assert_error (error, CS_JOB_ERROR, CS_JOB_ERROR_DESTINATION);
   g_assert_nonnull (strstr (error->message, "full"));
   g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
-  g_assert_cmpuint (count_temporaries (mnt), ==, 0);
+  g_assert_cmpuint (cs_test_tree_find_temporaries (mnt), ==, 0);
   /* Whatever made it is complete. */
   {
     g_autofree char *dir = g_build_filename (mnt, "many", NULL);
@@ -840,7 +747,7 @@ test_full_destination (void)
   }
 
   umount2 (mnt, MNT_DETACH);
-  rm_rf (root);
+  cs_test_tree_remove (root);
 }
 
 static void
@@ -884,7 +791,7 @@ test_counters (void)
   g_assert_cmpuint (p.files_done, ==, p.files_found);
   g_assert_false (p.scanning);
 
-  rm_rf (root);
+  cs_test_tree_remove (root);
 }
 
 int
