@@ -204,6 +204,7 @@ cs_cli_copy (int    argc,
   g_auto(GStrv) excludes = NULL;
   g_autofree char *threads_arg = NULL;
   g_autofree char *overwrite_arg = NULL;
+  g_autofree char *staging_arg = NULL;
   g_autofree char *json_path = NULL;
   g_autofree char *csv_path = NULL;
   g_autofree char *cache_mode = NULL;
@@ -213,6 +214,7 @@ cs_cli_copy (int    argc,
   gboolean verify = FALSE, durable = FALSE, no_flush = FALSE, dry_run = FALSE, quiet = FALSE;
   CopyState state = { 0 };
   CsOverwrite overwrite = CS_OVERWRITE_NEWER;
+  CsStaging staging = CS_STAGING_AUTO;
   guint threads = CS_JOB_DEFAULT_THREADS, n_paths;
   guint sigint_id, sigterm_id;
   CsTotals totals;
@@ -225,6 +227,7 @@ cs_cli_copy (int    argc,
     { "overwrite", 0, 0, G_OPTION_ARG_STRING, &overwrite_arg, N_("Existing files: newer (default), never or always"), "WHEN" },
     { "verify", 0, 0, G_OPTION_ARG_NONE, &verify, N_("Read every copy back and compare (XXH3) before publishing it"), NULL },
     { "durable", 0, 0, G_OPTION_ARG_NONE, &durable, N_("Flush every file and folder to disk before publishing it"), NULL },
+    { "staging", 0, 0, G_OPTION_ARG_STRING, &staging_arg, N_("Write temporaries in staging folders: auto (on network shares, default), always or never"), "WHEN" },
     { "no-flush", 0, 0, G_OPTION_ARG_NONE, &no_flush, N_("Do not flush the destination to disk at the end"), NULL },
     { "dry-run", 'n', 0, G_OPTION_ARG_NONE, &dry_run, N_("List what would be done; write nothing"), NULL },
     { "exclude", 'x', 0, G_OPTION_ARG_STRING_ARRAY, &excludes, N_("Skip names matching GLOB (repeatable)"), "GLOB" },
@@ -297,6 +300,15 @@ cs_cli_copy (int    argc,
       cs_cli_usage_error ("copy", _("--overwrite takes newer, never or always, not “%s”"), overwrite_arg);
       return CS_EXIT_USAGE;
     }
+  if (g_strcmp0 (staging_arg, "always") == 0)
+    staging = CS_STAGING_ALWAYS;
+  else if (g_strcmp0 (staging_arg, "never") == 0)
+    staging = CS_STAGING_NEVER;
+  else if (staging_arg != NULL && strcmp (staging_arg, "auto") != 0)
+    {
+      cs_cli_usage_error ("copy", _("--staging takes auto, always or never, not “%s”"), staging_arg);
+      return CS_EXIT_USAGE;
+    }
   if (overwrite == CS_OVERWRITE_ASK)
     {
       cs_cli_usage_error ("copy", _("--overwrite=ask needs the window; use newer, never or always"));
@@ -330,6 +342,7 @@ cs_cli_copy (int    argc,
   cs_job_set_verify (job, verify);
   cs_job_set_durable (job, durable);
   cs_job_set_flush (job, !no_flush);
+  cs_job_set_staging (job, staging);
   cs_job_set_interval (job, (guint) interval);
   if (cache_mode != NULL)
     cs_job_set_cache_mode (job, cache_mode);

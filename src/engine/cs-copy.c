@@ -12,6 +12,7 @@
 #include <xxhash.h>
 
 #include "cs-job-private.h"
+#include "cs-stage-private.h"
 
 /*
  * One file: written to a hidden temporary next to its final name, checked, given
@@ -542,36 +543,82 @@ finish_temp (CsJob             *job,
   return OK;
 }
 
+/* Links @tmp to @final and drops @tmp: 0, or the errno of the link. */
+static int
+publish_link (CsJob      *job,
+              int         tmp_fd,
+              const char *tmp,
+              int         fd,
+              const char *final)
+{
+  if (_cs_io_linkat (&job->counters, tmp_fd, tmp, fd, final) != 0)
+    return errno;
+  _cs_io_unlinkat (&job->counters, tmp_fd, tmp, 0);
+  return 0;
+}
+
+static gboolean
+link_unsupported (int code)
+{
+  return code == EPERM || (code != EXDEV && _cs_io_is_unsupported (code));
+}
+
 /* Publishes a finished temporary without ever clobbering a file it did not decide to replace. */
 static Outcome
 publish_noreplace (CsJob      *job,
-                   CsDir      *dir,
+                   int         tmp_fd,
                    const char *tmp,
+                   CsDir      *dir,
                    const char *final)
 {
   int fd = dir->dst_fd;
+  /* From a staging folder a hard link locks only the final folder, where a
+   * rename between folders also takes the filesystem-wide rename lock, so
+   * renames into different folders wait for each other (lab NAS, 1,000 files
+   * in 13 folders, 32 threads: 1.5 s linked, 3.9 s renamed). A folder with
+   * more files than the largest pool is the bottleneck itself, and there the
+   * rename, one round trip fewer than link and unlink, wins (1,000 files in
+   * one folder: 3.9 s renamed, 4.5 s linked). */
+  gboolean staged = tmp_fd != fd;
+  gboolean prefer_link = staged && atomic_load_explicit (&dir->n_files, memory_order_relaxed) <= CS_JOB_MAX_THREADS;
+  int code;
+
+  if (prefer_link && !atomic_load_explicit (&job->no_link, memory_order_relaxed))
+    {
+      code = publish_link (job, tmp_fd, tmp, fd, final);
+      if (code == 0)
+        return OK;
+      if (code == EEXIST)
+        return fail (CS_ERR_APPEARED, "rename");
+      if (!link_unsupported (code))
+        return fail (code, "rename");
+      atomic_store (&job->no_link, 1);
+    }
 
   if (!atomic_load_explicit (&job->no_noreplace, memory_order_relaxed))
     {
-      if (_cs_io_renameat2 (&job->counters, fd, tmp, fd, final, RENAME_NOREPLACE) == 0)
+      if (_cs_io_renameat2 (&job->counters, tmp_fd, tmp, fd, final, RENAME_NOREPLACE) == 0)
         return OK;
       if (errno == EEXIST)
         return fail (CS_ERR_APPEARED, "rename");
-      if (!_cs_io_is_unsupported (errno))
+      /* From a staging folder on another filesystem: the caller writes beside. */
+      if (errno == EXDEV || !_cs_io_is_unsupported (errno))
         return fail (errno, "rename");
       atomic_store (&job->no_noreplace, 1);
     }
 
   /* Without RENAME_NOREPLACE, a hard link fails just as safely on an existing name. */
-  if (_cs_io_linkat (&job->counters, fd, tmp, fd, final) == 0)
+  if (!atomic_load_explicit (&job->no_link, memory_order_relaxed))
     {
-      _cs_io_unlinkat (&job->counters, fd, tmp, 0);
-      return OK;
+      code = publish_link (job, tmp_fd, tmp, fd, final);
+      if (code == 0)
+        return OK;
+      if (code == EEXIST)
+        return fail (CS_ERR_APPEARED, "rename");
+      if (!link_unsupported (code))
+        return fail (code, "rename");
+      atomic_store (&job->no_link, 1);
     }
-  if (errno == EEXIST)
-    return fail (CS_ERR_APPEARED, "rename");
-  if (errno != EPERM && !_cs_io_is_unsupported (errno))
-    return fail (errno, "rename");
 
   /* Last resort on shares with neither: check, then rename. */
   {
@@ -579,7 +626,7 @@ publish_noreplace (CsJob      *job,
 
     if (_cs_io_fstatat (&job->counters, fd, final, &st, AT_SYMLINK_NOFOLLOW) == 0)
       return fail (CS_ERR_APPEARED, "rename");
-    if (_cs_io_renameat2 (&job->counters, fd, tmp, fd, final, 0) != 0)
+    if (_cs_io_renameat2 (&job->counters, tmp_fd, tmp, fd, final, 0) != 0)
       return fail (errno, "rename");
   }
 
@@ -589,8 +636,9 @@ publish_noreplace (CsJob      *job,
 /* "name (2).ext", "name (3).ext", … until one is free. */
 static Outcome
 publish_keep_both (CsJob      *job,
-                   CsDir      *dir,
+                   int         tmp_fd,
                    const char *tmp,
+                   CsDir      *dir,
                    const char *final)
 {
   const char *dot = strrchr (final, '.');
@@ -600,7 +648,7 @@ publish_keep_both (CsJob      *job,
   for (guint n = 2; n < 10000; n++)
     {
       g_autofree char *candidate = g_strdup_printf ("%s (%u)%s", stem, n, ext);
-      Outcome o = publish_noreplace (job, dir, tmp, candidate);
+      Outcome o = publish_noreplace (job, tmp_fd, tmp, dir, candidate);
 
       if (o.code != CS_ERR_APPEARED)
         return o;
@@ -609,10 +657,13 @@ publish_keep_both (CsJob      *job,
   return fail (EEXIST, "rename");
 }
 
+/* Renames temporary @tmp in folder @tmp_fd (the destination folder, or a
+ * staging folder) to @final in @dir. */
 static Outcome
 publish (CsJob      *job,
-         CsDir      *dir,
+         int         tmp_fd,
          const char *tmp,
+         CsDir      *dir,
          const char *final,
          CsAction    action)
 {
@@ -620,24 +671,24 @@ publish (CsJob      *job,
     {
     case CS_ACTION_REPLACE:
       /* rename() replaces atomically: the old file stays whole until this instant. */
-      if (_cs_io_renameat2 (&job->counters, dir->dst_fd, tmp, dir->dst_fd, final, 0) != 0)
+      if (_cs_io_renameat2 (&job->counters, tmp_fd, tmp, dir->dst_fd, final, 0) != 0)
         return fail (errno, "rename");
       return OK;
     case CS_ACTION_KEEP_BOTH:
-      return publish_keep_both (job, dir, tmp, final);
+      return publish_keep_both (job, tmp_fd, tmp, dir, final);
     case CS_ACTION_COPY:
     case CS_ACTION_SKIP:
     case CS_ACTION_SKIP_NEWER:
     case CS_ACTION_FAIL:
     default:
-      return publish_noreplace (job, dir, tmp, final);
+      return publish_noreplace (job, tmp_fd, tmp, dir, final);
     }
 }
 
 static void
-discard_temp (CsJob *job,
-              CsDir *dir,
-              int   *tmp_fd,
+discard_temp (CsJob      *job,
+              int         folder_fd,
+              int        *tmp_fd,
               const char *tmp)
 {
   if (*tmp_fd >= 0)
@@ -646,14 +697,16 @@ discard_temp (CsJob *job,
       *tmp_fd = -1;
     }
   if (tmp[0] != '\0')
-    _cs_io_unlinkat (&job->counters, dir->dst_fd, tmp, 0);
+    _cs_io_unlinkat (&job->counters, folder_fd, tmp, 0);
 }
 
+/* Writes @item into a temporary in @folder_fd and publishes it. */
 static Outcome
-copy_file_once (CsJob    *job,
-                CsWorker *worker,
-                CsItem   *item,
-                CsAction  action)
+copy_file_via (CsJob    *job,
+               CsWorker *worker,
+               CsItem   *item,
+               CsAction  action,
+               int       folder_fd)
 {
   const char *final = item->dst_name != NULL ? item->dst_name : item->name;
   char tmp[64] = "";
@@ -666,7 +719,7 @@ copy_file_once (CsJob    *job,
 
   temp_name (job, tmp, sizeof tmp);
   /* Read-write: --verify reads the copy back through this descriptor. */
-  tmp_fd = _cs_io_openat (&job->counters, item->dir->dst_fd, tmp,
+  tmp_fd = _cs_io_openat (&job->counters, folder_fd, tmp,
                           O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
   if (tmp_fd < 0)
     {
@@ -699,15 +752,42 @@ copy_file_once (CsJob    *job,
     {
       _cs_io_close (&job->counters, tmp_fd);
       tmp_fd = -1;
-      o = publish (job, item->dir, tmp, final, action);
+      o = publish (job, folder_fd, tmp, item->dir, final, action);
       if (o.code == 0)
         tmp[0] = '\0';
     }
 
 out:
   if (o.code != 0)
-    discard_temp (job, item->dir, &tmp_fd, tmp);
+    discard_temp (job, folder_fd, &tmp_fd, tmp);
   _cs_io_close (&job->counters, src_fd);
+
+  return o;
+}
+
+static Outcome
+copy_file_once (CsJob    *job,
+                CsWorker *worker,
+                CsItem   *item,
+                CsAction  action)
+{
+  CsStage *stage = NULL;
+  Outcome o;
+
+  if (!atomic_load_explicit (&item->dir->no_stage, memory_order_relaxed))
+    stage = _cs_stage_acquire (job);
+  if (stage == NULL)
+    return copy_file_via (job, worker, item, action, item->dir->dst_fd);
+
+  o = copy_file_via (job, worker, item, action, stage->fd);
+  _cs_stage_release (job, stage);
+  /* A folder on another filesystem (a share mounted inside the destination):
+   * its files are written beside them, this one again. */
+  if (o.code == EXDEV)
+    {
+      atomic_store (&item->dir->no_stage, 1);
+      o = copy_file_via (job, worker, item, action, item->dir->dst_fd);
+    }
 
   return o;
 }
@@ -755,7 +835,7 @@ copy_symlink_once (CsJob    *job,
         }
     }
 
-  o = publish (job, item->dir, tmp, final, action);
+  o = publish (job, item->dir->dst_fd, tmp, item->dir, final, action);
   if (o.code != 0)
     _cs_io_unlinkat (&job->counters, item->dir->dst_fd, tmp, 0);
 
@@ -980,7 +1060,7 @@ copy_chunk (CsJob    *job,
     {
       _cs_io_close (&job->counters, big->tmp_fd);
       big->tmp_fd = -1;
-      o = publish (job, item->dir, big->tmp_name, final, action);
+      o = publish (job, item->dir->dst_fd, big->tmp_name, item->dir, final, action);
       if (o.code == 0)
         big->published = TRUE;
     }

@@ -26,6 +26,7 @@ G_BEGIN_DECLS
 #define CS_BUFFER_SIZE     (1u << 20)
 #define CS_TEMP_PREFIX     ".copyscope-"
 #define CS_TEMP_SUFFIX     ".part"
+#define CS_STAGE_SUFFIX    ".stage"
 
 typedef struct _CsDir  CsDir;
 typedef struct _CsBig  CsBig;
@@ -46,6 +47,8 @@ struct _CsDir {
   struct stat  st;            /* of the source folder */
   gboolean     dst_new;       /* we created it in this run: nothing to compare against */
   gboolean     apply_attrs;   /* FALSE for the parents of file sources */
+  atomic_int   no_stage;      /* on another filesystem than the staging folders */
+  atomic_uint  n_files;       /* queued so far by the scanner */
   CsJob       *job;           /* borrowed */
 };
 
@@ -140,12 +143,22 @@ struct _CsJob {
   atomic_int    no_clone;         /* the fast paths answered "not supported" once */
   atomic_int    no_copy_range;
   atomic_int    no_noreplace;
+  atomic_int    no_link;          /* hard links refused (EPERM) or not supported */
   atomic_int    no_noatime;
   atomic_int    auto_threads;
   atomic_int    no_xattr;         /* a source filesystem without extended attributes */
   atomic_int    xattr_reported;   /* the destination refused one: said once, not per file */
   CsAutoTuner   tuner;            /* sampler thread only */
   guint         auto_settled;     /* the count Auto last held */
+
+  /* Staging folders (cs-stage.c) */
+  CsStaging     staging;
+  int           stage_root_fd;    /* -1: temporaries go beside their files */
+  GMutex        stage_lock;
+  GPtrArray    *stages;           /* CsStage*, every one created */
+  GPtrArray    *free_stages;      /* CsStage*, not in use by a worker */
+  atomic_uint   stage_seq;
+  atomic_int    no_staging;       /* creating one failed: beside from now on */
 
   /* The pause gate and the bounded queue */
   GMutex        lock;
@@ -245,6 +258,9 @@ char     *_cs_dir_dup_path         (CsDir        *dir,
                                     const char   *name,
                                     gboolean      destination);
 void      _cs_item_free            (CsItem       *item);
+/* ".copyscope-<16 hex>-<digits><suffix>": named by a run of ours */
+gboolean  _cs_name_is_ours         (const char   *name,
+                                    const char   *suffix);
 gboolean  _cs_name_is_our_temp     (const char   *name);
 gboolean  _cs_is_fatal_errno       (int           error_code);
 const char *_cs_fatal_message      (int           error_code);

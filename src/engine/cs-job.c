@@ -15,6 +15,7 @@
 
 #include "cs-env-private.h"
 #include "cs-job-private.h"
+#include "cs-stage-private.h"
 
 /*
  * A copy job. The main thread sets it up and controls it; a controller thread
@@ -83,6 +84,9 @@ cs_job_finalize (GObject *object)
   g_mutex_clear (&self->lock);
   g_mutex_clear (&self->ask_lock);
   g_mutex_clear (&self->notify_lock);
+  g_mutex_clear (&self->stage_lock);
+  g_ptr_array_unref (self->free_stages);
+  g_ptr_array_unref (self->stages);
   g_cond_clear (&self->cond);
 
   G_OBJECT_CLASS (cs_job_parent_class)->finalize (object);
@@ -126,6 +130,10 @@ cs_job_init (CsJob *self)
   g_mutex_init (&self->lock);
   g_mutex_init (&self->ask_lock);
   g_mutex_init (&self->notify_lock);
+  g_mutex_init (&self->stage_lock);
+  self->stage_root_fd = -1;
+  self->stages = g_ptr_array_new_with_free_func (g_free);
+  self->free_stages = g_ptr_array_new ();
   g_cond_init (&self->cond);
   self->pending_samples = g_array_new (FALSE, FALSE, sizeof (CsSample));
   self->pending_conflicts = g_ptr_array_new_with_free_func (g_object_unref);
@@ -186,6 +194,15 @@ cs_job_set_durable (CsJob    *self,
 {
   RETURN_IF_STARTED (self);
   self->settings.durable = !!durable;
+}
+
+void
+cs_job_set_staging (CsJob     *self,
+                    CsStaging  staging)
+{
+  RETURN_IF_STARTED (self);
+  g_return_if_fail (staging <= CS_STAGING_NEVER);
+  self->staging = staging;
 }
 
 void
@@ -1185,6 +1202,7 @@ controller_thread (gpointer data)
     g_mutex_unlock (&job->lock);
     g_thread_pool_free (pool, FALSE, TRUE);
   }
+  _cs_stage_teardown (job);
 
   if (job->settings.flush && !job->settings.dry_run && !_cs_job_stopping (job))
     flush_destination (job);

@@ -51,6 +51,13 @@ typedef enum {
   CS_JOB_ERROR_CANCELLED,
 } CsJobErrorCode;
 
+/* Where small files are written before they are published. */
+typedef enum {
+  CS_STAGING_AUTO,    /* in staging folders on network shares, else beside each file */
+  CS_STAGING_ALWAYS,
+  CS_STAGING_NEVER,
+} CsStaging;
+
 /* Called on the scanning thread for every planned action when dry_run is set. */
 typedef void (*CsJobPlanFunc) (const char *action,      /* "copy", "replace", "skip", "mkdir", … */
                                const char *source,
@@ -89,6 +96,8 @@ void        cs_job_add_exclude      (CsJob          *self,
                                      const char     *glob);
 void        cs_job_set_cache_mode   (CsJob          *self,
                                      const char     *cache_mode);
+void        cs_job_set_staging      (CsJob          *self,
+                                     CsStaging       staging);
 
 /* Refuses dangerous or impossible requests before anything is written. */
 gboolean    cs_job_check            (CsJob          *self,

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cs-job-private.h"
+#include "cs-stage-private.h"
 
 /*
  * The scanner walks the sources depth first with directory descriptors and
@@ -138,9 +139,9 @@ _cs_item_free (CsItem *item)
   g_free (item);
 }
 
-/* ".copyscope-<16 hex>-<digits>.part": the temporaries of any run of ours. */
 gboolean
-_cs_name_is_our_temp (const char *name)
+_cs_name_is_ours (const char *name,
+                  const char *suffix)
 {
   const char *p;
   guint i;
@@ -157,7 +158,14 @@ _cs_name_is_our_temp (const char *name)
   while (g_ascii_isdigit (*p))
     p++;
 
-  return strcmp (p, CS_TEMP_SUFFIX) == 0;
+  return strcmp (p, suffix) == 0;
+}
+
+/* The temporaries of any run of ours. */
+gboolean
+_cs_name_is_our_temp (const char *name)
+{
+  return _cs_name_is_ours (name, CS_TEMP_SUFFIX);
 }
 
 gboolean
@@ -229,8 +237,8 @@ plan (CsJob      *job,
 
 /*
  * Lists an existing destination folder before we write into it: removes the
- * temporaries that earlier runs of ours left after a crash (the pattern is ours,
- * and so is the owner), and remembers the other names so what is left once the
+ * temporaries and staging folders that earlier runs of ours left after a crash
+ * (the pattern is ours, and so is the owner), and remembers the other names so what is left once the
  * source folder is read counts as Extras.
  */
 static GHashTable *
@@ -265,6 +273,11 @@ prepare_existing_dir (CsJob *job,
                   && _cs_io_fstatat (&job->counters, dir->dst_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
                   && S_ISREG (st.st_mode) && st.st_uid == job->euid)
                 _cs_io_unlinkat (&job->counters, dir->dst_fd, name, 0);
+              continue;
+            }
+          if (_cs_name_is_our_stage (name))
+            {
+              _cs_stage_remove_leftover (job, dir->dst_fd, name);
               continue;
             }
           g_hash_table_add (names, g_strdup (name));
@@ -328,6 +341,7 @@ queue_item (CsJob  *job,
   guint pending = __atomic_load_n (&job->pending, __ATOMIC_RELAXED);
   guint64 size = item->kind == CS_ITEM_FILE ? (guint64) item->st.st_size : 0;
 
+  atomic_fetch_add_explicit (&item->dir->n_files, 1, memory_order_relaxed);
   if (size >= BATCH_BYTES || pending < 2 * threads)
     {
       flush_batch (job);
@@ -683,6 +697,8 @@ _cs_scanner_run (CsJob *job)
         }
       if (job->settings.dry_run && container->dst_fd < 0)
         container->dst_new = TRUE;
+      /* Every source is copied into the same folder: staging goes there. */
+      _cs_stage_setup (job, container->dst_fd);
       handle_entry (job, container, src_name, strcmp (src_name, dst_name) != 0 ? dst_name : NULL,
                     NULL, 0);
       _cs_dir_unref (container);

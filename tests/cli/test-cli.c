@@ -1056,11 +1056,30 @@ assert_all_unchanged (GPtrArray *paths,
     cs_test_tree_assert_snapshot (g_ptr_array_index (paths, i), g_ptr_array_index (snapshots, i));
 }
 
+/* Staging folders of ours directly in @dir. */
+static guint
+count_staging_folders (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    if (g_str_has_prefix (name, ".copyscope-") && g_str_has_suffix (name, ".stage"))
+      n++;
+  return n;
+}
+
+/* data: the number of kills; with KILL_STAGED, the temporaries are written in
+ * staging folders next to the copy, as on a network share. */
+#define KILL_STAGED (1u << 16)
+
 static void
 test_kill (Fixture       *f,
            gconstpointer  data)
 {
-  guint n_delays = GPOINTER_TO_UINT (data);
+  guint n_delays = GPOINTER_TO_UINT (data) & (KILL_STAGED - 1);
+  const char *staging = (GPOINTER_TO_UINT (data) & KILL_STAGED) ? "--staging=always" : "--staging=auto";
   const char *src = get_shared_small ();
   g_autofree char *out = fixture_path (f, "out");
   g_autofree char *copy = fixture_path (f, "out/small");
@@ -1074,9 +1093,10 @@ test_kill (Fixture       *f,
 
   /* A clean run first: it must work, and its time bounds the delays. */
   make_dir (out, 0755);
-  run_cli (&r, "copy", "-q", "--no-flush", "--threads", "4", src, out, NULL);
+  run_cli (&r, "copy", "-q", "--no-flush", "--threads", "4", staging, src, out, NULL);
   g_assert_cmpint (r.status, ==, 0);
   cs_test_tree_assert_equal (src, copy);
+  g_assert_cmpuint (count_staging_folders (out), ==, 0);
   max_ms = MIN (400.0, 900.0 * r.seconds);
 
   for (guint i = 0; i < n_delays; i++)
@@ -1095,14 +1115,14 @@ test_kill (Fixture       *f,
       snapshots = snapshot_all (bystanders);
 
       process = launch_cli (out_log, err_log, &pid, "copy", "-q", "--no-flush", "--threads", "4",
-                            src, out, NULL);
+                            staging, src, out, NULL);
       g_usleep (delay_ms * 1000);
       kill (-pid, SIGKILL);
       g_assert_true (wait_for (process, pid, 10000));
       status = process_status (process);
 
       n_published = cs_test_tree_count_files (copy);
-      n_temporaries = cs_test_tree_find_temporaries (copy);
+      n_temporaries = cs_test_tree_find_temporaries (copy) + count_staging_folders (out);
       g_test_message ("SIGKILL after %u ms: exit %d, %u of %u files published, %u temporaries",
                       delay_ms, status, n_published, n_files, n_temporaries);
       if (status == 128 + SIGKILL)
@@ -1117,11 +1137,12 @@ test_kill (Fixture       *f,
       cs_test_tree_assert_partial (src, copy, TRUE);
       assert_all_unchanged (bystanders, snapshots);
 
-      /* The rerun converges and cleans up. */
-      run_cli (&r, "copy", "-q", "--no-flush", "--threads", "4", src, out, NULL);
+      /* The rerun converges and cleans up, staging folders included. */
+      run_cli (&r, "copy", "-q", "--no-flush", "--threads", "4", staging, src, out, NULL);
       g_assert_cmpint (r.status, ==, 0);
       cs_test_tree_assert_equal (src, copy);
       g_assert_cmpuint (cs_test_tree_find_temporaries (copy), ==, 0);
+      g_assert_cmpuint (count_staging_folders (out), ==, 0);
       assert_all_unchanged (bystanders, snapshots);
     }
 
@@ -1603,7 +1624,9 @@ main (int    argc,
   add ("/cli/system-tree/linux-headers", "/usr/include/linux", test_system_tree);
   add ("/cli/slow/system-tree-all-headers", "/usr/include", test_system_tree);
   add ("/cli/kill/few", GUINT_TO_POINTER (3), test_kill);
+  add ("/cli/kill/few-staged", GUINT_TO_POINTER (3 | KILL_STAGED), test_kill);
   add ("/cli/slow/kill-many", GUINT_TO_POINTER (20), test_kill);
+  add ("/cli/slow/kill-many-staged", GUINT_TO_POINTER (10 | KILL_STAGED), test_kill);
   add ("/cli/signal/int", GINT_TO_POINTER (SIGINT), test_signal);
   add ("/cli/signal/term", GINT_TO_POINTER (SIGTERM), test_signal);
   add ("/cli/full/new-files", NULL, test_full_new_files);

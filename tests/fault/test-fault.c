@@ -180,6 +180,9 @@ typedef struct {
 
 #define DEFAULTS ((Options) { 2, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 })
 
+/* Where the jobs write their temporaries; the staged variants set it. */
+static CsStaging staging = CS_STAGING_AUTO;
+
 static void
 run_job (const char    *src,
          const char    *dst,
@@ -201,6 +204,7 @@ run_job (const char    *src,
   cs_job_set_wait (job, 0.01);
   cs_job_set_interval (job, 0);
   cs_job_set_flush (job, FALSE);
+  cs_job_set_staging (job, staging);
 
   o->ok = cs_job_run_sync (job, NULL, &o->error);
   o->seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
@@ -578,6 +582,138 @@ test_created_meanwhile (Fixture       *f,
   g_free (plant.path);
 }
 
+/* ---- Staging folders ------------------------------------------------------------ */
+
+/* The staging folders sit in out/, which the oracle does not watch: nothing
+ * of ours may be left there either. */
+static void
+assert_nothing_staged (Fixture *f)
+{
+  g_autoptr(GDir) dir = g_dir_open (f->out, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (g_str_has_prefix (name, ".copyscope-"))
+      g_error ("left in the destination: %s", name);
+}
+
+typedef struct {
+  GTestFixtureFunc func;
+  gconstpointer    data;
+} StagedTest;
+
+/* Runs another test with every small file written in a staging folder, as on
+ * a network share. */
+static void
+test_staged (Fixture       *f,
+             gconstpointer  data)
+{
+  const StagedTest *t = data;
+
+  staging = CS_STAGING_ALWAYS;
+  ((void (*) (Fixture *, gconstpointer)) t->func) (f, t->data);
+  staging = CS_STAGING_AUTO;
+  assert_nothing_staged (f);
+}
+
+/* From a staging folder the hard link publishes first; another program's file
+ * created under the final name meanwhile stays theirs. */
+static void
+test_staged_created_meanwhile (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_auto(Outcome) o = { 0 };
+  g_autofree char *contents = NULL;
+  Plant plant = { f, g_build_filename (f->copy, "b.bin", NULL) };
+
+  watch (f);
+  cs_fault_install (f->out);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_LINK, "b.bin", 1, 1, CS_FAULT_HOOK, 0, plant_file, &plant });
+  run (f, DEFAULTS, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (cs_fault_hits (0), ==, 1);
+  g_assert_cmpuint (cs_fault_calls (CS_FAULT_RENAME, "b.bin"), ==, 0);
+  g_assert_true (g_file_get_contents (plant.path, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "theirs, not ours\n");
+  g_assert_nonnull (find_error (&o, "b.bin"));
+  cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+  g_assert_cmpint (cs_oracle_state (f->oracle, 0, "b.bin"), ==, CS_ORACLE_OLD);
+  g_free (plant.path);
+}
+
+/* A share that refuses hard links (EPERM, as FAT-like shares do): published by
+ * renameat2 (RENAME_NOREPLACE) from the staging folder instead. */
+static void
+test_staged_link_refused (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_auto(Outcome) o = { 0 };
+
+  watch (f);
+  cs_fault_install (f->out);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_LINK, NULL, 1, -1, CS_FAULT_ERRNO, EPERM });
+  run (f, DEFAULTS, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (cs_fault_hits (0), >=, 1);
+  g_assert_cmpuint (cs_fault_calls (CS_FAULT_RENAME_NOREPLACE, NULL), >=, 4);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+}
+
+/* A folder on another filesystem than the staging folders (a share mounted
+ * inside the destination) answers EXDEV: its files are written beside them,
+ * the one that found out again, and nothing is reported. */
+static void
+test_staged_exdev (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_auto(Outcome) o = { 0 };
+  guint files = 5;     /* a.txt, b.bin, c.dat, sub/d.txt, sub/e */
+
+  watch (f);
+  cs_fault_install (f->out);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_LINK, NULL, 1, -1, CS_FAULT_ERRNO, EXDEV });
+  run (f, DEFAULTS, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (o.errors->len, ==, 0);
+  g_assert_cmpuint (cs_fault_hits (0), >=, 1);
+  g_assert_cmpuint (cs_fault_hits (0), <=, files);
+  /* Beside: one rename per file (the symlink's too), none from a staging folder. */
+  g_assert_cmpuint (cs_fault_calls (CS_FAULT_RENAME, NULL), ==, files + 1);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+}
+
+/* A run killed earlier left staging folders in the destination: ours with our
+ * temporaries inside go, one with something else inside stays, untouched. */
+static void
+test_staged_leftovers (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_auto(Outcome) o = { 0 };
+  g_autofree char *ours = fixture_path (f, "out/.copyscope-0123456789abcdef-3.stage");
+  g_autofree char *temp = g_build_filename (ours, ".copyscope-0123456789abcdef-17.part", NULL);
+  g_autofree char *other = fixture_path (f, "out/.copyscope-0123456789abcdef-4.stage");
+  g_autofree char *theirs = g_build_filename (other, "notes.txt", NULL);
+
+  g_assert_cmpint (g_mkdir (ours, 0700), ==, 0);
+  write_pattern (temp, 5000, 11, 0600);
+  g_assert_cmpint (g_mkdir (other, 0700), ==, 0);
+  write_pattern (theirs, 100, 12, 0644);
+
+  watch (f);
+  cs_oracle_add_bystander (f->oracle, other);
+  run (f, DEFAULTS, &o);
+
+  g_assert_true (o.ok);
+  g_assert_false (g_file_test (ours, G_FILE_TEST_EXISTS));
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+  g_assert_true (g_file_test (theirs, G_FILE_TEST_IS_REGULAR));
+  cs_test_tree_remove (other);
+}
+
 /* ---- The source changing underneath ------------------------------------------ */
 
 typedef struct {
@@ -926,6 +1062,27 @@ main (int    argc,
   ADD ("root/ext4-full-new", test_ext4_full, FALSE);
   ADD ("root/ext4-full-replacing", test_ext4_full, TRUE);
   ADD ("root/inodes-exhausted", test_inodes_exhausted, 0);
+
+#define ADD_STAGED(path, func, data) \
+  g_test_add ("/fault/staged/" path, Fixture, \
+              g_memdup2 (&(StagedTest) { (GTestFixtureFunc) func, GINT_TO_POINTER (data) }, sizeof (StagedTest)), \
+              fixture_setup, test_staged, fixture_teardown)
+
+  /* The same faults with the temporaries in staging folders (network shares). */
+  ADD_STAGED ("read/sticky", test_read_sticky, FALSE);
+  ADD_STAGED ("read/sticky-replacing", test_read_sticky, TRUE);
+  ADD_STAGED ("write/eio", test_output_error, CS_FAULT_WRITE * 2);
+  ADD_STAGED ("write/eio-replacing", test_output_error, CS_FAULT_WRITE * 2 + 1);
+  ADD_STAGED ("fsync/eio-durable", test_output_error, CS_FAULT_FSYNC * 2);
+  ADD_STAGED ("create/eio", test_open_create_errors, CS_FAULT_CREATE);
+  ADD_STAGED ("source/grows", test_source_changes, GROW);
+  ADD_STAGED ("destination/vanishes", test_destination_vanishes, 0);
+  ADD_STAGED ("enospc/replacing", test_enospc_replace, 0);
+  ADD_STAGED ("load/threads-agree-small", test_threads_agree, FALSE);
+  ADD_STAGED ("publish/created-meanwhile", test_staged_created_meanwhile, 0);
+  ADD_STAGED ("publish/link-refused", test_staged_link_refused, 0);
+  ADD_STAGED ("publish/exdev", test_staged_exdev, 0);
+  ADD_STAGED ("leftovers", test_staged_leftovers, 0);
 
   return g_test_run ();
 }

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "cs-stage-private.h"
+
+#define DENTS_BUFFER_SIZE (32 * 1024)
+
+struct linux_dirent64 {
+  guint64        d_ino;
+  gint64         d_off;
+  unsigned short d_reclen;
+  unsigned char  d_type;
+  char           d_name[];
+};
+
+/* Filesystems whose creates and renames are round trips to another machine
+ * (or to a daemon, for FUSE). Ceph and kAFS are missing from linux/magic.h. */
+static gboolean
+is_remote_filesystem (int fd)
+{
+  struct statfs sfs;
+
+  if (fstatfs (fd, &sfs) != 0)
+    return FALSE;
+
+  switch ((unsigned long) sfs.f_type)
+    {
+    case NFS_SUPER_MAGIC:
+    case SMB_SUPER_MAGIC:
+    case CIFS_SUPER_MAGIC:
+    case SMB2_SUPER_MAGIC:
+    case FUSE_SUPER_MAGIC:  /* sshfs, rclone mount, the lab NAS … */
+    case V9FS_MAGIC:
+    case 0x00c36400UL:      /* Ceph */
+    case AFS_SUPER_MAGIC:
+    case 0x6b414653UL:      /* kAFS */
+    case CODA_SUPER_MAGIC:
+    case NCP_SUPER_MAGIC:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+void
+_cs_stage_setup (CsJob *job,
+                 int    root_fd)
+{
+  g_autofree guint8 *buf = NULL;
+  gboolean stage;
+  ssize_t n;
+  int fd;
+
+  if (job->stage_root_fd >= 0 || root_fd < 0 || job->settings.dry_run)
+    return;
+
+  switch (job->staging)
+    {
+    case CS_STAGING_ALWAYS:
+      stage = TRUE;
+      break;
+    case CS_STAGING_NEVER:
+      stage = FALSE;
+      break;
+    case CS_STAGING_AUTO:
+    default:
+      stage = is_remote_filesystem (root_fd);
+      break;
+    }
+  if (!stage)
+    return;
+
+  job->stage_root_fd = _cs_io_openat (&job->counters, root_fd, ".", O_RDONLY | O_DIRECTORY, 0);
+  if (job->stage_root_fd < 0)
+    return;
+
+  /* A crashed run left its staging folders here, not inside the folders the
+   * scanner lists, so they are looked for once, now. A separate descriptor:
+   * the directory offset is shared by duplicates. */
+  fd = _cs_io_openat (&job->counters, root_fd, ".", O_RDONLY | O_DIRECTORY, 0);
+  if (fd < 0)
+    return;
+  buf = g_malloc (DENTS_BUFFER_SIZE);
+  while ((n = _cs_io_getdents (&job->counters, fd, buf, DENTS_BUFFER_SIZE)) > 0)
+    {
+      for (ssize_t off = 0; off < n;)
+        {
+          struct linux_dirent64 *d = (struct linux_dirent64 *) (buf + off);
+
+          off += d->d_reclen;
+          if (_cs_name_is_our_stage (d->d_name))
+            _cs_stage_remove_leftover (job, job->stage_root_fd, d->d_name);
+        }
+    }
+  _cs_io_close (&job->counters, fd);
+}
+
+static CsStage *
+stage_create (CsJob *job,
+              guint  index)
+{
+  CsStage *stage = g_new0 (CsStage, 1);
+
+  stage->index = index;
+  g_snprintf (stage->name, sizeof stage->name, CS_TEMP_PREFIX "%s-%u" CS_STAGE_SUFFIX,
+              job->job_tag, index);
+  if (_cs_io_mkdirat (&job->counters, job->stage_root_fd, stage->name, 0700) != 0)
+    {
+      g_free (stage);
+      return NULL;
+    }
+  stage->fd = _cs_io_openat (&job->counters, job->stage_root_fd, stage->name,
+                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+  if (stage->fd < 0)
+    {
+      _cs_io_unlinkat (&job->counters, job->stage_root_fd, stage->name, AT_REMOVEDIR);
+      g_free (stage);
+      return NULL;
+    }
+
+  return stage;
+}
+
+CsStage *
+_cs_stage_acquire (CsJob *job)
+{
+  CsStage *stage = NULL;
+
+  if (job->stage_root_fd < 0 || atomic_load_explicit (&job->no_staging, memory_order_relaxed))
+    return NULL;
+
+  g_mutex_lock (&job->stage_lock);
+  if (job->free_stages->len > 0)
+    stage = g_ptr_array_steal_index_fast (job->free_stages, job->free_stages->len - 1);
+  g_mutex_unlock (&job->stage_lock);
+  if (stage != NULL)
+    return stage;
+
+  /* Created outside the lock: on a share a mkdir is a round trip, and the
+   * other workers need not wait for it. There are never more folders than
+   * workers that ran at once. */
+  stage = stage_create (job, atomic_fetch_add (&job->stage_seq, 1));
+  if (stage == NULL)
+    {
+      atomic_store (&job->no_staging, 1);   /* no room for folders: beside from now on */
+      return NULL;
+    }
+  g_mutex_lock (&job->stage_lock);
+  g_ptr_array_add (job->stages, stage);
+  g_mutex_unlock (&job->stage_lock);
+
+  return stage;
+}
+
+void
+_cs_stage_release (CsJob   *job,
+                   CsStage *stage)
+{
+  if (stage == NULL)
+    return;
+  g_mutex_lock (&job->stage_lock);
+  g_ptr_array_add (job->free_stages, stage);
+  g_mutex_unlock (&job->stage_lock);
+}
+
+void
+_cs_stage_teardown (CsJob *job)
+{
+  if (job->stage_root_fd < 0)
+    return;
+
+  for (guint i = 0; i < job->stages->len; i++)
+    {
+      CsStage *stage = g_ptr_array_index (job->stages, i);
+
+      _cs_io_close (&job->counters, stage->fd);
+      /* Every temporary was published or removed by its worker; a folder that
+       * is not empty anyway is cleaned the way a crashed run's is. */
+      if (_cs_io_unlinkat (&job->counters, job->stage_root_fd, stage->name, AT_REMOVEDIR) != 0
+          && errno == ENOTEMPTY)
+        _cs_stage_remove_leftover (job, job->stage_root_fd, stage->name);
+    }
+  g_ptr_array_set_size (job->free_stages, 0);
+  g_ptr_array_set_size (job->stages, 0);   /* frees them */
+  _cs_io_close (&job->counters, job->stage_root_fd);
+  job->stage_root_fd = -1;
+}
+
+gboolean
+_cs_name_is_our_stage (const char *name)
+{
+  return _cs_name_is_ours (name, CS_STAGE_SUFFIX);
+}
+
+void
+_cs_stage_remove_leftover (CsJob      *job,
+                           int         dir_fd,
+                           const char *name)
+{
+  g_autofree guint8 *buf = NULL;
+  struct stat st;
+  ssize_t n;
+  int fd;
+
+  if (job->settings.dry_run)
+    return;
+  fd = _cs_io_openat (&job->counters, dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+  if (fd < 0)
+    return;
+  /* Only a folder we own: the pattern alone proves nothing about someone else's. */
+  if (_cs_io_fstat (&job->counters, fd, &st) != 0 || st.st_uid != job->euid)
+    {
+      _cs_io_close (&job->counters, fd);
+      return;
+    }
+
+  buf = g_malloc (DENTS_BUFFER_SIZE);
+  while ((n = _cs_io_getdents (&job->counters, fd, buf, DENTS_BUFFER_SIZE)) > 0)
+    {
+      for (ssize_t off = 0; off < n;)
+        {
+          struct linux_dirent64 *d = (struct linux_dirent64 *) (buf + off);
+          struct stat tst;
+
+          off += d->d_reclen;
+          if (_cs_name_is_our_temp (d->d_name)
+              && _cs_io_fstatat (&job->counters, fd, d->d_name, &tst, AT_SYMLINK_NOFOLLOW) == 0
+              && (S_ISREG (tst.st_mode) || S_ISLNK (tst.st_mode)) && tst.st_uid == job->euid)
+            _cs_io_unlinkat (&job->counters, fd, d->d_name, 0);
+        }
+    }
+  _cs_io_close (&job->counters, fd);
+  /* Fails, and so keeps the folder, if anything that is not ours is inside. */
+  _cs_io_unlinkat (&job->counters, dir_fd, name, AT_REMOVEDIR);
+}
