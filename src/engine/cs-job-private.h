@@ -28,6 +28,15 @@ G_BEGIN_DECLS
 #define CS_TEMP_SUFFIX     ".part"
 #define CS_STAGE_SUFFIX    ".stage"
 
+/* What limits a copy changes with the size of its files; Auto remembers a
+ * count for each class. */
+typedef enum {
+  CS_SIZE_TINY,       /* mean < 64 kB: requests per file */
+  CS_SIZE_MEDIUM,     /* < 4 MB: both */
+  CS_SIZE_LARGE,      /* bandwidth */
+  CS_N_SIZE_CLASSES
+} CsSizeClass;
+
 typedef struct _CsDir  CsDir;
 typedef struct _CsBig  CsBig;
 typedef struct _CsItem CsItem;
@@ -150,6 +159,13 @@ struct _CsJob {
   atomic_int    xattr_reported;   /* the destination refused one: said once, not per file */
   CsAutoTuner   tuner;            /* sampler thread only */
   guint         auto_settled;     /* the count Auto last held */
+  /* Auto's first look at the work (scanner thread): the mean size of the first
+   * files picks the count to start from, so a copy too short to measure runs at
+   * a count that suits it. */
+  guint         sized_files;
+  guint64       sized_bytes;
+  gboolean      sized;
+  atomic_int    size_class;       /* CsSizeClass + 1; 0 before the first look */
 
   /* Staging folders (cs-stage.c) */
   CsStaging     staging;
@@ -237,6 +253,10 @@ gboolean  _cs_job_sleep            (CsJob        *job,
                                     double        seconds);  /* FALSE when stopping */
 
 /* any thread */
+/* Scanner: each regular file found, and the end of the scan. */
+void      _cs_job_size_up          (CsJob        *job,
+                                    guint64       size);
+void      _cs_job_size_up_end      (CsJob        *job);
 void      _cs_job_apply_threads    (CsJob        *job,
                                     guint         n_threads,
                                     const char   *reason);

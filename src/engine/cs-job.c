@@ -1127,9 +1127,21 @@ memory_group (const char *fs_id)
   return group;
 }
 
-guint
-cs_job_get_remembered_threads (const char  *destination,
-                               char       **out_filesystem)
+static const char *const size_class_keys[CS_N_SIZE_CLASSES] = {
+  "threads-tiny-files", "threads-medium-files", "threads-large-files",
+};
+
+/* Where nothing is remembered: the best counts of the local benchmark
+ * (bench/run): 4–8 for tiny files, 16 for text-sized ones, 4–8 for large. */
+static const guint size_class_start[CS_N_SIZE_CLASSES] = { 8, 16, 4 };
+
+static const char *const size_class_names[CS_N_SIZE_CLASSES] = { "tiny", "medium-sized", "large" };
+
+/* @key from the group of @destination's filesystem; 0 when there is none. */
+static guint
+remembered_value (const char *destination,
+                  const char *key,
+                  char      **out_filesystem)
 {
   g_autoptr(GKeyFile) file = g_key_file_new ();
   g_autofree char *path = memory_path ();
@@ -1138,8 +1150,6 @@ cs_job_get_remembered_threads (const char  *destination,
   g_autofree char *group = NULL;
   gint64 threads;
 
-  g_return_val_if_fail (destination != NULL, 0);
-
   if (out_filesystem != NULL)
     *out_filesystem = NULL;
   probe = g_file_test (destination, G_FILE_TEST_EXISTS) ? g_strdup (destination) : g_path_get_dirname (destination);
@@ -1147,7 +1157,7 @@ cs_job_get_remembered_threads (const char  *destination,
   group = memory_group (fs_id);
   if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, NULL))
     return 0;
-  threads = g_key_file_get_int64 (file, group, "threads", NULL);
+  threads = g_key_file_get_int64 (file, group, key, NULL);
   if (threads < CS_JOB_MIN_THREADS || threads > CS_JOB_MAX_THREADS)
     return 0;
   if (out_filesystem != NULL)
@@ -1155,7 +1165,17 @@ cs_job_get_remembered_threads (const char  *destination,
   return (guint) threads;
 }
 
-/* Remembers what Auto settled on for this destination's filesystem. */
+guint
+cs_job_get_remembered_threads (const char  *destination,
+                               char       **out_filesystem)
+{
+  g_return_val_if_fail (destination != NULL, 0);
+
+  return remembered_value (destination, "threads", out_filesystem);
+}
+
+/* Remembers what Auto settled on for this destination's filesystem, in
+ * general (what the window offers) and for the size of the files copied. */
 static void
 remember_threads (CsJob *job)
 {
@@ -1165,6 +1185,7 @@ remember_threads (CsJob *job)
   g_autofree char *fs_id = NULL;
   g_autofree char *group = NULL;
   g_autofree char *data = NULL;
+  int klass = atomic_load (&job->size_class) - 1;
   gsize len;
 
   if (job->auto_settled == 0 || job->settings.dry_run)
@@ -1173,10 +1194,60 @@ remember_threads (CsJob *job)
   group = memory_group (fs_id);
   g_key_file_load_from_file (file, path, G_KEY_FILE_KEEP_COMMENTS, NULL);
   g_key_file_set_int64 (file, group, "threads", job->auto_settled);
+  if (klass >= 0 && klass < CS_N_SIZE_CLASSES)
+    g_key_file_set_int64 (file, group, size_class_keys[klass], job->auto_settled);
   g_key_file_set_int64 (file, group, "updated", g_get_real_time () / G_USEC_PER_SEC);
   data = g_key_file_to_data (file, &len, NULL);
   g_mkdir_with_parents (dir, 0700);
   g_file_set_contents_full (path, data, (gssize) len, G_FILE_SET_CONTENTS_CONSISTENT, 0600, NULL);
+}
+
+/* scanner thread: the first look is taken; Auto starts from a count for it. */
+static void
+size_up_done (CsJob *job)
+{
+  double mean = job->sized_files > 0 ? (double) job->sized_bytes / job->sized_files : 0;
+  CsSizeClass klass = mean < 64e3 ? CS_SIZE_TINY : mean < 4e6 ? CS_SIZE_MEDIUM : CS_SIZE_LARGE;
+  g_autofree char *reason = NULL;
+  guint remembered, start;
+  int expected = 1;
+
+  job->sized = TRUE;
+  atomic_store (&job->size_class, (int) klass + 1);
+  if (atomic_load (&job->auto_threads) == 0)
+    return;
+
+  remembered = remembered_value (job->destination, size_class_keys[klass], NULL);
+  start = remembered != 0 ? remembered : size_class_start[klass];
+  if (remembered != 0)
+    reason = g_strdup_printf ("auto: %s files (%.0f kB on average); %u threads worked best last time",
+                              size_class_names[klass], mean / 1e3, start);
+  else
+    reason = g_strdup_printf ("auto: %s files (%.0f kB on average); starting at %u threads",
+                              size_class_names[klass], mean / 1e3, start);
+  _cs_job_apply_threads (job, start, reason);
+  /* The tuner measures from here; a switch turned off meanwhile stays off. */
+  atomic_compare_exchange_strong (&job->auto_threads, &expected, 2);
+}
+
+void
+_cs_job_size_up (CsJob   *job,
+                 guint64  size)
+{
+  if (job->sized)
+    return;
+  job->sized_files++;
+  job->sized_bytes += size;
+  /* Enough to tell tiny files from large ones, early enough to matter. */
+  if (job->sized_files >= 32 || job->sized_bytes >= (G_GUINT64_CONSTANT (64) << 20))
+    size_up_done (job);
+}
+
+void
+_cs_job_size_up_end (CsJob *job)
+{
+  if (!job->sized && job->sized_files > 0)
+    size_up_done (job);
 }
 
 static gpointer
@@ -1187,6 +1258,7 @@ controller_thread (gpointer data)
   CsStopReason reason;
 
   _cs_scanner_run (job);
+  _cs_job_size_up_end (job);
   atomic_store (&job->scanning, 0);
 
   g_mutex_lock (&job->lock);

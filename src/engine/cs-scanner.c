@@ -237,7 +237,7 @@ plan (CsJob      *job,
 
 /*
  * Lists an existing destination folder before we write into it: removes the
- * temporaries and staging folders that earlier runs of ours left after a crash
+ * temporaries (files, and the symlinks written for links) and staging folders that earlier runs of ours left after a crash
  * (the pattern is ours, and so is the owner), and remembers the other names so what is left once the
  * source folder is read counts as Extras.
  */
@@ -271,7 +271,7 @@ prepare_existing_dir (CsJob *job,
 
               if (!job->settings.dry_run
                   && _cs_io_fstatat (&job->counters, dir->dst_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
-                  && S_ISREG (st.st_mode) && st.st_uid == job->euid)
+                  && (S_ISREG (st.st_mode) || S_ISLNK (st.st_mode)) && st.st_uid == job->euid)
                 _cs_io_unlinkat (&job->counters, dir->dst_fd, name, 0);
               continue;
             }
@@ -498,6 +498,9 @@ handle_entry (CsJob         *job,
             _cs_copy_account (job, dir, dst_name != NULL ? dst_name : name, action, size);
           return;
         }
+
+      if (S_ISREG (st.st_mode))
+        _cs_job_size_up (job, size);
 
       if (S_ISREG (st.st_mode) && size >= 2 * CS_CHUNK_SIZE)
         {

@@ -620,7 +620,8 @@ classify (CsOracle     *oracle,
       return CS_ORACLE_ABSENT;
     }
 
-  if (s == NULL && is_temporary_name (base) && S_ISREG (now->mode))
+  /* Links are published through a temporary symlink, files through a file. */
+  if (s == NULL && is_temporary_name (base) && (S_ISREG (now->mode) || S_ISLNK (now->mode)))
     {
       if (!(flags & CS_ORACLE_ALLOW_TEMP))
         {

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <glib/gstdio.h>
 #include <string.h>
 
 #include "copyscope-engine.h"
+#include "cs-env-private.h"
 
 /* Seconds per thread count, as a sweep would measure them (median, min, max). */
 static CsSweepStat
@@ -267,6 +271,123 @@ test_remembered_threads (void)
   }
 }
 
+/* The reason of the first change in @job's timeline to @to threads, or NULL. */
+static char *
+change_reason (CsJob *job,
+               guint  to)
+{
+  g_autoptr(GArray) timeline = cs_run_dup_timeline (cs_job_get_run (job));
+
+  for (guint i = 0; i < timeline->len; i++)
+    {
+      CsThreadChange *c = &g_array_index (timeline, CsThreadChange, i);
+
+      if (c->to == to)
+        return g_strdup (c->reason);
+    }
+  return NULL;
+}
+
+static CsJob *
+auto_job (const char *src,
+          const char *root,
+          const char *name,
+          gboolean    enabled)
+{
+  g_autofree char *dst = g_build_filename (root, name, NULL);
+  CsJob *job = cs_job_new ();
+
+  cs_job_add_source (job, src);
+  cs_job_set_destination (job, dst);
+  cs_job_set_threads (job, 2, NULL);
+  cs_job_set_auto_threads (job, enabled);
+  cs_job_set_interval (job, 100);
+  return job;
+}
+
+/* Auto starts from a count for the size of the files it finds first: the one
+ * remembered for this filesystem and that size, else a default per size. */
+static void
+test_auto_start_by_size (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("cs-auto-XXXXXX", NULL);
+  g_autofree char *tiny = make_source (root, 40);
+  g_autofree char *large = g_build_filename (root, "large", NULL);
+  g_autofree char *big = g_build_filename (large, "big.bin", NULL);
+  g_autofree char *config = g_build_filename (g_get_user_config_dir (), "copyscope", NULL);
+  g_autofree char *ini = g_build_filename (config, "auto-threads.ini", NULL);
+  g_autofree char *fs_id = _cs_env_filesystem_id (root);
+  g_autofree char *contents = NULL;
+  g_autofree char *reason = NULL;
+  int fd;
+
+  /* A large file, sparse so it costs nothing to make or copy. */
+  g_assert_cmpint (g_mkdir (large, 0755), ==, 0);
+  fd = g_open (big, O_WRONLY | O_CREAT, 0644);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (ftruncate (fd, 100 << 20), ==, 0);
+  close (fd);
+
+  /* Nothing remembered: tiny files start at 8, large ones at 4. */
+  {
+    g_autoptr(CsJob) job = auto_job (tiny, root, "d1", TRUE);
+
+    g_assert_true (cs_job_run_sync (job, NULL, NULL));
+    reason = change_reason (job, 8);
+    g_assert_nonnull (reason);
+    g_assert_true (g_str_has_prefix (reason, "auto: tiny files (12 kB on average); starting at 8 threads"));
+    g_clear_pointer (&reason, g_free);
+  }
+  {
+    g_autoptr(CsJob) job = auto_job (large, root, "d2", TRUE);
+
+    g_assert_true (cs_job_run_sync (job, NULL, NULL));
+    reason = change_reason (job, 4);
+    g_assert_nonnull (reason);
+    g_assert_true (g_str_has_prefix (reason, "auto: large files (104858 kB on average); starting at 4 threads"));
+    g_clear_pointer (&reason, g_free);
+  }
+
+  /* Remembered for tiny files on this filesystem: 3, and only for them. */
+  contents = g_strdup_printf ("[filesystem %s]\nthreads=5\nthreads-tiny-files=3\n", fs_id);
+  g_assert_cmpint (g_mkdir_with_parents (config, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (ini, contents, -1, NULL));
+  {
+    g_autoptr(CsJob) job = auto_job (tiny, root, "d3", TRUE);
+
+    g_assert_true (cs_job_run_sync (job, NULL, NULL));
+    reason = change_reason (job, 3);
+    g_assert_nonnull (reason);
+    g_assert_true (g_str_has_prefix (reason, "auto: tiny files (12 kB on average); 3 threads worked best last time"));
+    g_clear_pointer (&reason, g_free);
+  }
+  {
+    g_autoptr(CsJob) job = auto_job (large, root, "d4", TRUE);
+
+    g_assert_true (cs_job_run_sync (job, NULL, NULL));
+    g_assert_null (change_reason (job, 3));
+    reason = change_reason (job, 4);
+    g_assert_nonnull (reason);
+    g_clear_pointer (&reason, g_free);
+  }
+
+  /* Without Auto, the count set by hand stays. */
+  {
+    g_autoptr(CsJob) job = auto_job (tiny, root, "d5", FALSE);
+    g_autoptr(GArray) timeline = NULL;
+
+    g_assert_true (cs_job_run_sync (job, NULL, NULL));
+    timeline = cs_run_dup_timeline (cs_job_get_run (job));
+    g_assert_cmpuint (timeline->len, ==, 0);
+    g_assert_cmpuint (cs_job_get_threads (job), ==, 2);
+  }
+
+  {
+    g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", root);
+    g_assert_cmpint (system (cmd), ==, 0);
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -280,6 +401,7 @@ main (int    argc,
   g_test_add_func ("/sweep/bad-files", test_sweep_bad_files);
   g_test_add_func ("/demo/end-to-end", test_demo_end_to_end);
   g_test_add_func ("/auto/remembered", test_remembered_threads);
+  g_test_add_func ("/auto/start-by-size", test_auto_start_by_size);
 
   return g_test_run ();
 }

@@ -686,6 +686,25 @@ test_staged_exdev (Fixture       *f,
   cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
 }
 
+/* A run killed while publishing a link left its temporary symlink: the next
+ * run removes it like a temporary file. */
+static void
+test_leftover_symlink_temp (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_auto(Outcome) o = { 0 };
+  g_autofree char *temp = fixture_path (f, "out/src/.copyscope-0123456789abcdef-9.part");
+
+  g_assert_cmpint (g_mkdir (f->copy, 0755), ==, 0);
+  g_assert_cmpint (symlink ("a.txt", temp), ==, 0);
+  watch (f);
+  run (f, DEFAULTS, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpint (access (temp, F_OK), !=, 0);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+}
+
 /* A run killed earlier left staging folders in the destination: ours with our
  * temporaries inside go, one with something else inside stays, untouched. */
 static void
@@ -1062,6 +1081,7 @@ main (int    argc,
   ADD ("root/ext4-full-new", test_ext4_full, FALSE);
   ADD ("root/ext4-full-replacing", test_ext4_full, TRUE);
   ADD ("root/inodes-exhausted", test_inodes_exhausted, 0);
+  ADD ("recovery/symlink-temporary", test_leftover_symlink_temp, 0);
 
 #define ADD_STAGED(path, func, data) \
   g_test_add ("/fault/staged/" path, Fixture, \
