@@ -301,6 +301,23 @@ else
   else
     fail "sshnas stop"
   fi
+
+  # sshfs unmounts and exits by itself when its connection drops; stop must
+  # still end the private sshd and remove the state folder.
+  mnt=$("$share" start "$work/backing" "$work/mnt" | tail -n 1)
+  state=$(awk -v m="$mnt" '$5 == m { for (i = 7; i <= NF; i++) if ($i == "-") print $(i + 2) }' \
+    /proc/self/mountinfo)
+  state=${state#sshnas:}
+  sshd_pid=$(cat "$state/sshd.pid.launch")
+  fusermount3 -u "$mnt"
+  if "$share" stop "$mnt" 2>/dev/null && [[ ! -e $state ]] && ! kill -0 "$sshd_pid" 2>/dev/null; then
+    ok "stop after sshfs left by itself: sshd ended, state folder removed"
+  else
+    fail "stop after sshfs left by itself: state $( [[ -e $state ]] && echo kept || echo removed), sshd $(kill -0 "$sshd_pid" 2>/dev/null && echo running || echo ended)"
+    kill "$sshd_pid" 2>/dev/null || true
+  fi
+  mnt_stopped=$mnt
+  mnt=
 fi
 
 if [[ -n ${mnt_stopped:-} ]]; then
