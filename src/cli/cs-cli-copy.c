@@ -237,7 +237,7 @@ cs_cli_copy (int    argc,
     { "cache-mode", 0, 0, G_OPTION_ARG_STRING, &cache_mode, N_("Say in the record how the cache was prepared (cold, warm)"), "TEXT" },
     { "no-history", 0, 0, G_OPTION_ARG_NONE, &no_history, N_("Do not save the run in the history"), NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, N_("No progress line and no summary"), NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &paths, NULL, N_("SOURCE… DEST") },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &paths, NULL, NULL },
     { NULL }
   };
 

@@ -45,7 +45,7 @@ cs_cli_demo (int    argc,
     { "t1-t2", 0, 0, G_OPTION_ARG_NONE, &t1_t2, N_("Then copy the small files with 1 and with 2 threads"), NULL },
     { "work", 'w', 0, G_OPTION_ARG_FILENAME, &work, N_("Where to keep the generated sets (default: the user cache)"), "DIR" },
     { "report", 'o', 0, G_OPTION_ARG_FILENAME, &report_path, N_("Write a comparison report (format from the extension)"), "FILE" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args, NULL, N_("DEST") },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args, NULL, NULL },
     { NULL }
   };
 

@@ -39,7 +39,7 @@ cs_cli_generate (int    argc,
   const GOptionEntry entries[] = {
     { "scale", 's', 0, G_OPTION_ARG_DOUBLE, &scale, N_("Multiply the number of files (for big: the size) by F (default 1)"), "F" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, N_("Seed of the pseudo-random contents (default 1)"), "N" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args, NULL, N_("SCENARIO DIR") },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args, NULL, NULL },
     { NULL }
   };
   g_autoptr(GString) description = g_string_new (_("Scenarios:\n"));

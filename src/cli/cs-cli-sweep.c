@@ -61,7 +61,7 @@ cs_cli_sweep (int    argc,
     { "cold", 0, 0, G_OPTION_ARG_NONE, &cold, N_("Empty the cache before every copy (default)"), NULL },
     { "warm", 0, 0, G_OPTION_ARG_NONE, &warm, N_("Leave the cache as it is"), NULL },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path, N_("Write the sweep as JSON to FILE"), "FILE" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &paths, NULL, N_("SOURCE DEST") },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &paths, NULL, NULL },
     { NULL }
   };
 

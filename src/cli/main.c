@@ -69,7 +69,13 @@ main (int    argc,
 
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     if (strcmp (argv[1], commands[i].name) == 0)
-      return commands[i].run (argc - 1, argv + 1);
+      {
+        g_autofree char *name = g_strconcat ("copyscope-cli ", commands[i].name, NULL);
+
+        /* "Usage: copyscope-cli copy [OPTION…]" in the command's --help. */
+        g_set_prgname (name);
+        return commands[i].run (argc - 1, argv + 1);
+      }
 
   g_printerr (_("copyscope-cli: unknown command “%s”\n"), argv[1]);
   print_usage (stderr);

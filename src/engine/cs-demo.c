@@ -288,6 +288,15 @@ cs_demo_explain (CsDemo *demo)
   if (requests > 0)
     g_string_append_printf (out, _(": open, create, write, set times, close, rename — about %.0f requests instead of 1"), requests);
   g_string_append (out, ".");
+  {
+    CsStat wait;
+
+    /* On a share each request is a round trip: what threads buy is how many
+     * of them are on the way at once. A local disk answers in microseconds. */
+    if (cs_run_get_stat (small, CS_COUNTER_AVG_WRITE_REQUEST_TIME, &wait) && wait.avg >= 0.5)
+      g_string_append_printf (out, _(" Each request waited about %.1f ms for an answer; %u threads keep %u of them on the way at once."),
+                              wait.avg, demo->threads, demo->threads);
+  }
 
   if (demo->runs[CS_DEMO_SMALL_T1] != NULL && demo->runs[CS_DEMO_SMALL_T2] != NULL)
     {
