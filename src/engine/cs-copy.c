@@ -563,6 +563,35 @@ link_unsupported (int code)
   return code == EPERM || (code != EXDEV && _cs_io_is_unsupported (code));
 }
 
+/* Publishes by hard link unless links are known not to work here; TRUE when
+ * that settled it, with the outcome in @out. */
+static gboolean
+publish_by_link (CsJob      *job,
+                 int         tmp_fd,
+                 const char *tmp,
+                 int         fd,
+                 const char *final,
+                 Outcome    *out)
+{
+  int code;
+
+  if (atomic_load_explicit (&job->no_link, memory_order_relaxed))
+    return FALSE;
+  code = publish_link (job, tmp_fd, tmp, fd, final);
+  if (code == 0)
+    *out = OK;
+  else if (code == EEXIST)
+    *out = fail (CS_ERR_APPEARED, "rename");
+  else if (!link_unsupported (code))
+    *out = fail (code, "rename");
+  else
+    {
+      atomic_store (&job->no_link, 1);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* Publishes a finished temporary without ever clobbering a file it did not decide to replace. */
 static Outcome
 publish_noreplace (CsJob      *job,
@@ -581,19 +610,10 @@ publish_noreplace (CsJob      *job,
    * one folder: 3.9 s renamed, 4.5 s linked). */
   gboolean staged = tmp_fd != fd;
   gboolean prefer_link = staged && atomic_load_explicit (&dir->n_files, memory_order_relaxed) <= CS_JOB_MAX_THREADS;
-  int code;
+  Outcome o;
 
-  if (prefer_link && !atomic_load_explicit (&job->no_link, memory_order_relaxed))
-    {
-      code = publish_link (job, tmp_fd, tmp, fd, final);
-      if (code == 0)
-        return OK;
-      if (code == EEXIST)
-        return fail (CS_ERR_APPEARED, "rename");
-      if (!link_unsupported (code))
-        return fail (code, "rename");
-      atomic_store (&job->no_link, 1);
-    }
+  if (prefer_link && publish_by_link (job, tmp_fd, tmp, fd, final, &o))
+    return o;
 
   if (!atomic_load_explicit (&job->no_noreplace, memory_order_relaxed))
     {
@@ -608,17 +628,8 @@ publish_noreplace (CsJob      *job,
     }
 
   /* Without RENAME_NOREPLACE, a hard link fails just as safely on an existing name. */
-  if (!atomic_load_explicit (&job->no_link, memory_order_relaxed))
-    {
-      code = publish_link (job, tmp_fd, tmp, fd, final);
-      if (code == 0)
-        return OK;
-      if (code == EEXIST)
-        return fail (CS_ERR_APPEARED, "rename");
-      if (!link_unsupported (code))
-        return fail (code, "rename");
-      atomic_store (&job->no_link, 1);
-    }
+  if (publish_by_link (job, tmp_fd, tmp, fd, final, &o))
+    return o;
 
   /* Last resort on shares with neither: check, then rename. */
   {

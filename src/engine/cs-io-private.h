@@ -110,6 +110,14 @@ int     _cs_io_ftruncate (CsCounters *c, int fd, off_t length);
 off_t   _cs_io_lseek     (CsCounters *c, int fd, off_t offset, int whence);
 ssize_t _cs_io_readlinkat (CsCounters *c, int dirfd, const char *path, char *buf, size_t size);
 int     _cs_io_symlinkat (CsCounters *c, const char *target, int newdirfd, const char *linkpath);
+/* What getdents64 fills @buf with: records of d_reclen bytes each. */
+struct linux_dirent64 {
+  guint64        d_ino;
+  gint64         d_off;
+  unsigned short d_reclen;
+  unsigned char  d_type;
+  char           d_name[];
+};
 ssize_t _cs_io_getdents  (CsCounters *c, int fd, void *buf, size_t size);
 int     _cs_io_syncfs    (CsCounters *c, int fd);
 ssize_t _cs_io_flistxattr (CsCounters *c, int fd, char *list, size_t size);

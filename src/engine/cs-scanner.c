@@ -20,14 +20,6 @@
  * grow with the number of files.
  */
 
-struct linux_dirent64 {
-  guint64        d_ino;
-  gint64         d_off;
-  unsigned short d_reclen;
-  unsigned char  d_type;
-  char           d_name[];
-};
-
 #define DENTS_BUFFER_SIZE      (32 * 1024)
 #define DENTS_BUFFER_SIZE_DEEP (4 * 1024)
 

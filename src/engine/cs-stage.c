@@ -13,14 +13,6 @@
 
 #define DENTS_BUFFER_SIZE (32 * 1024)
 
-struct linux_dirent64 {
-  guint64        d_ino;
-  gint64         d_off;
-  unsigned short d_reclen;
-  unsigned char  d_type;
-  char           d_name[];
-};
-
 /* Filesystems whose creates and renames are round trips to another machine
  * (or to a daemon, for FUSE). Ceph and kAFS are missing from linux/magic.h. */
 static gboolean

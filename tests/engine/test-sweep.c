@@ -305,6 +305,24 @@ auto_job (const char *src,
   return job;
 }
 
+/* Copies @src into @root/@name with Auto on and finds its first change: to
+ * @threads, for @reason. */
+static void
+assert_auto_starts (const char *src,
+                    const char *root,
+                    const char *name,
+                    guint       threads,
+                    const char *reason)
+{
+  g_autoptr(CsJob) job = auto_job (src, root, name, TRUE);
+  g_autofree char *said = NULL;
+
+  g_assert_true (cs_job_run_sync (job, NULL, NULL));
+  said = change_reason (job, threads);
+  g_assert_nonnull (said);
+  g_assert_true (g_str_has_prefix (said, reason));
+}
+
 /* Auto starts from a count for the size of the files it finds first: the one
  * remembered for this filesystem and that size, else a default per size. */
 static void
@@ -318,7 +336,6 @@ test_auto_start_by_size (void)
   g_autofree char *ini = g_build_filename (config, "auto-threads.ini", NULL);
   g_autofree char *fs_id = _cs_env_filesystem_id (root);
   g_autofree char *contents = NULL;
-  g_autofree char *reason = NULL;
   int fd;
 
   /* A large file, sparse so it costs nothing to make or copy. */
@@ -329,47 +346,15 @@ test_auto_start_by_size (void)
   close (fd);
 
   /* Nothing remembered: tiny files start at 8, large ones at 4. */
-  {
-    g_autoptr(CsJob) job = auto_job (tiny, root, "d1", TRUE);
-
-    g_assert_true (cs_job_run_sync (job, NULL, NULL));
-    reason = change_reason (job, 8);
-    g_assert_nonnull (reason);
-    g_assert_true (g_str_has_prefix (reason, "auto: tiny files (12 kB on average); starting at 8 threads"));
-    g_clear_pointer (&reason, g_free);
-  }
-  {
-    g_autoptr(CsJob) job = auto_job (large, root, "d2", TRUE);
-
-    g_assert_true (cs_job_run_sync (job, NULL, NULL));
-    reason = change_reason (job, 4);
-    g_assert_nonnull (reason);
-    g_assert_true (g_str_has_prefix (reason, "auto: large files (104858 kB on average); starting at 4 threads"));
-    g_clear_pointer (&reason, g_free);
-  }
+  assert_auto_starts (tiny, root, "d1", 8, "auto: tiny files (12 kB on average); starting at 8 threads");
+  assert_auto_starts (large, root, "d2", 4, "auto: large files (104858 kB on average); starting at 4 threads");
 
   /* Remembered for tiny files on this filesystem: 3, and only for them. */
   contents = g_strdup_printf ("[filesystem %s]\nthreads=5\nthreads-tiny-files=3\n", fs_id);
   g_assert_cmpint (g_mkdir_with_parents (config, 0700), ==, 0);
   g_assert_true (g_file_set_contents (ini, contents, -1, NULL));
-  {
-    g_autoptr(CsJob) job = auto_job (tiny, root, "d3", TRUE);
-
-    g_assert_true (cs_job_run_sync (job, NULL, NULL));
-    reason = change_reason (job, 3);
-    g_assert_nonnull (reason);
-    g_assert_true (g_str_has_prefix (reason, "auto: tiny files (12 kB on average); 3 threads worked best last time"));
-    g_clear_pointer (&reason, g_free);
-  }
-  {
-    g_autoptr(CsJob) job = auto_job (large, root, "d4", TRUE);
-
-    g_assert_true (cs_job_run_sync (job, NULL, NULL));
-    g_assert_null (change_reason (job, 3));
-    reason = change_reason (job, 4);
-    g_assert_nonnull (reason);
-    g_clear_pointer (&reason, g_free);
-  }
+  assert_auto_starts (tiny, root, "d3", 3, "auto: tiny files (12 kB on average); 3 threads worked best last time");
+  assert_auto_starts (large, root, "d4", 4, "auto: large files (104858 kB on average); starting at 4 threads");
 
   /* Without Auto, the count set by hand stays. */
   {
