@@ -338,6 +338,8 @@ f_renameat2 (int olddirfd, const char *oldpath, int newdirfd, const char *newpat
     return -1;
   if ((flags & RENAME_NOREPLACE) && inject (CS_FAULT_RENAME_NOREPLACE, base))
     return -1;
+  if (!(flags & RENAME_NOREPLACE) && inject (CS_FAULT_RENAME_REPLACE, base))
+    return -1;
   return real->renameat2 (olddirfd, oldpath, newdirfd, newpath, flags);
 }
 

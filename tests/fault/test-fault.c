@@ -578,6 +578,148 @@ test_created_meanwhile (Fixture       *f,
   g_free (plant.path);
 }
 
+/* Shares with neither RENAME_NOREPLACE nor hard links (@data: what linkat
+ * answers there). Another program creates the final name just after the
+ * engine made sure it was free and just before the rename that may replace:
+ * whatever it created must survive, or it must have been refused the name. */
+typedef struct {
+  Fixture  *f;
+  char     *path;
+  gboolean  created;
+  int       refused;    /* errno of their create, 0 if it worked */
+} Rival;
+
+static void
+rival_creates (const char *name,
+               gpointer    data)
+{
+  Rival *rival = data;
+  int fd = open (rival->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+
+  if (fd < 0)
+    {
+      rival->refused = errno;
+      return;
+    }
+  g_assert_cmpint (write (fd, "theirs, not ours\n", 17), ==, 17);
+  close (fd);
+  rival->created = TRUE;
+  cs_oracle_update_before (rival->f->oracle, 0, "b.bin");
+}
+
+static void
+no_noreplace_no_link (int link_error)
+{
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_RENAME_NOREPLACE, NULL, 1, -1, CS_FAULT_ERRNO, EINVAL });
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_LINK, NULL, 1, -1, CS_FAULT_ERRNO, link_error });
+}
+
+static void
+test_created_after_check (Fixture       *f,
+                          gconstpointer  data)
+{
+  Rival rival = { f, g_build_filename (f->copy, "b.bin", NULL), FALSE, 0 };
+  g_auto(Outcome) o = { 0 };
+  g_autofree char *contents = NULL;
+  gsize length = 0;
+
+  watch (f);
+  cs_fault_install (f->out);
+  no_noreplace_no_link (GPOINTER_TO_INT (data));
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_RENAME_REPLACE, "b.bin", 1, 1, CS_FAULT_HOOK, 0, rival_creates, &rival });
+  run (f, DEFAULTS, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (cs_fault_hits (2), ==, 1);
+  g_assert_true (g_file_get_contents (rival.path, &contents, &length, NULL));
+  if (rival.created)
+    {
+      const CsRunError *e = find_error (&o, "b.bin");
+
+      g_assert_cmpuint (length, ==, 17);
+      g_assert_cmpstr (contents, ==, "theirs, not ours\n");
+      g_assert_nonnull (e);
+      g_assert_nonnull (strstr (e->message, "Another program"));
+      cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+      g_assert_cmpint (cs_oracle_state (f->oracle, 0, "b.bin"), ==, CS_ORACLE_OLD);
+    }
+  else
+    {
+      /* The name was already claimed: they were told it exists, and nothing of
+       * theirs was there to lose. */
+      g_assert_cmpint (rival.refused, ==, EEXIST);
+      g_assert_cmpuint (o.errors->len, ==, 0);
+      cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+    }
+  g_free (rival.path);
+}
+
+typedef struct {
+  char *from;
+  char *to;
+} Freeze;
+
+/* What a SIGKILL at this instant leaves on disk: the destination as it is now,
+ * copied aside while the only worker waits in this hook. */
+static void
+freeze_destination (const char *name,
+                    gpointer    data)
+{
+  Freeze *freeze = data;
+  const char *argv[] = { "cp", "-a", "--", freeze->from, freeze->to, NULL };
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                               NULL, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+}
+
+/* Killed between claiming the final name and renaming over the claim: the
+ * claim is classed as ours, and a rerun (on a share with the fast path or
+ * without it) replaces it with the file and leaves nothing behind. */
+static void
+test_killed_while_claimed (Fixture       *f,
+                           gconstpointer  data)
+{
+  gboolean rerun_without_link = GPOINTER_TO_INT (data);
+  g_autofree char *killed = fixture_path (f, "killed");
+  Freeze freeze = { f->copy, g_build_filename (killed, "src", NULL) };
+  g_autoptr(CsOracle) after_kill = cs_oracle_new ();
+  g_auto(Outcome) o = { 0 };
+  g_auto(Outcome) again = { 0 };
+  CsOracleCounts c;
+
+  g_assert_cmpint (g_mkdir (killed, 0755), ==, 0);
+  cs_oracle_add_pair (after_kill, f->src, freeze.to);
+  watch (f);
+  cs_fault_install (f->out);
+  no_noreplace_no_link (EPERM);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_RENAME_REPLACE, "b.bin", 1, 1, CS_FAULT_HOOK, 0, freeze_destination, &freeze });
+  run (f, (Options) { 1, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (cs_fault_hits (2), ==, 1);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+
+  c = cs_oracle_check (after_kill, CS_ORACLE_ALLOW_TEMP);
+  g_assert_cmpint (cs_oracle_state (after_kill, 0, "b.bin"), ==, CS_ORACLE_TEMP);
+  g_assert_cmpuint (c.n[CS_ORACLE_TEMP], >=, 2);   /* the claim and the finished temporary */
+
+  cs_fault_remove ();
+  if (rerun_without_link)
+    {
+      cs_fault_install (killed);
+      no_noreplace_no_link (EPERM);
+    }
+  run_job (f->src, killed, DEFAULTS, &again);
+  g_assert_true (again.ok);
+  g_assert_cmpuint (again.errors->len, ==, 0);
+  cs_oracle_check (after_kill, CS_ORACLE_ALL_COMPLETE);
+  g_free (freeze.to);
+}
+
 /* ---- The source changing underneath ------------------------------------------ */
 
 typedef struct {
@@ -914,6 +1056,10 @@ main (int    argc,
   ADD ("publish/noreplace-einval", test_noreplace_einval, 0);
   ADD ("publish/created-meanwhile", test_created_meanwhile, FALSE);
   ADD ("publish/created-meanwhile-link-fallback", test_created_meanwhile, TRUE);
+  ADD ("publish/created-after-check-link-eperm", test_created_after_check, EPERM);
+  ADD ("publish/created-after-check-link-enotsup", test_created_after_check, ENOTSUP);
+  ADD ("publish/killed-while-claimed", test_killed_while_claimed, FALSE);
+  ADD ("publish/killed-while-claimed-rerun-without-link", test_killed_while_claimed, TRUE);
   ADD ("source/grows", test_source_changes, GROW);
   ADD ("source/shrinks", test_source_changes, SHRINK);
   ADD ("source/rewritten", test_source_changes, REWRITE);
