@@ -26,6 +26,10 @@ G_BEGIN_DECLS
 #define CS_BUFFER_SIZE     (1u << 20)
 #define CS_TEMP_PREFIX     ".copyscope-"
 #define CS_TEMP_SUFFIX     ".part"
+/* The claim on a final name where a share can neither rename without replacing
+ * nor hard-link: this, the job tag and a newline (cs-copy.c, publish_claimed). */
+#define CS_PLACEHOLDER_PREFIX "copyscope placeholder "
+#define CS_PLACEHOLDER_SIZE   (sizeof CS_PLACEHOLDER_PREFIX - 1 + 16 + 1)
 
 typedef struct _CsDir  CsDir;
 typedef struct _CsBig  CsBig;
