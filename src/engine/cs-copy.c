@@ -1045,7 +1045,7 @@ copy_chunk (CsJob    *job,
   guint attempts = 1;
   gboolean skip;
 
-  g_mutex_lock (&big->lock);
+  _cs_mutex_lock (&big->lock);
   if (!big->opened && !big->failed && !_cs_job_stopping (job))
     {
       big->opened = TRUE;
@@ -1059,21 +1059,21 @@ copy_chunk (CsJob    *job,
         }
     }
   skip = big->failed || !big->opened;
-  g_mutex_unlock (&big->lock);
+  _cs_mutex_unlock (&big->lock);
 
   if (!skip && !_cs_job_stopping (job))
     {
       o = with_retries (job, chunk_once, worker, item, action, &attempts);
       if (o.code != 0)
         {
-          g_mutex_lock (&big->lock);
+          _cs_mutex_lock (&big->lock);
           if (!big->failed)
             {
               big->failed = TRUE;
               big->error_code = o.code;
               big->error_op = g_strdup (o.op);
             }
-          g_mutex_unlock (&big->lock);
+          _cs_mutex_unlock (&big->lock);
         }
     }
 

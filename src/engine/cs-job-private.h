@@ -15,6 +15,7 @@
 #include "cs-io-private.h"
 #include "cs-job.h"
 #include "cs-run-private.h"
+#include "cs-tsan-private.h"
 
 G_BEGIN_DECLS
 
@@ -155,7 +156,7 @@ struct _CsJob {
   GMutex        lock;
   GCond         cond;
   gboolean      paused;
-  guint         pending;          /* items queued or running */
+  guint         pending;          /* items queued or running; written with atomics */
   guint         max_pending;
   /* Descriptor budget, for when the limit is low (ulimit -n 64): at most this
    * many items in flight, and this many folder descriptors open. */

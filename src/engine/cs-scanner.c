@@ -527,9 +527,9 @@ handle_entry (CsJob         *job,
                    * still finishes (here: discards) the file. */
                   int left = (int) ((size - off - CS_CHUNK_SIZE + CS_CHUNK_SIZE - 1) / CS_CHUNK_SIZE);
 
-                  g_mutex_lock (&big->lock);
+                  _cs_mutex_lock (&big->lock);
                   big->failed = TRUE;
-                  g_mutex_unlock (&big->lock);
+                  _cs_mutex_unlock (&big->lock);
                   atomic_fetch_sub (&big->remaining, left);
                   break;
                 }
