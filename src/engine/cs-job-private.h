@@ -90,6 +90,7 @@ struct _CsItem {
   guint64      length;
   gboolean     replace;       /* the destination exists and is to be replaced */
   gboolean     keep_both;     /* publish under a free "name (N)" */
+  guint        n_files;       /* batches: their members, each counted against the queue bound */
 };
 
 /* Per-worker state, kept across items. */
@@ -156,7 +157,8 @@ struct _CsJob {
   GMutex        lock;
   GCond         cond;
   gboolean      paused;
-  guint         pending;          /* items queued or running; written with atomics */
+  guint         pending;          /* files queued or running (a batch counts its members);
+                                   * written with atomics */
   guint         max_pending;
   /* Descriptor budget, for when the limit is low (ulimit -n 64): at most this
    * many items in flight, and this many folder descriptors open. */

@@ -308,6 +308,8 @@ flush_batch (CsJob *job)
 {
   CsItem *batch = g_steal_pointer (&job->batch);
 
+  if (batch != NULL)
+    batch->n_files = job->batch_n;
   job->batch_n = 0;
   job->batch_bytes = 0;
   if (batch != NULL)

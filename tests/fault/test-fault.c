@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -914,6 +915,102 @@ test_threads_agree (Fixture       *f,
   cs_test_tree_assert_equal (d1, d128);
 }
 
+/* The queue's bound (CsJob's max_pending) is what keeps memory flat: the
+ * scanner waits while this many files are queued or being copied. */
+#define QUEUE_BOUND 4096
+
+typedef struct {
+  CsJob                *job;
+  int                   measuring;
+  int                   released;
+  atomic_uint_fast64_t  stalled_at;
+} Stall;
+
+/* Holds every worker on its first file until the scanner stops finding files,
+ * because the queue is full; one of them watches the count. */
+static void
+hold_workers (const char *name,
+              gpointer    data)
+{
+  Stall *stall = data;
+  guint64 last = G_MAXUINT64;
+  guint stable = 0;
+
+  if (!g_atomic_int_compare_and_exchange (&stall->measuring, 0, 1))
+    {
+      while (!g_atomic_int_get (&stall->released))
+        g_usleep (10000);
+      return;
+    }
+  while (!g_atomic_int_get (&stall->released))
+    {
+      CsProgress p;
+
+      cs_job_get_progress (stall->job, &p);
+      if (p.files_found != last)
+        {
+          last = p.files_found;
+          stable = 0;
+        }
+      else if (++stable >= 25 || !p.scanning)
+        {
+          atomic_store (&stall->stalled_at, p.files_found);
+          g_atomic_int_set (&stall->released, 1);
+        }
+      g_usleep (20000);
+    }
+}
+
+/* Small files travel in batches of up to sixteen; the bound must count files,
+ * not batches, or the queue holds sixteen times as many and memory grows with
+ * the tree (25 MB at 100,000 files). */
+static void
+test_queue_bounded_in_files (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *many = g_build_filename (f->root, "many", NULL);
+  g_autofree char *copy = g_build_filename (f->root, "copy", NULL);
+  g_autoptr(CsOracle) oracle = cs_oracle_new ();
+  g_autoptr(CsJob) job = cs_job_new ();
+  g_autoptr(GError) error = NULL;
+  Stall stall = { job, 0, 0, 0 };
+  guint64 found;
+
+  g_assert_cmpint (g_mkdir (many, 0755), ==, 0);
+  for (guint d = 0; d < 20; d++)
+    {
+      g_autofree char *dir = g_strdup_printf ("%s/d%02u", many, d);
+
+      g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+      for (guint i = 0; i < 1000; i++)
+        {
+          g_autofree char *p = g_strdup_printf ("%s/f%04u", dir, i);
+          int fd = open (p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+          g_assert_cmpint (fd, >=, 0);
+          close (fd);
+        }
+    }
+  cs_oracle_add_pair (oracle, many, copy);
+
+  cs_fault_install (f->root);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_OPEN, NULL, 1, -1, CS_FAULT_HOOK, 0, hold_workers, &stall });
+  cs_job_add_source (job, many);
+  cs_job_set_destination (job, copy);
+  cs_job_set_threads (job, 2, NULL);
+  cs_job_set_interval (job, 0);
+  cs_job_set_flush (job, FALSE);
+  g_assert_true (cs_job_run_sync (job, NULL, &error));
+  g_assert_no_error (error);
+
+  found = atomic_load (&stall.stalled_at);
+  g_test_message ("the scanner stopped at %" G_GUINT64_FORMAT " files with the workers held", found);
+  /* The bound, the last batch pushed over it, and the batch being filled. */
+  g_assert_cmpuint (found, >=, QUEUE_BOUND);
+  g_assert_cmpuint (found, <=, QUEUE_BOUND + 2 * 16);
+  cs_oracle_check (oracle, CS_ORACLE_ALL_COMPLETE);
+}
+
 /* ---- Real full filesystems (root) -------------------------------------------- */
 
 static gboolean
@@ -1069,6 +1166,7 @@ main (int    argc,
   ADD ("big/read-sticky", test_big_file_read_error, -1);
   ADD ("load/threads-agree-small", test_threads_agree, FALSE);
   ADD ("load/threads-agree-big", test_threads_agree, TRUE);
+  ADD ("load/queue-bounded-in-files", test_queue_bounded_in_files, 0);
   ADD ("root/ext4-full-new", test_ext4_full, FALSE);
   ADD ("root/ext4-full-replacing", test_ext4_full, TRUE);
   ADD ("root/inodes-exhausted", test_inodes_exhausted, 0);
