@@ -86,14 +86,14 @@ _cs_conflict_wait (CsConflict       *self,
 {
   gboolean answered;
 
-  g_mutex_lock (&self->lock);
+  _cs_mutex_lock (&self->lock);
   /* Wake up now and then to notice a cancel without a second condition variable. */
   while (!self->answered && !self->aborted && !_cs_job_stopping (job))
-    g_cond_wait_until (&self->cond, &self->lock, g_get_monotonic_time () + G_USEC_PER_SEC / 10);
+    _cs_cond_wait_until (&self->cond, &self->lock, g_get_monotonic_time () + G_USEC_PER_SEC / 10);
   answered = self->answered;
   *out_answer = self->answer;
   *out_apply_all = self->apply_to_all;
-  g_mutex_unlock (&self->lock);
+  _cs_mutex_unlock (&self->lock);
 
   return answered;
 }
@@ -102,10 +102,10 @@ _cs_conflict_wait (CsConflict       *self,
 void
 _cs_conflict_abort (CsConflict *self)
 {
-  g_mutex_lock (&self->lock);
+  _cs_mutex_lock (&self->lock);
   self->aborted = TRUE;
   g_cond_broadcast (&self->cond);
-  g_mutex_unlock (&self->lock);
+  _cs_mutex_unlock (&self->lock);
 }
 
 const char *
@@ -159,7 +159,7 @@ cs_conflict_answer (CsConflict       *self,
   g_return_if_fail (CS_IS_CONFLICT (self));
   g_return_if_fail (answer <= CS_CONFLICT_KEEP_BOTH);
 
-  g_mutex_lock (&self->lock);
+  _cs_mutex_lock (&self->lock);
   if (!self->answered)
     {
       self->answered = TRUE;
@@ -167,5 +167,5 @@ cs_conflict_answer (CsConflict       *self,
       self->apply_to_all = apply_to_all;
       g_cond_broadcast (&self->cond);
     }
-  g_mutex_unlock (&self->lock);
+  _cs_mutex_unlock (&self->lock);
 }

@@ -127,6 +127,47 @@ newer (const struct stat *dst,
   return mtime_diff_ns (dst, src) >= kept_precision_ns (dst->st_mtim.tv_nsec);
 }
 
+/* The text of a claim (see publish_claimed); returns its length. */
+static gsize
+placeholder_text (CsJob *job,
+                  char  *buf,
+                  gsize  size)
+{
+  return (gsize) g_snprintf (buf, size, CS_PLACEHOLDER_PREFIX "%s\n", job->job_tag);
+}
+
+/* Whether @name, with @st from lstat, is a claim of any run of ours: exactly the
+ * claim's size, ours, and the claim's text with some job tag. Only files of
+ * that exact size are opened, so this costs nothing on ordinary files. */
+static gboolean
+is_placeholder (CsJob             *job,
+                CsDir             *dir,
+                const char        *name,
+                const struct stat *st)
+{
+  char text[CS_PLACEHOLDER_SIZE + 1];
+  const gsize prefix = sizeof CS_PLACEHOLDER_PREFIX - 1;
+  ssize_t n;
+  int fd;
+
+  if (!S_ISREG (st->st_mode) || st->st_size != (off_t) CS_PLACEHOLDER_SIZE
+      || st->st_uid != job->euid)
+    return FALSE;
+  fd = _cs_io_openat (&job->counters, dir->dst_fd, name, O_RDONLY | O_NOFOLLOW, 0);
+  if (fd < 0)
+    return FALSE;
+  n = _cs_io_pread (&job->counters, fd, text, sizeof text, 0);
+  _cs_io_close (&job->counters, fd);
+  if (n != (ssize_t) CS_PLACEHOLDER_SIZE || memcmp (text, CS_PLACEHOLDER_PREFIX, prefix) != 0
+      || text[CS_PLACEHOLDER_SIZE - 1] != '\n')
+    return FALSE;
+  for (gsize i = prefix; i < CS_PLACEHOLDER_SIZE - 1; i++)
+    if (!g_ascii_isxdigit (text[i]))
+      return FALSE;
+
+  return TRUE;
+}
+
 /* any worker, or the scanner for big files and dry runs */
 CsAction
 _cs_copy_decide (CsJob             *job,
@@ -154,6 +195,10 @@ _cs_copy_decide (CsJob             *job,
                       "A folder of that name exists at the destination", 1);
       return CS_ACTION_FAIL;
     }
+
+  /* A claim a killed run left: ours, holding no data, replaced like a temporary. */
+  if (is_placeholder (job, dir, dst_name, &dst))
+    return CS_ACTION_REPLACE;
 
   if (job->settings.overwrite == CS_OVERWRITE_ALWAYS)
     return CS_ACTION_REPLACE;
@@ -592,6 +637,86 @@ publish_by_link (CsJob      *job,
   return TRUE;
 }
 
+/* Whether the claim we made is still the file under @final, untouched. */
+static gboolean
+claim_intact (CsJob             *job,
+              CsDir             *dir,
+              const char        *final,
+              const struct stat *claim)
+{
+  struct stat now;
+
+  return _cs_io_fstatat (&job->counters, dir->dst_fd, final, &now, AT_SYMLINK_NOFOLLOW) == 0
+         && now.st_dev == claim->st_dev && now.st_ino == claim->st_ino
+         && now.st_size == claim->st_size
+         && now.st_mtim.tv_sec == claim->st_mtim.tv_sec
+         && now.st_mtim.tv_nsec == claim->st_mtim.tv_nsec;
+}
+
+/*
+ * The last resort, for shares that can neither rename without replacing nor
+ * hard-link (some SMB and FUSE servers). "Check that the name is free, then
+ * rename" would clobber a file another program creates between the two, so
+ * the name is claimed first, atomically, with an exclusive create; the
+ * finished temporary is then renamed over our own claim.
+ *
+ * While the claim stands, anyone creating the name (O_EXCL, link, mkdir,
+ * rename without replace) is told it exists. The claim is a small file that
+ * says what it is: "copyscope placeholder <job tag>\n", mode 0400, so an
+ * ordinary program opening it for writing as another user is refused too.
+ * A kill between the claim and the rename leaves it under the final name; it
+ * is not a partial copy of anything, the oracle counts it with the
+ * temporaries, and the next run recognises it by its exact size, owner and
+ * text (is_placeholder) and replaces it with the file. A kill between the
+ * create and the write of the text leaves an empty file instead: one request
+ * wide, and reported as a conflict rather than silently taken.
+ *
+ * What no primitive these shares offer can close: a program that replaces
+ * our claim by renaming over it, or rewrites it, in the moment between
+ * claim_intact and the rename. That needs a program that deliberately
+ * replaces a file it did not create, and the window is one request wide
+ * instead of the whole check-to-rename gap.
+ *
+ * The fast paths never come here: it costs three requests more than a rename.
+ */
+static Outcome
+publish_claimed (CsJob      *job,
+                 int         tmp_fd,
+                 const char *tmp,
+                 CsDir      *dir,
+                 const char *final)
+{
+  char text[CS_PLACEHOLDER_SIZE + 1];
+  gsize len = placeholder_text (job, text, sizeof text);
+  struct stat claim;
+  ssize_t n;
+  int fd, saved;
+
+  fd = _cs_io_openat (&job->counters, dir->dst_fd, final,
+                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0400);
+  if (fd < 0)
+    return fail (errno == EEXIST ? CS_ERR_APPEARED : errno, "rename");
+  n = _cs_io_pwrite (&job->counters, fd, text, len, 0);
+  if (n != (ssize_t) len || _cs_io_fstat (&job->counters, fd, &claim) != 0)
+    {
+      saved = n >= 0 && n != (ssize_t) len ? EIO : errno;
+      _cs_io_close (&job->counters, fd);
+      _cs_io_unlinkat (&job->counters, dir->dst_fd, final, 0);
+      return fail (saved, "rename");
+    }
+  _cs_io_close (&job->counters, fd);
+
+  if (!claim_intact (job, dir, final, &claim))
+    return fail (CS_ERR_APPEARED, "rename");
+  if (_cs_io_renameat2 (&job->counters, tmp_fd, tmp, dir->dst_fd, final, 0) == 0)
+    return OK;
+
+  saved = errno;
+  if (claim_intact (job, dir, final, &claim))
+    _cs_io_unlinkat (&job->counters, dir->dst_fd, final, 0);
+  return fail (saved, "rename");
+}
+
 /* Publishes a finished temporary without ever clobbering a file it did not decide to replace. */
 static Outcome
 publish_noreplace (CsJob      *job,
@@ -631,17 +756,7 @@ publish_noreplace (CsJob      *job,
   if (publish_by_link (job, tmp_fd, tmp, fd, final, &o))
     return o;
 
-  /* Last resort on shares with neither: check, then rename. */
-  {
-    struct stat st;
-
-    if (_cs_io_fstatat (&job->counters, fd, final, &st, AT_SYMLINK_NOFOLLOW) == 0)
-      return fail (CS_ERR_APPEARED, "rename");
-    if (_cs_io_renameat2 (&job->counters, tmp_fd, tmp, fd, final, 0) != 0)
-      return fail (errno, "rename");
-  }
-
-  return OK;
+  return publish_claimed (job, tmp_fd, tmp, dir, final);
 }
 
 /* "name (2).ext", "name (3).ext", … until one is free. */
@@ -1026,7 +1141,7 @@ copy_chunk (CsJob    *job,
   guint attempts = 1;
   gboolean skip;
 
-  g_mutex_lock (&big->lock);
+  _cs_mutex_lock (&big->lock);
   if (!big->opened && !big->failed && !_cs_job_stopping (job))
     {
       big->opened = TRUE;
@@ -1040,21 +1155,21 @@ copy_chunk (CsJob    *job,
         }
     }
   skip = big->failed || !big->opened;
-  g_mutex_unlock (&big->lock);
+  _cs_mutex_unlock (&big->lock);
 
   if (!skip && !_cs_job_stopping (job))
     {
       o = with_retries (job, chunk_once, worker, item, action, &attempts);
       if (o.code != 0)
         {
-          g_mutex_lock (&big->lock);
+          _cs_mutex_lock (&big->lock);
           if (!big->failed)
             {
               big->failed = TRUE;
               big->error_code = o.code;
               big->error_op = g_strdup (o.op);
             }
-          g_mutex_unlock (&big->lock);
+          _cs_mutex_unlock (&big->lock);
         }
     }
 

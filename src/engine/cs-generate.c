@@ -16,6 +16,7 @@
 #include <glib/gstdio.h>
 
 #include "cs-generate.h"
+#include "cs-tsan-private.h"
 
 /*
  * Sizes follow the seeds, which come from Windows: Explorer and Robocopy print
@@ -435,14 +436,14 @@ static void
 context_fail (GenContext *ctx,
               GError     *error)
 {
-  g_mutex_lock (&ctx->lock);
+  _cs_mutex_lock (&ctx->lock);
   if (ctx->error == NULL)
     ctx->error = error;
   else
     g_error_free (error);
   atomic_store (&ctx->stop, 1);
   g_cond_broadcast (&ctx->cond);
-  g_mutex_unlock (&ctx->lock);
+  _cs_mutex_unlock (&ctx->lock);
 }
 
 /* worker thread */
@@ -565,10 +566,10 @@ worker_main (gpointer data)
         }
     }
 
-  g_mutex_lock (&ctx->lock);
+  _cs_mutex_lock (&ctx->lock);
   ctx->n_running--;
   g_cond_broadcast (&ctx->cond);
-  g_mutex_unlock (&ctx->lock);
+  _cs_mutex_unlock (&ctx->lock);
 
   return NULL;
 }
@@ -708,7 +709,7 @@ generate_layout (const Layout            *layout,
   n_workers = (guint) MIN ((guint64) n_workers, layout->n_files);
 
   threads = g_ptr_array_new ();
-  g_mutex_lock (&ctx.lock);
+  _cs_mutex_lock (&ctx.lock);
   for (guint i = 0; i < n_workers; i++)
     {
       GThread *thread = g_thread_try_new ("cs-generate", worker_main, &ctx, NULL);
@@ -718,7 +719,7 @@ generate_layout (const Layout            *layout,
       g_ptr_array_add (threads, thread);
       ctx.n_running++;
     }
-  g_mutex_unlock (&ctx.lock);
+  _cs_mutex_unlock (&ctx.lock);
 
   /* Without a thread the caller does the work itself. */
   if (threads->len == 0)
@@ -727,22 +728,22 @@ generate_layout (const Layout            *layout,
       worker_main (&ctx);
     }
 
-  g_mutex_lock (&ctx.lock);
+  _cs_mutex_lock (&ctx.lock);
   while (ctx.n_running > 0)
     {
       gint64 deadline = g_get_monotonic_time () + PROGRESS_INTERVAL_US;
 
-      while (ctx.n_running > 0 && g_cond_wait_until (&ctx.cond, &ctx.lock, deadline))
+      while (ctx.n_running > 0 && _cs_cond_wait_until (&ctx.cond, &ctx.lock, deadline))
         ;
 
       if (ctx.n_running > 0)
         {
-          g_mutex_unlock (&ctx.lock);
+          _cs_mutex_unlock (&ctx.lock);
           report_progress (&ctx, bytes_total, progress, user_data);
-          g_mutex_lock (&ctx.lock);
+          _cs_mutex_lock (&ctx.lock);
         }
     }
-  g_mutex_unlock (&ctx.lock);
+  _cs_mutex_unlock (&ctx.lock);
 
   for (guint i = 0; i < threads->len; i++)
     g_thread_join (g_ptr_array_index (threads, i));

@@ -15,6 +15,7 @@
 #include "cs-io-private.h"
 #include "cs-job.h"
 #include "cs-run-private.h"
+#include "cs-tsan-private.h"
 
 G_BEGIN_DECLS
 
@@ -36,6 +37,10 @@ typedef enum {
   CS_SIZE_LARGE,      /* bandwidth */
   CS_N_SIZE_CLASSES
 } CsSizeClass;
+/* The claim on a final name where a share can neither rename without replacing
+ * nor hard-link: this, the job tag and a newline (cs-copy.c, publish_claimed). */
+#define CS_PLACEHOLDER_PREFIX "copyscope placeholder "
+#define CS_PLACEHOLDER_SIZE   (sizeof CS_PLACEHOLDER_PREFIX - 1 + 16 + 1)
 
 typedef struct _CsDir  CsDir;
 typedef struct _CsBig  CsBig;
@@ -97,6 +102,7 @@ struct _CsItem {
   guint64      length;
   gboolean     replace;       /* the destination exists and is to be replaced */
   gboolean     keep_both;     /* publish under a free "name (N)" */
+  guint        n_files;       /* batches: their members, each counted against the queue bound */
 };
 
 /* Per-worker state, kept across items. */
@@ -180,7 +186,8 @@ struct _CsJob {
   GMutex        lock;
   GCond         cond;
   gboolean      paused;
-  guint         pending;          /* items queued or running */
+  guint         pending;          /* files queued or running (a batch counts its members);
+                                   * written with atomics */
   guint         max_pending;
   /* Descriptor budget, for when the limit is low (ulimit -n 64): at most this
    * many items in flight, and this many folder descriptors open. */

@@ -461,9 +461,9 @@ _cs_job_elapsed (CsJob *job)
   gint64 now = g_get_monotonic_time ();
   gint64 held;
 
-  g_mutex_lock (&job->lock);
+  _cs_mutex_lock (&job->lock);
   held = job->held_total + (job->holds > 0 ? now - job->held_since : 0);
-  g_mutex_unlock (&job->lock);
+  _cs_mutex_unlock (&job->lock);
 
   if (job->start_mono == 0)
     return 0;
@@ -488,17 +488,17 @@ release_locked (CsJob *job)
 void
 _cs_job_hold_clock (CsJob *job)
 {
-  g_mutex_lock (&job->lock);
+  _cs_mutex_lock (&job->lock);
   hold_locked (job);
-  g_mutex_unlock (&job->lock);
+  _cs_mutex_unlock (&job->lock);
 }
 
 void
 _cs_job_release_clock (CsJob *job)
 {
-  g_mutex_lock (&job->lock);
+  _cs_mutex_lock (&job->lock);
   release_locked (job);
-  g_mutex_unlock (&job->lock);
+  _cs_mutex_unlock (&job->lock);
 }
 
 /* ---- Stopping, pausing, the bounded queue -------------------------------- */
@@ -517,10 +517,10 @@ _cs_job_wait_if_paused (CsJob *job)
   if (G_LIKELY (!job->paused))
     return TRUE;
 
-  g_mutex_lock (&job->lock);
+  _cs_mutex_lock (&job->lock);
   while (job->paused && !_cs_job_stopping (job))
-    g_cond_wait (&job->cond, &job->lock);
-  g_mutex_unlock (&job->lock);
+    _cs_cond_wait (&job->cond, &job->lock);
+  _cs_mutex_unlock (&job->lock);
 
   return !_cs_job_stopping (job);
 }
@@ -531,10 +531,10 @@ _cs_job_sleep (CsJob  *job,
 {
   gint64 deadline = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
 
-  g_mutex_lock (&job->lock);
+  _cs_mutex_lock (&job->lock);
   while (!_cs_job_stopping (job) && g_get_monotonic_time () < deadline)
-    g_cond_wait_until (&job->cond, &job->lock, deadline);
-  g_mutex_unlock (&job->lock);
+    _cs_cond_wait_until (&job->cond, &job->lock, deadline);
+  _cs_mutex_unlock (&job->lock);
 
   return !_cs_job_stopping (job);
 }
@@ -546,7 +546,7 @@ stop (CsJob        *job,
 {
   gboolean first = FALSE;
 
-  g_mutex_lock (&job->lock);
+  _cs_mutex_lock (&job->lock);
   if (atomic_load (&job->stop) == CS_STOP_NONE)
     {
       atomic_store (&job->stop, reason);
@@ -560,7 +560,7 @@ stop (CsJob        *job,
       release_locked (job);
     }
   g_cond_broadcast (&job->cond);
-  g_mutex_unlock (&job->lock);
+  _cs_mutex_unlock (&job->lock);
 
   return first;
 }
@@ -572,16 +572,31 @@ _cs_job_fatal (CsJob      *job,
   return stop (job, CS_STOP_FATAL, message);
 }
 
+/* What an item counts against the queue bound. A batch counts its files: the
+ * bound is what keeps memory flat, and counting a batch of sixteen as one let
+ * the queue hold sixteen times as many files (25 MB at 100,000 files). */
+static guint
+item_weight (CsItem *item)
+{
+  return item->kind == CS_ITEM_BATCH ? MAX (item->n_files, 1) : 1;
+}
+
 void
 _cs_job_push (CsJob  *job,
               CsItem *item)
 {
-  g_mutex_lock (&job->lock);
-  while (job->pending >= job->max_pending && !_cs_job_stopping (job))
-    g_cond_wait (&job->cond, &job->lock);
-  job->pending++;
-  g_mutex_unlock (&job->lock);
+  guint weight = item_weight (item);
 
+  _cs_mutex_lock (&job->lock);
+  while (job->pending >= job->max_pending && !_cs_job_stopping (job))
+    _cs_cond_wait (&job->cond, &job->lock);
+  /* Written atomically although under the lock: the scanner peeks at it without
+   * the lock to decide on batching (queue_item). */
+  __atomic_fetch_add (&job->pending, weight, __ATOMIC_RELAXED);
+  _cs_mutex_unlock (&job->lock);
+
+  /* The pool's queue is GLib's own lock; the worker acquires this in worker_func. */
+  CS_TSAN_RELEASE (item);
   g_thread_pool_push (job->pool, item, NULL);
 }
 
@@ -619,22 +634,22 @@ void
 _cs_job_acquire_dir_fds (CsJob *job,
                          guint  n)
 {
-  g_mutex_lock (&job->lock);
+  _cs_mutex_lock (&job->lock);
   /* Wait only while finishing items can free folders; the folders on the
    * scanner's own path can't be given back, and waiting on them would hang. */
   while (job->dir_fds + n > job->max_dir_fds && job->pending > 0 && !_cs_job_stopping (job))
-    g_cond_wait_until (&job->cond, &job->lock, g_get_monotonic_time () + G_USEC_PER_SEC / 20);
+    _cs_cond_wait_until (&job->cond, &job->lock, g_get_monotonic_time () + G_USEC_PER_SEC / 20);
   job->dir_fds += n;
-  g_mutex_unlock (&job->lock);
+  _cs_mutex_unlock (&job->lock);
 }
 
 void
 _cs_job_release_dir_fds (CsJob *job,
                          guint  n)
 {
-  g_mutex_lock (&job->lock);
+  _cs_mutex_lock (&job->lock);
   job->dir_fds -= MIN (n, job->dir_fds);
-  g_mutex_unlock (&job->lock);
+  _cs_mutex_unlock (&job->lock);
 }
 
 static void
@@ -643,8 +658,12 @@ worker_func (gpointer data,
 {
   CsItem *item = data;
   CsJob *job = user_data;
-  CsWorker *worker = g_private_get (&worker_private);
+  CsWorker *worker;
+  guint weight, before;
 
+  CS_TSAN_ACQUIRE (item);
+  weight = item_weight (item);
+  worker = g_private_get (&worker_private);
   if (worker == NULL)
     {
       worker = g_new0 (CsWorker, 1);
@@ -659,11 +678,11 @@ worker_func (gpointer data,
 
   if (budget_limits_items (job))
     {
-      g_mutex_lock (&job->lock);
+      _cs_mutex_lock (&job->lock);
       while (job->items_active >= job->max_items)
-        g_cond_wait (&job->cond, &job->lock);
+        _cs_cond_wait (&job->cond, &job->lock);
       job->items_active++;
-      g_mutex_unlock (&job->lock);
+      _cs_mutex_unlock (&job->lock);
     }
 
   atomic_fetch_add (&job->active, 1);
@@ -687,17 +706,17 @@ worker_func (gpointer data,
   /* Only a few waiters care: the scanner when the queue was full or it waits for
    * folder descriptors, and the controller when the queue empties. Waking them
    * for every file costs a futex each. */
-  g_mutex_lock (&job->lock);
-  job->pending--;
+  _cs_mutex_lock (&job->lock);
+  before = __atomic_fetch_sub (&job->pending, weight, __ATOMIC_RELAXED);
   if (budget_limits_items (job))
     {
       job->items_active--;
       g_cond_broadcast (&job->cond);
     }
-  else if (job->pending == 0 || job->pending + 1 == job->max_pending
+  else if (job->pending == 0 || (before >= job->max_pending && job->pending < job->max_pending)
            || job->dir_fds + 4 > job->max_dir_fds)
     g_cond_broadcast (&job->cond);
-  g_mutex_unlock (&job->lock);
+  _cs_mutex_unlock (&job->lock);
 }
 
 /* ---- Totals and reports (any thread) ------------------------------------- */
@@ -741,9 +760,9 @@ _cs_job_report (CsJob      *job,
   _cs_run_add_error (job->run, path, operation, error_code,
                      message != NULL ? message : g_strerror (error_code), attempts);
 
-  g_mutex_lock (&job->notify_lock);
+  _cs_mutex_lock (&job->notify_lock);
   job->progress_dirty = TRUE;
-  g_mutex_unlock (&job->notify_lock);
+  _cs_mutex_unlock (&job->notify_lock);
 }
 
 /* ---- The channel to the main context ------------------------------------- */
@@ -759,7 +778,7 @@ dispatch (gpointer data)
   g_autoptr(GArray) changes = NULL;
   gboolean progress, done;
 
-  g_mutex_lock (&job->notify_lock);
+  _cs_mutex_lock (&job->notify_lock);
   samples = g_steal_pointer (&job->pending_samples);
   job->pending_samples = g_array_new (FALSE, FALSE, sizeof (CsSample));
   conflicts = g_steal_pointer (&job->pending_conflicts);
@@ -771,7 +790,7 @@ dispatch (gpointer data)
   done = job->done_pending;
   job->done_pending = FALSE;
   g_clear_pointer (&job->notify_source, g_source_unref);
-  g_mutex_unlock (&job->notify_lock);
+  _cs_mutex_unlock (&job->notify_lock);
 
   /* Signals are emitted outside the lock: handlers may call back into the job. */
   for (guint i = 0; i + 1 < changes->len; i += 2)
@@ -807,12 +826,12 @@ void
 _cs_job_post_sample (CsJob          *job,
                      const CsSample *sample)
 {
-  g_mutex_lock (&job->notify_lock);
+  _cs_mutex_lock (&job->notify_lock);
   if (sample != NULL)
     g_array_append_val (job->pending_samples, *sample);
   job->progress_dirty = TRUE;
   schedule_locked (job);
-  g_mutex_unlock (&job->notify_lock);
+  _cs_mutex_unlock (&job->notify_lock);
 }
 
 CsConflictAnswer
@@ -833,11 +852,11 @@ _cs_job_ask (CsJob             *job,
     return CS_CONFLICT_SKIP;
 
   /* One question at a time; an "apply to all" answer ends the questions. */
-  g_mutex_lock (&job->ask_lock);
+  _cs_mutex_lock (&job->ask_lock);
   if (job->has_all_answer)
     {
       answer = job->all_answer;
-      g_mutex_unlock (&job->ask_lock);
+      _cs_mutex_unlock (&job->ask_lock);
       *out_apply_all = TRUE;
       return answer;
     }
@@ -847,10 +866,10 @@ _cs_job_ask (CsJob             *job,
   conflict = _cs_conflict_new (src_path, dst_path, src, dst);
 
   _cs_job_hold_clock (job);
-  g_mutex_lock (&job->notify_lock);
+  _cs_mutex_lock (&job->notify_lock);
   g_ptr_array_add (job->pending_conflicts, g_object_ref (conflict));
   schedule_locked (job);
-  g_mutex_unlock (&job->notify_lock);
+  _cs_mutex_unlock (&job->notify_lock);
 
   if (!_cs_conflict_wait (conflict, job, &answer, &all))
     answer = CS_CONFLICT_SKIP;
@@ -861,7 +880,7 @@ _cs_job_ask (CsJob             *job,
       job->all_answer = answer;
       job->has_all_answer = TRUE;
     }
-  g_mutex_unlock (&job->ask_lock);
+  _cs_mutex_unlock (&job->ask_lock);
 
   *out_apply_all = all;
   return answer;
@@ -881,19 +900,19 @@ _cs_job_apply_threads (CsJob      *job,
     return;
 
   /* Under the lock: the controller frees the pool once the copy is over. */
-  g_mutex_lock (&job->lock);
+  _cs_mutex_lock (&job->lock);
   if (job->pool != NULL)
     g_thread_pool_set_max_threads (job->pool, (int) n_threads, NULL);
-  g_mutex_unlock (&job->lock);
+  _cs_mutex_unlock (&job->lock);
 
   _cs_run_add_thread_change (job->run, _cs_job_elapsed (job), old, n_threads, reason);
 
-  g_mutex_lock (&job->notify_lock);
+  _cs_mutex_lock (&job->notify_lock);
   g_array_append_val (job->pending_thread_changes, old);
   g_array_append_val (job->pending_thread_changes, n_threads);
   job->progress_dirty = TRUE;
   schedule_locked (job);
-  g_mutex_unlock (&job->notify_lock);
+  _cs_mutex_unlock (&job->notify_lock);
 }
 
 void
@@ -979,14 +998,14 @@ cs_job_pause (CsJob *self)
 {
   g_return_if_fail (CS_IS_JOB (self));
 
-  g_mutex_lock (&self->lock);
+  _cs_mutex_lock (&self->lock);
   if (self->state == CS_JOB_STATE_RUNNING && !self->paused && !_cs_job_stopping (self))
     {
       self->paused = TRUE;
       self->state = CS_JOB_STATE_PAUSED;
       hold_locked (self);
     }
-  g_mutex_unlock (&self->lock);
+  _cs_mutex_unlock (&self->lock);
   _cs_job_post_sample (self, NULL);
 }
 
@@ -995,7 +1014,7 @@ cs_job_resume (CsJob *self)
 {
   g_return_if_fail (CS_IS_JOB (self));
 
-  g_mutex_lock (&self->lock);
+  _cs_mutex_lock (&self->lock);
   if (self->paused)
     {
       self->paused = FALSE;
@@ -1003,7 +1022,7 @@ cs_job_resume (CsJob *self)
       release_locked (self);
       g_cond_broadcast (&self->cond);
     }
-  g_mutex_unlock (&self->lock);
+  _cs_mutex_unlock (&self->lock);
   _cs_job_post_sample (self, NULL);
 }
 
@@ -1014,10 +1033,10 @@ cs_job_cancel (CsJob *self)
   g_return_if_fail (CS_IS_JOB (self));
 
   stop (self, CS_STOP_CANCEL, NULL);
-  g_mutex_lock (&self->lock);
+  _cs_mutex_lock (&self->lock);
   if (self->state == CS_JOB_STATE_PAUSED)
     self->state = CS_JOB_STATE_RUNNING;
-  g_mutex_unlock (&self->lock);
+  _cs_mutex_unlock (&self->lock);
 }
 
 CsJobState
@@ -1027,9 +1046,9 @@ cs_job_get_state (CsJob *self)
 
   g_return_val_if_fail (CS_IS_JOB (self), CS_JOB_STATE_READY);
 
-  g_mutex_lock (&self->lock);
+  _cs_mutex_lock (&self->lock);
   state = self->state;
-  g_mutex_unlock (&self->lock);
+  _cs_mutex_unlock (&self->lock);
   return state;
 }
 
@@ -1072,21 +1091,21 @@ sampler_thread (gpointer data)
   gint64 interval = (gint64) (record ? job->settings.interval_ms : 250) * 1000;
   gint64 next = g_get_monotonic_time () + interval;
 
-  g_mutex_lock (&job->lock);
+  _cs_mutex_lock (&job->lock);
   while (!job->finished)
     {
-      if (!g_cond_wait_until (&job->cond, &job->lock, next))
+      if (!_cs_cond_wait_until (&job->cond, &job->lock, next))
         {
-          g_mutex_unlock (&job->lock);
+          _cs_mutex_unlock (&job->lock);
           _cs_sampler_take (sampler, record);
-          g_mutex_lock (&job->lock);
+          _cs_mutex_lock (&job->lock);
           next += interval;
           /* After a long stall, sample again at the normal pace rather than catch up. */
           if (next < g_get_monotonic_time ())
             next = g_get_monotonic_time () + interval;
         }
     }
-  g_mutex_unlock (&job->lock);
+  _cs_mutex_unlock (&job->lock);
 
   /* The closing sample covers the last part interval, so short runs have one too. */
   _cs_sampler_take (sampler, record);
@@ -1261,17 +1280,17 @@ controller_thread (gpointer data)
   _cs_job_size_up_end (job);
   atomic_store (&job->scanning, 0);
 
-  g_mutex_lock (&job->lock);
+  _cs_mutex_lock (&job->lock);
   while (job->pending > 0)
-    g_cond_wait (&job->cond, &job->lock);
-  g_mutex_unlock (&job->lock);
+    _cs_cond_wait (&job->cond, &job->lock);
+  _cs_mutex_unlock (&job->lock);
 
   {
     GThreadPool *pool;
 
-    g_mutex_lock (&job->lock);
+    _cs_mutex_lock (&job->lock);
     pool = g_steal_pointer (&job->pool);
-    g_mutex_unlock (&job->lock);
+    _cs_mutex_unlock (&job->lock);
     g_thread_pool_free (pool, FALSE, TRUE);
   }
   _cs_stage_teardown (job);
@@ -1279,10 +1298,10 @@ controller_thread (gpointer data)
   if (job->settings.flush && !job->settings.dry_run && !_cs_job_stopping (job))
     flush_destination (job);
 
-  g_mutex_lock (&job->lock);
+  _cs_mutex_lock (&job->lock);
   job->finished = TRUE;
   g_cond_broadcast (&job->cond);
-  g_mutex_unlock (&job->lock);
+  _cs_mutex_unlock (&job->lock);
   if (job->sampler != NULL)
     g_thread_join (g_steal_pointer (&job->sampler));
 
@@ -1310,10 +1329,10 @@ controller_thread (gpointer data)
   else
     _cs_run_set_outcome (job->run, "completed", NULL);
 
-  g_mutex_lock (&job->notify_lock);
+  _cs_mutex_lock (&job->notify_lock);
   job->done_pending = TRUE;
   schedule_locked (job);
-  g_mutex_unlock (&job->notify_lock);
+  _cs_mutex_unlock (&job->notify_lock);
 
   return NULL;
 }
@@ -1376,6 +1395,11 @@ start (CsJob         *self,
   plan_fd_budget (self);
   record_start (self);
 
+#ifdef CS_TSAN
+  /* GLib hands a finished pool's idle threads to the next pool through its own
+   * queue, out of TSan's sight; here every pool starts threads of its own. */
+  g_thread_pool_set_max_unused_threads (0);
+#endif
   self->pool = g_thread_pool_new (worker_func, self, (int) atomic_load (&self->threads), FALSE, NULL);
   self->state = CS_JOB_STATE_RUNNING;
   atomic_store (&self->scanning, 1);
@@ -1403,9 +1427,9 @@ finish_on_main (CsJob *self)
   if (self->controller != NULL)
     g_thread_join (g_steal_pointer (&self->controller));
 
-  g_mutex_lock (&self->lock);
+  _cs_mutex_lock (&self->lock);
   self->state = CS_JOB_STATE_FINISHED;
-  g_mutex_unlock (&self->lock);
+  _cs_mutex_unlock (&self->lock);
 
   if (self->cancellable != NULL && self->cancelled_id != 0)
     {

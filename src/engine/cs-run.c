@@ -14,6 +14,7 @@
 
 #include "cs-run.h"
 #include "cs-run-private.h"
+#include "cs-tsan-private.h"
 
 /* A run file this big is not something we wrote: refuse it before parsing. */
 #define MAX_FILE_SIZE     (256 * 1024 * 1024)
@@ -287,11 +288,11 @@ cs_run_get_id (CsRun *run)
 char *
 cs_run_dup_label (CsRun *run)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
 
   g_return_val_if_fail (run != NULL, NULL);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   return g_strdup (run->label);
 }
 
@@ -299,11 +300,11 @@ void
 cs_run_set_label (CsRun      *run,
                   const char *label)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
 
   g_return_if_fail (run != NULL);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   g_free (run->label);
   /* The label ends up in JSON, HTML and CSV, all of which need UTF-8. */
   run->label = (label != NULL && label[0] != '\0') ? g_utf8_make_valid (label, -1) : NULL;
@@ -320,22 +321,22 @@ cs_run_get_kind (CsRun *run)
 gint64
 cs_run_get_started (CsRun *run)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
 
   g_return_val_if_fail (run != NULL, 0);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   return run->started;
 }
 
 double
 cs_run_get_duration (CsRun *run)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
 
   g_return_val_if_fail (run != NULL, 0);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   return run->duration;
 }
 
@@ -375,12 +376,12 @@ void
 cs_run_get_totals (CsRun    *run,
                    CsTotals *out_totals)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
 
   g_return_if_fail (run != NULL);
   g_return_if_fail (out_totals != NULL);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   *out_totals = run->totals;
 }
 
@@ -404,11 +405,11 @@ CsSample *
 cs_run_dup_samples (CsRun *run,
                     guint *n_samples)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
 
   g_return_val_if_fail (run != NULL, NULL);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   if (n_samples != NULL)
     *n_samples = run->samples->len;
   if (run->samples->len == 0)
@@ -420,24 +421,24 @@ cs_run_dup_samples (CsRun *run,
 guint
 cs_run_get_n_samples (CsRun *run)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
 
   g_return_val_if_fail (run != NULL, 0);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   return run->samples->len;
 }
 
 GArray *
 cs_run_dup_timeline (CsRun *run)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
   GArray *copy;
 
   g_return_val_if_fail (run != NULL, NULL);
 
   copy = timeline_new ();
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   for (guint i = 0; i < run->timeline->len; i++)
     {
       CsThreadChange change = g_array_index (run->timeline, CsThreadChange, i);
@@ -452,12 +453,12 @@ cs_run_dup_timeline (CsRun *run)
 GPtrArray *
 cs_run_dup_errors (CsRun *run)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
   GPtrArray *copy;
 
   g_return_val_if_fail (run != NULL, NULL);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   copy = g_ptr_array_new_full (run->errors->len, run_error_free);
   for (guint i = 0; i < run->errors->len; i++)
     g_ptr_array_add (copy, run_error_copy (g_ptr_array_index (run->errors, i)));
@@ -468,11 +469,11 @@ cs_run_dup_errors (CsRun *run)
 guint
 cs_run_get_n_errors (CsRun *run)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
 
   g_return_val_if_fail (run != NULL, 0);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   return run->errors->len;
 }
 
@@ -481,14 +482,14 @@ cs_run_get_stat (CsRun     *run,
                  CsCounter  counter,
                  CsStat    *out_stat)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
   double sum = 0, min = INFINITY, max = -INFINITY;
   guint n = 0;
 
   g_return_val_if_fail (run != NULL, FALSE);
   g_return_val_if_fail (counter < CS_N_COUNTERS, FALSE);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   for (guint i = 0; i < run->samples->len; i++)
     {
       double v = g_array_index (run->samples, CsSample, i).values[counter];
@@ -532,11 +533,11 @@ void
 _cs_run_set_sources (CsRun              *run,
                      const char * const *sources)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
 
   g_return_if_fail (run != NULL);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   g_strfreev (run->sources);
   run->sources = sources != NULL ? g_strdupv ((char **) sources) : g_new0 (char *, 1);
 }
@@ -545,11 +546,11 @@ void
 _cs_run_set_destination (CsRun      *run,
                          const char *destination)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
 
   g_return_if_fail (run != NULL);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   g_free (run->destination);
   run->destination = g_strdup (destination);
 }
@@ -558,12 +559,12 @@ void
 _cs_run_set_settings (CsRun               *run,
                       const CsRunSettings *settings)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
 
   g_return_if_fail (run != NULL);
   g_return_if_fail (settings != NULL);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   _cs_run_settings_clear (&run->settings);
   _cs_run_settings_copy (&run->settings, settings);
 }
@@ -572,12 +573,12 @@ void
 _cs_run_set_environment (CsRun                  *run,
                          const CsRunEnvironment *environment)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
 
   g_return_if_fail (run != NULL);
   g_return_if_fail (environment != NULL);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   _cs_run_environment_clear (&run->environment);
   _cs_run_environment_copy (&run->environment, environment);
 }
@@ -586,11 +587,11 @@ void
 _cs_run_set_started (CsRun  *run,
                      gint64  unix_usec)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
 
   g_return_if_fail (run != NULL);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   run->started = unix_usec;
 }
 
@@ -598,11 +599,11 @@ void
 _cs_run_set_duration (CsRun  *run,
                       double  seconds)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
 
   g_return_if_fail (run != NULL);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   run->duration = seconds;
 }
 
@@ -610,12 +611,12 @@ void
 _cs_run_add_sample (CsRun          *run,
                     const CsSample *sample)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
 
   g_return_if_fail (run != NULL);
   g_return_if_fail (sample != NULL);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   g_array_append_vals (run->samples, sample, 1);
 }
 
@@ -626,13 +627,13 @@ _cs_run_add_thread_change (CsRun      *run,
                            guint       to,
                            const char *reason)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
   CsThreadChange change = { t, from, to, NULL };
 
   g_return_if_fail (run != NULL);
 
   change.reason = reason != NULL ? g_utf8_make_valid (reason, -1) : NULL;
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   g_array_append_val (run->timeline, change);
 }
 
@@ -644,12 +645,12 @@ _cs_run_add_error (CsRun      *run,
                    const char *message,
                    guint       attempts)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
   CsRunError *error;
 
   g_return_if_fail (run != NULL);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   if (run->errors->len >= CS_RUN_MAX_ERRORS)
     {
       run->errors_omitted++;
@@ -674,12 +675,12 @@ void
 _cs_run_set_totals (CsRun          *run,
                     const CsTotals *totals)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
 
   g_return_if_fail (run != NULL);
   g_return_if_fail (totals != NULL);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   run->totals = *totals;
 }
 
@@ -688,12 +689,12 @@ _cs_run_set_outcome (CsRun      *run,
                      const char *outcome,
                      const char *fatal_error)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
 
   g_return_if_fail (run != NULL);
   g_return_if_fail (outcome != NULL);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
   g_atomic_pointer_set (&run->outcome, g_intern_string (outcome));
   /* Set once when the job ends; readers of the old pointer are not expected. */
   g_free (run->fatal_error);
@@ -876,7 +877,7 @@ JsonNode *
 cs_run_to_json (CsRun *run)
 {
   g_autoptr(JsonBuilder) builder = NULL;
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(CsMutexLocker) locker = NULL;
   g_autofree char *started = NULL;
   g_autofree char *destination_raw = NULL;
   CsStat stats[CS_N_COUNTERS];
@@ -893,7 +894,7 @@ cs_run_to_json (CsRun *run)
   json_builder_begin_object (builder);
   add_member_int (builder, "schema_version", CS_RUN_SCHEMA_VERSION);
 
-  locker = g_mutex_locker_new (&run->mutex);
+  locker = _cs_mutex_locker_new (&run->mutex);
 
   json_builder_set_member_name (builder, "id");
   json_builder_add_string_value (builder, run->id);

@@ -313,6 +313,8 @@ flush_batch (CsJob *job)
 {
   CsItem *batch = g_steal_pointer (&job->batch);
 
+  if (batch != NULL)
+    batch->n_files = job->batch_n;
   job->batch_n = 0;
   job->batch_bytes = 0;
   if (batch != NULL)
@@ -536,9 +538,9 @@ handle_entry (CsJob         *job,
                    * still finishes (here: discards) the file. */
                   int left = (int) ((size - off - CS_CHUNK_SIZE + CS_CHUNK_SIZE - 1) / CS_CHUNK_SIZE);
 
-                  g_mutex_lock (&big->lock);
+                  _cs_mutex_lock (&big->lock);
                   big->failed = TRUE;
-                  g_mutex_unlock (&big->lock);
+                  _cs_mutex_unlock (&big->lock);
                   atomic_fetch_sub (&big->remaining, left);
                   break;
                 }

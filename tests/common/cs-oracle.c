@@ -447,6 +447,29 @@ is_temporary_name (const char *name)
   return strcmp (p, ".part") == 0;
 }
 
+/* The claim the engine puts on a final name before renaming over it where a
+ * share has neither RENAME_NOREPLACE nor hard links: a small file holding
+ * "copyscope placeholder <16 hex>\n". Left by a kill, it is ours, like a
+ * temporary. */
+static gboolean
+is_placeholder (const char  *path,
+                const Entry *now)
+{
+  static const char prefix[] = "copyscope placeholder ";
+  g_autofree char *contents = NULL;
+  gsize len = 0;
+
+  if (!S_ISREG (now->mode) || now->size != (off_t) (strlen (prefix) + 17))
+    return FALSE;
+  if (!g_file_get_contents (path, &contents, &len, NULL) || len != strlen (prefix) + 17
+      || !g_str_has_prefix (contents, prefix) || contents[len - 1] != '\n')
+    return FALSE;
+  for (gsize i = strlen (prefix); i < len - 1; i++)
+    if (!g_ascii_isxdigit (contents[i]))
+      return FALSE;
+  return TRUE;
+}
+
 static char *
 full_path (const char *root,
            const char *rel)
@@ -621,7 +644,8 @@ classify (CsOracle     *oracle,
     }
 
   /* Links are published through a temporary symlink, files through a file. */
-  if (s == NULL && is_temporary_name (base) && (S_ISREG (now->mode) || S_ISLNK (now->mode)))
+  if ((s == NULL && is_temporary_name (base) && (S_ISREG (now->mode) || S_ISLNK (now->mode)))
+      || (old == NULL && is_placeholder (path, now)))
     {
       if (!(flags & CS_ORACLE_ALLOW_TEMP))
         {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cs-fault-table.h"
+#include "cs-tsan-private.h"
 
 #define MAX_FD    65536
 #define MAX_RULES 16
@@ -56,9 +57,9 @@ fd_in_dest (int fd)
 {
   gboolean in;
 
-  g_mutex_lock (&lock);
+  _cs_mutex_lock (&lock);
   in = fd >= 0 && fd < MAX_FD && in_dest_path (fd_path[fd]);
-  g_mutex_unlock (&lock);
+  _cs_mutex_unlock (&lock);
   return in;
 }
 
@@ -96,7 +97,7 @@ match (CsFaultOp    op,
 {
   gboolean hit = FALSE;
 
-  g_mutex_lock (&lock);
+  _cs_mutex_lock (&lock);
   if (op != CS_FAULT_ANY_DEST)
     count_call (op, name);
   for (guint i = 0; i < n_rules && !hit; i++)
@@ -116,7 +117,7 @@ match (CsFaultOp    op,
           hit = TRUE;
         }
     }
-  g_mutex_unlock (&lock);
+  _cs_mutex_unlock (&lock);
 
   return hit;
 }
@@ -174,12 +175,12 @@ f_openat (int dirfd, const char *path, int flags, mode_t mode)
       g_snprintf (link, sizeof link, "/proc/self/fd/%d", fd);
       n = readlink (link, target, sizeof target - 1);
       target[MAX (n, 0)] = '\0';
-      g_mutex_lock (&lock);
+      _cs_mutex_lock (&lock);
       g_free (fd_path[fd]);
       fd_path[fd] = g_strdup (target);
       g_free (fd_name[fd]);
       fd_name[fd] = g_strdup (name);
-      g_mutex_unlock (&lock);
+      _cs_mutex_unlock (&lock);
       if (file)
         g_private_replace (&last_source, g_strdup (base));
     }
@@ -191,10 +192,10 @@ f_close (int fd)
 {
   if (fd >= 0 && fd < MAX_FD)
     {
-      g_mutex_lock (&lock);
+      _cs_mutex_lock (&lock);
       g_clear_pointer (&fd_path[fd], g_free);
       g_clear_pointer (&fd_name[fd], g_free);
-      g_mutex_unlock (&lock);
+      _cs_mutex_unlock (&lock);
     }
   return real->close (fd);
 }
@@ -338,6 +339,8 @@ f_renameat2 (int olddirfd, const char *oldpath, int newdirfd, const char *newpat
     return -1;
   if ((flags & RENAME_NOREPLACE) && inject (CS_FAULT_RENAME_NOREPLACE, base))
     return -1;
+  if (!(flags & RENAME_NOREPLACE) && inject (CS_FAULT_RENAME_REPLACE, base))
+    return -1;
   return real->renameat2 (olddirfd, oldpath, newdirfd, newpath, flags);
 }
 
@@ -418,14 +421,14 @@ cs_fault_install (const char *dest)
   table.symlinkat = f_symlinkat;
   table.getdents = f_getdents;
 
-  g_mutex_lock (&lock);
+  _cs_mutex_lock (&lock);
   n_rules = 0;
   memset (rules, 0, sizeof rules);
   g_free (dest_root);
   dest_root = dest != NULL ? g_canonicalize_filename (dest, NULL) : NULL;
   g_clear_pointer (&calls, g_hash_table_unref);
   calls = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_mutex_unlock (&lock);
+  _cs_mutex_unlock (&lock);
 
   _cs_io_set (&table);
 }
@@ -433,26 +436,26 @@ cs_fault_install (const char *dest)
 void
 cs_fault_add (const CsFaultRule *rule)
 {
-  g_mutex_lock (&lock);
+  _cs_mutex_lock (&lock);
   g_assert_cmpuint (n_rules, <, MAX_RULES);
   rules[n_rules].rule = *rule;
   if (rules[n_rules].rule.nth == 0)
     rules[n_rules].rule.nth = 1;
   n_rules++;
-  g_mutex_unlock (&lock);
+  _cs_mutex_unlock (&lock);
 }
 
 void
 cs_fault_remove (void)
 {
   _cs_io_set (NULL);
-  g_mutex_lock (&lock);
+  _cs_mutex_lock (&lock);
   for (guint i = 0; i < MAX_FD; i++)
     {
       g_clear_pointer (&fd_path[i], g_free);
       g_clear_pointer (&fd_name[i], g_free);
     }
-  g_mutex_unlock (&lock);
+  _cs_mutex_unlock (&lock);
 }
 
 guint
@@ -460,10 +463,10 @@ cs_fault_hits (guint rule)
 {
   guint hits;
 
-  g_mutex_lock (&lock);
+  _cs_mutex_lock (&lock);
   g_assert_cmpuint (rule, <, n_rules);
   hits = rules[rule].hits;
-  g_mutex_unlock (&lock);
+  _cs_mutex_unlock (&lock);
   return hits;
 }
 
@@ -474,9 +477,9 @@ cs_fault_calls (CsFaultOp   op,
   g_autofree char *key = g_strdup_printf ("%d/%s", op, name != NULL ? name : "*");
   guint n;
 
-  g_mutex_lock (&lock);
+  _cs_mutex_lock (&lock);
   n = calls != NULL ? GPOINTER_TO_UINT (g_hash_table_lookup (calls, key)) : 0;
-  g_mutex_unlock (&lock);
+  _cs_mutex_unlock (&lock);
   return n;
 }
 
@@ -485,8 +488,8 @@ cs_fault_total (void)
 {
   guint n;
 
-  g_mutex_lock (&lock);
+  _cs_mutex_lock (&lock);
   n = total_injected;
-  g_mutex_unlock (&lock);
+  _cs_mutex_unlock (&lock);
   return n;
 }

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -733,6 +734,148 @@ test_staged_leftovers (Fixture       *f,
   cs_test_tree_remove (other);
 }
 
+/* Shares with neither RENAME_NOREPLACE nor hard links (@data: what linkat
+ * answers there). Another program creates the final name just after the
+ * engine made sure it was free and just before the rename that may replace:
+ * whatever it created must survive, or it must have been refused the name. */
+typedef struct {
+  Fixture  *f;
+  char     *path;
+  gboolean  created;
+  int       refused;    /* errno of their create, 0 if it worked */
+} Rival;
+
+static void
+rival_creates (const char *name,
+               gpointer    data)
+{
+  Rival *rival = data;
+  int fd = open (rival->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+
+  if (fd < 0)
+    {
+      rival->refused = errno;
+      return;
+    }
+  g_assert_cmpint (write (fd, "theirs, not ours\n", 17), ==, 17);
+  close (fd);
+  rival->created = TRUE;
+  cs_oracle_update_before (rival->f->oracle, 0, "b.bin");
+}
+
+static void
+no_noreplace_no_link (int link_error)
+{
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_RENAME_NOREPLACE, NULL, 1, -1, CS_FAULT_ERRNO, EINVAL });
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_LINK, NULL, 1, -1, CS_FAULT_ERRNO, link_error });
+}
+
+static void
+test_created_after_check (Fixture       *f,
+                          gconstpointer  data)
+{
+  Rival rival = { f, g_build_filename (f->copy, "b.bin", NULL), FALSE, 0 };
+  g_auto(Outcome) o = { 0 };
+  g_autofree char *contents = NULL;
+  gsize length = 0;
+
+  watch (f);
+  cs_fault_install (f->out);
+  no_noreplace_no_link (GPOINTER_TO_INT (data));
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_RENAME_REPLACE, "b.bin", 1, 1, CS_FAULT_HOOK, 0, rival_creates, &rival });
+  run (f, DEFAULTS, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (cs_fault_hits (2), ==, 1);
+  g_assert_true (g_file_get_contents (rival.path, &contents, &length, NULL));
+  if (rival.created)
+    {
+      const CsRunError *e = find_error (&o, "b.bin");
+
+      g_assert_cmpuint (length, ==, 17);
+      g_assert_cmpstr (contents, ==, "theirs, not ours\n");
+      g_assert_nonnull (e);
+      g_assert_nonnull (strstr (e->message, "Another program"));
+      cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+      g_assert_cmpint (cs_oracle_state (f->oracle, 0, "b.bin"), ==, CS_ORACLE_OLD);
+    }
+  else
+    {
+      /* The name was already claimed: they were told it exists, and nothing of
+       * theirs was there to lose. */
+      g_assert_cmpint (rival.refused, ==, EEXIST);
+      g_assert_cmpuint (o.errors->len, ==, 0);
+      cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+    }
+  g_free (rival.path);
+}
+
+typedef struct {
+  char *from;
+  char *to;
+} Freeze;
+
+/* What a SIGKILL at this instant leaves on disk: the destination as it is now,
+ * copied aside while the only worker waits in this hook. */
+static void
+freeze_destination (const char *name,
+                    gpointer    data)
+{
+  Freeze *freeze = data;
+  const char *argv[] = { "cp", "-a", "--", freeze->from, freeze->to, NULL };
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                               NULL, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+}
+
+/* Killed between claiming the final name and renaming over the claim: the
+ * claim is classed as ours, and a rerun (on a share with the fast path or
+ * without it) replaces it with the file and leaves nothing behind. */
+static void
+test_killed_while_claimed (Fixture       *f,
+                           gconstpointer  data)
+{
+  gboolean rerun_without_link = GPOINTER_TO_INT (data);
+  g_autofree char *killed = fixture_path (f, "killed");
+  Freeze freeze = { f->copy, g_build_filename (killed, "src", NULL) };
+  g_autoptr(CsOracle) after_kill = cs_oracle_new ();
+  g_auto(Outcome) o = { 0 };
+  g_auto(Outcome) again = { 0 };
+  CsOracleCounts c;
+
+  g_assert_cmpint (g_mkdir (killed, 0755), ==, 0);
+  cs_oracle_add_pair (after_kill, f->src, freeze.to);
+  watch (f);
+  cs_fault_install (f->out);
+  no_noreplace_no_link (EPERM);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_RENAME_REPLACE, "b.bin", 1, 1, CS_FAULT_HOOK, 0, freeze_destination, &freeze });
+  run (f, (Options) { 1, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (cs_fault_hits (2), ==, 1);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+
+  c = cs_oracle_check (after_kill, CS_ORACLE_ALLOW_TEMP);
+  g_assert_cmpint (cs_oracle_state (after_kill, 0, "b.bin"), ==, CS_ORACLE_TEMP);
+  g_assert_cmpuint (c.n[CS_ORACLE_TEMP], >=, 2);   /* the claim and the finished temporary */
+
+  cs_fault_remove ();
+  if (rerun_without_link)
+    {
+      cs_fault_install (killed);
+      no_noreplace_no_link (EPERM);
+    }
+  run_job (f->src, killed, DEFAULTS, &again);
+  g_assert_true (again.ok);
+  g_assert_cmpuint (again.errors->len, ==, 0);
+  cs_oracle_check (after_kill, CS_ORACLE_ALL_COMPLETE);
+  g_free (freeze.to);
+}
+
 /* ---- The source changing underneath ------------------------------------------ */
 
 typedef struct {
@@ -927,6 +1070,102 @@ test_threads_agree (Fixture       *f,
   cs_test_tree_assert_equal (d1, d128);
 }
 
+/* The queue's bound (CsJob's max_pending) is what keeps memory flat: the
+ * scanner waits while this many files are queued or being copied. */
+#define QUEUE_BOUND 4096
+
+typedef struct {
+  CsJob                *job;
+  int                   measuring;
+  int                   released;
+  atomic_uint_fast64_t  stalled_at;
+} Stall;
+
+/* Holds every worker on its first file until the scanner stops finding files,
+ * because the queue is full; one of them watches the count. */
+static void
+hold_workers (const char *name,
+              gpointer    data)
+{
+  Stall *stall = data;
+  guint64 last = G_MAXUINT64;
+  guint stable = 0;
+
+  if (!g_atomic_int_compare_and_exchange (&stall->measuring, 0, 1))
+    {
+      while (!g_atomic_int_get (&stall->released))
+        g_usleep (10000);
+      return;
+    }
+  while (!g_atomic_int_get (&stall->released))
+    {
+      CsProgress p;
+
+      cs_job_get_progress (stall->job, &p);
+      if (p.files_found != last)
+        {
+          last = p.files_found;
+          stable = 0;
+        }
+      else if (++stable >= 25 || !p.scanning)
+        {
+          atomic_store (&stall->stalled_at, p.files_found);
+          g_atomic_int_set (&stall->released, 1);
+        }
+      g_usleep (20000);
+    }
+}
+
+/* Small files travel in batches of up to sixteen; the bound must count files,
+ * not batches, or the queue holds sixteen times as many and memory grows with
+ * the tree (25 MB at 100,000 files). */
+static void
+test_queue_bounded_in_files (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *many = g_build_filename (f->root, "many", NULL);
+  g_autofree char *copy = g_build_filename (f->root, "copy", NULL);
+  g_autoptr(CsOracle) oracle = cs_oracle_new ();
+  g_autoptr(CsJob) job = cs_job_new ();
+  g_autoptr(GError) error = NULL;
+  Stall stall = { job, 0, 0, 0 };
+  guint64 found;
+
+  g_assert_cmpint (g_mkdir (many, 0755), ==, 0);
+  for (guint d = 0; d < 20; d++)
+    {
+      g_autofree char *dir = g_strdup_printf ("%s/d%02u", many, d);
+
+      g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+      for (guint i = 0; i < 1000; i++)
+        {
+          g_autofree char *p = g_strdup_printf ("%s/f%04u", dir, i);
+          int fd = open (p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+          g_assert_cmpint (fd, >=, 0);
+          close (fd);
+        }
+    }
+  cs_oracle_add_pair (oracle, many, copy);
+
+  cs_fault_install (f->root);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_OPEN, NULL, 1, -1, CS_FAULT_HOOK, 0, hold_workers, &stall });
+  cs_job_add_source (job, many);
+  cs_job_set_destination (job, copy);
+  cs_job_set_threads (job, 2, NULL);
+  cs_job_set_interval (job, 0);
+  cs_job_set_flush (job, FALSE);
+  g_assert_true (cs_job_run_sync (job, NULL, &error));
+  g_assert_no_error (error);
+
+  found = atomic_load (&stall.stalled_at);
+  g_test_message ("the scanner stopped at %" G_GUINT64_FORMAT " files with the workers held", found);
+  /* The bound, the last batch pushed over it, and the batch being filled. */
+  g_assert_cmpuint (found, >=, QUEUE_BOUND);
+  g_assert_cmpuint (found, <=, QUEUE_BOUND + 2 * 16);
+  cs_oracle_check (oracle, CS_ORACLE_ALL_COMPLETE);
+}
+
 /* ---- Real full filesystems (root) -------------------------------------------- */
 
 static gboolean
@@ -1069,6 +1308,10 @@ main (int    argc,
   ADD ("publish/noreplace-einval", test_noreplace_einval, 0);
   ADD ("publish/created-meanwhile", test_created_meanwhile, FALSE);
   ADD ("publish/created-meanwhile-link-fallback", test_created_meanwhile, TRUE);
+  ADD ("publish/created-after-check-link-eperm", test_created_after_check, EPERM);
+  ADD ("publish/created-after-check-link-enotsup", test_created_after_check, ENOTSUP);
+  ADD ("publish/killed-while-claimed", test_killed_while_claimed, FALSE);
+  ADD ("publish/killed-while-claimed-rerun-without-link", test_killed_while_claimed, TRUE);
   ADD ("source/grows", test_source_changes, GROW);
   ADD ("source/shrinks", test_source_changes, SHRINK);
   ADD ("source/rewritten", test_source_changes, REWRITE);
@@ -1078,6 +1321,7 @@ main (int    argc,
   ADD ("big/read-sticky", test_big_file_read_error, -1);
   ADD ("load/threads-agree-small", test_threads_agree, FALSE);
   ADD ("load/threads-agree-big", test_threads_agree, TRUE);
+  ADD ("load/queue-bounded-in-files", test_queue_bounded_in_files, 0);
   ADD ("root/ext4-full-new", test_ext4_full, FALSE);
   ADD ("root/ext4-full-replacing", test_ext4_full, TRUE);
   ADD ("root/inodes-exhausted", test_inodes_exhausted, 0);
@@ -1102,6 +1346,7 @@ main (int    argc,
   ADD_STAGED ("publish/created-meanwhile", test_staged_created_meanwhile, 0);
   ADD_STAGED ("publish/link-refused", test_staged_link_refused, 0);
   ADD_STAGED ("publish/exdev", test_staged_exdev, 0);
+  ADD_STAGED ("publish/created-after-check-link-eperm", test_created_after_check, EPERM);
   ADD_STAGED ("leftovers", test_staged_leftovers, 0);
 
   return g_test_run ();
