@@ -129,10 +129,10 @@ _cs_stage_acquire (CsJob *job)
   if (job->stage_root_fd < 0 || atomic_load_explicit (&job->no_staging, memory_order_relaxed))
     return NULL;
 
-  g_mutex_lock (&job->stage_lock);
+  _cs_mutex_lock (&job->stage_lock);
   if (job->free_stages->len > 0)
     stage = g_ptr_array_steal_index_fast (job->free_stages, job->free_stages->len - 1);
-  g_mutex_unlock (&job->stage_lock);
+  _cs_mutex_unlock (&job->stage_lock);
   if (stage != NULL)
     return stage;
 
@@ -145,9 +145,9 @@ _cs_stage_acquire (CsJob *job)
       atomic_store (&job->no_staging, 1);   /* no room for folders: beside from now on */
       return NULL;
     }
-  g_mutex_lock (&job->stage_lock);
+  _cs_mutex_lock (&job->stage_lock);
   g_ptr_array_add (job->stages, stage);
-  g_mutex_unlock (&job->stage_lock);
+  _cs_mutex_unlock (&job->stage_lock);
 
   return stage;
 }
@@ -158,9 +158,9 @@ _cs_stage_release (CsJob   *job,
 {
   if (stage == NULL)
     return;
-  g_mutex_lock (&job->stage_lock);
+  _cs_mutex_lock (&job->stage_lock);
   g_ptr_array_add (job->free_stages, stage);
-  g_mutex_unlock (&job->stage_lock);
+  _cs_mutex_unlock (&job->stage_lock);
 }
 
 void
