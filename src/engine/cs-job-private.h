@@ -91,6 +91,7 @@ struct _CsItem {
 typedef struct {
   guint8  *buffer;
   guint64  partial;           /* bytes of the current item copied so far */
+  int      nice;              /* the thread's nice value, as this file set it */
 } CsWorker;
 
 typedef enum {
@@ -108,6 +109,7 @@ struct _CsJob {
   CsRunSettings settings;
   GPtrArray    *excludes;         /* GPatternSpec* */
   char         *cache_mode;
+  int           worker_nice;
   CsJobPlanFunc plan_func;
   gpointer      plan_data;
   gboolean      has_conflict_handler;

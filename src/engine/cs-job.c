@@ -120,6 +120,7 @@ cs_job_init (CsJob *self)
   self->settings.wait = 1.0;
   self->settings.interval_ms = 250;
   self->settings.flush = TRUE;
+  self->worker_nice = CS_JOB_DEFAULT_WORKER_NICE;
   atomic_init (&self->threads, CS_JOB_DEFAULT_THREADS);
   self->run = cs_run_new ();
   self->state = CS_JOB_STATE_READY;
@@ -254,6 +255,16 @@ cs_job_add_exclude (CsJob      *self,
   for (guint i = 0; i < n; i++)
     self->settings.excludes[i] = g_strdup (old[i]);
   self->settings.excludes[n] = g_strdup (glob);
+}
+
+void
+cs_job_set_worker_nice (CsJob *self,
+                        int    nice)
+{
+  RETURN_IF_STARTED (self);
+  g_return_if_fail (nice >= 0 && nice <= 19);
+
+  self->worker_nice = nice;
 }
 
 void
@@ -635,9 +646,16 @@ worker_func (gpointer data,
       if (posix_memalign ((void **) &worker->buffer, 4096, CS_BUFFER_SIZE) != 0)
         g_error ("Out of memory");
       g_private_set (&worker_private, worker);
-      /* Workers yield to the thread drawing the window: on a two-core machine
-       * sixteen busy workers would otherwise starve it. */
-      setpriority (PRIO_PROCESS, (id_t) gettid (), 4);
+    }
+
+  /* Workers yield to the thread drawing the window: on a two-core machine
+   * sixteen busy workers would otherwise starve it. Pool threads outlive jobs
+   * and an unprivileged thread cannot lower its nice value again, so a thread
+   * keeps the highest value any job asked for. */
+  if (worker->nice < job->worker_nice)
+    {
+      setpriority (PRIO_PROCESS, (id_t) gettid (), job->worker_nice);
+      worker->nice = job->worker_nice;
     }
 
   if (budget_limits_items (job))

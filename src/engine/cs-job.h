@@ -11,6 +11,7 @@ G_BEGIN_DECLS
 #define CS_JOB_MIN_THREADS     1
 #define CS_JOB_MAX_THREADS     128
 #define CS_JOB_DEFAULT_THREADS 8
+#define CS_JOB_DEFAULT_WORKER_NICE 4
 
 typedef enum {
   CS_JOB_STATE_READY,
@@ -89,6 +90,11 @@ void        cs_job_add_exclude      (CsJob          *self,
                                      const char     *glob);
 void        cs_job_set_cache_mode   (CsJob          *self,
                                      const char     *cache_mode);
+/* How far the workers yield the CPU to the process's other threads: their nice
+ * value, 0–19 (default CS_JOB_DEFAULT_WORKER_NICE). A front end that draws
+ * while dozens of workers copy asks for more. */
+void        cs_job_set_worker_nice  (CsJob          *self,
+                                     int             nice);
 
 /* Refuses dangerous or impossible requests before anything is written. */
 gboolean    cs_job_check            (CsJob          *self,

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -156,6 +157,23 @@ fault_copy_range (int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t l
   /* Force the read/write path so reads can be failed and slowed. */
   errno = EXDEV;
   return -1;
+}
+
+/* The lowest nice value a data read ran at, for test_worker_nice. */
+static atomic_int lowest_reader_nice;
+
+static ssize_t
+nice_pread (int fd, void *buf, size_t count, off_t offset)
+{
+  int nice;
+
+  errno = 0;
+  nice = getpriority (PRIO_PROCESS, (id_t) gettid ());
+  g_assert_cmpint (errno, ==, 0);
+  for (int seen = atomic_load (&lowest_reader_nice);
+       nice < seen && !atomic_compare_exchange_weak (&lowest_reader_nice, &seen, nice);)
+    ;
+  return pread (fd, buf, count, offset);
 }
 
 static void
@@ -750,6 +768,31 @@ test_full_destination (void)
   cs_test_tree_remove (root);
 }
 
+/* Every worker reads at the nice value the job asked for, so a window copying
+ * with 64 threads keeps a CPU for its own thread. */
+static void
+test_worker_nice (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *src = make_many_files (root, 200, 3000);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autoptr(CsJob) job = job_for (src, dst, 8);
+  g_autoptr(GError) error = NULL;
+
+  install_faults ();
+  fault_table.pread = nice_pread;
+  atomic_store (&lowest_reader_nice, 20);
+
+  cs_job_set_worker_nice (job, 19);
+  g_assert_true (cs_job_run_sync (job, NULL, &error));
+  g_assert_no_error (error);
+  remove_faults ();
+
+  g_assert_cmpint (atomic_load (&lowest_reader_nice), ==, 19);
+  cs_test_tree_assert_equal (src, dst);
+  cs_test_tree_remove (root);
+}
+
 static void
 test_counters (void)
 {
@@ -814,6 +857,7 @@ main (int    argc,
   g_test_add_func ("/job/dry-run", test_dry_run);
   g_test_add_func ("/job/full-destination", test_full_destination);
   g_test_add_func ("/job/counters", test_counters);
+  g_test_add_func ("/job/worker-nice", test_worker_nice);
 
   return g_test_run ();
 }
