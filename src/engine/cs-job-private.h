@@ -105,6 +105,7 @@ struct _CsJob {
 
   /* Settings, fixed once running */
   GPtrArray    *sources;          /* char*, filename encoding */
+  GPtrArray    *source_targets;   /* char* or NULL, one per source: its exact destination path */
   char         *destination;
   CsRunSettings settings;
   GPtrArray    *excludes;         /* GPatternSpec* */

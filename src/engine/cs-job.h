@@ -66,6 +66,13 @@ CsJob      *cs_job_new              (void);
 /* Setup: main thread, before running. Paths are in the filename encoding. */
 void        cs_job_add_source       (CsJob          *self,
                                      const char     *path);
+/* @path goes to exactly @destination_path, whose folder must exist, rather
+ * than into the destination by its name: how a retry puts files from many
+ * folders back where each belongs. The job still needs a destination, which
+ * its run record names. */
+void        cs_job_add_source_as    (CsJob          *self,
+                                     const char     *path,
+                                     const char     *destination_path);
 void        cs_job_set_destination  (CsJob          *self,
                                      const char     *path);
 void        cs_job_set_overwrite    (CsJob          *self,
