@@ -83,6 +83,18 @@ struct _CsWindow
   guint                 summary_from_history : 1;
 };
 
+/* What the window asks of the session: no suspend or logout while it copies,
+ * and a notification when a copy ends unwatched. Tests replace these hooks. */
+typedef struct {
+  guint (*inhibit)           (GtkWindow     *window,
+                              const char    *reason);   /* 0: refused */
+  void  (*uninhibit)         (GtkWindow     *window,
+                              guint          cookie);
+  void  (*send_notification) (GtkWindow     *window,
+                              const char    *id,
+                              GNotification *notification);
+} CsWindowSession;
+
 /* cs-window-actions.c */
 void     _cs_window_class_install_actions (GtkWidgetClass *widget_class);
 void     _cs_window_actions_update        (CsWindow       *self);
@@ -95,6 +107,7 @@ void     _cs_window_configure_job         (CsWindow       *self,
 void     _cs_window_ask_cancel            (CsWindow       *self);
 void     _cs_window_show_toast            (CsWindow       *self,
                                            const char     *title);
+void     _cs_window_set_session           (const CsWindowSession *hooks);
 
 /* cs-window-pages.c */
 void     _cs_window_class_install_page_actions (GtkWidgetClass *widget_class);

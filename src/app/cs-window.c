@@ -23,6 +23,57 @@
 
 G_DEFINE_FINAL_TYPE (CsWindow, cs_window, ADW_TYPE_APPLICATION_WINDOW)
 
+static guint
+session_inhibit (GtkWindow  *window,
+                 const char *reason)
+{
+  GtkApplication *app = gtk_window_get_application (window);
+
+  if (app == NULL)
+    return 0;
+
+  return gtk_application_inhibit (app, window,
+                                  GTK_APPLICATION_INHIBIT_SUSPEND | GTK_APPLICATION_INHIBIT_LOGOUT,
+                                  reason);
+}
+
+static void
+session_uninhibit (GtkWindow *window,
+                   guint      cookie)
+{
+  GtkApplication *app = gtk_window_get_application (window);
+
+  if (app != NULL)
+    gtk_application_uninhibit (app, cookie);
+}
+
+static void
+session_send_notification (GtkWindow     *window,
+                           const char    *id,
+                           GNotification *notification)
+{
+  GtkApplication *app = gtk_window_get_application (window);
+
+  if (app != NULL)
+    g_application_send_notification (G_APPLICATION (app), id, notification);
+}
+
+static const CsWindowSession default_session = {
+  session_inhibit,
+  session_uninhibit,
+  session_send_notification,
+};
+
+static const CsWindowSession *session = &default_session;
+
+/* Tests see what the window asks of the session through their own hooks;
+ * NULL puts the session's back. */
+void
+_cs_window_set_session (const CsWindowSession *hooks)
+{
+  session = hooks != NULL ? hooks : &default_session;
+}
+
 static void cs_window_show_next_conflict (CsWindow *self);
 
 void
@@ -311,7 +362,6 @@ static void
 cs_window_notify_done (CsWindow *self,
                        CsRun    *run)
 {
-  GApplication *app = G_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
   g_autoptr(GNotification) notification = NULL;
   g_autoptr(GIcon) icon = NULL;
   const char *outcome = cs_run_get_outcome (run);
@@ -322,7 +372,8 @@ cs_window_notify_done (CsWindow *self,
   guint n_errors = cs_run_get_n_errors (run);
   const char *title;
 
-  if (app == NULL || gtk_window_is_active (GTK_WINDOW (self)))
+  /* Whoever watches the window sees the summary; the others hear of it. */
+  if (gtk_window_is_active (GTK_WINDOW (self)))
     return;
 
   cs_run_get_totals (run, &totals);
@@ -350,16 +401,14 @@ cs_window_notify_done (CsWindow *self,
   icon = g_themed_icon_new (APP_ID);
   g_notification_set_icon (notification, icon);
   g_notification_set_default_action (notification, "app.activate");
-  g_application_send_notification (app, "copy-finished", notification);
+  session->send_notification (GTK_WINDOW (self), "copy-finished", notification);
 }
 
 static void
 cs_window_uninhibit (CsWindow *self)
 {
-  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
-
-  if (self->inhibit_cookie != 0 && app != NULL)
-    gtk_application_uninhibit (app, self->inhibit_cookie);
+  if (self->inhibit_cookie != 0)
+    session->uninhibit (GTK_WINDOW (self), self->inhibit_cookie);
   self->inhibit_cookie = 0;
 }
 
@@ -413,18 +462,24 @@ run_done_cb (GObject      *object,
   gtk_stack_set_visible_child_name (self->stack, "summary");
   _cs_window_actions_update (self);
 
+  /* The user closed the window during the copy and has seen it cancelled. */
+  if (self->close_when_done)
+    {
+      gtk_window_destroy (GTK_WINDOW (self));
+      return;
+    }
+
+  cs_window_notify_done (self, run);
+
   /* Closing after a clean copy was asked for on the command line; after
    * problems the summary stays, because it is the only place that lists them. */
-  if (self->close_when_done ||
-      (self->close_if_clean && g_strcmp0 (cs_run_get_outcome (run), "completed") == 0 &&
-       cs_run_get_n_errors (run) == 0))
+  if (self->close_if_clean && g_strcmp0 (cs_run_get_outcome (run), "completed") == 0 &&
+      cs_run_get_n_errors (run) == 0)
     {
       gtk_window_destroy (GTK_WINDOW (self));
       return;
     }
   self->close_if_clean = FALSE;
-
-  cs_window_notify_done (self, run);
 }
 
 static void
@@ -597,7 +652,6 @@ _cs_window_start (CsWindow *self,
                   CsJob    *job)
 {
   g_autoptr(GError) error = NULL;
-  GtkApplication *app;
 
   g_assert (CS_IS_WINDOW (self));
   g_assert (CS_IS_JOB (job));
@@ -631,12 +685,8 @@ _cs_window_start (CsWindow *self,
   cs_limit_hint_reset (self->limit_hint);
   cs_thread_slider_set_threads (self->thread_slider, cs_job_get_threads (job));
 
-  app = gtk_window_get_application (GTK_WINDOW (self));
-  if (app != NULL)
-    self->inhibit_cookie = gtk_application_inhibit (app, GTK_WINDOW (self),
-                                                    GTK_APPLICATION_INHIBIT_SUSPEND |
-                                                    GTK_APPLICATION_INHIBIT_LOGOUT,
-                                                    _("Copying files"));
+  /* A copy that a suspend or a logout cuts off is left for the next run to clean up. */
+  self->inhibit_cookie = session->inhibit (GTK_WINDOW (self), _("Copying files"));
 
   adw_window_title_set_subtitle (self->window_title, _("Copying"));
   gtk_stack_set_visible_child_name (self->stack, "copying");
