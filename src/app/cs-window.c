@@ -540,8 +540,9 @@ _cs_window_configure_job (CsWindow *self,
   cs_job_set_auto_threads (job, cs_thread_slider_get_auto (self->setup_thread_slider));
   cs_job_set_interval (job, g_settings_get_uint (self->settings, "interval"));
   /* The engine's default lets sixteen workers share the CPU with this thread;
-   * sixty-four at that value kept the loop waiting for a CPU for a third of
-   * the copy (bench/window: 1.5 s stalls, 0.2 s at the 99th percentile). */
+   * with sixty-four at that value the loop waited for a CPU for more than half
+   * of a copy of `many` on two cores, and stalled for 1.1–1.8 s (0.23–0.47 s at
+   * the 99th percentile; COPYSCOPE_LOOP_PROBE). */
   cs_job_set_worker_nice (job, WORKER_NICE);
 }
 
@@ -618,8 +619,8 @@ cs_window_wait_for (CsWindow   *self,
  * The job starts once the copying page is on screen: shown, crossfaded to and
  * painted once. That first frame (every counter's text laid out, the graph's
  * fonts loaded) and the crossfade are the heaviest drawing of a copy; with 64
- * workers already running, the main thread got a CPU so rarely that they held
- * the loop up for 0.3–0.5 s (bench/window). A window that draws no frames, hidden
+ * workers already running, the main thread got a CPU so rarely that those
+ * frames held the loop up for 0.3–0.5 s each (COPYSCOPE_LOOP_PROBE, two cores). A window that draws no frames, hidden
  * or minimized, gets its job after RUN_WAIT_MS anyway.
  */
 static void
