@@ -8,6 +8,7 @@
 #include "cs-about.h"
 #include "cs-application.h"
 #include "cs-format.h"
+#include "cs-job.h"
 #include "cs-preferences-window.h"
 #include "cs-window.h"
 
@@ -19,7 +20,6 @@ struct _CsApplication
 
   /* Owned */
   GSettings      *settings;
-  GFile          *destination;   /* from --destination, for the next window */
 };
 
 G_DEFINE_FINAL_TYPE (CsApplication, cs_application, ADW_TYPE_APPLICATION)
@@ -29,7 +29,7 @@ cs_application_new (void)
 {
   return g_object_new (CS_TYPE_APPLICATION,
                        "application-id", APP_ID,
-                       "flags", G_APPLICATION_HANDLES_OPEN,
+                       "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_HANDLES_COMMAND_LINE,
                        /* The development profile has its own id; resources keep one path. */
                        "resource-base-path", "/io/github/copyscope/Copyscope",
                        NULL);
@@ -54,31 +54,98 @@ cs_application_get_main_window (CsApplication *self)
   return cs_window_new (self);
 }
 
-/* A destination given on the command line goes to the window once. */
-static void
-cs_application_apply_destination (CsApplication *self,
-                                  CsWindow      *window)
+static gboolean
+parse_threads (const char *text,
+               guint      *out_threads,
+               gboolean   *out_auto)
 {
-  g_autoptr(GFile) destination = g_steal_pointer (&self->destination);
+  guint64 value;
 
-  if (destination != NULL)
-    cs_window_set_destination (window, destination);
-}
-
-static int
-cs_application_handle_local_options (GApplication *app,
-                                     GVariantDict *options)
-{
-  CsApplication *self = CS_APPLICATION (app);
-  g_autofree char *destination = NULL;
-
-  if (g_variant_dict_lookup (options, "destination", "^ay", &destination))
+  if (g_strcmp0 (text, "auto") == 0)
     {
-      g_clear_object (&self->destination);
-      self->destination = g_file_new_for_commandline_arg (destination);
+      *out_auto = TRUE;
+      return TRUE;
     }
 
-  return G_APPLICATION_CLASS (cs_application_parent_class)->handle_local_options (app, options);
+  if (!g_ascii_string_to_unsigned (text, 10, CS_JOB_MIN_THREADS, CS_JOB_MAX_THREADS, &value, NULL))
+    return FALSE;
+
+  *out_threads = (guint) value;
+  *out_auto = FALSE;
+  return TRUE;
+}
+
+/*
+ * "copyscope [--destination DIR] [--threads N|auto] [--start] [--close-when-done]
+ * [SOURCE…]". It runs in the primary instance, so a second command line sets up
+ * (or starts) a copy in the window already open, with paths resolved against
+ * the caller's working folder rather than the primary's.
+ */
+static int
+cs_application_command_line (GApplication            *app,
+                             GApplicationCommandLine *command_line)
+{
+  CsApplication *self = CS_APPLICATION (app);
+  GVariantDict *options = g_application_command_line_get_options_dict (command_line);
+  g_autofree char *destination = NULL;
+  g_autofree char *threads_text = NULL;
+  g_auto(GStrv) sources = NULL;
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
+  gboolean start = FALSE;
+  gboolean close_when_done = FALSE;
+  gboolean auto_threads = FALSE;
+  guint threads = 0;
+  CsWindow *window;
+
+  g_variant_dict_lookup (options, "destination", "^ay", &destination);
+  g_variant_dict_lookup (options, "threads", "s", &threads_text);
+  g_variant_dict_lookup (options, G_OPTION_REMAINING, "^aay", &sources);
+  g_variant_dict_lookup (options, "start", "b", &start);
+  g_variant_dict_lookup (options, "close-when-done", "b", &close_when_done);
+
+  if (threads_text != NULL && !parse_threads (threads_text, &threads, &auto_threads))
+    {
+      g_application_command_line_printerr (command_line,
+                                           _("--threads: “%s” is not a number of threads "
+                                             "from %d to %d or “auto”\n"),
+                                           threads_text, CS_JOB_MIN_THREADS, CS_JOB_MAX_THREADS);
+      return 2;
+    }
+
+  if (start && (destination == NULL || sources == NULL || sources[0] == NULL))
+    {
+      g_application_command_line_printerr (command_line,
+                                           _("--start needs --destination and at least one "
+                                             "source\n"));
+      return 2;
+    }
+
+  for (guint i = 0; sources != NULL && sources[i] != NULL; i++)
+    g_ptr_array_add (files, g_application_command_line_create_file_for_arg (command_line,
+                                                                            sources[i]));
+
+  window = cs_application_get_main_window (self);
+  if (files->len > 0)
+    cs_window_add_sources (window, (GFile **) files->pdata, files->len);
+  if (destination != NULL)
+    {
+      g_autoptr(GFile) file = g_application_command_line_create_file_for_arg (command_line,
+                                                                              destination);
+
+      cs_window_set_destination (window, file);
+    }
+  if (threads_text != NULL)
+    cs_window_set_threads (window, threads, auto_threads);
+  gtk_window_present (GTK_WINDOW (window));
+
+  if (start && !cs_window_start_copy (window, close_when_done))
+    {
+      g_application_command_line_printerr (command_line,
+                                           _("The copy cannot start; the window says why\n"));
+      return 3;
+    }
+
+  return 0;
 }
 
 static void
@@ -86,7 +153,6 @@ cs_application_activate (GApplication *app)
 {
   CsWindow *window = cs_application_get_main_window (CS_APPLICATION (app));
 
-  cs_application_apply_destination (CS_APPLICATION (app), window);
   gtk_window_present (GTK_WINDOW (window));
 }
 
@@ -98,10 +164,9 @@ cs_application_open (GApplication  *app,
 {
   CsWindow *window = cs_application_get_main_window (CS_APPLICATION (app));
 
-  /* A second "copyscope FILE…" lands here through the primary instance, so the
-   * files join the setup of the existing window rather than opening another. */
+  /* Files opened from elsewhere (a file manager's "Open With") join the setup
+   * of the existing window rather than opening another. */
   cs_window_add_sources (window, files, (guint) n_files);
-  cs_application_apply_destination (CS_APPLICATION (app), window);
   gtk_window_present (GTK_WINDOW (window));
 }
 
@@ -198,7 +263,6 @@ cs_application_dispose (GObject *object)
   CsApplication *self = CS_APPLICATION (object);
 
   g_clear_object (&self->settings);
-  g_clear_object (&self->destination);
 
   G_OBJECT_CLASS (cs_application_parent_class)->dispose (object);
 }
@@ -211,7 +275,7 @@ cs_application_class_init (CsApplicationClass *klass)
 
   object_class->dispose = cs_application_dispose;
 
-  app_class->handle_local_options = cs_application_handle_local_options;
+  app_class->command_line = cs_application_command_line;
   app_class->startup = cs_application_startup;
   app_class->activate = cs_application_activate;
   app_class->open = cs_application_open;
@@ -224,9 +288,15 @@ cs_application_init (CsApplication *self)
     { "destination", 'd', 0, G_OPTION_ARG_FILENAME, NULL,
       N_("Copy into DIR (the sources are the files and folders named after the options)"),
       N_("DIR") },
+    { "threads", 't', 0, G_OPTION_ARG_STRING, NULL,
+      N_("Copy with N worker threads (1–128), or “auto”"), N_("N") },
+    { "start", 's', 0, G_OPTION_ARG_NONE, NULL,
+      N_("Start the copy at once"), NULL },
+    { "close-when-done", 0, 0, G_OPTION_ARG_NONE, NULL,
+      N_("With --start: close the window when the copy has finished without problems"), NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, NULL, NULL, N_("[SOURCE…]") },
     { NULL }
   };
 
-  g_application_set_option_context_parameter_string (G_APPLICATION (self), _("[SOURCE…]"));
   g_application_add_main_option_entries (G_APPLICATION (self), entries);
 }

@@ -389,8 +389,7 @@ retry_failed_action (GtkWidget  *widget,
   g_autoptr(GPtrArray) errors = NULL;
   g_autoptr(GHashTable) seen = NULL;
   g_autoptr(CsJob) job = NULL;
-  g_autofree char *target = NULL;
-  gboolean one_folder = TRUE;
+  gboolean exact = TRUE;
 
   if (self->job != NULL || run == NULL)
     return;
@@ -402,37 +401,43 @@ retry_failed_action (GtkWidget  *widget,
   job = cs_job_new ();
   seen = g_hash_table_new (g_str_hash, g_str_equal);
 
-  /* A job has one destination folder. When the failures all belong in one
-   * folder, the new job copies exactly them; otherwise it goes over the
-   * original sources again, where "replace older" skips what is already there. */
-  for (guint i = 0; i < errors->len && one_folder; i++)
+  /* Each failed file goes back to exactly where it belongs, whatever folder
+   * that is. A name the record keeps only as raw bytes, or a path outside
+   * every source, cannot be placed; then the new job goes over the original
+   * sources again, where "replace older" skips what is already there. */
+  for (guint i = 0; i < errors->len && exact; i++)
     {
       const CsRunError *error = g_ptr_array_index (errors, i);
       g_autofree char *dir = NULL;
+      g_autofree char *name = NULL;
+      g_autofree char *target = NULL;
 
       if (error->path == NULL || error->path_raw != NULL)
         {
-          one_folder = FALSE;
+          exact = FALSE;
+          break;
+        }
+      if (g_hash_table_contains (seen, error->path))
+        continue;
+
+      dir = destination_dir_for (run, error->path);
+      if (dir == NULL)
+        {
+          exact = FALSE;
           break;
         }
 
-      dir = destination_dir_for (run, error->path);
-      if (dir == NULL || (target != NULL && g_strcmp0 (dir, target) != 0))
-        one_folder = FALSE;
-      else if (target == NULL)
-        target = g_steal_pointer (&dir);
-
-      if (one_folder && !g_hash_table_contains (seen, error->path))
-        {
-          g_hash_table_add (seen, error->path);
-          cs_job_add_source (job, error->path);
-        }
+      name = g_path_get_basename (error->path);
+      target = g_build_filename (dir, name, NULL);
+      g_hash_table_add (seen, error->path);
+      cs_job_add_source_as (job, error->path, target);
     }
 
-  _cs_window_configure_job (self, job);
-
-  if (one_folder && target != NULL)
-    cs_job_set_destination (job, target);
+  if (exact)
+    {
+      cs_job_set_destination (job, cs_run_get_destination (run));
+      _cs_window_configure_job (self, job);
+    }
   else
     {
       const char * const *sources = cs_run_get_sources (run);

@@ -7,6 +7,7 @@
 #include "cs-destination-row.h"
 #include "cs-history-page.h"
 #include "cs-limit-hint.h"
+#include "cs-loop-probe.h"
 #include "cs-options-group.h"
 #include "cs-progress-view.h"
 #include "cs-source-list.h"
@@ -60,11 +61,15 @@ struct _CsWindow
   GtkNativeDialog      *chooser;         /* the open file chooser, on GTK 4.8 */
   GPtrArray            *error_rows;      /* rows added to errors_row */
   guint                 threads_timeout_id;
+  guint                 run_timeout_id;  /* the job waits for its page to be drawn */
+  gulong                run_handler_id;
+  GObject              *run_handler_instance;
   guint                 inhibit_cookie;
   guint                 n_errors_shown;
   CsJobState            last_state;
   GPtrArray            *back_stack;      /* of page names, for win.go-back */
   guint                 remembered_threads;
+  CsLoopProbe          *loop_probe;      /* the last copy's, with COPYSCOPE_LOOP_PROBE */
 
   /* Borrowed: these dialogs destroy themselves when answered */
   AdwMessageDialog     *conflict_dialog;
@@ -73,8 +78,22 @@ struct _CsWindow
   AdwMessageDialog     *cancel_dialog;
 
   guint                 close_when_done : 1;
+  guint                 close_if_clean : 1;  /* --close-when-done: a clean finish closes */
+  guint                 job_running : 1;     /* run_async called for self->job */
   guint                 summary_from_history : 1;
 };
+
+/* What the window asks of the session: no suspend or logout while it copies,
+ * and a notification when a copy ends unwatched. Tests replace these hooks. */
+typedef struct {
+  guint (*inhibit)           (GtkWindow     *window,
+                              const char    *reason);   /* 0: refused */
+  void  (*uninhibit)         (GtkWindow     *window,
+                              guint          cookie);
+  void  (*send_notification) (GtkWindow     *window,
+                              const char    *id,
+                              GNotification *notification);
+} CsWindowSession;
 
 /* cs-window-actions.c */
 void     _cs_window_class_install_actions (GtkWidgetClass *widget_class);
@@ -88,6 +107,7 @@ void     _cs_window_configure_job         (CsWindow       *self,
 void     _cs_window_ask_cancel            (CsWindow       *self);
 void     _cs_window_show_toast            (CsWindow       *self,
                                            const char     *title);
+void     _cs_window_set_session           (const CsWindowSession *hooks);
 
 /* cs-window-pages.c */
 void     _cs_window_class_install_page_actions (GtkWidgetClass *widget_class);

@@ -17,6 +17,11 @@ void      cs_window_add_sources  (CsWindow      *self,
                                   guint          n_files);
 void      cs_window_set_destination (CsWindow   *self,
                                   GFile         *destination);
+void      cs_window_set_threads  (CsWindow      *self,
+                                  guint          threads,
+                                  gboolean       auto_threads);
+gboolean  cs_window_start_copy   (CsWindow      *self,
+                                  gboolean       close_when_done);
 CsJob    *cs_window_get_job      (CsWindow      *self);
 
 G_END_DECLS

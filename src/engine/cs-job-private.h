@@ -109,6 +109,7 @@ struct _CsItem {
 typedef struct {
   guint8  *buffer;
   guint64  partial;           /* bytes of the current item copied so far */
+  int      nice;              /* the thread's nice value, as this file set it */
 } CsWorker;
 
 typedef enum {
@@ -122,10 +123,12 @@ struct _CsJob {
 
   /* Settings, fixed once running */
   GPtrArray    *sources;          /* char*, filename encoding */
+  GPtrArray    *source_targets;   /* char* or NULL, one per source: its exact destination path */
   char         *destination;
   CsRunSettings settings;
   GPtrArray    *excludes;         /* GPatternSpec* */
   char         *cache_mode;
+  int           worker_nice;
   CsJobPlanFunc plan_func;
   gpointer      plan_data;
   gboolean      has_conflict_handler;

@@ -70,6 +70,7 @@ cs_job_finalize (GObject *object)
   CsJob *self = CS_JOB (object);
 
   g_ptr_array_unref (self->sources);
+  g_ptr_array_unref (self->source_targets);
   g_free (self->destination);
   _cs_run_settings_clear (&self->settings);
   g_clear_pointer (&self->excludes, g_ptr_array_unref);
@@ -118,12 +119,14 @@ static void
 cs_job_init (CsJob *self)
 {
   self->sources = g_ptr_array_new_with_free_func (g_free);
+  self->source_targets = g_ptr_array_new_with_free_func (g_free);
   self->settings.threads = CS_JOB_DEFAULT_THREADS;
   self->settings.overwrite = CS_OVERWRITE_NEWER;
   self->settings.retries = 2;
   self->settings.wait = 1.0;
   self->settings.interval_ms = 250;
   self->settings.flush = TRUE;
+  self->worker_nice = CS_JOB_DEFAULT_WORKER_NICE;
   atomic_init (&self->threads, CS_JOB_DEFAULT_THREADS);
   self->run = cs_run_new ();
   self->state = CS_JOB_STATE_READY;
@@ -158,6 +161,20 @@ cs_job_add_source (CsJob      *self,
   g_return_if_fail (path != NULL && *path != '\0');
 
   g_ptr_array_add (self->sources, g_strdup (path));
+  g_ptr_array_add (self->source_targets, NULL);
+}
+
+void
+cs_job_add_source_as (CsJob      *self,
+                      const char *path,
+                      const char *destination_path)
+{
+  RETURN_IF_STARTED (self);
+  g_return_if_fail (path != NULL && *path != '\0');
+  g_return_if_fail (destination_path != NULL && *destination_path != '\0');
+
+  g_ptr_array_add (self->sources, g_strdup (path));
+  g_ptr_array_add (self->source_targets, g_strdup (destination_path));
 }
 
 void
@@ -271,6 +288,16 @@ cs_job_add_exclude (CsJob      *self,
   for (guint i = 0; i < n; i++)
     self->settings.excludes[i] = g_strdup (old[i]);
   self->settings.excludes[n] = g_strdup (glob);
+}
+
+void
+cs_job_set_worker_nice (CsJob *self,
+                        int    nice)
+{
+  RETURN_IF_STARTED (self);
+  g_return_if_fail (nice >= 0 && nice <= 19);
+
+  self->worker_nice = nice;
 }
 
 void
@@ -399,6 +426,7 @@ cs_job_check (CsJob   *self,
   for (guint i = 0; i < self->sources->len; i++)
     {
       const char *source = g_ptr_array_index (self->sources, i);
+      const char *explicit_target = g_ptr_array_index (self->source_targets, i);
       g_autofree char *trimmed = trim_slashes (source);
       g_autofree char *target = NULL;
       struct stat st, tst;
@@ -420,7 +448,17 @@ cs_job_check (CsJob   *self,
         }
       g_array_append_val (seen, st);
 
-      if (dest_is_dir)
+      if (explicit_target != NULL)
+        {
+          g_autofree char *parent = g_path_get_dirname (explicit_target);
+          struct stat pst;
+
+          if (stat (parent, &pst) != 0 || !S_ISDIR (pst.st_mode))
+            return set_error (error, CS_JOB_ERROR_DESTINATION, explicit_target,
+                              "The folder that should contain the destination does not exist");
+          target = trim_slashes (explicit_target);
+        }
+      else if (dest_is_dir)
         {
           g_autofree char *base = g_path_get_basename (trimmed);
           target = g_build_filename (self->destination, base, NULL);
@@ -442,9 +480,13 @@ cs_job_check (CsJob   *self,
           g_autofree char *existing = NULL;
 
           /* The destination, or the nearest part of it that exists. */
-          existing = dest_exists ? g_strdup (self->destination) : g_path_get_dirname (self->destination);
+          if (explicit_target != NULL)
+            existing = g_path_get_dirname (target);
+          else
+            existing = dest_exists ? g_strdup (self->destination) : g_path_get_dirname (self->destination);
           if (is_ancestor_or_self (&st, existing))
-            return set_error (error, CS_JOB_ERROR_INSIDE_SOURCE, self->destination,
+            return set_error (error, CS_JOB_ERROR_INSIDE_SOURCE,
+                              explicit_target != NULL ? target : self->destination,
                               "The destination is inside the source folder %s; the copy would never end",
                               trimmed);
         }
@@ -671,9 +713,16 @@ worker_func (gpointer data,
       if (posix_memalign ((void **) &worker->buffer, 4096, CS_BUFFER_SIZE) != 0)
         g_error ("Out of memory");
       g_private_set (&worker_private, worker);
-      /* Workers yield to the thread drawing the window: on a two-core machine
-       * sixteen busy workers would otherwise starve it. */
-      setpriority (PRIO_PROCESS, (id_t) gettid (), 4);
+    }
+
+  /* Workers yield to the thread drawing the window: on a two-core machine
+   * sixteen busy workers would otherwise starve it. Pool threads outlive jobs
+   * and an unprivileged thread cannot lower its nice value again, so a thread
+   * keeps the highest value any job asked for. */
+  if (worker->nice < job->worker_nice)
+    {
+      setpriority (PRIO_PROCESS, (id_t) gettid (), job->worker_nice);
+      worker->nice = job->worker_nice;
     }
 
   if (budget_limits_items (job))

@@ -11,6 +11,7 @@ G_BEGIN_DECLS
 #define CS_JOB_MIN_THREADS     1
 #define CS_JOB_MAX_THREADS     128
 #define CS_JOB_DEFAULT_THREADS 8
+#define CS_JOB_DEFAULT_WORKER_NICE 4
 
 typedef enum {
   CS_JOB_STATE_READY,
@@ -72,6 +73,13 @@ CsJob      *cs_job_new              (void);
 /* Setup: main thread, before running. Paths are in the filename encoding. */
 void        cs_job_add_source       (CsJob          *self,
                                      const char     *path);
+/* @path goes to exactly @destination_path, whose folder must exist, rather
+ * than into the destination by its name: how a retry puts files from many
+ * folders back where each belongs. The job still needs a destination, which
+ * its run record names. */
+void        cs_job_add_source_as    (CsJob          *self,
+                                     const char     *path,
+                                     const char     *destination_path);
 void        cs_job_set_destination  (CsJob          *self,
                                      const char     *path);
 void        cs_job_set_overwrite    (CsJob          *self,
@@ -98,6 +106,11 @@ void        cs_job_set_cache_mode   (CsJob          *self,
                                      const char     *cache_mode);
 void        cs_job_set_staging      (CsJob          *self,
                                      CsStaging       staging);
+/* How far the workers yield the CPU to the process's other threads: their nice
+ * value, 0–19 (default CS_JOB_DEFAULT_WORKER_NICE). A front end that draws
+ * while dozens of workers copy asks for more. */
+void        cs_job_set_worker_nice  (CsJob          *self,
+                                     int             nice);
 
 /* Refuses dangerous or impossible requests before anything is written. */
 gboolean    cs_job_check            (CsJob          *self,

@@ -661,6 +661,7 @@ _cs_scanner_run (CsJob *job)
   for (guint i = 0; i < job->sources->len && !_cs_job_stopping (job); i++)
     {
       const char *source = g_ptr_array_index (job->sources, i);
+      const char *explicit_target = g_ptr_array_index (job->source_targets, i);
       g_autofree char *trimmed = g_strdup (source);
       g_autofree char *src_parent = NULL;
       g_autofree char *src_name = NULL;
@@ -674,7 +675,16 @@ _cs_scanner_run (CsJob *job)
 
       src_parent = g_path_get_dirname (trimmed);
       src_name = g_path_get_basename (trimmed);
-      if (dest_is_dir)
+      if (explicit_target != NULL)
+        {
+          g_autofree char *target = g_strdup (explicit_target);
+
+          while (strlen (target) > 1 && g_str_has_suffix (target, "/"))
+            target[strlen (target) - 1] = '\0';
+          dst_parent = g_path_get_dirname (target);
+          dst_name = g_path_get_basename (target);
+        }
+      else if (dest_is_dir)
         {
           dst_parent = g_strdup (dest);
           dst_name = g_strdup (src_name);

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -156,6 +157,23 @@ fault_copy_range (int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t l
   /* Force the read/write path so reads can be failed and slowed. */
   errno = EXDEV;
   return -1;
+}
+
+/* The lowest nice value a data read ran at, for test_worker_nice. */
+static atomic_int lowest_reader_nice;
+
+static ssize_t
+nice_pread (int fd, void *buf, size_t count, off_t offset)
+{
+  int nice;
+
+  errno = 0;
+  nice = getpriority (PRIO_PROCESS, (id_t) gettid ());
+  g_assert_cmpint (errno, ==, 0);
+  for (int seen = atomic_load (&lowest_reader_nice);
+       nice < seen && !atomic_compare_exchange_weak (&lowest_reader_nice, &seen, nice);)
+    ;
+  return pread (fd, buf, count, offset);
 }
 
 static void
@@ -750,6 +768,90 @@ test_full_destination (void)
   cs_test_tree_remove (root);
 }
 
+/* Sources from several folders, each to its own exact path: the files land
+ * there and nowhere else, and a path whose folder is missing is refused. */
+static void
+test_source_as (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *src_a = g_build_filename (root, "src", "a", NULL);
+  g_autofree char *src_b = g_build_filename (root, "src", "b", "deeper", NULL);
+  g_autofree char *file_a = g_build_filename (src_a, "one.bin", NULL);
+  g_autofree char *file_b = g_build_filename (src_b, "two.bin", NULL);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autofree char *dst_a = g_build_filename (dst, "a", NULL);
+  g_autofree char *dst_b = g_build_filename (dst, "b", "deeper", NULL);
+  g_autofree char *target_a = g_build_filename (dst_a, "one.bin", NULL);
+  g_autofree char *target_b = g_build_filename (dst_b, "renamed.bin", NULL);
+  g_autofree char *nowhere = g_build_filename (dst, "missing", "one.bin", NULL);
+  g_autofree char *by_name_b = g_build_filename (dst_b, "two.bin", NULL);
+  g_autofree char *top_a = g_build_filename (dst, "one.bin", NULL);
+  g_autofree char *top_b = g_build_filename (dst, "two.bin", NULL);
+  g_autoptr(CsJob) job = NULL;
+  g_autoptr(CsJob) refused = NULL;
+  g_autoptr(GError) error = NULL;
+  CsTotals totals;
+
+  g_assert_cmpint (g_mkdir_with_parents (src_a, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (src_b, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (dst_a, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (dst_b, 0755), ==, 0);
+  write_file (file_a, 5000, 1);
+  write_file (file_b, 70000, 2);
+
+  job = cs_job_new ();
+  cs_job_add_source_as (job, file_a, target_a);
+  cs_job_add_source_as (job, file_b, target_b);
+  cs_job_set_destination (job, dst);
+  cs_job_set_flush (job, FALSE);
+  g_assert_true (cs_job_run_sync (job, NULL, &error));
+  g_assert_no_error (error);
+
+  assert_same_file (file_a, target_a);
+  assert_same_file (file_b, target_b);
+  /* Nothing under the sources' own names, nothing at the destination's top. */
+  g_assert_false (g_file_test (by_name_b, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (top_a, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (top_b, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (cs_test_tree_find_temporaries (dst), ==, 0);
+  cs_run_get_totals (cs_job_get_run (job), &totals);
+  g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, 2);
+  g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_BYTES], ==, 75000);
+
+  refused = cs_job_new ();
+  cs_job_add_source_as (refused, file_a, nowhere);
+  cs_job_set_destination (refused, dst);
+  g_assert_false (cs_job_check (refused, &error));
+  g_assert_error (error, CS_JOB_ERROR, CS_JOB_ERROR_DESTINATION);
+
+  cs_test_tree_remove (root);
+}
+
+/* Every worker reads at the nice value the job asked for, so a window copying
+ * with 64 threads keeps a CPU for its own thread. */
+static void
+test_worker_nice (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *src = make_many_files (root, 200, 3000);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autoptr(CsJob) job = job_for (src, dst, 8);
+  g_autoptr(GError) error = NULL;
+
+  install_faults ();
+  fault_table.pread = nice_pread;
+  atomic_store (&lowest_reader_nice, 20);
+
+  cs_job_set_worker_nice (job, 19);
+  g_assert_true (cs_job_run_sync (job, NULL, &error));
+  g_assert_no_error (error);
+  remove_faults ();
+
+  g_assert_cmpint (atomic_load (&lowest_reader_nice), ==, 19);
+  cs_test_tree_assert_equal (src, dst);
+  cs_test_tree_remove (root);
+}
+
 static void
 test_counters (void)
 {
@@ -814,6 +916,8 @@ main (int    argc,
   g_test_add_func ("/job/dry-run", test_dry_run);
   g_test_add_func ("/job/full-destination", test_full_destination);
   g_test_add_func ("/job/counters", test_counters);
+  g_test_add_func ("/job/worker-nice", test_worker_nice);
+  g_test_add_func ("/job/source-as", test_source_as);
 
   return g_test_run ();
 }
