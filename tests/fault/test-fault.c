@@ -721,6 +721,26 @@ test_killed_while_claimed (Fixture       *f,
   g_free (freeze.to);
 }
 
+/* A file that only looks like a claim (its size, its owner, the start of the
+ * text) is someone's file: with "never overwrite" it stays as it was. */
+static void
+test_claim_lookalike_kept (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->copy, "a.txt", NULL);
+  g_auto(Outcome) o = { 0 };
+
+  g_assert_cmpint (g_mkdir (f->copy, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, "copyscope placeholder not-ours-at-all!\n", -1, NULL));
+  watch (f);
+  run (f, (Options) { 2, FALSE, FALSE, CS_OVERWRITE_NEVER, 2 }, &o);
+
+  g_assert_true (o.ok);
+  cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+  g_assert_cmpint (cs_oracle_state (f->oracle, 0, "a.txt"), ==, CS_ORACLE_OLD);
+  g_assert_cmpuint (o.totals.v[CS_CLASS_SKIPPED][CS_KIND_FILES], ==, 1);
+}
+
 /* ---- The source changing underneath ------------------------------------------ */
 
 typedef struct {
@@ -1157,6 +1177,7 @@ main (int    argc,
   ADD ("publish/created-after-check-link-enotsup", test_created_after_check, ENOTSUP);
   ADD ("publish/killed-while-claimed", test_killed_while_claimed, FALSE);
   ADD ("publish/killed-while-claimed-rerun-without-link", test_killed_while_claimed, TRUE);
+  ADD ("publish/claim-lookalike-kept", test_claim_lookalike_kept, 0);
   ADD ("source/grows", test_source_changes, GROW);
   ADD ("source/shrinks", test_source_changes, SHRINK);
   ADD ("source/rewritten", test_source_changes, REWRITE);
