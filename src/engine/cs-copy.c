@@ -637,7 +637,9 @@ publish_by_link (CsJob      *job,
   return TRUE;
 }
 
-/* Whether the claim we made is still the file under @final, untouched. */
+/* Whether the file under @final is still the claim we made, at its size. Times
+ * are not compared: a network share may set them when the write reaches the
+ * server, at close, after our fstat. */
 static gboolean
 claim_intact (CsJob             *job,
               CsDir             *dir,
@@ -647,10 +649,8 @@ claim_intact (CsJob             *job,
   struct stat now;
 
   return _cs_io_fstatat (&job->counters, dir->dst_fd, final, &now, AT_SYMLINK_NOFOLLOW) == 0
-         && now.st_dev == claim->st_dev && now.st_ino == claim->st_ino
-         && now.st_size == claim->st_size
-         && now.st_mtim.tv_sec == claim->st_mtim.tv_sec
-         && now.st_mtim.tv_nsec == claim->st_mtim.tv_nsec;
+         && S_ISREG (now.st_mode) && now.st_dev == claim->st_dev && now.st_ino == claim->st_ino
+         && now.st_size == (off_t) CS_PLACEHOLDER_SIZE;
 }
 
 /*
@@ -668,12 +668,13 @@ claim_intact (CsJob             *job,
  * is not a partial copy of anything, the oracle counts it with the
  * temporaries, and the next run recognises it by its exact size, owner and
  * text (is_placeholder) and replaces it with the file. A kill between the
- * create and the write of the text leaves an empty file instead: one request
- * wide, and reported as a conflict rather than silently taken.
+ * create and the write of the text leaves an empty file instead, which is not
+ * provably ours and so is treated like any file found there (with the default
+ * policy: skipped as newer, and reported); that window is one request wide.
  *
  * What no primitive these shares offer can close: a program that replaces
- * our claim by renaming over it, or rewrites it, in the moment between
- * claim_intact and the rename. That needs a program that deliberately
+ * our claim by renaming over it, or rewrites it at its size, in the moment
+ * between claim_intact and the rename. That needs a program that deliberately
  * replaces a file it did not create, and the window is one request wide
  * instead of the whole check-to-rename gap.
  *

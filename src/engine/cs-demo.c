@@ -14,7 +14,6 @@
 
 #include "cs-demo.h"
 #include "cs-generate.h"
-#include "cs-tsan-private.h"
 
 /* 12 KiB: the help-desk article's small files, as Windows counts a KB. */
 #define SMALL_FILE_SIZE 12288

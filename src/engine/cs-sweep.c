@@ -13,7 +13,6 @@
 
 #include "cs-run.h"
 #include "cs-sweep.h"
-#include "cs-tsan-private.h"
 
 /*
  * A thread sweep: the same copy timed at several thread counts, repeated, as

@@ -618,6 +618,20 @@ test_staged (Fixture       *f,
   assert_nothing_staged (f);
 }
 
+/* Registers @func to run staged; the records live as long as the program. */
+static void
+add_staged (const char       *path,
+            GTestFixtureFunc  func,
+            gconstpointer     data)
+{
+  static StagedTest tests[32];
+  static guint n;
+
+  g_assert_cmpuint (n, <, G_N_ELEMENTS (tests));
+  tests[n] = (StagedTest) { func, data };
+  g_test_add (path, Fixture, &tests[n++], fixture_setup, test_staged, fixture_teardown);
+}
+
 /* From a staging folder the hard link publishes first; another program's file
  * created under the final name meanwhile stays theirs. */
 static void
@@ -874,6 +888,26 @@ test_killed_while_claimed (Fixture       *f,
   g_assert_cmpuint (again.errors->len, ==, 0);
   cs_oracle_check (after_kill, CS_ORACLE_ALL_COMPLETE);
   g_free (freeze.to);
+}
+
+/* A file that only looks like a claim (its size, its owner, the start of the
+ * text) is someone's file: with "never overwrite" it stays as it was. */
+static void
+test_claim_lookalike_kept (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->copy, "a.txt", NULL);
+  g_auto(Outcome) o = { 0 };
+
+  g_assert_cmpint (g_mkdir (f->copy, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, "copyscope placeholder not-ours-at-all!\n", -1, NULL));
+  watch (f);
+  run (f, (Options) { 2, FALSE, FALSE, CS_OVERWRITE_NEVER, 2 }, &o);
+
+  g_assert_true (o.ok);
+  cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+  g_assert_cmpint (cs_oracle_state (f->oracle, 0, "a.txt"), ==, CS_ORACLE_OLD);
+  g_assert_cmpuint (o.totals.v[CS_CLASS_SKIPPED][CS_KIND_FILES], ==, 1);
 }
 
 /* ---- The source changing underneath ------------------------------------------ */
@@ -1312,6 +1346,7 @@ main (int    argc,
   ADD ("publish/created-after-check-link-enotsup", test_created_after_check, ENOTSUP);
   ADD ("publish/killed-while-claimed", test_killed_while_claimed, FALSE);
   ADD ("publish/killed-while-claimed-rerun-without-link", test_killed_while_claimed, TRUE);
+  ADD ("publish/claim-lookalike-kept", test_claim_lookalike_kept, 0);
   ADD ("source/grows", test_source_changes, GROW);
   ADD ("source/shrinks", test_source_changes, SHRINK);
   ADD ("source/rewritten", test_source_changes, REWRITE);
@@ -1328,9 +1363,7 @@ main (int    argc,
   ADD ("recovery/symlink-temporary", test_leftover_symlink_temp, 0);
 
 #define ADD_STAGED(path, func, data) \
-  g_test_add ("/fault/staged/" path, Fixture, \
-              g_memdup2 (&(StagedTest) { (GTestFixtureFunc) func, GINT_TO_POINTER (data) }, sizeof (StagedTest)), \
-              fixture_setup, test_staged, fixture_teardown)
+  add_staged ("/fault/staged/" path, (GTestFixtureFunc) func, GINT_TO_POINTER (data))
 
   /* The same faults with the temporaries in staging folders (network shares). */
   ADD_STAGED ("read/sticky", test_read_sticky, FALSE);
