@@ -345,8 +345,8 @@ test_auto_start_by_size (void)
   g_assert_cmpint (ftruncate (fd, 100 << 20), ==, 0);
   close (fd);
 
-  /* Nothing remembered: tiny files start at 8, large ones at 4. */
-  assert_auto_starts (tiny, root, "d1", 8, "auto: tiny files (12 kB on average); starting at 8 threads");
+  /* Nothing remembered: tiny files start at 4, and so do large ones. */
+  assert_auto_starts (tiny, root, "d1", 4, "auto: tiny files (12 kB on average); starting at 4 threads");
   assert_auto_starts (large, root, "d2", 4, "auto: large files (104858 kB on average); starting at 4 threads");
 
   /* Remembered for tiny files on this filesystem: 3, and only for them. */
