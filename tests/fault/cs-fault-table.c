@@ -200,60 +200,59 @@ f_close (int fd)
   return real->close (fd);
 }
 
-static ssize_t
-f_pread (int fd, void *buf, size_t count, off_t offset)
+/* A rule on a read or write of *@count bytes: FALSE to go on with the real
+ * call (for *@count bytes, maybe fewer now), TRUE to return *@ret instead. */
+static gboolean
+data_fault (CsFaultOp  op,
+            int        fd,
+            size_t    *count,
+            ssize_t   *ret)
 {
   CsFaultRule r;
 
-  if (match (CS_FAULT_READ, lookup_name (fd), &r))
+  if (!match (op, lookup_name (fd), &r))
+    return FALSE;
+  switch (r.action)
     {
-      switch (r.action)
-        {
-        case CS_FAULT_SHORT:
-          return real->pread (fd, buf, MAX (count / 3, 1), offset);
-        case CS_FAULT_ZERO:
-          return 0;
-        case CS_FAULT_HOOK:
-          r.hook (lookup_name (fd), r.hook_data);
-          break;
-        case CS_FAULT_EINTR:
-          errno = EINTR;
-          return -1;
-        case CS_FAULT_ERRNO:
-        default:
-          errno = r.error;
-          return -1;
-        }
+    case CS_FAULT_SHORT:
+      *count = MAX (*count / 3, 1);
+      return FALSE;
+    case CS_FAULT_ZERO:
+      *ret = 0;
+      return TRUE;
+    case CS_FAULT_HOOK:
+      r.hook (lookup_name (fd), r.hook_data);
+      return FALSE;
+    case CS_FAULT_EINTR:
+      errno = EINTR;
+      *ret = -1;
+      return TRUE;
+    case CS_FAULT_ERRNO:
+    default:
+      errno = r.error;
+      *ret = -1;
+      return TRUE;
     }
+}
+
+static ssize_t
+f_pread (int fd, void *buf, size_t count, off_t offset)
+{
+  ssize_t ret;
+
+  if (data_fault (CS_FAULT_READ, fd, &count, &ret))
+    return ret;
   return real->pread (fd, buf, count, offset);
 }
 
 static ssize_t
 f_pwrite (int fd, const void *buf, size_t count, off_t offset)
 {
-  CsFaultRule r;
+  ssize_t ret;
 
   DEST_GUARD (fd_in_dest (fd));
-  if (match (CS_FAULT_WRITE, lookup_name (fd), &r))
-    {
-      switch (r.action)
-        {
-        case CS_FAULT_SHORT:
-          return real->pwrite (fd, buf, MAX (count / 3, 1), offset);
-        case CS_FAULT_ZERO:
-          return 0;
-        case CS_FAULT_HOOK:
-          r.hook (lookup_name (fd), r.hook_data);
-          break;
-        case CS_FAULT_EINTR:
-          errno = EINTR;
-          return -1;
-        case CS_FAULT_ERRNO:
-        default:
-          errno = r.error;
-          return -1;
-        }
-    }
+  if (data_fault (CS_FAULT_WRITE, fd, &count, &ret))
+    return ret;
   return real->pwrite (fd, buf, count, offset);
 }
 
