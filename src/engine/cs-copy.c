@@ -82,49 +82,52 @@ is_retriable (int code)
     }
 }
 
-/* The precision a destination keeps shows in the trailing zeros of its
- * nanoseconds: 0 for a share with whole seconds, a multiple of 10^6 for one
- * with milliseconds.  A stamp that ends in zeros by chance only makes the
- * comparison of that one file coarser. */
+/* The precision a destination keeps shows in its stamp: trailing zeros in
+ * the nanoseconds (a multiple of 10^6 for a share with milliseconds), none at
+ * all for whole seconds, and an even whole second for a share that keeps 2 s
+ * (FAT, and the NAS appliances built on it, like Robocopy's /FFT).  A stamp
+ * that looks coarse by chance only makes the comparison of that one file
+ * coarser: its size must still match. */
 static gint64
-kept_precision_ns (long nsec)
+kept_precision_ns (const struct stat *dst)
 {
+  long nsec = dst->st_mtim.tv_nsec;
   gint64 g = 1;
 
   if (nsec == 0)
-    return G_GINT64_CONSTANT (1000000000);
+    return (dst->st_mtim.tv_sec % 2 == 0 ? 2 : 1) * G_GINT64_CONSTANT (1000000000);
   while (g < G_GINT64_CONSTANT (1000000000) && nsec % (g * 10) == 0)
     g *= 10;
   return g;
 }
 
-/* @dst minus @src in ns, clamped to ±2 s: only differences below a second matter. */
+/* @dst minus @src in ns, clamped to ±4 s: only differences up to 2 s matter. */
 static gint64
 mtime_diff_ns (const struct stat *dst,
                const struct stat *src)
 {
   gint64 secs = (gint64) dst->st_mtim.tv_sec - (gint64) src->st_mtim.tv_sec;
 
-  secs = CLAMP (secs, -2, 2);
+  secs = CLAMP (secs, -4, 4);
   return secs * G_GINT64_CONSTANT (1000000000) + (dst->st_mtim.tv_nsec - src->st_mtim.tv_nsec);
 }
 
 /* Equal at the precision the destination keeps, whether the share rounded the
- * time down or up (like Robocopy's /FFT, without its fixed two seconds). */
+ * time down or up. */
 static gboolean
 same_mtime (const struct stat *dst,
             const struct stat *src)
 {
   gint64 d = mtime_diff_ns (dst, src);
 
-  return ABS (d) < kept_precision_ns (dst->st_mtim.tv_nsec);
+  return ABS (d) < kept_precision_ns (dst);
 }
 
 static gboolean
 newer (const struct stat *dst,
        const struct stat *src)
 {
-  return mtime_diff_ns (dst, src) >= kept_precision_ns (dst->st_mtim.tv_nsec);
+  return mtime_diff_ns (dst, src) >= kept_precision_ns (dst);
 }
 
 /* The text of a claim (see publish_claimed); returns its length. */

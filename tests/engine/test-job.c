@@ -629,6 +629,63 @@ test_policies (void)
   cs_test_tree_remove (root);
 }
 
+/* A share that keeps times to 2 s (FAT, many NAS appliances) rounds a stamp
+ * down or up to an even second.  Those copies are identical; a destination
+ * further off, or a whole-second stamp more than a second off, is not. */
+static void
+test_coarse_times (void)
+{
+  static const struct {
+    time_t src_sec; long src_nsec;   /* the source's stamp */
+    time_t dst_sec;                  /* what the share kept, whole seconds */
+    gboolean copied;                 /* replaced on the rerun */
+  } cases[] = {
+    { 1000001, 500000000, 1000000, FALSE },  /* 2 s, rounded down */
+    { 1000002, 700000000, 1000004, FALSE },  /* 2 s, rounded up */
+    { 1000003, 500000000, 1000003, FALSE },  /* whole seconds */
+    { 1000003, 500000000, 1000001, TRUE },   /* odd: whole seconds, 2.5 s off */
+    { 1000005, 200000000, 1000002, TRUE },   /* even, but 3.2 s off */
+  };
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *src = make_many_files (root, G_N_ELEMENTS (cases), 100);
+  g_autofree char *top = g_build_filename (root, "dst", NULL);
+  CsTotals totals;
+
+  g_mkdir (top, 0755);
+  {
+    g_autoptr(CsJob) job = job_for (src, top, 2);
+    g_assert_true (cs_job_run_sync (job, NULL, NULL));
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *s = g_strdup_printf ("%s/f%04u", src, i);
+      g_autofree char *d = g_strdup_printf ("%s/many/f%04u", top, i);
+
+      set_mtime (s, cases[i].src_sec, cases[i].src_nsec);
+      set_mtime (d, cases[i].dst_sec, 0);
+    }
+  {
+    g_autoptr(CsJob) job = job_for (src, top, 2);
+    g_assert_true (cs_job_run_sync (job, NULL, NULL));
+    cs_run_get_totals (cs_job_get_run (job), &totals);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *d = g_strdup_printf ("%s/many/f%04u", top, i);
+      struct stat st;
+
+      g_assert_cmpint (stat (d, &st), ==, 0);
+      if (cases[i].copied)
+        g_assert_cmpint (st.st_mtim.tv_nsec, ==, cases[i].src_nsec);
+      else
+        g_assert_cmpint (st.st_mtim.tv_sec, ==, cases[i].dst_sec);
+    }
+  g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, 2);
+  g_assert_cmpuint (totals.v[CS_CLASS_SKIPPED][CS_KIND_FILES], ==, 3);
+
+  cs_test_tree_remove (root);
+}
+
 typedef struct {
   CsConflictAnswer answer;
   guint            asked;
@@ -912,6 +969,7 @@ main (int    argc,
   g_test_add_func ("/job/thread-counts-agree", test_thread_counts_agree);
   g_test_add_func ("/job/big-file-chunks", test_big_file_chunks);
   g_test_add_func ("/job/policies", test_policies);
+  g_test_add_func ("/job/coarse-times", test_coarse_times);
   g_test_add_func ("/job/conflict-prompt", test_conflict_prompt);
   g_test_add_func ("/job/dry-run", test_dry_run);
   g_test_add_func ("/job/full-destination", test_full_destination);
