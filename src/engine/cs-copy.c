@@ -467,14 +467,33 @@ share_refuses (int code)
 static void
 report_not_kept (CsJob      *job,
                  const char *operation,
-                 int         code,
-                 const char *message)
+                 int         code)
 {
   g_autofree char *key = g_strconcat ("cs-not-kept-", operation, NULL);
+  const char *message;
 
   if (!g_object_replace_data (G_OBJECT (job), key, NULL, GINT_TO_POINTER (1), NULL, NULL))
     return;
+  if (g_str_equal (operation, "chown"))
+    message = "The destination does not keep file owners; owners were not preserved";
+  else if (g_str_equal (operation, "chmod"))
+    message = "The destination does not keep permissions; modes were not preserved";
+  else
+    message = "The destination does not keep the times of symbolic links";
   _cs_job_report (job, NULL, job->destination, operation, code, message, 0);
+}
+
+/* any thread: whether @code from @operation (chown, chmod) means the share
+ * keeps no owners or modes at all, which is then reported once for the run. */
+gboolean
+_cs_copy_not_kept (CsJob      *job,
+                   const char *operation,
+                   int         code)
+{
+  if (!share_refuses (code))
+    return FALSE;
+  report_not_kept (job, operation, code);
+  return TRUE;
 }
 
 /*
@@ -529,9 +548,11 @@ finish_temp (CsJob             *job,
              CsItem            *item,
              int                src_fd,
              int                tmp_fd,
+             mode_t             created_mode,
              const struct stat *st)
 {
   struct timespec times[2] = { st->st_atim, st->st_mtim };
+  mode_t mode = st->st_mode & 07777;
   struct stat now;
 
   if (is_sparse (st) && _cs_io_ftruncate (&job->counters, tmp_fd, st->st_size) != 0)
@@ -568,21 +589,18 @@ finish_temp (CsJob             *job,
   /* A temporary we created in a folder we created already has our owner and
    * group; asking again costs a round trip per file on a share. */
   if (job->euid == 0 && !(item->dir->dst_new && st->st_uid == job->euid && st->st_gid == job->egid)
-      && _cs_io_fchown (&job->counters, tmp_fd, st->st_uid, st->st_gid) != 0)
-    {
-      if (!share_refuses (errno))
-        return fail (errno, "chown");
-      report_not_kept (job, "chown", errno,
-                       "The destination does not keep file owners; owners were not preserved");
-    }
-  /* After chown, which clears set-id bits. */
-  if (_cs_io_fchmod (&job->counters, tmp_fd, st->st_mode & 07777) != 0)
-    {
-      if (!share_refuses (errno))
-        return fail (errno, "chmod");
-      report_not_kept (job, "chmod", errno,
-                       "The destination does not keep permissions; modes were not preserved");
-    }
+      && _cs_io_fchown (&job->counters, tmp_fd, st->st_uid, st->st_gid) != 0
+      && !_cs_copy_not_kept (job, "chown", errno))
+    return fail (errno, "chown");
+  /* After chown, which clears set-id bits.  A temporary created with its
+   * final mode keeps it unless a umask took bits away; the fstat is answered
+   * from the attributes the create brought back, where a chmod is a round
+   * trip (two on sshfs) per file on a share. */
+  if ((mode != created_mode || _cs_io_fstat (&job->counters, tmp_fd, &now) != 0
+       || (now.st_mode & 07777) != mode)
+      && _cs_io_fchmod (&job->counters, tmp_fd, mode) != 0
+      && !_cs_copy_not_kept (job, "chmod", errno))
+    return fail (errno, "chmod");
   if (_cs_io_futimens (&job->counters, tmp_fd, times) != 0)
     return fail (errno, "set times");
   if (job->settings.durable && _cs_io_fsync (&job->counters, tmp_fd) != 0)
@@ -841,16 +859,23 @@ copy_file_via (CsJob    *job,
   const char *final = item->dst_name != NULL ? item->dst_name : item->name;
   char tmp[64] = "";
   int src_fd, tmp_fd = -1;
+  mode_t created_mode = 0600;
   Outcome o;
 
   src_fd = open_source (job, item->dir, item->name);
   if (src_fd < 0)
     return fail (errno, "open");
 
+  /* Beside the final files a temporary is private (0600) until published.
+   * In our own staging folder (0700) nobody else can reach it, so it is
+   * created with its final permissions and usually needs no chmod. */
+  if (folder_fd != item->dir->dst_fd)
+    created_mode = item->st.st_mode & 0777;
+
   temp_name (job, tmp, sizeof tmp);
   /* Read-write: --verify reads the copy back through this descriptor. */
   tmp_fd = _cs_io_openat (&job->counters, folder_fd, tmp,
-                          O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+                          O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, created_mode);
   if (tmp_fd < 0)
     {
       o = fail (errno, "create");
@@ -877,7 +902,7 @@ copy_file_via (CsJob    *job,
     }
 
   if (o.code == 0)
-    o = finish_temp (job, worker, item, src_fd, tmp_fd, &item->st);
+    o = finish_temp (job, worker, item, src_fd, tmp_fd, created_mode, &item->st);
   if (o.code == 0)
     {
       _cs_io_close (&job->counters, tmp_fd);
@@ -959,8 +984,7 @@ copy_symlink_once (CsJob    *job,
       /* SFTP sets times through a link, so on sshfs a link to a file not
        * copied yet answers ENOENT.  A link's own time is not worth the link. */
       if (errno == ENOENT || share_refuses (errno))
-        report_not_kept (job, "set link times", errno,
-                         "The destination does not keep the times of symbolic links");
+        report_not_kept (job, "set link times", errno);
       else
         {
           o = fail (errno, "set times");
@@ -1189,7 +1213,7 @@ copy_chunk (CsJob    *job,
       return;
     }
 
-  o = finish_temp (job, worker, item, big->src_fd, big->tmp_fd, &item->st);
+  o = finish_temp (job, worker, item, big->src_fd, big->tmp_fd, 0600, &item->st);
   if (o.code == 0)
     {
       _cs_io_close (&job->counters, big->tmp_fd);

@@ -316,6 +316,9 @@ void      _cs_copy_account         (CsJob        *job,
                                     const char   *dst_name,
                                     CsAction      action,
                                     guint64       size);
+gboolean  _cs_copy_not_kept        (CsJob        *job,
+                                    const char   *operation,
+                                    int           code);
 void      _cs_copy_item            (CsJob        *job,
                                     CsWorker     *worker,
                                     CsItem       *item);

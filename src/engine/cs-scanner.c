@@ -45,7 +45,9 @@ _cs_dir_unref (CsDir *dir)
 
           if (job->euid == 0)
             _cs_io_fchown (&job->counters, dir->dst_fd, dir->st.st_uid, dir->st.st_gid);
-          if (_cs_io_fchmod (&job->counters, dir->dst_fd, dir->st.st_mode & 07777) != 0)
+          /* A share that keeps no modes says so once, as for files. */
+          if (_cs_io_fchmod (&job->counters, dir->dst_fd, dir->st.st_mode & 07777) != 0
+              && !_cs_copy_not_kept (job, "chmod", errno))
             _cs_job_report (job, parent, dir->dst_name, "chmod", errno, NULL, 1);
           if (_cs_io_futimens (&job->counters, dir->dst_fd, times) != 0)
             _cs_job_report (job, parent, dir->dst_name, "set times", errno, NULL, 1);

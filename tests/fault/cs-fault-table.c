@@ -365,6 +365,8 @@ static int
 f_fchmod (int fd, mode_t mode)
 {
   DEST_GUARD (fd_in_dest (fd));
+  if (inject (CS_FAULT_CHMOD, lookup_name (fd)))
+    return -1;
   return real->fchmod (fd, mode);
 }
 

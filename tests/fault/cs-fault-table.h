@@ -28,6 +28,7 @@ typedef enum {
   CS_FAULT_RENAME_NOREPLACE,
   CS_FAULT_RENAME_REPLACE,  /* renameat2 without RENAME_NOREPLACE: may replace the name */
   CS_FAULT_LINK,
+  CS_FAULT_CHMOD,         /* fchmod of a temporary */
   CS_FAULT_ANY_DEST,      /* every call on a descriptor or path in the destination */
   CS_FAULT_N_OPS
 } CsFaultOp;
