@@ -31,6 +31,10 @@ struct _CsLoopProbe
   GArray  *lateness;   /* of gint64, microseconds */
   GArray  *busy;       /* of gint64: CPU microseconds between two ticks */
   gint64   tick_run_ns;
+  gint64   tick_wait_ns;
+  gint64   worst_late;  /* the latest tick: how late, and its CPU and wait, µs */
+  gint64   worst_busy;
+  gint64   worst_wait;
 };
 
 /* The calling thread's time on a CPU and time runnable but waiting for one,
@@ -79,11 +83,22 @@ tick_cb (gpointer data)
           gint64 busy = (run_ns - self->tick_run_ns) / 1000;
 
           g_array_append_val (self->busy, busy);
+          /* The rest of the worst tick, neither work nor a wait for a CPU,
+           * was the thread blocked: in a lock, a read, a round trip. */
+          if (late > self->worst_late)
+            {
+              self->worst_late = late;
+              self->worst_busy = busy;
+              self->worst_wait = (wait_ns - self->tick_wait_ns) / 1000;
+            }
         }
     }
   self->expected = now + CS_LOOP_PROBE_INTERVAL_MS * 1000;
   if (have_schedstat)
-    self->tick_run_ns = run_ns;
+    {
+      self->tick_run_ns = run_ns;
+      self->tick_wait_ns = wait_ns;
+    }
 
   return G_SOURCE_CONTINUE;
 }
@@ -249,6 +264,15 @@ cs_loop_probe_describe (CsLoopProbe *self)
     g_string_append_printf (line, " busy_max_ms=%s busy_p99_ms=%s",
                             ms (max, cs_loop_probe_get_max (self, CS_LOOP_PROBE_BUSY)),
                             ms (p99, cs_loop_probe_get_percentile (self, CS_LOOP_PROBE_BUSY, 99)));
+  if (self->busy->len > 0)
+    {
+      char busy[G_ASCII_DTOSTR_BUF_SIZE];
+      char wait[G_ASCII_DTOSTR_BUF_SIZE];
+
+      g_string_append_printf (line, " worst_ms=%s worst_busy_ms=%s worst_cpu_wait_ms=%s",
+                              ms (max, self->worst_late), ms (busy, self->worst_busy),
+                              ms (wait, self->worst_wait));
+    }
   if (self->stopped > 0 && self->run_ns >= 0)
     g_string_append_printf (line, " cpu_ms=%" G_GINT64_FORMAT " cpu_wait_ms=%" G_GINT64_FORMAT,
                             self->run_ns / 1000000, self->wait_ns / 1000000);

@@ -201,7 +201,7 @@ struct _CsJob {
   gboolean      finished;
   char         *fatal_message;
   gboolean      fatal_reported;   /* the file that hit it is in the error list */
-  CsJobState    state;
+  CsJobState    state;            /* written under the lock, read atomically */
   GMutex        ask_lock;         /* one question at a time */
   CsItem       *batch;            /* scanner only: small files not queued yet */
   guint         batch_n;
@@ -209,10 +209,13 @@ struct _CsJob {
   CsConflictAnswer all_answer;
   gboolean      has_all_answer;
 
-  /* The clock: paused while the job is paused or a question is open */
-  gint64        start_mono;
+  /* The clock: paused while the job is paused or a question is open.  Holds
+   * are counted under the lock; the time is read from two atomics without
+   * it, so the window never waits behind a worker holding the lock. */
+  gint64        start_mono;       /* 0 until it runs */
+  gint64        clock_origin;     /* start_mono plus every hold that ended */
+  gint64        clock_frozen;     /* during a hold, the µs elapsed; else -1 */
   gint64        held_since;
-  gint64        held_total;
   guint         holds;
 
   /* The channel to the main context: dirty flags under a lock, one pending source */

@@ -500,31 +500,41 @@ cs_job_check (CsJob   *self,
 double
 _cs_job_elapsed (CsJob *job)
 {
-  gint64 now = g_get_monotonic_time ();
-  gint64 held;
-
-  _cs_mutex_lock (&job->lock);
-  held = job->held_total + (job->holds > 0 ? now - job->held_since : 0);
-  _cs_mutex_unlock (&job->lock);
+  gint64 frozen;
 
   if (job->start_mono == 0)
     return 0;
-  return (double) (now - job->start_mono - held) / G_USEC_PER_SEC;
+  frozen = __atomic_load_n (&job->clock_frozen, __ATOMIC_ACQUIRE);
+  if (frozen >= 0)
+    return (double) frozen / G_USEC_PER_SEC;
+  return (double) (g_get_monotonic_time () - __atomic_load_n (&job->clock_origin, __ATOMIC_RELAXED))
+         / G_USEC_PER_SEC;
 }
 
+/* job->lock held */
 static void
 hold_locked (CsJob *job)
 {
   if (job->holds++ == 0)
-    job->held_since = g_get_monotonic_time ();
+    {
+      job->held_since = g_get_monotonic_time ();
+      __atomic_store_n (&job->clock_frozen, job->held_since - job->clock_origin, __ATOMIC_RELEASE);
+    }
 }
 
+/* job->lock held; the origin moves before the clock thaws, so a reader that
+ * sees it running also sees the new origin */
 static void
 release_locked (CsJob *job)
 {
   g_assert (job->holds > 0);
   if (--job->holds == 0)
-    job->held_total += g_get_monotonic_time () - job->held_since;
+    {
+      __atomic_store_n (&job->clock_origin,
+                        job->clock_origin + g_get_monotonic_time () - job->held_since,
+                        __ATOMIC_RELAXED);
+      __atomic_store_n (&job->clock_frozen, -1, __ATOMIC_RELEASE);
+    }
 }
 
 void
@@ -1051,7 +1061,7 @@ cs_job_pause (CsJob *self)
   if (self->state == CS_JOB_STATE_RUNNING && !self->paused && !_cs_job_stopping (self))
     {
       self->paused = TRUE;
-      self->state = CS_JOB_STATE_PAUSED;
+      __atomic_store_n (&self->state, CS_JOB_STATE_PAUSED, __ATOMIC_RELEASE);
       hold_locked (self);
     }
   _cs_mutex_unlock (&self->lock);
@@ -1067,7 +1077,7 @@ cs_job_resume (CsJob *self)
   if (self->paused)
     {
       self->paused = FALSE;
-      self->state = CS_JOB_STATE_RUNNING;
+      __atomic_store_n (&self->state, CS_JOB_STATE_RUNNING, __ATOMIC_RELEASE);
       release_locked (self);
       g_cond_broadcast (&self->cond);
     }
@@ -1084,21 +1094,18 @@ cs_job_cancel (CsJob *self)
   stop (self, CS_STOP_CANCEL, NULL);
   _cs_mutex_lock (&self->lock);
   if (self->state == CS_JOB_STATE_PAUSED)
-    self->state = CS_JOB_STATE_RUNNING;
+    __atomic_store_n (&self->state, CS_JOB_STATE_RUNNING, __ATOMIC_RELEASE);
   _cs_mutex_unlock (&self->lock);
 }
 
 CsJobState
 cs_job_get_state (CsJob *self)
 {
-  CsJobState state;
-
   g_return_val_if_fail (CS_IS_JOB (self), CS_JOB_STATE_READY);
 
-  _cs_mutex_lock (&self->lock);
-  state = self->state;
-  _cs_mutex_unlock (&self->lock);
-  return state;
+  /* Without the lock: the window asks at every update, and a worker holding
+   * the lock at nice 19 made it wait up to half a second. */
+  return __atomic_load_n (&self->state, __ATOMIC_ACQUIRE);
 }
 
 void
@@ -1452,9 +1459,11 @@ start (CsJob         *self,
   g_thread_pool_set_max_unused_threads (0);
 #endif
   self->pool = g_thread_pool_new (worker_func, self, (int) atomic_load (&self->threads), FALSE, NULL);
-  self->state = CS_JOB_STATE_RUNNING;
+  __atomic_store_n (&self->state, CS_JOB_STATE_RUNNING, __ATOMIC_RELEASE);
   atomic_store (&self->scanning, 1);
   self->start_mono = g_get_monotonic_time ();
+  self->clock_origin = self->start_mono;
+  self->clock_frozen = -1;
 
   if (cancellable != NULL)
     {
@@ -1479,7 +1488,7 @@ finish_on_main (CsJob *self)
     g_thread_join (g_steal_pointer (&self->controller));
 
   _cs_mutex_lock (&self->lock);
-  self->state = CS_JOB_STATE_FINISHED;
+  __atomic_store_n (&self->state, CS_JOB_STATE_FINISHED, __ATOMIC_RELEASE);
   _cs_mutex_unlock (&self->lock);
 
   if (self->cancellable != NULL && self->cancelled_id != 0)
