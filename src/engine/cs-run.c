@@ -1735,6 +1735,7 @@ cs_run_new_from_json (JsonNode  *node,
 
   read_timeline (&r, root, run->timeline);
   read_errors (&r, root, run->errors, &run->errors_omitted);
+  run->n_errors = run->errors->len;
   read_samples (&r, root, run->samples);
 
   /* Statistics are derived from the samples; only their shape is checked. */
