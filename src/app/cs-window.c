@@ -19,7 +19,6 @@
 #define THREADS_SETTLE_MS  200
 #define MAX_ERROR_ROWS     200
 #define RUN_WAIT_MS        500
-#define WORKER_NICE        19
 
 G_DEFINE_FINAL_TYPE (CsWindow, cs_window, ADW_TYPE_APPLICATION_WINDOW)
 
@@ -542,8 +541,9 @@ _cs_window_configure_job (CsWindow *self,
   /* The engine's default lets sixteen workers share the CPU with this thread;
    * with sixty-four at that value the loop waited for a CPU for more than half
    * of a copy of `many` on two cores, and stalled for 1.1–1.8 s (0.23–0.47 s at
-   * the 99th percentile; COPYSCOPE_LOOP_PROBE). */
-  cs_job_set_worker_nice (job, WORKER_NICE);
+   * the 99th percentile; COPYSCOPE_LOOP_PROBE). At the maximum the workers are
+   * also SCHED_IDLE: the longest stall is then under 30 ms (bench/window). */
+  cs_job_set_worker_nice (job, CS_JOB_MAX_WORKER_NICE);
 }
 
 static void cs_window_run_when_drawn (CsWindow *self);

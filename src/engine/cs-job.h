@@ -12,6 +12,7 @@ G_BEGIN_DECLS
 #define CS_JOB_MAX_THREADS     128
 #define CS_JOB_DEFAULT_THREADS 8
 #define CS_JOB_DEFAULT_WORKER_NICE 4
+#define CS_JOB_MAX_WORKER_NICE 19
 
 typedef enum {
   CS_JOB_STATE_READY,
@@ -108,7 +109,8 @@ void        cs_job_set_staging      (CsJob          *self,
                                      CsStaging       staging);
 /* How far the workers yield the CPU to the process's other threads: their nice
  * value, 0–19 (default CS_JOB_DEFAULT_WORKER_NICE). A front end that draws
- * while dozens of workers copy asks for more. */
+ * while dozens of workers copy asks for more. At CS_JOB_MAX_WORKER_NICE the
+ * workers also run as SCHED_IDLE, so any other thread that wakes runs first. */
 void        cs_job_set_worker_nice  (CsJob          *self,
                                      int             nice);
 

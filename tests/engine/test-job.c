@@ -2,8 +2,9 @@
 #include "config.h"
 
 #include <errno.h>
-#include <math.h>
 #include <fcntl.h>
+#include <math.h>
+#include <sched.h>
 #include <glib/gstdio.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -159,8 +160,10 @@ fault_copy_range (int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t l
   return -1;
 }
 
-/* The lowest nice value a data read ran at, for test_worker_nice. */
+/* The lowest nice value a data read ran at, and how many reads ran outside
+ * SCHED_IDLE, for test_worker_nice. */
 static atomic_int lowest_reader_nice;
+static atomic_int busy_reads;
 
 static ssize_t
 nice_pread (int fd, void *buf, size_t count, off_t offset)
@@ -173,6 +176,8 @@ nice_pread (int fd, void *buf, size_t count, off_t offset)
   for (int seen = atomic_load (&lowest_reader_nice);
        nice < seen && !atomic_compare_exchange_weak (&lowest_reader_nice, &seen, nice);)
     ;
+  if (sched_getscheduler (0) != SCHED_IDLE)
+    atomic_fetch_add (&busy_reads, 1);
   return pread (fd, buf, count, offset);
 }
 
@@ -898,13 +903,15 @@ test_worker_nice (void)
   install_faults ();
   fault_table.pread = nice_pread;
   atomic_store (&lowest_reader_nice, 20);
+  atomic_store (&busy_reads, 0);
 
-  cs_job_set_worker_nice (job, 19);
+  cs_job_set_worker_nice (job, CS_JOB_MAX_WORKER_NICE);
   g_assert_true (cs_job_run_sync (job, NULL, &error));
   g_assert_no_error (error);
   remove_faults ();
 
   g_assert_cmpint (atomic_load (&lowest_reader_nice), ==, 19);
+  g_assert_cmpint (atomic_load (&busy_reads), ==, 0);
   cs_test_tree_assert_equal (src, dst);
   cs_test_tree_remove (root);
 }
