@@ -301,7 +301,8 @@ start_action (GtkWidget  *widget,
   cs_job_set_destination (job, destination_path);
 
   _cs_window_configure_job (self, job);
-  _cs_window_start (self, job);
+  if (_cs_window_start (self, job))
+    g_clear_pointer (&self->retry_targets, g_hash_table_unref);
 }
 
 static void
@@ -379,6 +380,29 @@ destination_dir_for (CsRun      *run,
   return NULL;
 }
 
+/* Where a failed file of the run on the summary page belongs: where a Retry
+ * Failed sent it, or its folder under the destination; NULL when neither is
+ * known. */
+static char *
+target_for (CsWindow   *self,
+            CsRun      *run,
+            const char *failed)
+{
+  const char *target;
+  g_autofree char *dir = NULL;
+  g_autofree char *name = NULL;
+
+  if (self->retry_targets != NULL
+      && (target = g_hash_table_lookup (self->retry_targets, failed)) != NULL)
+    return g_strdup (target);
+
+  dir = destination_dir_for (run, failed);
+  if (dir == NULL)
+    return NULL;
+  name = g_path_get_basename (failed);
+  return g_build_filename (dir, name, NULL);
+}
+
 static void
 retry_failed_action (GtkWidget  *widget,
                      const char *action_name,
@@ -387,7 +411,7 @@ retry_failed_action (GtkWidget  *widget,
   CsWindow *self = CS_WINDOW (widget);
   CsRun *run = cs_summary_page_get_run (self->summary_page);
   g_autoptr(GPtrArray) errors = NULL;
-  g_autoptr(GHashTable) seen = NULL;
+  g_autoptr(GHashTable) targets = NULL;
   g_autoptr(CsJob) job = NULL;
   gboolean exact = TRUE;
 
@@ -399,7 +423,7 @@ retry_failed_action (GtkWidget  *widget,
     return;
 
   job = cs_job_new ();
-  seen = g_hash_table_new (g_str_hash, g_str_equal);
+  targets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 
   /* Each failed file goes back to exactly where it belongs, whatever folder
    * that is. A name the record keeps only as raw bytes, or a path outside
@@ -408,28 +432,23 @@ retry_failed_action (GtkWidget  *widget,
   for (guint i = 0; i < errors->len && exact; i++)
     {
       const CsRunError *error = g_ptr_array_index (errors, i);
-      g_autofree char *dir = NULL;
-      g_autofree char *name = NULL;
-      g_autofree char *target = NULL;
+      char *target;
 
       if (error->path == NULL || error->path_raw != NULL)
         {
           exact = FALSE;
           break;
         }
-      if (g_hash_table_contains (seen, error->path))
+      if (g_hash_table_contains (targets, error->path))
         continue;
 
-      dir = destination_dir_for (run, error->path);
-      if (dir == NULL)
+      target = target_for (self, run, error->path);
+      if (target == NULL)
         {
           exact = FALSE;
           break;
         }
-
-      name = g_path_get_basename (error->path);
-      target = g_build_filename (dir, name, NULL);
-      g_hash_table_add (seen, error->path);
+      g_hash_table_insert (targets, g_strdup (error->path), target);
       cs_job_add_source_as (job, error->path, target);
     }
 
@@ -443,16 +462,34 @@ retry_failed_action (GtkWidget  *widget,
       const char * const *sources = cs_run_get_sources (run);
 
       g_clear_object (&job);
+      g_hash_table_remove_all (targets);
       job = cs_job_new ();
       for (guint i = 0; sources != NULL && sources[i] != NULL; i++)
-        cs_job_add_source (job, sources[i]);
+        {
+          const char *target = self->retry_targets != NULL
+                               ? g_hash_table_lookup (self->retry_targets, sources[i]) : NULL;
+
+          /* A source a retry placed goes back to the same place. */
+          if (target != NULL)
+            {
+              cs_job_add_source_as (job, sources[i], target);
+              g_hash_table_insert (targets, g_strdup (sources[i]), g_strdup (target));
+            }
+          else
+            cs_job_add_source (job, sources[i]);
+        }
       cs_job_set_destination (job, cs_run_get_destination (run));
       _cs_window_configure_job (self, job);
       cs_job_set_overwrite (job, CS_OVERWRITE_NEWER);
     }
 
   if (!_cs_window_start (self, job))
-    _cs_window_show_toast (self, _("The failed files cannot be copied again"));
+    {
+      _cs_window_show_toast (self, _("The failed files cannot be copied again"));
+      return;
+    }
+  g_clear_pointer (&self->retry_targets, g_hash_table_unref);
+  self->retry_targets = g_steal_pointer (&targets);
 }
 
 void

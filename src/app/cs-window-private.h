@@ -76,6 +76,10 @@ struct _CsWindow
   GtkCheckButton       *conflict_apply_all;
   CsConflict           *conflict;        /* the question on screen; owned */
   AdwMessageDialog     *cancel_dialog;
+  /* Where each source of the last Retry Failed went (path → target), so that
+   * its own summary can retry it again into the same folders; NULL after any
+   * other copy. */
+  GHashTable           *retry_targets;
 
   guint                 close_when_done : 1;
   guint                 close_if_clean : 1;  /* --close-when-done: a clean finish closes */

@@ -823,6 +823,7 @@ cs_window_finalize (GObject *object)
   g_clear_object (&self->settings);
   g_clear_pointer (&self->loop_probe, cs_loop_probe_free);
   g_clear_pointer (&self->error_rows, g_ptr_array_unref);
+  g_clear_pointer (&self->retry_targets, g_hash_table_unref);
   _cs_window_pages_finalize (self);
 
   G_OBJECT_CLASS (cs_window_parent_class)->finalize (object);

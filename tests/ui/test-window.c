@@ -657,8 +657,9 @@ assert_same_bytes (const char *a,
   g_assert_cmpmem (data_a, len_a, data_b, len_b);
 }
 
-/* Failures in two folders, retried from the summary: exactly those files are
- * copied again, each into its own folder, and nothing else is touched. */
+/* Failures in two folders, retried from the summary and then from the retry's
+ * own summary: exactly those files are copied again, each into its own folder,
+ * and nothing else is touched. */
 static void
 test_retry_failed (void)
 {
@@ -694,7 +695,6 @@ test_retry_failed (void)
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
   g_assert_true (wait_until (job_done, window, WAIT_SECONDS));
-  _cs_io_set (NULL);
 
   run = cs_summary_page_get_run (window->summary_page);
   cs_run_get_totals (run, &totals);
@@ -705,6 +705,18 @@ test_retry_failed (void)
    * sources again would replace it; retrying only the failures leaves it. */
   write_file (changed, 10, 99);
   g_assert_cmpint (utimensat (AT_FDCWD, changed, old_times, 0), ==, 0);
+
+  /* The first retry fails the same two files again; the retry's own summary
+   * retries them once more, still each into its own folder. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.retry-failed", NULL);
+  g_assert_nonnull (cs_window_get_job (window));
+  g_assert_true (wait_until (job_done, window, WAIT_SECONDS));
+  _cs_io_set (NULL);
+
+  run = cs_summary_page_get_run (window->summary_page);
+  cs_run_get_totals (run, &totals);
+  g_assert_cmpuint (totals.v[CS_CLASS_FAILED][CS_KIND_FILES], ==, 2);
+  g_assert_cmpuint (totals.v[CS_CLASS_TOTAL][CS_KIND_FILES], ==, 2);
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.retry-failed", NULL);
   g_assert_nonnull (cs_window_get_job (window));
