@@ -26,6 +26,7 @@
 #define CS_ERR_MISMATCH        (-1001)
 #define CS_ERR_STOPPED         (-1002)
 #define CS_ERR_APPEARED        (-1003)
+#define CS_ERR_NO_UNNAMED      (-1004)  /* an unnamed temporary could not be linked: write a named one */
 
 typedef struct {
   int         code;     /* errno or CS_ERR_*; 0 = success */
@@ -617,7 +618,7 @@ publish_link (CsJob      *job,
               int         fd,
               const char *final)
 {
-  if (_cs_io_linkat (&job->counters, tmp_fd, tmp, fd, final) != 0)
+  if (_cs_io_linkat (&job->counters, tmp_fd, tmp, fd, final, 0) != 0)
     return errno;
   _cs_io_unlinkat (&job->counters, tmp_fd, tmp, 0);
   return 0;
@@ -833,6 +834,47 @@ publish (CsJob      *job,
     }
 }
 
+/*
+ * An unnamed temporary (O_TMPFILE) becomes the file by one hard link, which
+ * fails on an existing name like RENAME_NOREPLACE. A folder's lock is then
+ * taken once per file instead of twice (create, rename): copying 4,000 small
+ * files into one folder, 8 threads spent 40 % of their CPU spinning on it.
+ * A kill leaves nothing behind, since the kernel frees an inode no name holds.
+ * Linking by descriptor (AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; without it
+ * the link goes through /proc/self/fd.
+ */
+static Outcome
+publish_unnamed (CsJob      *job,
+                 int         tmp_fd,
+                 CsDir      *dir,
+                 const char *final)
+{
+  char proc[64];
+
+  if (!atomic_load_explicit (&job->unnamed_via_proc, memory_order_relaxed))
+    {
+      if (_cs_io_linkat (&job->counters, tmp_fd, "", dir->dst_fd, final, AT_EMPTY_PATH) == 0)
+        return OK;
+      if (errno == EEXIST)
+        return fail (CS_ERR_APPEARED, "link");
+      if (errno != ENOENT && errno != EPERM && !_cs_io_is_unsupported (errno))
+        return fail (errno, "link");
+      atomic_store (&job->unnamed_via_proc, 1);
+    }
+
+  g_snprintf (proc, sizeof proc, "/proc/self/fd/%d", tmp_fd);
+  if (_cs_io_linkat (&job->counters, AT_FDCWD, proc, dir->dst_fd, final, AT_SYMLINK_FOLLOW) == 0)
+    return OK;
+  if (errno == EEXIST)
+    return fail (CS_ERR_APPEARED, "link");
+  if (errno != ENOENT && errno != EPERM && !_cs_io_is_unsupported (errno))
+    return fail (errno, "link");
+
+  /* No /proc, or links refused: named temporaries from now on, this file too. */
+  atomic_store (&job->no_unnamed, 1);
+  return fail (CS_ERR_NO_UNNAMED, "link");
+}
+
 static void
 discard_temp (CsJob      *job,
               int         folder_fd,
@@ -860,27 +902,56 @@ copy_file_via (CsJob    *job,
   char tmp[64] = "";
   int src_fd, tmp_fd = -1;
   mode_t created_mode = 0600;
+  gboolean unnamed;
   Outcome o;
 
   src_fd = open_source (job, item->dir, item->name);
   if (src_fd < 0)
     return fail (errno, "open");
 
-  /* Beside the final files a temporary is private (0600) until published.
-   * In our own staging folder (0700) nobody else can reach it, so it is
-   * created with its final permissions and usually needs no chmod. */
-  if (folder_fd != item->dir->dst_fd)
-    created_mode = item->st.st_mode & 0777;
-
-  temp_name (job, tmp, sizeof tmp);
-  /* Read-write: --verify reads the copy back through this descriptor. */
-  tmp_fd = _cs_io_openat (&job->counters, folder_fd, tmp,
-                          O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, created_mode);
-  if (tmp_fd < 0)
+  /* A new file beside the others starts as an unnamed temporary where the
+   * filesystem has them (see publish_unnamed); a replacement still needs a
+   * name to rename over the old file atomically. */
+  unnamed = folder_fd == item->dir->dst_fd && action == CS_ACTION_COPY
+            && !atomic_load_explicit (&job->no_unnamed, memory_order_relaxed);
+  if (unnamed)
     {
-      o = fail (errno, "create");
-      tmp[0] = '\0';
-      goto out;
+      tmp_fd = _cs_io_openat (&job->counters, folder_fd, ".", O_RDWR | O_TMPFILE,
+                              item->st.st_mode & 0777);
+      if (tmp_fd >= 0)
+        created_mode = item->st.st_mode & 0777;
+      else if (errno == EISDIR || errno == ENOENT || _cs_io_is_unsupported (errno))
+        {
+          /* Kernels and filesystems without O_TMPFILE answer these. */
+          atomic_store (&job->no_unnamed, 1);
+          unnamed = FALSE;
+        }
+      else
+        {
+          o = fail (errno, "create");
+          goto out;
+        }
+    }
+
+  /* Beside the final files a named temporary is private (0600) until
+   * published. Nobody else can reach an unnamed one, or one in our own staging
+   * folder (0700), so those are created with their final permissions and
+   * usually need no chmod. */
+  if (!unnamed)
+    {
+      if (folder_fd != item->dir->dst_fd)
+        created_mode = item->st.st_mode & 0777;
+
+      temp_name (job, tmp, sizeof tmp);
+      /* Read-write: --verify reads the copy back through this descriptor. */
+      tmp_fd = _cs_io_openat (&job->counters, folder_fd, tmp,
+                              O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, created_mode);
+      if (tmp_fd < 0)
+        {
+          o = fail (errno, "create");
+          tmp[0] = '\0';
+          goto out;
+        }
     }
 
   o = OK;
@@ -903,7 +974,13 @@ copy_file_via (CsJob    *job,
 
   if (o.code == 0)
     o = finish_temp (job, worker, item, src_fd, tmp_fd, created_mode, &item->st);
-  if (o.code == 0)
+  if (o.code == 0 && unnamed)
+    {
+      o = publish_unnamed (job, tmp_fd, item->dir, final);
+      _cs_io_close (&job->counters, tmp_fd);
+      tmp_fd = -1;
+    }
+  else if (o.code == 0)
     {
       _cs_io_close (&job->counters, tmp_fd);
       tmp_fd = -1;
@@ -936,7 +1013,12 @@ copy_file_once (CsJob    *job,
       && !atomic_load_explicit (&item->dir->no_stage, memory_order_relaxed))
     stage = _cs_stage_acquire (job);
   if (stage == NULL)
-    return copy_file_via (job, worker, item, action, item->dir->dst_fd);
+    {
+      o = copy_file_via (job, worker, item, action, item->dir->dst_fd);
+      if (o.code == CS_ERR_NO_UNNAMED)
+        o = copy_file_via (job, worker, item, action, item->dir->dst_fd);
+      return o;
+    }
 
   o = copy_file_via (job, worker, item, action, stage->fd);
   _cs_stage_release (job, stage);
@@ -946,6 +1028,8 @@ copy_file_once (CsJob    *job,
     {
       atomic_store (&item->dir->no_stage, 1);
       o = copy_file_via (job, worker, item, action, item->dir->dst_fd);
+      if (o.code == CS_ERR_NO_UNNAMED)
+        o = copy_file_via (job, worker, item, action, item->dir->dst_fd);
     }
 
   return o;

@@ -97,7 +97,7 @@ int     _cs_io_mkdirat   (CsCounters *c, int dirfd, const char *path, mode_t mod
 int     _cs_io_renameat2 (CsCounters *c, int olddirfd, const char *oldpath, int newdirfd,
                           const char *newpath, unsigned int flags);
 int     _cs_io_linkat    (CsCounters *c, int olddirfd, const char *oldpath, int newdirfd,
-                          const char *newpath);
+                          const char *newpath, int flags);
 int     _cs_io_unlinkat  (CsCounters *c, int dirfd, const char *path, int flags);
 int     _cs_io_fchmod    (CsCounters *c, int fd, mode_t mode);
 int     _cs_io_fchown    (CsCounters *c, int fd, uid_t uid, gid_t gid);

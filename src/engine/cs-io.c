@@ -223,9 +223,9 @@ _cs_io_renameat2 (CsCounters *c, int olddirfd, const char *oldpath, int newdirfd
 
 int
 _cs_io_linkat (CsCounters *c, int olddirfd, const char *oldpath, int newdirfd,
-               const char *newpath)
+               const char *newpath, int flags)
 {
-  SIMPLE (CS_REQ_OTHER, io->linkat (olddirfd, oldpath, newdirfd, newpath, 0));
+  SIMPLE (CS_REQ_OTHER, io->linkat (olddirfd, oldpath, newdirfd, newpath, flags));
 }
 
 int

@@ -162,6 +162,8 @@ struct _CsJob {
   atomic_int    no_copy_range;
   atomic_int    no_noreplace;
   atomic_int    no_link;          /* hard links refused (EPERM) or not supported */
+  atomic_int    no_unnamed;       /* no O_TMPFILE, or no way to link one in */
+  atomic_int    unnamed_via_proc; /* linkat AT_EMPTY_PATH refused: link /proc/self/fd/N */
   atomic_int    no_noatime;
   atomic_int    auto_threads;
   atomic_int    no_xattr;         /* a source filesystem without extended attributes */

@@ -153,7 +153,8 @@ inject (CsFaultOp   op,
 static int
 f_openat (int dirfd, const char *path, int flags, mode_t mode)
 {
-  gboolean create = (flags & O_CREAT) != 0;
+  /* An unnamed temporary (O_TMPFILE, which includes O_DIRECTORY) is a create. */
+  gboolean create = (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE;
   gboolean file = !create && !(flags & O_DIRECTORY);
   g_autofree char *base = g_path_get_basename (path);
   const char *name = create ? g_private_get (&last_source) : file ? base : NULL;

@@ -5,8 +5,10 @@
  * CLI under test. Configured by the environment; inert unless CSFAULT_PATH is
  * set:
  *
- *   CSFAULT_PATH      fnmatch pattern for the path a descriptor points to
- *                     (found through /proc/self/fd), or the path opened
+ *   CSFAULT_PATH      fnmatch patterns, separated by '|', for the path a
+ *                     descriptor points to (found through /proc/self/fd), or
+ *                     the path opened; an unnamed file (O_TMPFILE) is opened
+ *                     as "DIR/#unnamed" and points to "DIR/#INODE (deleted)"
  *   CSFAULT_OP        comma-separated: read, write, fsync, copy_file_range,
  *                     splice, sendfile, ficlone, openat; "read" and "write" also
  *                     cover the input and output sides of the kernel-copy calls
@@ -161,6 +163,29 @@ init (void)
 }
 
 static int
+pattern_matches (const char *path)
+{
+  const char *p = cfg.pattern;
+
+  while (p != NULL)
+    {
+      const char *bar = strchr (p, '|');
+      char one[4096];
+      size_t len = bar != NULL ? (size_t) (bar - p) : strlen (p);
+
+      if (len < sizeof one)
+        {
+          memcpy (one, p, len);
+          one[len] = '\0';
+          if (fnmatch (one, path, 0) == 0)
+            return 1;
+        }
+      p = bar != NULL ? bar + 1 : NULL;
+    }
+  return 0;
+}
+
+static int
 fd_matches (int fd)
 {
   char link[64], path[4096];
@@ -173,7 +198,7 @@ fd_matches (int fd)
   if (n <= 0)
     return 0;
   path[n] = '\0';
-  return fnmatch (cfg.pattern, path, 0) == 0;
+  return pattern_matches (path);
 }
 
 static int
@@ -186,7 +211,7 @@ at_matches (int         dirfd,
   if (cfg.pattern == NULL || path == NULL)
     return 0;
   if (path[0] == '/')
-    return fnmatch (cfg.pattern, path, 0) == 0;
+    return pattern_matches (path);
   if (dirfd == AT_FDCWD)
     snprintf (link, sizeof link, "/proc/self/cwd");
   else
@@ -196,7 +221,20 @@ at_matches (int         dirfd,
     return 0;
   full[n] = '\0';
   snprintf (full + n, sizeof full - (size_t) n, "/%s", path);
-  return fnmatch (cfg.pattern, full, 0) == 0;
+  return pattern_matches (full);
+}
+
+/* An unnamed file in the folder @path: matched as "FOLDER/#unnamed". */
+static int
+tmpfile_matches (int         dirfd,
+                 const char *path)
+{
+  char rel[4096];
+
+  if (strcmp (path, ".") == 0)
+    return at_matches (dirfd, "#unnamed");
+  snprintf (rel, sizeof rel, "%s/#unnamed", path);
+  return at_matches (dirfd, rel);
 }
 
 static void
@@ -414,7 +452,10 @@ openat64 (int dirfd, const char *path, int flags, ...)
       va_end (args);
     }
   resolve ();
-  if (gate (OP_OPENAT, "openat", at_matches (dirfd, path), dirfd, 1) < 0)
+  if (gate (OP_OPENAT, "openat",
+            (flags & __O_TMPFILE) == __O_TMPFILE ? tmpfile_matches (dirfd, path)
+                                                 : at_matches (dirfd, path),
+            dirfd, 1) < 0)
     return -1;
   return real_openat (dirfd, path, flags, mode);
 }

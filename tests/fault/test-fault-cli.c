@@ -407,20 +407,38 @@ static const ShimCase shim_cases[] = {
   { "copy_file_range", "/src/b.bin", "EIO", FALSE, FALSE, 1, CS_ORACLE_ABSENT, 1 },
   { "copy_file_range", "/src/*", "EXDEV", FALSE, FALSE, 0, CS_ORACLE_COMPLETE, 0 },
   { "copy_file_range", "/src/*", "EOPNOTSUPP", FALSE, FALSE, 0, CS_ORACLE_COMPLETE, 0 },
-  { "write", "/out/src/.copyscope-*", "ENOSPC", TRUE, FALSE, 3, CS_ORACLE_OLD, 0 },
+  /* Temporaries, named (b.bin replaces a file) or unnamed (the new ones). */
+  { "write", "/out/src/.copyscope-*|/out/src/#*", "ENOSPC", TRUE, FALSE, 3, CS_ORACLE_OLD, 0 },
   /* Every temporary in out/src fails: a.txt, b.bin and c.dat. */
-  { "fsync", "/out/src/.copyscope-*", "EIO", TRUE, TRUE, 1, CS_ORACLE_OLD, 3 },
+  { "fsync", "/out/src/.copyscope-*|/out/src/#*", "EIO", TRUE, TRUE, 1, CS_ORACLE_OLD, 3 },
   { "read,write", "/*", NULL, FALSE, TRUE, 0, CS_ORACLE_COMPLETE, 0 },
   { "openat", "/src/b.bin", "EACCES", FALSE, FALSE, 1, CS_ORACLE_ABSENT, 1 },
-  { "openat", "/out/src/.copyscope-*", "EIO", TRUE, FALSE, 1, CS_ORACLE_OLD, 3 },
+  { "openat", "/out/src/.copyscope-*|/out/src/#*", "EIO", TRUE, FALSE, 1, CS_ORACLE_OLD, 3 },
 };
+
+/* The shim's patterns: each of @target's alternatives under @root. */
+static char *
+shim_pattern (const char *root,
+              const char *target)
+{
+  g_auto(GStrv) parts = g_strsplit (target, "|", -1);
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      char *rooted = g_strconcat (root, parts[i], NULL);
+
+      g_free (parts[i]);
+      parts[i] = rooted;
+    }
+  return g_strjoinv ("|", parts);
+}
 
 static void
 test_shim (Fixture       *f,
            gconstpointer  data)
 {
   const ShimCase *c = data;
-  g_autofree char *pattern = g_strconcat (f->root, c->target, NULL);
+  g_autofree char *pattern = shim_pattern (f->root, c->target);
   g_autofree char *log = path_in (f, "faults.log");
   g_autofree char *env_path = g_strconcat ("CSFAULT_PATH=", pattern, NULL);
   g_autofree char *env_op = g_strconcat ("CSFAULT_OP=", c->op, NULL);

@@ -550,29 +550,41 @@ plant_file (const char *name,
   cs_oracle_update_before (plant->f->oracle, 0, "b.bin");
 }
 
+/* How the copy of b.bin is published while another program plants its own. */
+enum {
+  PUBLISH_UNNAMED,        /* an unnamed temporary, linked in (the default) */
+  PUBLISH_NAMED,          /* no O_TMPFILE: a named one, RENAME_NOREPLACE */
+  PUBLISH_LINK_FALLBACK,  /* no O_TMPFILE, no RENAME_NOREPLACE: a hard link */
+};
+
 static void
 test_created_meanwhile (Fixture       *f,
                         gconstpointer  data)
 {
-  gboolean no_noreplace = GPOINTER_TO_INT (data);
+  int how = GPOINTER_TO_INT (data);
   g_auto(Outcome) o = { 0 };
   g_autofree char *contents = NULL;
   Plant plant = { f, g_build_filename (f->copy, "b.bin", NULL) };
   const CsRunError *e;
+  guint hook;
 
   watch (f);
   cs_fault_install (f->out);
-  if (no_noreplace)
-    {
-      cs_fault_add (&(CsFaultRule) { CS_FAULT_RENAME_NOREPLACE, NULL, 1, -1, CS_FAULT_ERRNO, EINVAL });
-      cs_fault_add (&(CsFaultRule) { CS_FAULT_LINK, "b.bin", 1, 1, CS_FAULT_HOOK, 0, plant_file, &plant });
-    }
-  else
-    cs_fault_add (&(CsFaultRule) { CS_FAULT_RENAME_NOREPLACE, "b.bin", 1, 1, CS_FAULT_HOOK, 0, plant_file, &plant });
+  /* The first create is the first unnamed temporary: refused as by a
+   * filesystem without them, the job writes named ones from then on. */
+  if (how != PUBLISH_UNNAMED)
+    cs_fault_add (&(CsFaultRule) { CS_FAULT_CREATE, NULL, 1, 1, CS_FAULT_ERRNO, EOPNOTSUPP });
+  if (how == PUBLISH_LINK_FALLBACK)
+    cs_fault_add (&(CsFaultRule) { CS_FAULT_RENAME_NOREPLACE, NULL, 1, -1, CS_FAULT_ERRNO, EINVAL });
+  hook = how == PUBLISH_UNNAMED ? 0 : how == PUBLISH_NAMED ? 1 : 2;
+  cs_fault_add (&(CsFaultRule) { how == PUBLISH_NAMED ? CS_FAULT_RENAME_NOREPLACE : CS_FAULT_LINK,
+                                 "b.bin", 1, 1, CS_FAULT_HOOK, 0, plant_file, &plant });
   run (f, DEFAULTS, &o);
 
   g_assert_true (o.ok);
-  g_assert_cmpuint (cs_fault_hits (no_noreplace ? 1 : 0), ==, 1);
+  g_assert_cmpuint (cs_fault_hits (hook), ==, 1);
+  if (how != PUBLISH_UNNAMED)
+    g_assert_cmpuint (cs_fault_hits (0), ==, 1);
   g_assert_true (g_file_get_contents (plant.path, &contents, NULL, NULL));
   g_assert_cmpstr (contents, ==, "theirs, not ours\n");
   e = find_error (&o, "b.bin");
@@ -677,18 +689,23 @@ test_staged_link_refused (Fixture       *f,
   cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
 }
 
-/* A temporary in a staging folder is created with its final permissions, so
- * only a mode the umask trims (or a set-id bit) costs a chmod: on a share that
- * is a round trip per file saved.  Beside the files it is created 0600 and
- * every other mode is set afterwards.  With chmod refused, as on shares that
- * keep no permissions, the copy goes on and says so once. */
+/* A temporary nobody else can reach (unnamed, or in a staging folder) is
+ * created with its final permissions, so only a mode the umask trims (or a
+ * set-id bit) costs a chmod: on a share that is a round trip per file saved.
+ * A named one beside the files is created 0600 and every other mode is set
+ * afterwards.  With chmod refused, as on shares that keep no permissions, the
+ * copy goes on and says so once. */
+#define MODES_REFUSED 1
+#define MODES_NAMED   2   /* no O_TMPFILE */
+
 static void
 test_modes (Fixture       *f,
             gconstpointer  data)
 {
   static const mode_t modes[] = { 0644, 0755, 0444, 0600, 0000, 0664, 0775, 04755 };
-  gboolean refused = GPOINTER_TO_INT (data);
-  gboolean staged = staging == CS_STAGING_ALWAYS;
+  gboolean refused = (GPOINTER_TO_INT (data) & MODES_REFUSED) != 0;
+  gboolean named = (GPOINTER_TO_INT (data) & MODES_NAMED) != 0;
+  gboolean private = named && staging != CS_STAGING_ALWAYS;
   g_autofree char *src = g_build_filename (f->root, "modes", NULL);
   g_autofree char *dst = g_build_filename (f->root, "modes-copy", NULL);
   g_auto(Outcome) o = { 0 };
@@ -708,17 +725,19 @@ test_modes (Fixture       *f,
   cs_fault_install (dst);
   if (refused)
     cs_fault_add (&(CsFaultRule) { CS_FAULT_CHMOD, NULL, 1, -1, CS_FAULT_ERRNO, EPERM });
-  run_job (src, dst, DEFAULTS, &o);
+  if (named)
+    cs_fault_add (&(CsFaultRule) { CS_FAULT_CREATE, NULL, 1, 1, CS_FAULT_ERRNO, EOPNOTSUPP });
+  run_job (src, dst, (Options) { 1, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
   umask (old_umask);
 
   g_assert_true (o.ok);
   g_assert_cmpuint (o.totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, G_N_ELEMENTS (modes));
   /* One more: the folder's own mode, set after its contents. */
-  g_assert_cmpuint (cs_fault_calls (CS_FAULT_CHMOD, NULL), ==, (staged ? trimmed : unlike_0600) + 1);
+  g_assert_cmpuint (cs_fault_calls (CS_FAULT_CHMOD, NULL), ==, (private ? unlike_0600 : trimmed) + 1);
   for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
     {
       g_autofree char *p = g_strdup_printf ("%s/m%04o", dst, modes[i]);
-      gboolean chmod_needed = staged ? (modes[i] & (022 | 07000)) != 0 : modes[i] != 0600;
+      gboolean chmod_needed = private ? modes[i] != 0600 : (modes[i] & (022 | 07000)) != 0;
       struct stat st;
 
       g_assert_cmpint (lstat (p, &st), ==, 0);
@@ -1397,8 +1416,9 @@ main (int    argc,
   ADD ("enospc/replacing", test_enospc_replace, 0);
   ADD ("destination/vanishes", test_destination_vanishes, 0);
   ADD ("publish/noreplace-einval", test_noreplace_einval, 0);
-  ADD ("publish/created-meanwhile", test_created_meanwhile, FALSE);
-  ADD ("publish/created-meanwhile-link-fallback", test_created_meanwhile, TRUE);
+  ADD ("publish/created-meanwhile", test_created_meanwhile, PUBLISH_UNNAMED);
+  ADD ("publish/created-meanwhile-named", test_created_meanwhile, PUBLISH_NAMED);
+  ADD ("publish/created-meanwhile-link-fallback", test_created_meanwhile, PUBLISH_LINK_FALLBACK);
   ADD ("publish/created-after-check-link-eperm", test_created_after_check, EPERM);
   ADD ("publish/created-after-check-link-enotsup", test_created_after_check, ENOTSUP);
   ADD ("publish/killed-while-claimed", test_killed_while_claimed, FALSE);
@@ -1418,8 +1438,10 @@ main (int    argc,
   ADD ("root/ext4-full-replacing", test_ext4_full, TRUE);
   ADD ("root/inodes-exhausted", test_inodes_exhausted, 0);
   ADD ("recovery/symlink-temporary", test_leftover_symlink_temp, 0);
-  ADD ("modes/kept", test_modes, FALSE);
-  ADD ("modes/chmod-refused", test_modes, TRUE);
+  ADD ("modes/kept", test_modes, 0);
+  ADD ("modes/chmod-refused", test_modes, MODES_REFUSED);
+  ADD ("modes/kept-named", test_modes, MODES_NAMED);
+  ADD ("modes/chmod-refused-named", test_modes, MODES_REFUSED | MODES_NAMED);
 
 #define ADD_STAGED(path, func, data) \
   add_staged ("/fault/staged/" path, (GTestFixtureFunc) func, GINT_TO_POINTER (data))
@@ -1440,8 +1462,8 @@ main (int    argc,
   ADD_STAGED ("publish/exdev", test_staged_exdev, 0);
   ADD_STAGED ("publish/created-after-check-link-eperm", test_created_after_check, EPERM);
   ADD_STAGED ("leftovers", test_staged_leftovers, 0);
-  ADD_STAGED ("modes/kept", test_modes, FALSE);
-  ADD_STAGED ("modes/chmod-refused", test_modes, TRUE);
+  ADD_STAGED ("modes/kept", test_modes, 0);
+  ADD_STAGED ("modes/chmod-refused", test_modes, MODES_REFUSED);
 
   return g_test_run ();
 }
