@@ -595,6 +595,27 @@ test_created_meanwhile (Fixture       *f,
   g_free (plant.path);
 }
 
+/* Linking an unnamed temporary refused both ways (by descriptor and through
+ * /proc), as where /proc is missing: that file and every later one are
+ * written as named temporaries, and nothing is reported or lost. */
+static void
+test_unnamed_link_refused (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_auto(Outcome) o = { 0 };
+
+  watch (f);
+  cs_fault_install (f->out);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_LINK, NULL, 1, 2, CS_FAULT_ERRNO, EPERM });
+  run (f, (Options) { 1, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (o.errors->len, ==, 0);
+  g_assert_cmpuint (cs_fault_hits (0), ==, 2);
+  g_assert_cmpuint (cs_fault_calls (CS_FAULT_RENAME_NOREPLACE, NULL), >=, 4);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+}
+
 /* ---- Staging folders ------------------------------------------------------------ */
 
 /* The staging folders sit in out/, which the oracle does not watch: nothing
@@ -1418,6 +1439,7 @@ main (int    argc,
   ADD ("publish/noreplace-einval", test_noreplace_einval, 0);
   ADD ("publish/created-meanwhile", test_created_meanwhile, PUBLISH_UNNAMED);
   ADD ("publish/created-meanwhile-named", test_created_meanwhile, PUBLISH_NAMED);
+  ADD ("publish/unnamed-link-refused", test_unnamed_link_refused, 0);
   ADD ("publish/created-meanwhile-link-fallback", test_created_meanwhile, PUBLISH_LINK_FALLBACK);
   ADD ("publish/created-after-check-link-eperm", test_created_after_check, EPERM);
   ADD ("publish/created-after-check-link-enotsup", test_created_after_check, ENOTSUP);
