@@ -843,6 +843,28 @@ publish (CsJob      *job,
  * Linking by descriptor (AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; without it
  * the link goes through /proc/self/fd.
  */
+/* One way of linking an unnamed temporary: TRUE with @out set when it decided
+ * (linked, the name taken, or a real error), FALSE when this way is refused. */
+static gboolean
+link_unnamed (CsJob      *job,
+              int         olddirfd,
+              const char *oldpath,
+              CsDir      *dir,
+              const char *final,
+              int         flags,
+              Outcome    *out)
+{
+  if (_cs_io_linkat (&job->counters, olddirfd, oldpath, dir->dst_fd, final, flags) == 0)
+    *out = OK;
+  else if (errno == EEXIST)
+    *out = fail (CS_ERR_APPEARED, "link");
+  else if (errno != ENOENT && errno != EPERM && !_cs_io_is_unsupported (errno))
+    *out = fail (errno, "link");
+  else
+    return FALSE;
+  return TRUE;
+}
+
 static Outcome
 publish_unnamed (CsJob      *job,
                  int         tmp_fd,
@@ -850,25 +872,18 @@ publish_unnamed (CsJob      *job,
                  const char *final)
 {
   char proc[64];
+  Outcome o;
 
   if (!atomic_load_explicit (&job->unnamed_via_proc, memory_order_relaxed))
     {
-      if (_cs_io_linkat (&job->counters, tmp_fd, "", dir->dst_fd, final, AT_EMPTY_PATH) == 0)
-        return OK;
-      if (errno == EEXIST)
-        return fail (CS_ERR_APPEARED, "link");
-      if (errno != ENOENT && errno != EPERM && !_cs_io_is_unsupported (errno))
-        return fail (errno, "link");
+      if (link_unnamed (job, tmp_fd, "", dir, final, AT_EMPTY_PATH, &o))
+        return o;
       atomic_store (&job->unnamed_via_proc, 1);
     }
 
   g_snprintf (proc, sizeof proc, "/proc/self/fd/%d", tmp_fd);
-  if (_cs_io_linkat (&job->counters, AT_FDCWD, proc, dir->dst_fd, final, AT_SYMLINK_FOLLOW) == 0)
-    return OK;
-  if (errno == EEXIST)
-    return fail (CS_ERR_APPEARED, "link");
-  if (errno != ENOENT && errno != EPERM && !_cs_io_is_unsupported (errno))
-    return fail (errno, "link");
+  if (link_unnamed (job, AT_FDCWD, proc, dir, final, AT_SYMLINK_FOLLOW, &o))
+    return o;
 
   /* No /proc, or links refused: named temporaries from now on, this file too. */
   atomic_store (&job->no_unnamed, 1);
