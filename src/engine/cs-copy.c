@@ -630,6 +630,26 @@ link_unsupported (int code)
   return code == EPERM || (code != EXDEV && _cs_io_is_unsupported (code));
 }
 
+/* What a hard link's result @code (0 or an errno) settles: TRUE with @out set
+ * when linked, when the name was taken meanwhile, or on a real error; FALSE
+ * when this way of linking is @refused and another must be tried. */
+static gboolean
+link_settled (int         code,
+              gboolean    refused,
+              const char *op,
+              Outcome    *out)
+{
+  if (code == 0)
+    *out = OK;
+  else if (code == EEXIST)
+    *out = fail (CS_ERR_APPEARED, op);
+  else if (refused)
+    return FALSE;
+  else
+    *out = fail (code, op);
+  return TRUE;
+}
+
 /* Publishes by hard link unless links are known not to work here; TRUE when
  * that settled it, with the outcome in @out. */
 static gboolean
@@ -645,18 +665,10 @@ publish_by_link (CsJob      *job,
   if (atomic_load_explicit (&job->no_link, memory_order_relaxed))
     return FALSE;
   code = publish_link (job, tmp_fd, tmp, fd, final);
-  if (code == 0)
-    *out = OK;
-  else if (code == EEXIST)
-    *out = fail (CS_ERR_APPEARED, "rename");
-  else if (!link_unsupported (code))
-    *out = fail (code, "rename");
-  else
-    {
-      atomic_store (&job->no_link, 1);
-      return FALSE;
-    }
-  return TRUE;
+  if (link_settled (code, link_unsupported (code), "rename", out))
+    return TRUE;
+  atomic_store (&job->no_link, 1);
+  return FALSE;
 }
 
 /* Whether the file under @final is still the claim we made, at its size. Times
@@ -834,17 +846,7 @@ publish (CsJob      *job,
     }
 }
 
-/*
- * An unnamed temporary (O_TMPFILE) becomes the file by one hard link, which
- * fails on an existing name like RENAME_NOREPLACE. A folder's lock is then
- * taken once per file instead of twice (create, rename): copying 4,000 small
- * files into one folder, 8 threads spent 40 % of their CPU spinning on it.
- * A kill leaves nothing behind, since the kernel frees an inode no name holds.
- * Linking by descriptor (AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; without it
- * the link goes through /proc/self/fd.
- */
-/* One way of linking an unnamed temporary: TRUE with @out set when it decided
- * (linked, the name taken, or a real error), FALSE when this way is refused. */
+/* One way of linking an unnamed temporary; see link_settled. */
 static gboolean
 link_unnamed (CsJob      *job,
               int         olddirfd,
@@ -854,17 +856,20 @@ link_unnamed (CsJob      *job,
               int         flags,
               Outcome    *out)
 {
-  if (_cs_io_linkat (&job->counters, olddirfd, oldpath, dir->dst_fd, final, flags) == 0)
-    *out = OK;
-  else if (errno == EEXIST)
-    *out = fail (CS_ERR_APPEARED, "link");
-  else if (errno != ENOENT && errno != EPERM && !_cs_io_is_unsupported (errno))
-    *out = fail (errno, "link");
-  else
-    return FALSE;
-  return TRUE;
+  int code = _cs_io_linkat (&job->counters, olddirfd, oldpath, dir->dst_fd, final, flags) == 0 ? 0 : errno;
+
+  return link_settled (code, code == ENOENT || code == EPERM || _cs_io_is_unsupported (code), "link", out);
 }
 
+/*
+ * An unnamed temporary (O_TMPFILE) becomes the file by one hard link, which
+ * fails on an existing name like RENAME_NOREPLACE. A folder's lock is then
+ * taken once per file instead of twice (create, rename): copying 4,000 small
+ * files into one folder, 8 threads spent 40 % of their CPU spinning on it.
+ * A kill leaves nothing behind, since the kernel frees an inode no name holds.
+ * Linking by descriptor (AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; without it
+ * the link goes through /proc/self/fd.
+ */
 static Outcome
 publish_unnamed (CsJob      *job,
                  int         tmp_fd,
@@ -907,7 +912,7 @@ discard_temp (CsJob      *job,
 
 /* Writes @item into a temporary in @folder_fd and publishes it. */
 static Outcome
-copy_file_via (CsJob    *job,
+copy_file_attempt (CsJob    *job,
                CsWorker *worker,
                CsItem   *item,
                CsAction  action,
@@ -1012,6 +1017,22 @@ out:
   return o;
 }
 
+/* copy_file_attempt, again with a named temporary when an unnamed one could
+ * not be linked in (the job then writes named ones from the start). */
+static Outcome
+copy_file_via (CsJob    *job,
+               CsWorker *worker,
+               CsItem   *item,
+               CsAction  action,
+               int       folder_fd)
+{
+  Outcome o = copy_file_attempt (job, worker, item, action, folder_fd);
+
+  if (o.code == CS_ERR_NO_UNNAMED)
+    o = copy_file_attempt (job, worker, item, action, folder_fd);
+  return o;
+}
+
 static Outcome
 copy_file_once (CsJob    *job,
                 CsWorker *worker,
@@ -1028,12 +1049,7 @@ copy_file_once (CsJob    *job,
       && !atomic_load_explicit (&item->dir->no_stage, memory_order_relaxed))
     stage = _cs_stage_acquire (job);
   if (stage == NULL)
-    {
-      o = copy_file_via (job, worker, item, action, item->dir->dst_fd);
-      if (o.code == CS_ERR_NO_UNNAMED)
-        o = copy_file_via (job, worker, item, action, item->dir->dst_fd);
-      return o;
-    }
+    return copy_file_via (job, worker, item, action, item->dir->dst_fd);
 
   o = copy_file_via (job, worker, item, action, stage->fd);
   _cs_stage_release (job, stage);
@@ -1043,8 +1059,6 @@ copy_file_once (CsJob    *job,
     {
       atomic_store (&item->dir->no_stage, 1);
       o = copy_file_via (job, worker, item, action, item->dir->dst_fd);
-      if (o.code == CS_ERR_NO_UNNAMED)
-        o = copy_file_via (job, worker, item, action, item->dir->dst_fd);
     }
 
   return o;
