@@ -1217,10 +1217,11 @@ static const char *const size_class_keys[CS_N_SIZE_CLASSES] = {
 };
 
 /* Where nothing is remembered: the best counts of the local benchmark
- * (bench/run, scale 0.2, cold): tiny files 4 (many: 1.45 s at 4, 1.61 s at
- * 8; small: 0.47 s at 4, 0.45 s at 8), text-sized ones 16, large ones 4–16
- * (within 10 % of each other). */
-static const guint size_class_start[CS_N_SIZE_CLASSES] = { 4, 16, 4 };
+ * (bench/run, scale 0.2, cold, nothing deleted just before): tiny files 8–16
+ * (many: 1.01 s at 16, 1.15 s at 8, 1.28 s at 4; small: 0.27 s at 8, 0.30 s
+ * at 16), text-sized ones 16, large ones 8 (images: 0.14 s at 8, 0.17 s at
+ * 4; one big file: 1 to 16 within 5 %). */
+static const guint size_class_start[CS_N_SIZE_CLASSES] = { 16, 16, 8 };
 
 static const char *const size_class_names[CS_N_SIZE_CLASSES] = { "tiny", "medium-sized", "large" };
 

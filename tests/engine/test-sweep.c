@@ -345,16 +345,16 @@ test_auto_start_by_size (void)
   g_assert_cmpint (ftruncate (fd, 100 << 20), ==, 0);
   close (fd);
 
-  /* Nothing remembered: tiny files start at 4, and so do large ones. */
-  assert_auto_starts (tiny, root, "d1", 4, "auto: tiny files (12 kB on average); starting at 4 threads");
-  assert_auto_starts (large, root, "d2", 4, "auto: large files (104858 kB on average); starting at 4 threads");
+  /* Nothing remembered: tiny files start at 16, large ones at 8. */
+  assert_auto_starts (tiny, root, "d1", 16, "auto: tiny files (12 kB on average); starting at 16 threads");
+  assert_auto_starts (large, root, "d2", 8, "auto: large files (104858 kB on average); starting at 8 threads");
 
   /* Remembered for tiny files on this filesystem: 3, and only for them. */
   contents = g_strdup_printf ("[filesystem %s]\nthreads=5\nthreads-tiny-files=3\n", fs_id);
   g_assert_cmpint (g_mkdir_with_parents (config, 0700), ==, 0);
   g_assert_true (g_file_set_contents (ini, contents, -1, NULL));
   assert_auto_starts (tiny, root, "d3", 3, "auto: tiny files (12 kB on average); 3 threads worked best last time");
-  assert_auto_starts (large, root, "d4", 4, "auto: large files (104858 kB on average); starting at 4 threads");
+  assert_auto_starts (large, root, "d4", 8, "auto: large files (104858 kB on average); starting at 8 threads");
 
   /* Without Auto, the count set by hand stays. */
   {
