@@ -554,6 +554,7 @@ finish_temp (CsJob             *job,
 {
   struct timespec times[2] = { st->st_atim, st->st_mtim };
   mode_t mode = st->st_mode & 07777;
+  mode_t now_mode = 0;
   struct stat now;
 
   if (is_sparse (st) && _cs_io_ftruncate (&job->counters, tmp_fd, st->st_size) != 0)
@@ -594,11 +595,11 @@ finish_temp (CsJob             *job,
       && !_cs_copy_not_kept (job, "chown", errno))
     return fail (errno, "chown");
   /* After chown, which clears set-id bits.  A temporary created with its
-   * final mode keeps it unless a umask took bits away; the fstat is answered
-   * from the attributes the create brought back, where a chmod is a round
-   * trip (two on sshfs) per file on a share. */
-  if ((mode != created_mode || _cs_io_fstat (&job->counters, tmp_fd, &now) != 0
-       || (now.st_mode & 07777) != mode)
+   * final mode keeps it unless a umask took bits away; asking for the mode
+   * alone is answered from the attributes the create brought back, where a
+   * chmod is a round trip (two on sshfs) per file on a share. */
+  if ((mode != created_mode || _cs_io_fstat_mode (&job->counters, tmp_fd, &now_mode) != 0
+       || (now_mode & 07777) != mode)
       && _cs_io_fchmod (&job->counters, tmp_fd, mode) != 0
       && !_cs_copy_not_kept (job, "chmod", errno))
     return fail (errno, "chmod");

@@ -53,6 +53,7 @@ typedef struct {
   int     (*clone)           (int dst_fd, int src_fd);   /* ioctl (FICLONE) */
   int     (*fsync)           (int fd);
   int     (*fstat)           (int fd, struct stat *st);
+  int     (*fstat_mode)      (int fd, mode_t *mode);     /* statx (STATX_MODE) */
   int     (*fstatat)         (int dirfd, const char *path, struct stat *st, int flags);
   int     (*mkdirat)         (int dirfd, const char *path, mode_t mode);
   int     (*renameat2)       (int olddirfd, const char *oldpath, int newdirfd,
@@ -92,6 +93,7 @@ ssize_t _cs_io_copy_range (CsCounters *c, int fd_in, off_t *off_in, int fd_out, 
 int     _cs_io_clone     (CsCounters *c, int dst_fd, int src_fd, guint64 size);
 int     _cs_io_fsync     (CsCounters *c, int fd);
 int     _cs_io_fstat     (CsCounters *c, int fd, struct stat *st);
+int     _cs_io_fstat_mode (CsCounters *c, int fd, mode_t *mode);
 int     _cs_io_fstatat   (CsCounters *c, int dirfd, const char *path, struct stat *st, int flags);
 int     _cs_io_mkdirat   (CsCounters *c, int dirfd, const char *path, mode_t mode);
 int     _cs_io_renameat2 (CsCounters *c, int olddirfd, const char *oldpath, int newdirfd,

@@ -8,6 +8,7 @@
 #include <linux/fs.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -34,6 +35,30 @@ default_renameat2 (int olddirfd, const char *oldpath, int newdirfd, const char *
   return renameat2 (olddirfd, oldpath, newdirfd, newpath, flags);
 }
 
+/* Only the mode: a network filesystem may answer it from the attributes it
+ * holds, where fstat asks the server again after a write changed the size
+ * (a round trip per file on sshfs). */
+static int
+default_fstat_mode (int     fd,
+                    mode_t *mode)
+{
+  struct statx stx;
+
+  if (statx (fd, "", AT_EMPTY_PATH, STATX_MODE, &stx) != 0)
+    return -1;
+  if (!(stx.stx_mask & STATX_MODE))
+    {
+      struct stat st;
+
+      if (fstat (fd, &st) != 0)
+        return -1;
+      *mode = st.st_mode;
+      return 0;
+    }
+  *mode = stx.stx_mode;
+  return 0;
+}
+
 static ssize_t
 default_getdents (int fd, void *buf, size_t size)
 {
@@ -49,6 +74,7 @@ static const CsIoTable default_table = {
   .clone = default_clone,
   .fsync = fsync,
   .fstat = fstat,
+  .fstat_mode = default_fstat_mode,
   .fstatat = fstatat,
   .mkdirat = mkdirat,
   .renameat2 = default_renameat2,
@@ -200,6 +226,12 @@ int
 _cs_io_fstat (CsCounters *c, int fd, struct stat *st)
 {
   SIMPLE (CS_REQ_STAT, io->fstat (fd, st));
+}
+
+int
+_cs_io_fstat_mode (CsCounters *c, int fd, mode_t *mode)
+{
+  SIMPLE (CS_REQ_STAT, io->fstat_mode (fd, mode));
 }
 
 int

@@ -315,6 +315,15 @@ f_fstat (int fd, struct stat *st)
 }
 
 static int
+f_fstat_mode (int fd, mode_t *mode)
+{
+  DEST_GUARD (fd_in_dest (fd));
+  if (inject (CS_FAULT_FSTAT, lookup_name (fd)))
+    return -1;
+  return real->fstat_mode (fd, mode);
+}
+
+static int
 f_fstatat (int dirfd, const char *path, struct stat *st, int flags)
 {
   DEST_GUARD (at_in_dest (dirfd, path));
@@ -412,6 +421,7 @@ cs_fault_install (const char *dest)
   table.clone = f_clone;
   table.fsync = f_fsync;
   table.fstat = f_fstat;
+  table.fstat_mode = f_fstat_mode;
   table.fstatat = f_fstatat;
   table.mkdirat = f_mkdirat;
   table.renameat2 = f_renameat2;
