@@ -611,7 +611,15 @@ finish_temp (CsJob             *job,
   return OK;
 }
 
-/* Links @tmp to @final and drops @tmp: 0, or the errno of the link. */
+/* Links @tmp to @final and drops @tmp: 0, or the errno of the link.
+ *
+ * From a staging folder (on a share) one link into a folder at a time: the
+ * kernel checks the folder's permissions once before it queues for the
+ * folder's lock and again holding it, and a share's folder attributes are
+ * dropped by every change, so with several workers queued the first check was
+ * always stale and cost a round trip of its own (sshfs, 100 files, 8 threads:
+ * 195 requests for the folder's attributes, 103 with the lock). The kernel
+ * runs the links one at a time anyway. */
 static int
 publish_link (CsJob      *job,
               int         tmp_fd,
@@ -619,8 +627,17 @@ publish_link (CsJob      *job,
               int         fd,
               const char *final)
 {
+  GMutex *lock = tmp_fd != fd ? &job->link_locks[(guint) fd % CS_JOB_LINK_LOCKS] : NULL;
+  int code = 0;
+
+  if (lock != NULL)
+    g_mutex_lock (lock);
   if (_cs_io_linkat (&job->counters, tmp_fd, tmp, fd, final, 0) != 0)
-    return errno;
+    code = errno;
+  if (lock != NULL)
+    g_mutex_unlock (lock);
+  if (code != 0)
+    return code;
   _cs_io_unlinkat (&job->counters, tmp_fd, tmp, 0);
   return 0;
 }

@@ -42,6 +42,9 @@ typedef enum {
 #define CS_PLACEHOLDER_PREFIX "copyscope placeholder "
 #define CS_PLACEHOLDER_SIZE   (sizeof CS_PLACEHOLDER_PREFIX - 1 + 16 + 1)
 
+/* Locks taken by staged publications, one per destination folder by hash. */
+#define CS_JOB_LINK_LOCKS 16
+
 typedef struct _CsDir  CsDir;
 typedef struct _CsBig  CsBig;
 typedef struct _CsItem CsItem;
@@ -186,6 +189,7 @@ struct _CsJob {
   GPtrArray    *free_stages;      /* CsStage*, not in use by a worker */
   atomic_uint   stage_seq;
   atomic_int    no_staging;       /* creating one failed: beside from now on */
+  GMutex        link_locks[CS_JOB_LINK_LOCKS];  /* see publish_link */
 
   /* The pause gate and the bounded queue */
   GMutex        lock;

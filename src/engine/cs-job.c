@@ -87,6 +87,8 @@ cs_job_finalize (GObject *object)
   g_mutex_clear (&self->ask_lock);
   g_mutex_clear (&self->notify_lock);
   g_mutex_clear (&self->stage_lock);
+  for (guint i = 0; i < CS_JOB_LINK_LOCKS; i++)
+    g_mutex_clear (&self->link_locks[i]);
   g_ptr_array_unref (self->free_stages);
   g_ptr_array_unref (self->stages);
   g_cond_clear (&self->cond);
@@ -135,6 +137,8 @@ cs_job_init (CsJob *self)
   g_mutex_init (&self->ask_lock);
   g_mutex_init (&self->notify_lock);
   g_mutex_init (&self->stage_lock);
+  for (guint i = 0; i < CS_JOB_LINK_LOCKS; i++)
+    g_mutex_init (&self->link_locks[i]);
   self->stage_root_fd = -1;
   self->stages = g_ptr_array_new_with_free_func (g_free);
   self->free_stages = g_ptr_array_new ();
