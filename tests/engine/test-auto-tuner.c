@@ -33,6 +33,13 @@ model_peak4 (guint n)
   return v[MIN (i + 1, G_N_ELEMENTS (v) - 1)];
 }
 
+/* A NAS where 4 threads already keep it busy and 2 do not. */
+static double
+model_knee4 (guint n)
+{
+  return n >= 4 ? 1000.0 : 1000.0 * n / 4.0;
+}
+
 /* Bandwidth-bound: threads don't matter. */
 static double
 model_flat (guint n)
@@ -156,6 +163,33 @@ test_reprobes_on_mix_change (void)
   g_assert_true (reprobed);
 }
 
+/* Started at a remembered 4 on a share where 4–32 are equally fast, Auto
+ * probes 8 (no gain), then 2, which halves the rate: that probe must end
+ * after a sample or two, not a whole window. */
+static void
+test_losing_probe_ends_early (void)
+{
+  CsAutoTuner tuner;
+  guint threads = 4, samples_at_2 = 0;
+
+  cs_auto_tuner_init (&tuner, threads, 1, 128);
+  for (guint i = 0; i < 60; i++)
+    {
+      g_autofree char *reason = NULL;
+      double rate = model_knee4 (threads);
+      guint next = cs_auto_tuner_feed (&tuner, rate, rate * 12000 / 1e6, 12000, &reason);
+
+      if (threads == 2)
+        samples_at_2++;
+      if (next != 0)
+        threads = next;
+    }
+  /* One sample while workers settle, two to tell. */
+  g_assert_cmpuint (samples_at_2, >=, 1);
+  g_assert_cmpuint (samples_at_2, <=, 3);
+  g_assert_cmpuint (threads, >=, 4);
+}
+
 static void
 test_bounds (void)
 {
@@ -183,6 +217,7 @@ main (int    argc,
   g_test_add_func ("/auto-tuner/prefers-fewer-when-flat", test_prefers_fewer_when_flat);
   g_test_add_func ("/auto-tuner/no-oscillation", test_no_oscillation_with_noise);
   g_test_add_func ("/auto-tuner/reprobes-on-mix-change", test_reprobes_on_mix_change);
+  g_test_add_func ("/auto-tuner/losing-probe-ends-early", test_losing_probe_ends_early);
   g_test_add_func ("/auto-tuner/bounds", test_bounds);
 
   return g_test_run ();
