@@ -542,7 +542,8 @@ _cs_window_configure_job (CsWindow *self,
    * with sixty-four at that value the loop waited for a CPU for more than half
    * of a copy of `many` on two cores, and stalled for 1.1–1.8 s (0.23–0.47 s at
    * the 99th percentile; COPYSCOPE_LOOP_PROBE). At the maximum the workers are
-   * also SCHED_IDLE: the longest stall is then under 30 ms (bench/window). */
+   * also SCHED_IDLE: the longest stall was then 41 ms over five runs
+   * (bench/window). */
   cs_job_set_worker_nice (job, CS_JOB_MAX_WORKER_NICE);
 }
 

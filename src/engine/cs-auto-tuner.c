@@ -58,6 +58,28 @@ unit (const CsAutoTuner *tuner)
   return tuner->metric_is_files ? "files/s" : "MB/s";
 }
 
+/* The mean of the samples taken at the current count. */
+static double
+window_metric (const CsAutoTuner *tuner)
+{
+  return (tuner->metric_is_files ? tuner->acc_files : tuner->acc_mb) / tuner->n_acc;
+}
+
+/* The count measured did no better than the base: hold the base again. */
+static guint
+back_to_base (CsAutoTuner *tuner,
+              double       mix,
+              double       gain,
+              char       **out_reason)
+{
+  guint measured = tuner->current;
+
+  hold (tuner, mix);
+  *out_reason = g_strdup_printf ("auto: %s %+.0f %% at %u threads, back to %u",
+                                 unit (tuner), gain * 100, measured, tuner->base_threads);
+  return change_to (tuner, tuner->base_threads);
+}
+
 guint
 cs_auto_tuner_feed (CsAutoTuner *tuner,
                     double       files_per_second,
@@ -120,16 +142,9 @@ cs_auto_tuner_feed (CsAutoTuner *tuner,
   if (tuner->phase == CS_AUTO_PROBING_DOWN && tuner->have_base && tuner->n_acc >= 2
       && tuner->n_acc < tuner->window && tuner->base_metric > 0)
     {
-      metric = (tuner->metric_is_files ? tuner->acc_files : tuner->acc_mb) / tuner->n_acc;
-      gain = metric / tuner->base_metric - 1.0;
+      gain = window_metric (tuner) / tuner->base_metric - 1.0;
       if (gain < -3 * tuner->hysteresis)
-        {
-          measured = tuner->current;
-          hold (tuner, tuner->acc_bytes_per_file / tuner->n_acc);
-          *out_reason = g_strdup_printf ("auto: %s %+.0f %% at %u threads, back to %u",
-                                         unit (tuner), gain * 100, measured, tuner->base_threads);
-          return change_to (tuner, tuner->base_threads);
-        }
+        return back_to_base (tuner, tuner->acc_bytes_per_file / tuner->n_acc, gain, out_reason);
     }
 
   if (tuner->n_acc < tuner->window)
@@ -138,7 +153,7 @@ cs_auto_tuner_feed (CsAutoTuner *tuner,
   mix = tuner->acc_bytes_per_file / tuner->n_acc;
   if (!tuner->have_base)
     tuner->metric_is_files = mix > 0 && mix < LARGE_FILE_BYTES;
-  metric = (tuner->metric_is_files ? tuner->acc_files : tuner->acc_mb) / tuner->n_acc;
+  metric = window_metric (tuner);
   measured = tuner->current;
 
   if (!tuner->have_base)
@@ -190,10 +205,7 @@ cs_auto_tuner_feed (CsAutoTuner *tuner,
                                          unit (tuner), gain * 100, measured, tuner->base_threads / 2);
           return change_to (tuner, MAX (tuner->base_threads / 2, tuner->min_threads));
         }
-      hold (tuner, mix);
-      *out_reason = g_strdup_printf ("auto: %s %+.0f %% at %u threads, back to %u",
-                                     unit (tuner), gain * 100, measured, tuner->base_threads);
-      return change_to (tuner, tuner->base_threads);
+      return back_to_base (tuner, mix, gain, out_reason);
     }
 
   /* Probing down: fewer threads that do as well are better. */
@@ -213,8 +225,5 @@ cs_auto_tuner_feed (CsAutoTuner *tuner,
       return 0;
     }
 
-  hold (tuner, mix);
-  *out_reason = g_strdup_printf ("auto: %s %+.0f %% at %u threads, back to %u",
-                                 unit (tuner), gain * 100, measured, tuner->base_threads);
-  return change_to (tuner, tuner->base_threads);
+  return back_to_base (tuner, mix, gain, out_reason);
 }

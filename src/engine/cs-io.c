@@ -44,17 +44,9 @@ default_fstat_mode (int     fd,
 {
   struct statx stx;
 
+  /* Every filesystem fills in the mode, asked for or not. */
   if (statx (fd, "", AT_EMPTY_PATH, STATX_MODE, &stx) != 0)
     return -1;
-  if (!(stx.stx_mask & STATX_MODE))
-    {
-      struct stat st;
-
-      if (fstat (fd, &st) != 0)
-        return -1;
-      *mode = st.st_mode;
-      return 0;
-    }
   *mode = stx.stx_mode;
   return 0;
 }
