@@ -624,16 +624,23 @@ static int
 publish_link (CsJob      *job,
               int         tmp_fd,
               const char *tmp,
-              int         fd,
+              CsDir      *dir,
               const char *final)
 {
+  int fd = dir->dst_fd;
   GMutex *lock = tmp_fd != fd ? &job->link_locks[(guint) fd % CS_JOB_LINK_LOCKS] : NULL;
   int code = 0;
 
   if (lock != NULL)
     g_mutex_lock (lock);
-  if (_cs_io_linkat (&job->counters, tmp_fd, tmp, fd, final, 0) != 0)
+  /* A worker that queued here behind the one that found the folder on another
+   * filesystem (see copy_file_once) need not ask again. */
+  if (lock != NULL && atomic_load_explicit (&dir->no_stage, memory_order_relaxed))
+    code = EXDEV;
+  else if (_cs_io_linkat (&job->counters, tmp_fd, tmp, fd, final, 0) != 0)
     code = errno;
+  if (lock != NULL && code == EXDEV)
+    atomic_store (&dir->no_stage, 1);
   if (lock != NULL)
     g_mutex_unlock (lock);
   if (code != 0)
@@ -674,7 +681,7 @@ static gboolean
 publish_by_link (CsJob      *job,
                  int         tmp_fd,
                  const char *tmp,
-                 int         fd,
+                 CsDir      *dir,
                  const char *final,
                  Outcome    *out)
 {
@@ -682,7 +689,7 @@ publish_by_link (CsJob      *job,
 
   if (atomic_load_explicit (&job->no_link, memory_order_relaxed))
     return FALSE;
-  code = publish_link (job, tmp_fd, tmp, fd, final);
+  code = publish_link (job, tmp_fd, tmp, dir, final);
   if (link_settled (code, link_unsupported (code), "rename", out))
     return TRUE;
   atomic_store (&job->no_link, 1);
@@ -790,7 +797,7 @@ publish_noreplace (CsJob      *job,
   gboolean prefer_link = staged && atomic_load_explicit (&dir->n_files, memory_order_relaxed) <= CS_JOB_MAX_THREADS;
   Outcome o;
 
-  if (prefer_link && publish_by_link (job, tmp_fd, tmp, fd, final, &o))
+  if (prefer_link && publish_by_link (job, tmp_fd, tmp, dir, final, &o))
     return o;
 
   if (!atomic_load_explicit (&job->no_noreplace, memory_order_relaxed))
@@ -806,7 +813,7 @@ publish_noreplace (CsJob      *job,
     }
 
   /* Without RENAME_NOREPLACE, a hard link fails just as safely on an existing name. */
-  if (publish_by_link (job, tmp_fd, tmp, fd, final, &o))
+  if (publish_by_link (job, tmp_fd, tmp, dir, final, &o))
     return o;
 
   return publish_claimed (job, tmp_fd, tmp, dir, final);
@@ -864,7 +871,8 @@ publish (CsJob      *job,
     }
 }
 
-/* One way of linking an unnamed temporary; see link_settled. */
+/* One way of linking an unnamed temporary; see link_settled. @code gets the
+ * link's result. */
 static gboolean
 link_unnamed (CsJob      *job,
               int         olddirfd,
@@ -872,11 +880,13 @@ link_unnamed (CsJob      *job,
               CsDir      *dir,
               const char *final,
               int         flags,
-              Outcome    *out)
+              Outcome    *out,
+              int        *code)
 {
-  int code = _cs_io_linkat (&job->counters, olddirfd, oldpath, dir->dst_fd, final, flags) == 0 ? 0 : errno;
+  *code = _cs_io_linkat (&job->counters, olddirfd, oldpath, dir->dst_fd, final, flags) == 0 ? 0 : errno;
 
-  return link_settled (code, code == ENOENT || code == EPERM || _cs_io_is_unsupported (code), "link", out);
+  return link_settled (*code, *code == ENOENT || *code == EPERM || _cs_io_is_unsupported (*code),
+                       "link", out);
 }
 
 /*
@@ -896,16 +906,21 @@ publish_unnamed (CsJob      *job,
 {
   char proc[64];
   Outcome o;
+  int code = 0;
 
   if (!atomic_load_explicit (&job->unnamed_via_proc, memory_order_relaxed))
     {
-      if (link_unnamed (job, tmp_fd, "", dir, final, AT_EMPTY_PATH, &o))
+      if (link_unnamed (job, tmp_fd, "", dir, final, AT_EMPTY_PATH, &o, &code))
         return o;
-      atomic_store (&job->unnamed_via_proc, 1);
+      /* Only a refusal of this way (no CAP_DAC_READ_SEARCH: ENOENT or EPERM)
+       * is worth the other; a filesystem that cannot link refuses both. */
+      if (code == ENOENT || code == EPERM)
+        atomic_store (&job->unnamed_via_proc, 1);
     }
 
   g_snprintf (proc, sizeof proc, "/proc/self/fd/%d", tmp_fd);
-  if (link_unnamed (job, AT_FDCWD, proc, dir, final, AT_SYMLINK_FOLLOW, &o))
+  if ((code == 0 || code == ENOENT || code == EPERM)
+      && link_unnamed (job, AT_FDCWD, proc, dir, final, AT_SYMLINK_FOLLOW, &o, &code))
     return o;
 
   /* No /proc, or links refused: named temporaries from now on, this file too. */
