@@ -184,9 +184,39 @@ test_losing_probe_ends_early (void)
       if (next != 0)
         threads = next;
     }
-  /* One sample while workers settle, two to tell. */
+  /* One sample while workers settle, one to tell a loss of half. */
   g_assert_cmpuint (samples_at_2, >=, 1);
-  g_assert_cmpuint (samples_at_2, <=, 3);
+  g_assert_cmpuint (samples_at_2, <=, 2);
+  g_assert_cmpuint (threads, >=, 4);
+}
+
+/* Two threads do 80 % of what four do: a loss one sample could show by chance. */
+static double
+model_mild_knee (guint n)
+{
+  return n >= 4 ? 1000.0 : 800.0;
+}
+
+static void
+test_mild_loss_takes_two_samples (void)
+{
+  CsAutoTuner tuner;
+  guint threads = 4, samples_at_2 = 0;
+
+  cs_auto_tuner_init (&tuner, threads, 1, 128);
+  for (guint i = 0; i < 60; i++)
+    {
+      g_autofree char *reason = NULL;
+      double rate = model_mild_knee (threads);
+      guint next = cs_auto_tuner_feed (&tuner, rate, rate * 12000 / 1e6, 12000, &reason);
+
+      if (threads == 2)
+        samples_at_2++;
+      if (next != 0)
+        threads = next;
+    }
+  /* One sample while workers settle, two to tell, never the whole window. */
+  g_assert_cmpuint (samples_at_2, ==, 3);
   g_assert_cmpuint (threads, >=, 4);
 }
 
@@ -218,6 +248,7 @@ main (int    argc,
   g_test_add_func ("/auto-tuner/no-oscillation", test_no_oscillation_with_noise);
   g_test_add_func ("/auto-tuner/reprobes-on-mix-change", test_reprobes_on_mix_change);
   g_test_add_func ("/auto-tuner/losing-probe-ends-early", test_losing_probe_ends_early);
+  g_test_add_func ("/auto-tuner/mild-loss-takes-two-samples", test_mild_loss_takes_two_samples);
   g_test_add_func ("/auto-tuner/bounds", test_bounds);
 
   return g_test_run ();
