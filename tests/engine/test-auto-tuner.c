@@ -163,27 +163,40 @@ test_reprobes_on_mix_change (void)
   g_assert_true (reprobed);
 }
 
-/* Started at a remembered 4 on a share where 4–32 are equally fast, Auto
- * probes 8 (no gain), then 2, which halves the rate: that probe must end
- * after a sample or two, not a whole window. */
-static void
-test_losing_probe_ends_early (void)
+/* Feeds Auto 60 noiseless samples of @model from 4 threads; returns the count
+ * it ends on and how many samples it spent at 2. */
+static guint
+probe_from_4 (Model  model,
+              guint *samples_at_2)
 {
   CsAutoTuner tuner;
-  guint threads = 4, samples_at_2 = 0;
+  guint threads = 4;
 
+  *samples_at_2 = 0;
   cs_auto_tuner_init (&tuner, threads, 1, 128);
   for (guint i = 0; i < 60; i++)
     {
       g_autofree char *reason = NULL;
-      double rate = model_knee4 (threads);
+      double rate = model (threads);
       guint next = cs_auto_tuner_feed (&tuner, rate, rate * 12000 / 1e6, 12000, &reason);
 
       if (threads == 2)
-        samples_at_2++;
+        (*samples_at_2)++;
       if (next != 0)
         threads = next;
     }
+  return threads;
+}
+
+/* Started at a remembered 4 on a share where 4–32 are equally fast, Auto
+ * probes 8 (no gain), then 2, which halves the rate: that probe must end
+ * after one sample, not a whole window. */
+static void
+test_losing_probe_ends_early (void)
+{
+  guint samples_at_2;
+  guint threads = probe_from_4 (model_knee4, &samples_at_2);
+
   /* One sample while workers settle, one to tell a loss of half. */
   g_assert_cmpuint (samples_at_2, >=, 1);
   g_assert_cmpuint (samples_at_2, <=, 2);
@@ -200,21 +213,9 @@ model_mild_knee (guint n)
 static void
 test_mild_loss_takes_two_samples (void)
 {
-  CsAutoTuner tuner;
-  guint threads = 4, samples_at_2 = 0;
+  guint samples_at_2;
+  guint threads = probe_from_4 (model_mild_knee, &samples_at_2);
 
-  cs_auto_tuner_init (&tuner, threads, 1, 128);
-  for (guint i = 0; i < 60; i++)
-    {
-      g_autofree char *reason = NULL;
-      double rate = model_mild_knee (threads);
-      guint next = cs_auto_tuner_feed (&tuner, rate, rate * 12000 / 1e6, 12000, &reason);
-
-      if (threads == 2)
-        samples_at_2++;
-      if (next != 0)
-        threads = next;
-    }
   /* One sample while workers settle, two to tell, never the whole window. */
   g_assert_cmpuint (samples_at_2, ==, 3);
   g_assert_cmpuint (threads, >=, 4);
