@@ -1074,6 +1074,75 @@ count_staging_folders (const char *dir)
  * staging folders next to the copy, as on a network share. */
 #define KILL_STAGED (1u << 16)
 
+typedef enum {
+  KILLED_BEFORE,   /* nothing written yet */
+  KILLED_MID_COPY,
+  KILLED_AFTER,    /* the copy was done */
+} KillTiming;
+
+/* Kills a copy of @src into @out after @delay_ms, checks the oracle, reruns and
+ * checks that the rerun converges; says where in the copy the kill landed. */
+static KillTiming
+kill_once (Fixture    *f,
+           const char *staging,
+           const char *src,
+           guint       delay_ms)
+{
+  g_autofree char *out = fixture_path (f, "out");
+  g_autofree char *copy = fixture_path (f, "out/small");
+  g_autofree char *out_log = fixture_path (f, "stdout");
+  g_autofree char *err_log = fixture_path (f, "stderr");
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GPtrArray) bystanders = NULL;
+  g_autoptr(GPtrArray) snapshots = NULL;
+  g_auto(CliResult) r = { 0 };
+  guint n_files = cs_test_tree_count_files (src);
+  guint n_published, n_temporaries;
+  KillTiming timing = KILLED_AFTER;
+  GPid pid;
+  int status;
+
+  cs_test_tree_remove (out);
+  make_dir (out, 0755);
+  bystanders = make_bystanders (out);
+  snapshots = snapshot_all (bystanders);
+
+  process = launch_cli (out_log, err_log, &pid, "copy", "-q", "--no-flush", "--threads", "4",
+                        staging, src, out, NULL);
+  g_usleep (delay_ms * 1000);
+  kill (-pid, SIGKILL);
+  g_assert_true (wait_for (process, pid, 10000));
+  status = process_status (process);
+
+  n_published = cs_test_tree_count_files (copy);
+  n_temporaries = cs_test_tree_find_temporaries (copy) + count_staging_folders (out);
+  g_test_message ("SIGKILL after %u ms: exit %d, %u of %u files published, %u temporaries",
+                  delay_ms, status, n_published, n_files, n_temporaries);
+  if (status == 128 + SIGKILL)
+    {
+      if (n_published == 0 && n_temporaries == 0)
+        timing = KILLED_BEFORE;
+      else if (n_published < n_files)
+        timing = KILLED_MID_COPY;
+    }
+  else
+    g_assert_cmpint (status, ==, 0);
+
+  /* Nothing partial under a final name; temporaries are allowed now. */
+  cs_test_tree_assert_partial (src, copy, TRUE);
+  assert_all_unchanged (bystanders, snapshots);
+
+  /* The rerun converges and cleans up, staging folders included. */
+  run_cli (&r, "copy", "-q", "--no-flush", "--threads", "4", staging, src, out, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  cs_test_tree_assert_equal (src, copy);
+  g_assert_cmpuint (cs_test_tree_find_temporaries (copy), ==, 0);
+  g_assert_cmpuint (count_staging_folders (out), ==, 0);
+  assert_all_unchanged (bystanders, snapshots);
+
+  return timing;
+}
+
 static void
 test_kill (Fixture       *f,
            gconstpointer  data)
@@ -1083,12 +1152,9 @@ test_kill (Fixture       *f,
   const char *src = get_shared_small ();
   g_autofree char *out = fixture_path (f, "out");
   g_autofree char *copy = fixture_path (f, "out/small");
-  g_autofree char *out_log = fixture_path (f, "stdout");
-  g_autofree char *err_log = fixture_path (f, "stderr");
   g_auto(CliResult) r = { 0 };
-  guint n_files = cs_test_tree_count_files (src);
   g_autoptr(GHashTable) source_before = cs_test_tree_snapshot (src);
-  guint mid_copy = 0;
+  guint mid_copy = 0, early = 5, late = 0;
   double max_ms;
 
   /* A clean run first: it must work, and its time bounds the delays. */
@@ -1101,52 +1167,44 @@ test_kill (Fixture       *f,
 
   for (guint i = 0; i < n_delays; i++)
     {
-      g_autoptr(GSubprocess) process = NULL;
-      g_autoptr(GPtrArray) bystanders = NULL;
-      g_autoptr(GPtrArray) snapshots = NULL;
       guint delay_ms = (guint) (5.0 + (max_ms - 5.0) * (i + 1) / n_delays);
-      guint n_published, n_temporaries;
-      GPid pid;
-      int status;
 
-      cs_test_tree_remove (out);
-      make_dir (out, 0755);
-      bystanders = make_bystanders (out);
-      snapshots = snapshot_all (bystanders);
-
-      process = launch_cli (out_log, err_log, &pid, "copy", "-q", "--no-flush", "--threads", "4",
-                            staging, src, out, NULL);
-      g_usleep (delay_ms * 1000);
-      kill (-pid, SIGKILL);
-      g_assert_true (wait_for (process, pid, 10000));
-      status = process_status (process);
-
-      n_published = cs_test_tree_count_files (copy);
-      n_temporaries = cs_test_tree_find_temporaries (copy) + count_staging_folders (out);
-      g_test_message ("SIGKILL after %u ms: exit %d, %u of %u files published, %u temporaries",
-                      delay_ms, status, n_published, n_files, n_temporaries);
-      if (status == 128 + SIGKILL)
+      switch (kill_once (f, staging, src, delay_ms))
         {
-          if ((n_published > 0 || n_temporaries > 0) && n_published < n_files)
-            mid_copy++;
+        case KILLED_BEFORE:
+          early = MAX (early, delay_ms);
+          break;
+        case KILLED_MID_COPY:
+          mid_copy++;
+          break;
+        case KILLED_AFTER:
+          late = late == 0 ? delay_ms : MIN (late, delay_ms);
+          break;
         }
-      else
-        g_assert_cmpint (status, ==, 0);
-
-      /* Nothing partial under a final name; temporaries are allowed now. */
-      cs_test_tree_assert_partial (src, copy, TRUE);
-      assert_all_unchanged (bystanders, snapshots);
-
-      /* The rerun converges and cleans up, staging folders included. */
-      run_cli (&r, "copy", "-q", "--no-flush", "--threads", "4", staging, src, out, NULL);
-      g_assert_cmpint (r.status, ==, 0);
-      cs_test_tree_assert_equal (src, copy);
-      g_assert_cmpuint (cs_test_tree_find_temporaries (copy), ==, 0);
-      g_assert_cmpuint (count_staging_folders (out), ==, 0);
-      assert_all_unchanged (bystanders, snapshots);
     }
 
-  /* Otherwise the loop proved nothing: every kill came before the first file
+  /* The copies after the first run faster than it (a warm cache) and a few
+   * delays can all miss the copy: look between the latest kill that came too
+   * early and the earliest that came too late. */
+  for (guint i = 0; mid_copy == 0 && i < 8; i++)
+    {
+      guint delay_ms = late > early ? early + (late - early) / 2 : early + 5;
+
+      switch (kill_once (f, staging, src, delay_ms))
+        {
+        case KILLED_BEFORE:
+          early = delay_ms;
+          break;
+        case KILLED_MID_COPY:
+          mid_copy++;
+          break;
+        case KILLED_AFTER:
+          late = delay_ms;
+          break;
+        }
+    }
+
+  /* Otherwise the test proved nothing: every kill came before the first file
    * or after the last. */
   g_assert_cmpuint (mid_copy, >=, 1);
   cs_test_tree_assert_snapshot (src, source_before);
