@@ -141,8 +141,7 @@ cs_auto_tuner_feed (CsAutoTuner *tuner,
    * lab NAS half a second (2 threads after 4–32 equally fast). A loss of 15 %
    * takes two samples to believe; one of 30 % or more, one (labnas small with
    * 4 remembered: the probe at 2 threads lost 50 % and still took 0.75 s). */
-  if (tuner->phase == CS_AUTO_PROBING_DOWN && tuner->have_base
-      && tuner->n_acc < tuner->window && tuner->base_metric > 0)
+  if (tuner->phase == CS_AUTO_PROBING_DOWN && tuner->have_base && tuner->base_metric > 0)
     {
       gain = window_metric (tuner) / tuner->base_metric - 1.0;
       if (gain < -6 * tuner->hysteresis || (tuner->n_acc >= 2 && gain < -3 * tuner->hysteresis))

@@ -628,21 +628,25 @@ publish_link (CsJob      *job,
               const char *final)
 {
   int fd = dir->dst_fd;
-  GMutex *lock = tmp_fd != fd ? &job->link_locks[(guint) fd % CS_JOB_LINK_LOCKS] : NULL;
-  int code = 0;
+  int code;
 
-  if (lock != NULL)
-    g_mutex_lock (lock);
-  /* A worker that queued here behind the one that found the folder on another
-   * filesystem (see copy_file_once) need not ask again. */
-  if (lock != NULL && atomic_load_explicit (&dir->no_stage, memory_order_relaxed))
-    code = EXDEV;
-  else if (_cs_io_linkat (&job->counters, tmp_fd, tmp, fd, final, 0) != 0)
-    code = errno;
-  if (lock != NULL && code == EXDEV)
-    atomic_store (&dir->no_stage, 1);
-  if (lock != NULL)
-    g_mutex_unlock (lock);
+  if (tmp_fd == fd)
+    code = _cs_io_linkat (&job->counters, tmp_fd, tmp, fd, final, 0) == 0 ? 0 : errno;
+  else
+    {
+      GMutex *lock = &job->link_locks[(guint) fd % CS_JOB_LINK_LOCKS];
+
+      g_mutex_lock (lock);
+      /* A worker that queued here behind the one that found the folder on
+       * another filesystem (see copy_file_once) need not ask again. */
+      if (atomic_load_explicit (&dir->no_stage, memory_order_relaxed))
+        code = EXDEV;
+      else
+        code = _cs_io_linkat (&job->counters, tmp_fd, tmp, fd, final, 0) == 0 ? 0 : errno;
+      if (code == EXDEV)
+        atomic_store (&dir->no_stage, 1);
+      g_mutex_unlock (lock);
+    }
   if (code != 0)
     return code;
   _cs_io_unlinkat (&job->counters, tmp_fd, tmp, 0);
@@ -871,6 +875,14 @@ publish (CsJob      *job,
     }
 }
 
+/* Linking by descriptor (AT_EMPTY_PATH) answers these without
+ * CAP_DAC_READ_SEARCH; /proc/self/fd may still work. */
+static gboolean
+lacks_privilege (int code)
+{
+  return code == ENOENT || code == EPERM;
+}
+
 /* One way of linking an unnamed temporary; see link_settled. @code gets the
  * link's result. */
 static gboolean
@@ -885,8 +897,15 @@ link_unnamed (CsJob      *job,
 {
   *code = _cs_io_linkat (&job->counters, olddirfd, oldpath, dir->dst_fd, final, flags) == 0 ? 0 : errno;
 
-  return link_settled (*code, *code == ENOENT || *code == EPERM || _cs_io_is_unsupported (*code),
-                       "link", out);
+  return link_settled (*code, lacks_privilege (*code) || _cs_io_is_unsupported (*code), "link", out);
+}
+
+/* No /proc, or links refused: named temporaries from now on, this file too. */
+static Outcome
+no_unnamed (CsJob *job)
+{
+  atomic_store (&job->no_unnamed, 1);
+  return fail (CS_ERR_NO_UNNAMED, "link");
 }
 
 /*
@@ -906,26 +925,24 @@ publish_unnamed (CsJob      *job,
 {
   char proc[64];
   Outcome o;
-  int code = 0;
+  int code;
 
   if (!atomic_load_explicit (&job->unnamed_via_proc, memory_order_relaxed))
     {
       if (link_unnamed (job, tmp_fd, "", dir, final, AT_EMPTY_PATH, &o, &code))
         return o;
-      /* Only a refusal of this way (no CAP_DAC_READ_SEARCH: ENOENT or EPERM)
-       * is worth the other; a filesystem that cannot link refuses both. */
-      if (code == ENOENT || code == EPERM)
-        atomic_store (&job->unnamed_via_proc, 1);
+      /* Only a refusal of this way is worth the other; a filesystem that
+       * cannot link refuses both. */
+      if (!lacks_privilege (code))
+        return no_unnamed (job);
+      atomic_store (&job->unnamed_via_proc, 1);
     }
 
   g_snprintf (proc, sizeof proc, "/proc/self/fd/%d", tmp_fd);
-  if ((code == 0 || code == ENOENT || code == EPERM)
-      && link_unnamed (job, AT_FDCWD, proc, dir, final, AT_SYMLINK_FOLLOW, &o, &code))
+  if (link_unnamed (job, AT_FDCWD, proc, dir, final, AT_SYMLINK_FOLLOW, &o, &code))
     return o;
 
-  /* No /proc, or links refused: named temporaries from now on, this file too. */
-  atomic_store (&job->no_unnamed, 1);
-  return fail (CS_ERR_NO_UNNAMED, "link");
+  return no_unnamed (job);
 }
 
 static void
