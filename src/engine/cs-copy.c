@@ -1314,6 +1314,11 @@ chunk_once (CsJob    *job,
   fd = open_source (job, item->dir, item->name);
   if (fd < 0)
     return fail (errno, "open");
+  /* Doubles this descriptor's readahead window: with a chunk per thread the
+   * disk sees several windows at once (big, 430 MB cold, A/B medians: 4
+   * threads 0.219 → 0.184 s and 0.255 → 0.203 s, 2 threads 0.234 → 0.220 s,
+   * 1 and 8 threads unchanged). Only a hint: its failure changes nothing. */
+  posix_fadvise (fd, (off_t) item->offset, (off_t) item->length, POSIX_FADV_SEQUENTIAL);
   o = copy_data (job, worker, fd, item->big->tmp_fd, &item->st, item->offset, item->length);
   _cs_io_close (&job->counters, fd);
 
