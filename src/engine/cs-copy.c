@@ -1315,9 +1315,9 @@ chunk_once (CsJob    *job,
   if (fd < 0)
     return fail (errno, "open");
   /* Doubles this descriptor's readahead window: with a chunk per thread the
-   * disk sees several windows at once (big, 430 MB cold, A/B medians: 4
-   * threads 0.219 → 0.184 s and 0.255 → 0.203 s, 2 threads 0.234 → 0.220 s,
-   * 1 and 8 threads unchanged). Only a hint: its failure changes nothing. */
+   * disk sees several windows at once (big, 430 MB cold, 8 runs each: 4
+   * threads 0.227 → 0.201 s median, 1 thread unchanged at 0.21 s). Only a
+   * hint: its failure changes nothing. */
   posix_fadvise (fd, (off_t) item->offset, (off_t) item->length, POSIX_FADV_SEQUENTIAL);
   o = copy_data (job, worker, fd, item->big->tmp_fd, &item->st, item->offset, item->length);
   _cs_io_close (&job->counters, fd);
