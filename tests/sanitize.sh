@@ -100,9 +100,10 @@ stage_asan () {
       note "PASS  asan+ubsan  engine suite ($(elapsed))"
     else
       note "FAIL  asan+ubsan  engine suite: see $work/build-asan/sanitize.log"
-      grep -E "^ *[0-9]+/[0-9]+ .*(FAIL|ERROR|TIMEOUT)" "$work/build-asan/sanitize.log" | sort -u
       echo "--- the last lines of $work/build-asan/sanitize.log:"
-      tail -80 "$work/build-asan/sanitize.log"
+      tail -40 "$work/build-asan/sanitize.log"
+      echo "--- what failed:"
+      grep -E "^ *[0-9]+/[0-9]+ .*(FAIL|ERROR|TIMEOUT)" "$work/build-asan/sanitize.log" | sort -u
     fi
   else
     note "FAIL  asan+ubsan  could not build"
@@ -159,12 +160,14 @@ stage_tsan () {
     else
       note "FAIL  tsan        $why ($(elapsed)): see $log and meson-logs/testlog.txt"
       # The log stays in a build folder CI does not keep: what it needs to be
-      # understood goes to the output.
-      grep -E "^ *[0-9]+/[0-9]+ .*(FAIL|ERROR|TIMEOUT)" "$log" | sort -u
-      grep -h -A6 -E "(WARNING|FATAL): ThreadSanitizer|ThreadSanitizer: CHECK" "$log" \
-        "$work/build-tsan/meson-logs/testlog.txt" | head -60
+      # understood goes to the output, the most telling part last, where a
+      # shortened view of the output still shows it.
       echo "--- the last lines of $log:"
-      tail -80 "$log"
+      tail -40 "$log"
+      echo "--- what failed:"
+      grep -h -A6 "ThreadSanitizer" "$log" \
+        "$work/build-tsan/meson-logs/testlog.txt" | head -30
+      grep -E "^ *[0-9]+/[0-9]+ .*(FAIL|ERROR|TIMEOUT)" "$log" | sort -u
     fi
     rm -rf "$tmp"
   else
