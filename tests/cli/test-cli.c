@@ -1143,6 +1143,29 @@ kill_once (Fixture    *f,
   return timing;
 }
 
+/* Narrows the window a kill can land in: the latest delay that came before
+ * the copy, the earliest that came after it (0: none yet). */
+static void
+note_kill (KillTiming  timing,
+           guint       delay_ms,
+           guint      *early,
+           guint      *late,
+           guint      *mid_copy)
+{
+  switch (timing)
+    {
+    case KILLED_BEFORE:
+      *early = MAX (*early, delay_ms);
+      break;
+    case KILLED_MID_COPY:
+      (*mid_copy)++;
+      break;
+    case KILLED_AFTER:
+      *late = *late == 0 ? delay_ms : MIN (*late, delay_ms);
+      break;
+    }
+}
+
 static void
 test_kill (Fixture       *f,
            gconstpointer  data)
@@ -1169,18 +1192,7 @@ test_kill (Fixture       *f,
     {
       guint delay_ms = (guint) (5.0 + (max_ms - 5.0) * (i + 1) / n_delays);
 
-      switch (kill_once (f, staging, src, delay_ms))
-        {
-        case KILLED_BEFORE:
-          early = MAX (early, delay_ms);
-          break;
-        case KILLED_MID_COPY:
-          mid_copy++;
-          break;
-        case KILLED_AFTER:
-          late = late == 0 ? delay_ms : MIN (late, delay_ms);
-          break;
-        }
+      note_kill (kill_once (f, staging, src, delay_ms), delay_ms, &early, &late, &mid_copy);
     }
 
   /* The copies after the first run faster than it (a warm cache) and a few
@@ -1190,18 +1202,7 @@ test_kill (Fixture       *f,
     {
       guint delay_ms = late > early ? early + (late - early) / 2 : early + 5;
 
-      switch (kill_once (f, staging, src, delay_ms))
-        {
-        case KILLED_BEFORE:
-          early = delay_ms;
-          break;
-        case KILLED_MID_COPY:
-          mid_copy++;
-          break;
-        case KILLED_AFTER:
-          late = delay_ms;
-          break;
-        }
+      note_kill (kill_once (f, staging, src, delay_ms), delay_ms, &early, &late, &mid_copy);
     }
 
   /* Otherwise the test proved nothing: every kill came before the first file
