@@ -83,7 +83,6 @@ cs_history_save (CsRun   *run,
   g_autofree char *dir = cs_history_get_dir ();
   g_autofree char *name = NULL;
   g_autofree char *path = NULL;
-  g_autofree char *old = NULL;
 
   g_return_val_if_fail (run != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -97,17 +96,11 @@ cs_history_save (CsRun   *run,
       return NULL;
     }
 
-  /* Saving a run again (a new label) keeps its original file name. */
-  old = find_path (cs_run_get_id (run), NULL);
-  if (old != NULL)
-    {
-      path = g_steal_pointer (&old);
-    }
-  else
-    {
-      name = file_name_for (run);
-      path = g_build_filename (dir, name, NULL);
-    }
+  /* The name comes from the run's start time and id, which never change, so
+   * saving a run again replaces its own file. No folder scan: with thousands
+   * of saved runs, reading the folder cost more than writing the summary. */
+  name = file_name_for (run);
+  path = g_build_filename (dir, name, NULL);
 
   if (!cs_run_save (run, path, error))
     return NULL;

@@ -69,6 +69,17 @@ test_history_cycle (void)
   path = cs_history_save (new_run, &error);
   g_assert_no_error (error);
 
+  /* Saving a run again (the undo of a delete, a new label) replaces its own
+   * file rather than adding a second one. */
+  {
+    g_autofree char *again = NULL;
+
+    cs_run_set_label (new_run, "Second save");
+    again = cs_history_save (new_run, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (again, ==, path);
+  }
+
   /* Unreadable files are skipped and counted, never fatal. */
   junk = g_build_filename (dir, "broken.json", NULL);
   g_assert_true (g_file_set_contents (junk, "{\"schema_version\": 1", -1, NULL));
