@@ -11,7 +11,7 @@
 
 #include "cs-report.h"
 #include "cs-compare.h"
-#include "cs-plot.h"
+#include "cs-chart.h"
 
 #define CHART_WIDTH        960.0
 #define CHART_HEIGHT       540.0
@@ -419,7 +419,6 @@ cs_report_append_csv_text (GString    *out,
 /* Charts */
 
 typedef struct {
-  CsPlotPalette  palette;
   CsPlotRun     *runs;
   guint          n_runs;
   CsSample     **samples;
@@ -448,7 +447,6 @@ chart_new (CsCompare *compare)
   Chart *chart = g_new0 (Chart, 1);
   guint n = cs_compare_get_n_runs (compare);
 
-  cs_plot_palette_init_light (&chart->palette);
   chart->n_runs = n;
   chart->runs = g_new0 (CsPlotRun, n);
   chart->samples = g_new0 (CsSample *, n);
@@ -469,22 +467,6 @@ chart_new (CsCompare *compare)
   return chart;
 }
 
-static void
-draw_chart (cairo_t  *cr,
-            double    width,
-            double    height,
-            gpointer  user_data)
-{
-  Chart *chart = user_data;
-  CsPlotOptions options = { 0 };
-
-  options.hover_t = -1;
-  options.show_markers = TRUE;
-
-  cs_plot_draw_throughput (cr, width, height, &chart->palette,
-                           chart->runs, chart->n_runs, &options);
-}
-
 static GBytes *
 render_chart (CsCompare     *compare,
               CsPlotFormat   format,
@@ -494,7 +476,7 @@ render_chart (CsCompare     *compare,
 {
   g_autoptr(Chart) chart = chart_new (compare);
 
-  return cs_plot_render (format, width, height, draw_chart, chart, error);
+  return cs_chart_render_throughput (format, width, height, chart->runs, chart->n_runs, error);
 }
 
 /* Markdown */

@@ -890,6 +890,108 @@ test_csv (Fixture       *f,
   g_assert_cmpuint (n_rows, ==, json_array_get_length (times));
 }
 
+/* A saved run of a small copy, for the report tests. */
+static char *
+saved_run (Fixture *f)
+{
+  g_autofree char *src = fixture_path (f, "src");
+  g_autofree char *dst = fixture_path (f, "dst");
+  char *json = fixture_path (f, "run.json");
+  g_auto(CliResult) r = { 0 };
+
+  make_sample_tree (src);
+  run_cli (&r, "copy", "--quiet", "--no-history", "--json", json, src, dst, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  return json;
+}
+
+static void
+assert_file_starts_with (const char *path,
+                         const char *magic,
+                         gsize       magic_len)
+{
+  g_autofree char *contents = NULL;
+  gsize len = 0;
+
+  g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
+  g_assert_cmpuint (len, >, magic_len);
+  g_assert_cmpmem (contents, magic_len, magic, magic_len);
+}
+
+/* The CLI draws charts through the copyscope-charts module, loaded only when a
+ * report needs one; the build folder puts it beside the CLI. */
+static void
+test_report_charts (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *json = saved_run (f);
+  static const struct {
+    const char *name;
+    const char *magic;
+    gsize       magic_len;
+  } outputs[] = {
+    { "chart.png", "\x89PNG\r\n\x1a\n", 8 },
+    { "chart.svg", "<?xml", 5 },
+    { "chart.pdf", "%PDF-", 5 },
+    { "report.html", "<!DOCTYPE html>", 15 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (outputs); i++)
+    {
+      g_autofree char *out = fixture_path (f, outputs[i].name);
+      g_auto(CliResult) r = { 0 };
+
+      run_cli (&r, "report", json, "-o", out, NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      assert_file_starts_with (out, outputs[i].magic, outputs[i].magic_len);
+    }
+
+  /* The HTML report carries its chart inline. */
+  {
+    g_autofree char *html = fixture_path (f, "report.html");
+    g_autofree char *contents = NULL;
+
+    g_assert_true (g_file_get_contents (html, &contents, NULL, NULL));
+    g_assert_nonnull (strstr (contents, "<svg"));
+  }
+}
+
+/* Without the module a chart fails with one clear message and writes nothing;
+ * the text reports do not need it. */
+static void
+test_report_charts_missing (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *json = saved_run (f);
+  g_autofree char *missing = fixture_path (f, "no-such-module.so");
+  g_autofree char *not_module = fixture_path (f, "not-a-module.so");
+  const char *modules[] = { missing, not_module };
+
+  g_assert_true (g_file_set_contents (not_module, "not an ELF file", -1, NULL));
+
+  for (guint i = 0; i < G_N_ELEMENTS (modules); i++)
+    {
+      g_autofree char *png = fixture_path (f, "chart.png");
+      g_autofree char *md = fixture_path (f, "report.md");
+      g_auto(CliResult) r = { 0 };
+
+      g_setenv ("COPYSCOPE_CHARTS_MODULE", modules[i], TRUE);
+
+      run_cli (&r, "report", json, "-o", png, NULL);
+      g_assert_cmpint (r.status, ==, 3);
+      g_assert_nonnull (strstr (r.err, "Charts are not available"));
+      g_assert_nonnull (strstr (r.err, modules[i]));
+      g_assert_false (g_file_test (png, G_FILE_TEST_EXISTS));
+
+      run_cli (&r, "report", json, "-o", md, NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_true (g_file_test (md, G_FILE_TEST_IS_REGULAR));
+      g_unlink (md);
+    }
+
+  g_unsetenv ("COPYSCOPE_CHARTS_MODULE");
+}
+
 /* cp -r semantics */
 
 static void
@@ -1677,6 +1779,8 @@ main (int    argc,
   add ("/cli/json/file", NULL, test_json_file);
   add ("/cli/json/stdout", NULL, test_json_stdout);
   add ("/cli/csv", NULL, test_csv);
+  add ("/cli/report/charts", NULL, test_report_charts);
+  add ("/cli/report/charts-missing-module", NULL, test_report_charts_missing);
   add ("/cli/semantics/into-existing", NULL, test_semantics_into_existing);
   add ("/cli/semantics/new-path", NULL, test_semantics_new_path);
   add ("/cli/semantics/several-sources", NULL, test_semantics_several_sources);

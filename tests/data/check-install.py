@@ -6,6 +6,7 @@ and checks that every file is there, side by side.
 Usage: check-install.py SOURCE_ROOT WORK_DIR
 """
 
+import glob
 import os
 import shutil
 import subprocess
@@ -28,6 +29,32 @@ def expected(app_id):
         'share/locale/de/LC_MESSAGES/copyscope.mo',
         'share/man/man1/copyscope-cli.1',
     ]
+
+
+def chart_from_installed_cli(prefix, work):
+    cli = os.path.join(prefix, 'bin', 'copyscope-cli')
+    scratch = os.path.join(work, 'install-check-chart')
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(os.path.join(scratch, 'src'))
+    with open(os.path.join(scratch, 'src', 'a.txt'), 'w', encoding='utf-8') as f:
+        f.write('a file to copy\n')
+    run_json = os.path.join(scratch, 'run.json')
+    png = os.path.join(scratch, 'chart.png')
+    env = dict(os.environ)
+    env.pop('COPYSCOPE_CHARTS_MODULE', None)
+    steps = [[cli, 'copy', '--quiet', '--no-history', '--json', run_json,
+              os.path.join(scratch, 'src'), os.path.join(scratch, 'dst')],
+             [cli, 'report', run_json, '-o', png]]
+    for argv in steps:
+        result = subprocess.run(argv, capture_output=True, text=True, env=env)
+        if result.returncode != 0:
+            print(f'FAILED  {" ".join(argv[1:3])} with the installed CLI: {result.stderr.strip()}')
+            return False
+    with open(png, 'rb') as f:
+        ok = f.read(8) == b'\x89PNG\r\n\x1a\n'
+    print(f'{"ok" if ok else "WRONG"}  a PNG chart from the installed copyscope-cli')
+    shutil.rmtree(scratch, ignore_errors=True)
+    return ok
 
 
 def main():
@@ -54,6 +81,15 @@ def main():
             if f'id="{app_id}"' not in text or f'path="{path}"' not in text:
                 print(f'WRONG  {schema} does not use id {app_id} and path {path}')
                 failed = True
+
+    # The installed CLI finds its chart module in the installed folder, not
+    # beside itself as in the build folder.
+    modules = glob.glob(os.path.join(prefix, 'lib*', '**', 'copyscope', 'copyscope-charts.so'),
+                        recursive=True)
+    print(f'{"ok" if modules else "MISSING"}  lib…/copyscope/copyscope-charts.so')
+    failed |= not modules
+    if not chart_from_installed_cli(prefix, work):
+        failed = True
 
     # The compiled schemas hold both ids, so both profiles run from one prefix.
     listing = subprocess.run(['gsettings', 'list-schemas'], capture_output=True, text=True,
