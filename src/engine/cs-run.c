@@ -1970,8 +1970,14 @@ cs_run_save (CsRun       *run,
 
   data = cs_run_to_json_string (run, TRUE);
 
+  /* Written whole under a temporary name and renamed, like
+   * g_file_set_contents(): flushed to disk only when it replaces a file. A
+   * summary is a record of the copy, not the copy; the two flushes of a new
+   * one took 3.5 ms of a 130 ms copy, and a power cut in the moment after a
+   * run at worst leaves a file the history counts as unreadable. */
   return g_file_set_contents_full (path, data, -1,
-                                   G_FILE_SET_CONTENTS_CONSISTENT,
+                                   G_FILE_SET_CONTENTS_CONSISTENT |
+                                   G_FILE_SET_CONTENTS_ONLY_EXISTING,
                                    0644, error);
 }
 
