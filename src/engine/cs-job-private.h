@@ -181,6 +181,9 @@ struct _CsJob {
   gboolean      sized;
   atomic_int    size_class;       /* CsSizeClass + 1; 0 before the first look */
 
+  CsChunking    chunking;
+  gboolean      split_big;        /* scanner: this source's big files go in chunks */
+
   /* Staging folders (cs-stage.c) */
   CsStaging     staging;
   int           stage_root_fd;    /* -1: temporaries go beside their files */

@@ -228,6 +228,15 @@ cs_job_set_staging (CsJob     *self,
 }
 
 void
+cs_job_set_chunking (CsJob      *self,
+                     CsChunking  chunking)
+{
+  RETURN_IF_STARTED (self);
+  g_return_if_fail (chunking <= CS_CHUNKING_NEVER);
+  self->chunking = chunking;
+}
+
+void
 cs_job_set_flush (CsJob    *self,
                   gboolean  flush)
 {

@@ -60,6 +60,17 @@ typedef enum {
   CS_STAGING_NEVER,
 } CsStaging;
 
+/* Whether a big file's chunks are copied by several workers at once. On a local
+ * disk their writes only queue for the file's lock: a 2 GiB file, cold, 8 workers,
+ * took no less time in chunks than whole (medians 0.80 against 0.66 s in 4 runs,
+ * 0.67 against 0.68 s in 5 more) and twice the CPU or more (0.73–1.38 s against
+ * 0.36–0.51 s). Across a network each worker keeps another request in flight. */
+typedef enum {
+  CS_CHUNKING_AUTO,    /* when the source or the destination is a network share */
+  CS_CHUNKING_ALWAYS,
+  CS_CHUNKING_NEVER,
+} CsChunking;
+
 /* Called on the scanning thread for every planned action when dry_run is set. */
 typedef void (*CsJobPlanFunc) (const char *action,      /* "copy", "replace", "skip", "mkdir", … */
                                const char *source,
@@ -107,6 +118,8 @@ void        cs_job_set_cache_mode   (CsJob          *self,
                                      const char     *cache_mode);
 void        cs_job_set_staging      (CsJob          *self,
                                      CsStaging       staging);
+void        cs_job_set_chunking     (CsJob          *self,
+                                     CsChunking      chunking);
 /* How far the workers yield the CPU to the process's other threads: their nice
  * value, 0–19 (default CS_JOB_DEFAULT_WORKER_NICE). A front end that draws
  * while dozens of workers copy asks for more. At CS_JOB_MAX_WORKER_NICE the

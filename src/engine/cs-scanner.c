@@ -498,7 +498,7 @@ handle_entry (CsJob         *job,
       if (S_ISREG (st.st_mode))
         _cs_job_size_up (job, size);
 
-      if (S_ISREG (st.st_mode) && size >= 2 * CS_CHUNK_SIZE)
+      if (S_ISREG (st.st_mode) && size >= 2 * CS_CHUNK_SIZE && job->split_big)
         {
           /* Decided here, once, so every chunk agrees on what to do. */
           CsAction action = _cs_copy_decide (job, dir, name, dst_name != NULL ? dst_name : name, &st);
@@ -708,6 +708,11 @@ _cs_scanner_run (CsJob *job)
         container->dst_new = TRUE;
       /* Every source is copied into the same folder: staging goes there. */
       _cs_stage_setup (job, container->dst_fd);
+      job->split_big = job->chunking == CS_CHUNKING_ALWAYS
+                       || (job->chunking == CS_CHUNKING_AUTO
+                           && (_cs_is_remote_filesystem (container->src_fd)
+                               || (container->dst_fd >= 0
+                                   && _cs_is_remote_filesystem (container->dst_fd))));
       handle_entry (job, container, src_name, strcmp (src_name, dst_name) != 0 ? dst_name : NULL,
                     NULL, 0);
       _cs_dir_unref (container);

@@ -30,6 +30,10 @@ typedef struct {
   guint index;
 } CsStage;
 
+/* Whether @fd lies on a filesystem whose requests are round trips to another
+ * machine (NFS, SMB, FUSE …). */
+gboolean  _cs_is_remote_filesystem  (int         fd);
+
 /* Scanner, before the first item is queued: decides whether this job stages,
  * next to @root_fd (the folder the sources are copied into), and removes the
  * staging folders a crashed run left there. */

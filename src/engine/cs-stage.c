@@ -15,8 +15,8 @@
 
 /* Filesystems whose creates and renames are round trips to another machine
  * (or to a daemon, for FUSE). Ceph and kAFS are missing from linux/magic.h. */
-static gboolean
-is_remote_filesystem (int fd)
+gboolean
+_cs_is_remote_filesystem (int fd)
 {
   struct statfs sfs;
 
@@ -64,7 +64,7 @@ _cs_stage_setup (CsJob *job,
       break;
     case CS_STAGING_AUTO:
     default:
-      stage = is_remote_filesystem (root_fd);
+      stage = _cs_is_remote_filesystem (root_fd);
       break;
     }
   if (!stage)

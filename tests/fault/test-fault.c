@@ -183,6 +183,9 @@ typedef struct {
 
 /* Where the jobs write their temporaries; the staged variants set it. */
 static CsStaging staging = CS_STAGING_AUTO;
+/* Whether big files go in chunks; the chunked variants set it (a local disk
+ * otherwise copies them whole). */
+static CsChunking chunking = CS_CHUNKING_AUTO;
 
 static void
 run_job (const char    *src,
@@ -206,6 +209,7 @@ run_job (const char    *src,
   cs_job_set_interval (job, 0);
   cs_job_set_flush (job, FALSE);
   cs_job_set_staging (job, staging);
+  cs_job_set_chunking (job, chunking);
 
   o->ok = cs_job_run_sync (job, NULL, &o->error);
   o->seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
@@ -1152,6 +1156,40 @@ test_big_file_read_error (Fixture       *f,
     }
 }
 
+/* On a local disk a big file is copied whole, its source opened once; in
+ * chunks every chunk opens it again (here the second open fails once). */
+static void
+test_big_file_opens (Fixture       *f,
+                     gconstpointer  data)
+{
+  gboolean chunks = GPOINTER_TO_INT (data);
+  g_autofree char *big = g_build_filename (f->src, "big", NULL);
+  g_auto(Outcome) o = { 0 };
+
+  make_big_sparse (big);
+  watch (f);
+  cs_fault_install (f->out);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_OPEN, "big", 2, 1, CS_FAULT_ERRNO, EIO });
+  chunking = chunks ? CS_CHUNKING_ALWAYS : CS_CHUNKING_AUTO;
+  run (f, (Options) { 4, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
+  chunking = CS_CHUNKING_AUTO;
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (cs_fault_hits (0), ==, chunks ? 1 : 0);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+  g_assert_cmpint (cs_oracle_state (f->oracle, 0, "big"), ==, CS_ORACLE_COMPLETE);
+}
+
+/* The same, with the file's chunks copied by several workers. */
+static void
+test_big_chunks_read_error (Fixture       *f,
+                            gconstpointer  data)
+{
+  chunking = CS_CHUNKING_ALWAYS;
+  test_big_file_read_error (f, data);
+  chunking = CS_CHUNKING_AUTO;
+}
+
 /* ---- Load ---------------------------------------------------------------------- */
 
 /* 128 workers give the same tree as one, on many small files and on a few big
@@ -1199,6 +1237,15 @@ test_threads_agree (Fixture       *f,
   c = cs_oracle_check (oracle, CS_ORACLE_ALL_COMPLETE);
   g_assert_cmpuint (c.n_new_complete, ==, big ? 6 : 4000);
   cs_test_tree_assert_equal (d1, d128);
+}
+
+static void
+test_threads_agree_chunks (Fixture       *f,
+                           gconstpointer  data)
+{
+  chunking = CS_CHUNKING_ALWAYS;
+  test_threads_agree (f, data);
+  chunking = CS_CHUNKING_AUTO;
 }
 
 /* The queue's bound (CsJob's max_pending) is what keeps memory flat: the
@@ -1451,10 +1498,15 @@ main (int    argc,
   ADD ("source/rewritten", test_source_changes, REWRITE);
   ADD ("open/eacces", test_open_create_errors, CS_FAULT_OPEN);
   ADD ("create/eio", test_open_create_errors, CS_FAULT_CREATE);
-  ADD ("big/read-transient", test_big_file_read_error, 1);
-  ADD ("big/read-sticky", test_big_file_read_error, -1);
+  ADD ("big/read-transient", test_big_chunks_read_error, 1);
+  ADD ("big/read-sticky", test_big_chunks_read_error, -1);
+  ADD ("big/whole-read-transient", test_big_file_read_error, 1);
+  ADD ("big/whole-read-sticky", test_big_file_read_error, -1);
+  ADD ("big/whole-opens-once", test_big_file_opens, FALSE);
+  ADD ("big/chunks-open-again", test_big_file_opens, TRUE);
   ADD ("load/threads-agree-small", test_threads_agree, FALSE);
-  ADD ("load/threads-agree-big", test_threads_agree, TRUE);
+  ADD ("load/threads-agree-big", test_threads_agree_chunks, TRUE);
+  ADD ("load/threads-agree-big-whole", test_threads_agree, TRUE);
   ADD ("load/queue-bounded-in-files", test_queue_bounded_in_files, 0);
   ADD ("root/ext4-full-new", test_ext4_full, FALSE);
   ADD ("root/ext4-full-replacing", test_ext4_full, TRUE);
