@@ -636,10 +636,11 @@ assert_nothing_staged (Fixture *f)
       g_error ("left in the destination: %s", name);
 }
 
+/* A test run inside another that sets how the job writes. */
 typedef struct {
   GTestFixtureFunc func;
   gconstpointer    data;
-} StagedTest;
+} WrappedTest;
 
 /* Runs another test with every small file written in a staging folder, as on
  * a network share. */
@@ -647,7 +648,7 @@ static void
 test_staged (Fixture       *f,
              gconstpointer  data)
 {
-  const StagedTest *t = data;
+  const WrappedTest *t = data;
 
   staging = CS_STAGING_ALWAYS;
   ((void (*) (Fixture *, gconstpointer)) t->func) (f, t->data);
@@ -655,18 +656,32 @@ test_staged (Fixture       *f,
   assert_nothing_staged (f);
 }
 
-/* Registers @func to run staged; the records live as long as the program. */
+/* Runs another test with big files copied in chunks by several workers, as on
+ * a network share (a local disk copies them whole). */
 static void
-add_staged (const char       *path,
-            GTestFixtureFunc  func,
-            gconstpointer     data)
+test_chunked (Fixture       *f,
+              gconstpointer  data)
 {
-  static StagedTest tests[32];
+  const WrappedTest *t = data;
+
+  chunking = CS_CHUNKING_ALWAYS;
+  ((void (*) (Fixture *, gconstpointer)) t->func) (f, t->data);
+  chunking = CS_CHUNKING_AUTO;
+}
+
+/* Registers @func to run inside @wrapper; the records live as long as the program. */
+static void
+add_wrapped (const char       *path,
+             void            (*wrapper) (Fixture *, gconstpointer),
+             GTestFixtureFunc  func,
+             gconstpointer     data)
+{
+  static WrappedTest tests[32];
   static guint n;
 
   g_assert_cmpuint (n, <, G_N_ELEMENTS (tests));
-  tests[n] = (StagedTest) { func, data };
-  g_test_add (path, Fixture, &tests[n++], fixture_setup, test_staged, fixture_teardown);
+  tests[n] = (WrappedTest) { func, data };
+  g_test_add (path, Fixture, &tests[n++], fixture_setup, wrapper, fixture_teardown);
 }
 
 /* From a staging folder the hard link publishes first; another program's file
@@ -1130,18 +1145,27 @@ make_big_sparse (const char *path)
   close (fd);
 }
 
+/* A sparse 100 MiB "big" in the source, watched, and @rule armed. */
+static void
+big_file_with_fault (Fixture     *f,
+                     CsFaultRule  rule)
+{
+  g_autofree char *big = g_build_filename (f->src, "big", NULL);
+
+  make_big_sparse (big);
+  watch (f);
+  cs_fault_install (f->out);
+  cs_fault_add (&rule);
+}
+
 static void
 test_big_file_read_error (Fixture       *f,
                           gconstpointer  data)
 {
   int times = GPOINTER_TO_INT (data);
-  g_autofree char *big = g_build_filename (f->src, "big", NULL);
   g_auto(Outcome) o = { 0 };
 
-  make_big_sparse (big);
-  watch (f);
-  cs_fault_install (f->out);
-  cs_fault_add (&(CsFaultRule) { CS_FAULT_READ, "big", 3, times, CS_FAULT_ERRNO, EIO });
+  big_file_with_fault (f, (CsFaultRule) { CS_FAULT_READ, "big", 3, times, CS_FAULT_ERRNO, EIO });
   force_read_write ();
   run (f, (Options) { 4, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
 
@@ -1163,13 +1187,9 @@ test_big_file_opens (Fixture       *f,
                      gconstpointer  data)
 {
   gboolean chunks = GPOINTER_TO_INT (data);
-  g_autofree char *big = g_build_filename (f->src, "big", NULL);
   g_auto(Outcome) o = { 0 };
 
-  make_big_sparse (big);
-  watch (f);
-  cs_fault_install (f->out);
-  cs_fault_add (&(CsFaultRule) { CS_FAULT_OPEN, "big", 2, 1, CS_FAULT_ERRNO, EIO });
+  big_file_with_fault (f, (CsFaultRule) { CS_FAULT_OPEN, "big", 2, 1, CS_FAULT_ERRNO, EIO });
   chunking = chunks ? CS_CHUNKING_ALWAYS : CS_CHUNKING_AUTO;
   run (f, (Options) { 4, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
   chunking = CS_CHUNKING_AUTO;
@@ -1178,16 +1198,6 @@ test_big_file_opens (Fixture       *f,
   g_assert_cmpuint (cs_fault_hits (0), ==, chunks ? 1 : 0);
   cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
   g_assert_cmpint (cs_oracle_state (f->oracle, 0, "big"), ==, CS_ORACLE_COMPLETE);
-}
-
-/* The same, with the file's chunks copied by several workers. */
-static void
-test_big_chunks_read_error (Fixture       *f,
-                            gconstpointer  data)
-{
-  chunking = CS_CHUNKING_ALWAYS;
-  test_big_file_read_error (f, data);
-  chunking = CS_CHUNKING_AUTO;
 }
 
 /* ---- Load ---------------------------------------------------------------------- */
@@ -1237,15 +1247,6 @@ test_threads_agree (Fixture       *f,
   c = cs_oracle_check (oracle, CS_ORACLE_ALL_COMPLETE);
   g_assert_cmpuint (c.n_new_complete, ==, big ? 6 : 4000);
   cs_test_tree_assert_equal (d1, d128);
-}
-
-static void
-test_threads_agree_chunks (Fixture       *f,
-                           gconstpointer  data)
-{
-  chunking = CS_CHUNKING_ALWAYS;
-  test_threads_agree (f, data);
-  chunking = CS_CHUNKING_AUTO;
 }
 
 /* The queue's bound (CsJob's max_pending) is what keeps memory flat: the
@@ -1466,6 +1467,9 @@ main (int    argc,
 
 #define ADD(path, func, data) \
   g_test_add ("/fault/" path, Fixture, GINT_TO_POINTER (data), fixture_setup, func, fixture_teardown)
+#define ADD_CHUNKED(path, func, data) \
+  add_wrapped ("/fault/" path, test_chunked, (GTestFixtureFunc) func, \
+               GINT_TO_POINTER (data))
 
   ADD ("read/transient", test_read_transient, 0);
   ADD ("read/sticky", test_read_sticky, FALSE);
@@ -1498,14 +1502,14 @@ main (int    argc,
   ADD ("source/rewritten", test_source_changes, REWRITE);
   ADD ("open/eacces", test_open_create_errors, CS_FAULT_OPEN);
   ADD ("create/eio", test_open_create_errors, CS_FAULT_CREATE);
-  ADD ("big/read-transient", test_big_chunks_read_error, 1);
-  ADD ("big/read-sticky", test_big_chunks_read_error, -1);
+  ADD_CHUNKED ("big/read-transient", test_big_file_read_error, 1);
+  ADD_CHUNKED ("big/read-sticky", test_big_file_read_error, -1);
   ADD ("big/whole-read-transient", test_big_file_read_error, 1);
   ADD ("big/whole-read-sticky", test_big_file_read_error, -1);
   ADD ("big/whole-opens-once", test_big_file_opens, FALSE);
   ADD ("big/chunks-open-again", test_big_file_opens, TRUE);
   ADD ("load/threads-agree-small", test_threads_agree, FALSE);
-  ADD ("load/threads-agree-big", test_threads_agree_chunks, TRUE);
+  ADD_CHUNKED ("load/threads-agree-big", test_threads_agree, TRUE);
   ADD ("load/threads-agree-big-whole", test_threads_agree, TRUE);
   ADD ("load/queue-bounded-in-files", test_queue_bounded_in_files, 0);
   ADD ("root/ext4-full-new", test_ext4_full, FALSE);
@@ -1518,7 +1522,8 @@ main (int    argc,
   ADD ("modes/chmod-refused-named", test_modes, MODES_REFUSED | MODES_NAMED);
 
 #define ADD_STAGED(path, func, data) \
-  add_staged ("/fault/staged/" path, (GTestFixtureFunc) func, GINT_TO_POINTER (data))
+  add_wrapped ("/fault/staged/" path, test_staged, (GTestFixtureFunc) func, \
+               GINT_TO_POINTER (data))
 
   /* The same faults with the temporaries in staging folders (network shares). */
   ADD_STAGED ("read/sticky", test_read_sticky, FALSE);
