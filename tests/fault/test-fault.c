@@ -1186,13 +1186,11 @@ static void
 test_big_file_opens (Fixture       *f,
                      gconstpointer  data)
 {
-  gboolean chunks = GPOINTER_TO_INT (data);
+  gboolean chunks = chunking == CS_CHUNKING_ALWAYS;
   g_auto(Outcome) o = { 0 };
 
   big_file_with_fault (f, (CsFaultRule) { CS_FAULT_OPEN, "big", 2, 1, CS_FAULT_ERRNO, EIO });
-  chunking = chunks ? CS_CHUNKING_ALWAYS : CS_CHUNKING_AUTO;
   run (f, (Options) { 4, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
-  chunking = CS_CHUNKING_AUTO;
 
   g_assert_true (o.ok);
   g_assert_cmpuint (cs_fault_hits (0), ==, chunks ? 1 : 0);
@@ -1506,8 +1504,8 @@ main (int    argc,
   ADD_CHUNKED ("big/read-sticky", test_big_file_read_error, -1);
   ADD ("big/whole-read-transient", test_big_file_read_error, 1);
   ADD ("big/whole-read-sticky", test_big_file_read_error, -1);
-  ADD ("big/whole-opens-once", test_big_file_opens, FALSE);
-  ADD ("big/chunks-open-again", test_big_file_opens, TRUE);
+  ADD ("big/whole-opens-once", test_big_file_opens, 0);
+  ADD_CHUNKED ("big/chunks-open-again", test_big_file_opens, 0);
   ADD ("load/threads-agree-small", test_threads_agree, FALSE);
   ADD_CHUNKED ("load/threads-agree-big", test_threads_agree, TRUE);
   ADD ("load/threads-agree-big-whole", test_threads_agree, TRUE);
