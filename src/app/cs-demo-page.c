@@ -246,7 +246,7 @@ demo_done_cb (gpointer      owner,
 static gboolean
 demo_run (CsPageTask    *task,
           gpointer       data,
-          GCancellable  *cancellable,
+          CsCancellable *cancellable,
           GError       **error)
 {
   DemoWork *work = data;

@@ -56,7 +56,7 @@ struct _CsWindow
   /* Owned */
   GSettings            *settings;
   CsJob                *job;             /* while a copy runs */
-  GCancellable         *cancellable;
+  CsCancellable        *cancellable;
   GQueue                conflicts;       /* of CsConflict, waiting for the dialog */
   GtkNativeDialog      *chooser;         /* the open file chooser, on GTK 4.8 */
   GPtrArray            *error_rows;      /* rows added to errors_row */

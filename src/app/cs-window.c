@@ -412,13 +412,11 @@ cs_window_uninhibit (CsWindow *self)
 }
 
 static void
-run_done_cb (GObject      *object,
-             GAsyncResult *result,
+run_done_cb (CsJob        *job,
+             const GError *error,
              gpointer      user_data)
 {
   g_autoptr(CsWindow) self = user_data;
-  CsJob *job = CS_JOB (object);
-  g_autoptr(GError) error = NULL;
   g_autoptr(CsJob) finished = NULL;
   CsRun *run;
   CsProgress progress;
@@ -433,8 +431,7 @@ run_done_cb (GObject      *object,
       g_printerr ("%s\n", line);
     }
 
-  if (!cs_job_run_finish (job, result, &error) &&
-      !g_error_matches (error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED))
+  if (error != NULL && !g_error_matches (error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED))
     g_message ("Copy stopped: %s", error->message);
 
   /* The window may be gone; the job's result is then nobody's concern. */
@@ -671,7 +668,7 @@ _cs_window_start (CsWindow *self,
   cs_window_show_refusal (self, NULL);
 
   self->job = g_object_ref (job);
-  self->cancellable = g_cancellable_new ();
+  self->cancellable = cs_cancellable_new ();
   self->last_state = CS_JOB_STATE_READY;
 
   g_signal_connect_object (job, "progress", G_CALLBACK (job_progress_cb), self, G_CONNECT_SWAPPED);
@@ -796,7 +793,7 @@ cs_window_dispose (GObject *object)
       g_clear_object (&self->job);
     }
 
-  g_cancellable_cancel (self->cancellable);
+  cs_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_clear_handle_id (&self->threads_timeout_id, g_source_remove);
   cs_window_clear_run_wait (self);

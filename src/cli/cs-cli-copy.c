@@ -104,13 +104,15 @@ on_signal (gpointer user_data)
 }
 
 static void
-on_done (GObject      *object,
-         GAsyncResult *result,
+on_done (CsJob        *job,
+         const GError *error,
          gpointer      user_data)
 {
   CopyState *state = user_data;
 
-  state->ok = cs_job_run_finish (CS_JOB (object), result, &state->error);
+  state->ok = error == NULL;
+  if (error != NULL)
+    state->error = g_error_copy (error);
   g_main_loop_quit (state->loop);
 }
 

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "cs-cancellable.h"
 #include "cs-conflict.h"
 #include "cs-counters.h"
 #include "cs-demo.h"
 #include "cs-generate.h"
+#include "cs-io-error.h"
 #include "cs-job.h"
 #include "cs-run.h"
 #include "cs-sweep.h"

@@ -88,18 +88,16 @@ cs_demo_get_run (CsDemo    *demo,
 static void
 remove_tree (const char *path)
 {
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GFileEnumerator) e = NULL;
-  GFileInfo *info;
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
 
-  e = g_file_enumerate_children (file, G_FILE_ATTRIBUTE_STANDARD_NAME "," G_FILE_ATTRIBUTE_STANDARD_TYPE,
-                                 G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, NULL, NULL);
-  while (e != NULL && (info = g_file_enumerator_next_file (e, NULL, NULL)) != NULL)
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
     {
-      g_autoptr(GFileInfo) owned = info;
-      g_autofree char *child = g_build_filename (path, g_file_info_get_name (info), NULL);
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      struct stat st;
 
-      if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
+      /* lstat: a link to a folder is removed, never followed */
+      if (lstat (child, &st) == 0 && S_ISDIR (st.st_mode))
         remove_tree (child);
       else
         unlink (child);
@@ -112,7 +110,7 @@ static gboolean
 ensure_set (const char    *dir,
             guint64        n_files,
             guint64        size,
-            GCancellable  *cancellable,
+            CsCancellable *cancellable,
             GError       **error)
 {
   /* Beside the set, not in it: it must not be copied with it. */
@@ -135,7 +133,7 @@ copy_set (CsDemo        *demo,
           guint          threads,
           CsDemoRunFunc  func,
           gpointer       user_data,
-          GCancellable  *cancellable,
+          CsCancellable *cancellable,
           GError       **error)
 {
   static const char *names[] = { "big", "small", "small-t1", "small-t2" };
@@ -167,7 +165,7 @@ cs_demo_run_sync (CsDemo         *demo,
                   const char     *destination,
                   CsDemoRunFunc   func,
                   gpointer        user_data,
-                  GCancellable   *cancellable,
+                  CsCancellable  *cancellable,
                   GError        **error)
 {
   g_autofree char *tag = NULL;
@@ -184,7 +182,7 @@ cs_demo_run_sync (CsDemo         *demo,
 
   if (g_mkdir_with_parents (work_dir, 0755) != 0)
     {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", work_dir, g_strerror (errno));
+      g_set_error (error, CS_IO_ERROR, cs_io_error_from_errno (errno), "%s: %s", work_dir, g_strerror (errno));
       return FALSE;
     }
   /* The same bytes in both: one file, or 12 KiB pieces. */

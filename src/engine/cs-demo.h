@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-#include <gio/gio.h>
+#include <glib-object.h>
+
+#include "cs-cancellable.h"
+#include "cs-io-error.h"
 
 #include "cs-job.h"
 
@@ -47,7 +50,7 @@ gboolean    cs_demo_run_sync        (CsDemo        *demo,
                                      const char    *destination,
                                      CsDemoRunFunc  func,
                                      gpointer       user_data,
-                                     GCancellable  *cancellable,
+                                     CsCancellable *cancellable,
                                      GError       **error);
 
 /* The run record of one copy; NULL if it did not run. */

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-#include <gio/gio.h>
+#include <glib-object.h>
+
+#include "cs-cancellable.h"
+#include "cs-io-error.h"
 
 G_BEGIN_DECLS
 
@@ -43,7 +46,7 @@ gboolean    cs_generate_sync        (CsScenario              scenario,
                                      guint64                 seed,
                                      CsGenerateProgressFunc  progress,
                                      gpointer                user_data,
-                                     GCancellable           *cancellable,
+                                     CsCancellable          *cancellable,
                                      GError                **error);
 
 /* Single custom set for the demo: @n_files of @file_size bytes each. */
@@ -53,7 +56,7 @@ gboolean    cs_generate_files_sync  (const char             *dir,
                                      guint64                 seed,
                                      CsGenerateProgressFunc  progress,
                                      gpointer                user_data,
-                                     GCancellable           *cancellable,
+                                     CsCancellable          *cancellable,
                                      GError                **error);
 
 G_END_DECLS

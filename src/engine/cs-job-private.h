@@ -143,8 +143,9 @@ struct _CsJob {
   GThread      *sampler;
   struct _CsSampler *sampler_state; /* handed to the sampler thread */
   GMainContext *context;          /* where signals are emitted */
-  GTask        *task;
-  GCancellable *cancellable;
+  CsJobDoneFunc  done;
+  gpointer       done_data;
+  CsCancellable *cancellable;
   gulong        cancelled_id;
   char          job_tag[17];      /* 16 hex digits in temporary names: ours, from this run */
   uid_t         euid;

@@ -56,9 +56,8 @@ cs_job_dispose (GObject *object)
   CsJob *self = CS_JOB (object);
 
   /* A running job keeps itself alive through its threads; see run_async. */
-  g_clear_object (&self->task);
   if (self->cancellable != NULL && self->cancelled_id != 0)
-    g_cancellable_disconnect (self->cancellable, self->cancelled_id);
+    cs_cancellable_disconnect (self->cancellable, self->cancelled_id);
   self->cancelled_id = 0;
   g_clear_object (&self->cancellable);
 
@@ -1421,8 +1420,8 @@ controller_thread (gpointer data)
 
 
 static void
-on_cancelled (GCancellable *cancellable,
-              gpointer      user_data)
+on_cancelled (CsCancellable *cancellable,
+              gpointer       user_data)
 {
   cs_job_cancel (CS_JOB (user_data));
 }
@@ -1457,7 +1456,7 @@ record_start (CsJob *self)
 
 static gboolean
 start (CsJob         *self,
-       GCancellable  *cancellable,
+       CsCancellable *cancellable,
        GError       **error)
 {
   guint64 tag = ((guint64) g_random_int () << 32) | g_random_int ();
@@ -1492,7 +1491,7 @@ start (CsJob         *self,
   if (cancellable != NULL)
     {
       self->cancellable = g_object_ref (cancellable);
-      self->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (on_cancelled), self, NULL);
+      self->cancelled_id = cs_cancellable_connect (cancellable, on_cancelled, self);
     }
 
   /* The threads hold a reference until finish_on_main() joins them. */
@@ -1517,18 +1516,15 @@ finish_on_main (CsJob *self)
 
   if (self->cancellable != NULL && self->cancelled_id != 0)
     {
-      g_cancellable_disconnect (self->cancellable, self->cancelled_id);
+      cs_cancellable_disconnect (self->cancellable, self->cancelled_id);
       self->cancelled_id = 0;
     }
 
-  if (self->task != NULL)
+  if (self->done != NULL)
     {
-      g_autoptr(GTask) task = g_steal_pointer (&self->task);
+      CsJobDoneFunc done = g_steal_pointer (&self->done);
 
-      if (self->run_error != NULL)
-        g_task_return_error (task, g_error_copy (self->run_error));
-      else
-        g_task_return_boolean (task, TRUE);
+      done (self, self->run_error, self->done_data);
     }
 
   g_object_unref (self);
@@ -1536,7 +1532,7 @@ finish_on_main (CsJob *self)
 
 gboolean
 cs_job_run_sync (CsJob         *self,
-                 GCancellable  *cancellable,
+                 CsCancellable *cancellable,
                  GError       **error)
 {
   g_autoptr(GMainContext) context = g_main_context_new ();
@@ -1569,39 +1565,51 @@ cs_job_run_sync (CsJob         *self,
   return TRUE;
 }
 
-void
-cs_job_run_async (CsJob               *self,
-                  GCancellable        *cancellable,
-                  GAsyncReadyCallback  callback,
-                  gpointer             user_data)
+typedef struct {
+  CsJob  *job;
+  GError *error;
+} FailedStart;
+
+static gboolean
+report_failed_start (gpointer user_data)
 {
-  g_autoptr(GTask) task = NULL;
+  FailedStart *f = user_data;
+  CsJobDoneFunc done = g_steal_pointer (&f->job->done);
+
+  done (f->job, f->error, f->job->done_data);
+  g_error_free (f->error);
+  g_object_unref (f->job);
+  g_free (f);
+
+  return G_SOURCE_REMOVE;
+}
+
+void
+cs_job_run_async (CsJob         *self,
+                  CsCancellable *cancellable,
+                  CsJobDoneFunc  done,
+                  gpointer       user_data)
+{
   GError *error = NULL;
 
   g_return_if_fail (CS_IS_JOB (self));
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, cs_job_run_async);
-  g_task_set_check_cancellable (task, FALSE);
+  g_return_if_fail (done != NULL);
 
   self->has_conflict_handler = g_signal_has_handler_pending (self, signals[SIGNAL_CONFLICT], 0, TRUE);
   self->context = g_main_context_ref_thread_default ();
+  self->done = done;
+  self->done_data = user_data;
 
   if (!start (self, cancellable, &error))
     {
-      g_task_return_error (task, error);
-      return;
+      /* Like a finished run, the answer comes from the main context, so the
+       * caller never sees its callback before this call returns. */
+      FailedStart *f = g_new0 (FailedStart, 1);
+      g_autoptr(GSource) source = g_idle_source_new ();
+
+      f->job = g_object_ref (self);
+      f->error = error;
+      g_source_set_callback (source, report_failed_start, f, NULL);
+      g_source_attach (source, self->context);
     }
-  self->task = g_steal_pointer (&task);
-}
-
-gboolean
-cs_job_run_finish (CsJob         *self,
-                   GAsyncResult  *result,
-                   GError       **error)
-{
-  g_return_val_if_fail (CS_IS_JOB (self), FALSE);
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-
-  return g_task_propagate_boolean (G_TASK (result), error);
 }

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-#include <gio/gio.h>
+#include <glib-object.h>
+
+#include "cs-cancellable.h"
+#include "cs-io-error.h"
 
 #include "cs-conflict.h"
 #include "cs-run.h"
@@ -169,14 +172,18 @@ CsRun      *cs_job_get_run          (CsJob          *self);
  * cancellation. The run record is complete either way.
  */
 gboolean    cs_job_run_sync         (CsJob          *self,
-                                     GCancellable   *cancellable,
+                                     CsCancellable  *cancellable,
                                      GError        **error);
-void        cs_job_run_async        (CsJob          *self,
-                                     GCancellable   *cancellable,
-                                     GAsyncReadyCallback callback,
+/* @error is NULL when the job ran to its end; it is the job's until the
+ * callback returns */
+typedef void (*CsJobDoneFunc)       (CsJob          *job,
+                                     const GError   *error,
                                      gpointer        user_data);
-gboolean    cs_job_run_finish       (CsJob          *self,
-                                     GAsyncResult   *result,
-                                     GError        **error);
+/* @done runs once, on the caller's thread-default main context, never from
+ * inside this call */
+void        cs_job_run_async        (CsJob          *self,
+                                     CsCancellable  *cancellable,
+                                     CsJobDoneFunc   done,
+                                     gpointer        user_data);
 
 G_END_DECLS

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-#include <gio/gio.h>
+#include <glib-object.h>
+
+#include "cs-cancellable.h"
+#include "cs-io-error.h"
 #include <json-glib/json-glib.h>
 
 #include "cs-job.h"
@@ -77,7 +80,7 @@ typedef void (*CsSweepRunFunc) (CsSweep  *sweep,
 gboolean    cs_sweep_run_sync        (CsSweep        *sweep,
                                       CsSweepRunFunc  func,
                                       gpointer        user_data,
-                                      GCancellable   *cancellable,
+                                      CsCancellable  *cancellable,
                                       GError        **error);
 
 const char *cs_sweep_get_source      (CsSweep     *sweep);

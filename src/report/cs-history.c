@@ -5,7 +5,7 @@
 
 #include <errno.h>
 
-#include <gio/gio.h>
+#include "cs-io-error.h"
 #include <glib/gstdio.h>
 
 #include "cs-history.h"
@@ -47,7 +47,7 @@ check_id (const char  *id,
   if (id != NULL && g_uuid_string_is_valid (id))
     return TRUE;
 
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+  g_set_error (error, CS_IO_ERROR, CS_IO_ERROR_INVALID_ARGUMENT,
                "“%s” is not a run id", id != NULL ? id : "");
   return FALSE;
 }
@@ -72,7 +72,7 @@ find_path (const char  *id,
         return g_build_filename (dir_path, name, NULL);
     }
 
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "No saved run with id %s", id);
+  g_set_error (error, CS_IO_ERROR, CS_IO_ERROR_NOT_FOUND, "No saved run with id %s", id);
   return NULL;
 }
 
@@ -91,7 +91,7 @@ cs_history_save (CsRun   *run,
     {
       int saved = errno;
 
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+      g_set_error (error, CS_IO_ERROR, cs_io_error_from_errno (saved),
                    "Cannot create %s: %s", dir, g_strerror (saved));
       return NULL;
     }
@@ -277,7 +277,7 @@ cs_history_delete (const char  *id,
     {
       int saved = errno;
 
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+      g_set_error (error, CS_IO_ERROR, cs_io_error_from_errno (saved),
                    "Cannot delete %s: %s", path, g_strerror (saved));
       return FALSE;
     }
