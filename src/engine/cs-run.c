@@ -18,7 +18,7 @@
 
 /* A run file this big is not something we wrote: refuse it before parsing. */
 #define MAX_FILE_SIZE     (256 * 1024 * 1024)
-/* json-glib builds the whole tree; bounding the number of values bounds memory. */
+/* The parser builds the whole tree; bounding the number of values bounds memory. */
 #define MAX_JSON_VALUES   (32 * 1000 * 1000)
 #define MAX_JSON_DEPTH    32
 #define MAX_SAMPLES       (10 * 1000 * 1000)
@@ -706,20 +706,20 @@ _cs_run_set_outcome (CsRun      *run,
  * plus the exact bytes in base64, since JSON strings must be UTF-8. */
 
 static void
-add_string_or_null (JsonBuilder *builder,
+add_string_or_null (CsJsonBuilder *builder,
                     const char  *member,
                     const char  *value)
 {
-  json_builder_set_member_name (builder, member);
+  cs_json_builder_set_member_name (builder, member);
   if (value == NULL)
     {
-      json_builder_add_null_value (builder);
+      cs_json_builder_add_null_value (builder);
     }
   else
     {
       g_autofree char *valid = g_utf8_make_valid (value, -1);
 
-      json_builder_add_string_value (builder, valid);
+      cs_json_builder_add_string_value (builder, valid);
     }
 }
 
@@ -733,41 +733,41 @@ path_raw_or_null (const char *path)
 }
 
 static void
-add_double_or_null (JsonBuilder *builder,
+add_double_or_null (CsJsonBuilder *builder,
                     double       value)
 {
   /* JSON has no NaN or infinity; null stands for "no value". */
   if (isfinite (value))
-    json_builder_add_double_value (builder, value);
+    cs_json_builder_add_double_value (builder, value);
   else
-    json_builder_add_null_value (builder);
+    cs_json_builder_add_null_value (builder);
 }
 
 static void
-add_member_double (JsonBuilder *builder,
+add_member_double (CsJsonBuilder *builder,
                    const char  *member,
                    double       value)
 {
-  json_builder_set_member_name (builder, member);
+  cs_json_builder_set_member_name (builder, member);
   add_double_or_null (builder, value);
 }
 
 static void
-add_member_int (JsonBuilder *builder,
+add_member_int (CsJsonBuilder *builder,
                 const char  *member,
                 gint64       value)
 {
-  json_builder_set_member_name (builder, member);
-  json_builder_add_int_value (builder, value);
+  cs_json_builder_set_member_name (builder, member);
+  cs_json_builder_add_int_value (builder, value);
 }
 
 static void
-add_member_bool (JsonBuilder *builder,
+add_member_bool (CsJsonBuilder *builder,
                  const char  *member,
                  gboolean     value)
 {
-  json_builder_set_member_name (builder, member);
-  json_builder_add_boolean_value (builder, value);
+  cs_json_builder_set_member_name (builder, member);
+  cs_json_builder_add_boolean_value (builder, value);
 }
 
 static gint64
@@ -791,14 +791,14 @@ format_iso8601 (gint64 unix_usec)
 }
 
 static void
-build_settings (JsonBuilder         *builder,
+build_settings (CsJsonBuilder         *builder,
                 const CsRunSettings *s)
 {
-  json_builder_set_member_name (builder, "settings");
-  json_builder_begin_object (builder);
+  cs_json_builder_set_member_name (builder, "settings");
+  cs_json_builder_begin_object (builder);
   add_member_int (builder, "threads", s->threads);
-  json_builder_set_member_name (builder, "overwrite");
-  json_builder_add_string_value (builder, s->overwrite <= CS_OVERWRITE_ASK
+  cs_json_builder_set_member_name (builder, "overwrite");
+  cs_json_builder_add_string_value (builder, s->overwrite <= CS_OVERWRITE_ASK
                                           ? cs_overwrite_to_string (s->overwrite)
                                           : "newer");
   add_member_bool (builder, "verify", s->verify);
@@ -808,24 +808,24 @@ build_settings (JsonBuilder         *builder,
   add_member_int (builder, "retries", s->retries);
   add_member_double (builder, "wait", s->wait);
   add_member_int (builder, "interval_ms", s->interval_ms);
-  json_builder_set_member_name (builder, "excludes");
-  json_builder_begin_array (builder);
+  cs_json_builder_set_member_name (builder, "excludes");
+  cs_json_builder_begin_array (builder);
   for (guint i = 0; s->excludes != NULL && s->excludes[i] != NULL; i++)
     {
       g_autofree char *valid = g_utf8_make_valid (s->excludes[i], -1);
 
-      json_builder_add_string_value (builder, valid);
+      cs_json_builder_add_string_value (builder, valid);
     }
-  json_builder_end_array (builder);
-  json_builder_end_object (builder);
+  cs_json_builder_end_array (builder);
+  cs_json_builder_end_object (builder);
 }
 
 static void
-build_environment (JsonBuilder            *builder,
+build_environment (CsJsonBuilder            *builder,
                    const CsRunEnvironment *e)
 {
-  json_builder_set_member_name (builder, "environment");
-  json_builder_begin_object (builder);
+  cs_json_builder_set_member_name (builder, "environment");
+  cs_json_builder_begin_object (builder);
   add_string_or_null (builder, "kernel", e->kernel);
   add_string_or_null (builder, "hostname", e->hostname);
   add_member_int (builder, "cpus", e->cpus);
@@ -833,51 +833,51 @@ build_environment (JsonBuilder            *builder,
   add_string_or_null (builder, "destination_fs", e->destination_fs);
   add_string_or_null (builder, "cache_mode", e->cache_mode);
   add_string_or_null (builder, "tool_version", e->tool_version);
-  json_builder_end_object (builder);
+  cs_json_builder_end_object (builder);
 }
 
 /* Called with the lock held. */
 static void
-build_samples (JsonBuilder *builder,
+build_samples (CsJsonBuilder *builder,
                GArray      *samples)
 {
-  json_builder_set_member_name (builder, "samples");
-  json_builder_begin_object (builder);
+  cs_json_builder_set_member_name (builder, "samples");
+  cs_json_builder_begin_object (builder);
 
-  json_builder_set_member_name (builder, "t");
-  json_builder_begin_array (builder);
+  cs_json_builder_set_member_name (builder, "t");
+  cs_json_builder_begin_array (builder);
   for (guint i = 0; i < samples->len; i++)
     add_double_or_null (builder, g_array_index (samples, CsSample, i).t);
-  json_builder_end_array (builder);
+  cs_json_builder_end_array (builder);
 
-  json_builder_set_member_name (builder, "files_done");
-  json_builder_begin_array (builder);
+  cs_json_builder_set_member_name (builder, "files_done");
+  cs_json_builder_begin_array (builder);
   for (guint i = 0; i < samples->len; i++)
-    json_builder_add_int_value (builder, clamp_u64 (g_array_index (samples, CsSample, i).files_done));
-  json_builder_end_array (builder);
+    cs_json_builder_add_int_value (builder, clamp_u64 (g_array_index (samples, CsSample, i).files_done));
+  cs_json_builder_end_array (builder);
 
-  json_builder_set_member_name (builder, "bytes_done");
-  json_builder_begin_array (builder);
+  cs_json_builder_set_member_name (builder, "bytes_done");
+  cs_json_builder_begin_array (builder);
   for (guint i = 0; i < samples->len; i++)
-    json_builder_add_int_value (builder, clamp_u64 (g_array_index (samples, CsSample, i).bytes_done));
-  json_builder_end_array (builder);
+    cs_json_builder_add_int_value (builder, clamp_u64 (g_array_index (samples, CsSample, i).bytes_done));
+  cs_json_builder_end_array (builder);
 
   for (guint c = 0; c < CS_N_COUNTERS; c++)
     {
-      json_builder_set_member_name (builder, cs_counter_get_info (c)->key);
-      json_builder_begin_array (builder);
+      cs_json_builder_set_member_name (builder, cs_counter_get_info (c)->key);
+      cs_json_builder_begin_array (builder);
       for (guint i = 0; i < samples->len; i++)
         add_double_or_null (builder, g_array_index (samples, CsSample, i).values[c]);
-      json_builder_end_array (builder);
+      cs_json_builder_end_array (builder);
     }
 
-  json_builder_end_object (builder);
+  cs_json_builder_end_object (builder);
 }
 
-JsonNode *
+CsJsonNode *
 cs_run_to_json (CsRun *run)
 {
-  g_autoptr(JsonBuilder) builder = NULL;
+  g_autoptr(CsJsonBuilder) builder = NULL;
   g_autoptr(CsMutexLocker) locker = NULL;
   g_autofree char *started = NULL;
   g_autofree char *destination_raw = NULL;
@@ -891,14 +891,14 @@ cs_run_to_json (CsRun *run)
   for (guint c = 0; c < CS_N_COUNTERS; c++)
     have_stat[c] = cs_run_get_stat (run, c, &stats[c]);
 
-  builder = json_builder_new ();
-  json_builder_begin_object (builder);
+  builder = cs_json_builder_new ();
+  cs_json_builder_begin_object (builder);
   add_member_int (builder, "schema_version", CS_RUN_SCHEMA_VERSION);
 
   locker = _cs_mutex_locker_new (&run->mutex);
 
-  json_builder_set_member_name (builder, "id");
-  json_builder_add_string_value (builder, run->id);
+  cs_json_builder_set_member_name (builder, "id");
+  cs_json_builder_add_string_value (builder, run->id);
   add_string_or_null (builder, "kind", run->kind);
   add_string_or_null (builder, "label", run->label);
 
@@ -907,90 +907,90 @@ cs_run_to_json (CsRun *run)
   add_member_int (builder, "started_usec", run->started);
   add_member_double (builder, "duration", run->duration);
 
-  json_builder_set_member_name (builder, "sources");
-  json_builder_begin_array (builder);
+  cs_json_builder_set_member_name (builder, "sources");
+  cs_json_builder_begin_array (builder);
   for (guint i = 0; run->sources[i] != NULL; i++)
     {
       g_autofree char *display = g_filename_display_name (run->sources[i]);
 
-      json_builder_add_string_value (builder, display);
+      cs_json_builder_add_string_value (builder, display);
       any_raw |= !g_utf8_validate (run->sources[i], -1, NULL);
     }
-  json_builder_end_array (builder);
+  cs_json_builder_end_array (builder);
   if (any_raw)
     {
-      json_builder_set_member_name (builder, "sources_raw");
-      json_builder_begin_array (builder);
+      cs_json_builder_set_member_name (builder, "sources_raw");
+      cs_json_builder_begin_array (builder);
       for (guint i = 0; run->sources[i] != NULL; i++)
         {
           g_autofree char *raw = path_raw_or_null (run->sources[i]);
 
           if (raw != NULL)
-            json_builder_add_string_value (builder, raw);
+            cs_json_builder_add_string_value (builder, raw);
           else
-            json_builder_add_null_value (builder);
+            cs_json_builder_add_null_value (builder);
         }
-      json_builder_end_array (builder);
+      cs_json_builder_end_array (builder);
     }
 
-  json_builder_set_member_name (builder, "destination");
+  cs_json_builder_set_member_name (builder, "destination");
   if (run->destination != NULL)
     {
       g_autofree char *display = g_filename_display_name (run->destination);
 
-      json_builder_add_string_value (builder, display);
+      cs_json_builder_add_string_value (builder, display);
     }
   else
     {
-      json_builder_add_null_value (builder);
+      cs_json_builder_add_null_value (builder);
     }
   destination_raw = path_raw_or_null (run->destination);
   if (destination_raw != NULL)
     {
-      json_builder_set_member_name (builder, "destination_raw");
-      json_builder_add_string_value (builder, destination_raw);
+      cs_json_builder_set_member_name (builder, "destination_raw");
+      cs_json_builder_add_string_value (builder, destination_raw);
     }
 
   build_settings (builder, &run->settings);
   build_environment (builder, &run->environment);
 
-  json_builder_set_member_name (builder, "totals");
-  json_builder_begin_object (builder);
+  cs_json_builder_set_member_name (builder, "totals");
+  cs_json_builder_begin_object (builder);
   for (guint k = 0; k < CS_N_CLASSES; k++)
     {
-      json_builder_set_member_name (builder, class_names[k]);
-      json_builder_begin_object (builder);
+      cs_json_builder_set_member_name (builder, class_names[k]);
+      cs_json_builder_begin_object (builder);
       for (guint j = 0; j < CS_N_KINDS; j++)
         add_member_int (builder, kind_names[j], clamp_u64 (run->totals.v[k][j]));
-      json_builder_end_object (builder);
+      cs_json_builder_end_object (builder);
     }
-  json_builder_end_object (builder);
+  cs_json_builder_end_object (builder);
 
   add_string_or_null (builder, "outcome", run->outcome);
   add_string_or_null (builder, "fatal_error", run->fatal_error);
 
-  json_builder_set_member_name (builder, "thread_timeline");
-  json_builder_begin_array (builder);
+  cs_json_builder_set_member_name (builder, "thread_timeline");
+  cs_json_builder_begin_array (builder);
   for (guint i = 0; i < run->timeline->len; i++)
     {
       const CsThreadChange *change = &g_array_index (run->timeline, CsThreadChange, i);
 
-      json_builder_begin_object (builder);
+      cs_json_builder_begin_object (builder);
       add_member_double (builder, "t", change->t);
       add_member_int (builder, "from", change->from);
       add_member_int (builder, "to", change->to);
       add_string_or_null (builder, "reason", change->reason);
-      json_builder_end_object (builder);
+      cs_json_builder_end_object (builder);
     }
-  json_builder_end_array (builder);
+  cs_json_builder_end_array (builder);
 
-  json_builder_set_member_name (builder, "errors");
-  json_builder_begin_array (builder);
+  cs_json_builder_set_member_name (builder, "errors");
+  cs_json_builder_begin_array (builder);
   for (guint i = 0; i < run->errors->len; i++)
     {
       const CsRunError *error = g_ptr_array_index (run->errors, i);
 
-      json_builder_begin_object (builder);
+      cs_json_builder_begin_object (builder);
       add_string_or_null (builder, "path", error->path);
       if (error->path_raw != NULL)
         add_string_or_null (builder, "path_raw", error->path_raw);
@@ -998,13 +998,13 @@ cs_run_to_json (CsRun *run)
       add_member_int (builder, "error_code", error->error_code);
       add_string_or_null (builder, "message", error->message);
       add_member_int (builder, "attempts", error->attempts);
-      json_builder_end_object (builder);
+      cs_json_builder_end_object (builder);
     }
-  json_builder_end_array (builder);
+  cs_json_builder_end_array (builder);
   add_member_int (builder, "errors_omitted", clamp_u64 (run->errors_omitted));
 
-  json_builder_set_member_name (builder, "stats");
-  json_builder_begin_object (builder);
+  cs_json_builder_set_member_name (builder, "stats");
+  cs_json_builder_begin_object (builder);
   for (guint c = 0; c < CS_N_COUNTERS; c++)
     {
       const CsCounterInfo *info = cs_counter_get_info (c);
@@ -1012,97 +1012,33 @@ cs_run_to_json (CsRun *run)
       if (!have_stat[c])
         continue;
 
-      json_builder_set_member_name (builder, info->key);
-      json_builder_begin_object (builder);
+      cs_json_builder_set_member_name (builder, info->key);
+      cs_json_builder_begin_object (builder);
       add_member_double (builder, "avg", stats[c].avg);
       add_member_double (builder, "min", stats[c].min);
       add_member_double (builder, "max", stats[c].max);
-      json_builder_set_member_name (builder, "direction");
-      json_builder_add_string_value (builder,
+      cs_json_builder_set_member_name (builder, "direction");
+      cs_json_builder_add_string_value (builder,
                                      info->direction == CS_DIRECTION_MORE_IS_BETTER ? "more" :
                                      info->direction == CS_DIRECTION_LESS_IS_BETTER ? "less" : "none");
-      json_builder_set_member_name (builder, "unit");
-      json_builder_add_string_value (builder, info->unit);
-      json_builder_end_object (builder);
+      cs_json_builder_set_member_name (builder, "unit");
+      cs_json_builder_add_string_value (builder, info->unit);
+      cs_json_builder_end_object (builder);
     }
-  json_builder_end_object (builder);
+  cs_json_builder_end_object (builder);
 
   build_samples (builder, run->samples);
 
-  json_builder_end_object (builder);
+  cs_json_builder_end_object (builder);
 
-  return json_builder_get_root (builder);
-}
-
-/* Outside strings, the only letters in generated JSON are in true, false,
- * null and number exponents; "e" followed by digits and ".0" is the
- * generator's broken double. */
-static void
-fix_exponents (char *text)
-{
-  gboolean in_string = FALSE;
-  char *out = text;
-
-  for (const char *p = text; *p != '\0'; p++)
-    {
-      *out++ = *p;
-
-      if (in_string)
-        {
-          if (*p == '\\' && p[1] != '\0')
-            *out++ = *++p;
-          else if (*p == '"')
-            in_string = FALSE;
-          continue;
-        }
-
-      if (*p == '"')
-        {
-          in_string = TRUE;
-        }
-      else if ((*p == 'e' || *p == 'E') && p > text && g_ascii_isdigit (p[-1]))
-        {
-          const char *q = p + 1;
-
-          if (*q == '+' || *q == '-')
-            q++;
-          while (g_ascii_isdigit (*q))
-            q++;
-          if (q[0] == '.' && q[1] == '0' && !g_ascii_isdigit (q[2]))
-            {
-              memmove (out, p + 1, (gsize) (q - p - 1));
-              out += q - p - 1;
-              p = q + 1;
-            }
-        }
-    }
-  *out = '\0';
-}
-
-char *
-cs_json_to_string (JsonNode *node,
-                   gboolean  pretty)
-{
-  g_autoptr(JsonGenerator) generator = NULL;
-  char *text;
-
-  g_return_val_if_fail (node != NULL, NULL);
-
-  generator = json_generator_new ();
-  json_generator_set_pretty (generator, pretty);
-  json_generator_set_indent (generator, 2);
-  json_generator_set_root (generator, node);
-  text = json_generator_to_data (generator, NULL);
-  fix_exponents (text);
-
-  return text;
+  return cs_json_builder_get_root (builder);
 }
 
 char *
 cs_run_to_json_string (CsRun    *run,
                        gboolean  pretty)
 {
-  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(CsJsonNode) root = NULL;
 
   g_return_val_if_fail (run != NULL, NULL);
 
@@ -1154,104 +1090,104 @@ fail_field (Reader     *r,
     reader_fail (r, "“%s.%s” %s", where, name, what);
 }
 
-static JsonNode *
+static CsJsonNode *
 get_member (Reader     *r,
-            JsonObject *object,
+            CsJsonObject *object,
             const char *where,
             const char *name,
             gboolean    required)
 {
-  JsonNode *node;
+  CsJsonNode *node;
 
   if (r->failed)
     return NULL;
 
-  node = json_object_get_member (object, name);
+  node = cs_json_object_get_member (object, name);
   if (node == NULL && required)
     fail_field (r, where, name, "is missing");
 
   return node;
 }
 
-static JsonObject *
+static CsJsonObject *
 read_object (Reader     *r,
-             JsonObject *object,
+             CsJsonObject *object,
              const char *where,
              const char *name)
 {
-  JsonNode *node = get_member (r, object, where, name, TRUE);
+  CsJsonNode *node = get_member (r, object, where, name, TRUE);
 
   if (node == NULL)
     return NULL;
-  if (!JSON_NODE_HOLDS_OBJECT (node))
+  if (!CS_JSON_NODE_HOLDS_OBJECT (node))
     {
       fail_field (r, where, name, "must be an object");
       return NULL;
     }
 
-  return json_node_get_object (node);
+  return cs_json_node_get_object (node);
 }
 
-static JsonArray *
+static CsJsonArray *
 read_array (Reader     *r,
-            JsonObject *object,
+            CsJsonObject *object,
             const char *where,
             const char *name,
             gboolean    required)
 {
-  JsonNode *node = get_member (r, object, where, name, required);
+  CsJsonNode *node = get_member (r, object, where, name, required);
 
   if (node == NULL)
     return NULL;
-  if (!JSON_NODE_HOLDS_ARRAY (node))
+  if (!CS_JSON_NODE_HOLDS_ARRAY (node))
     {
       fail_field (r, where, name, "must be an array");
       return NULL;
     }
 
-  return json_node_get_array (node);
+  return cs_json_node_get_array (node);
 }
 
 /* Returns a new string, or NULL for null (when allowed) and on failure. */
 static char *
 read_string_node (Reader     *r,
-                  JsonNode   *node,
+                  CsJsonNode   *node,
                   const char *where,
                   const char *name,
                   gboolean    nullable)
 {
   if (r->failed)
     return NULL;
-  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+  if (node == NULL || CS_JSON_NODE_HOLDS_NULL (node))
     {
       if (!nullable)
         fail_field (r, where, name, "must be a string");
       return NULL;
     }
-  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+  if (!CS_JSON_NODE_HOLDS_VALUE (node) || cs_json_node_get_value_type (node) != G_TYPE_STRING)
     {
       fail_field (r, where, name, "must be a string");
       return NULL;
     }
 
-  return g_strdup (json_node_get_string (node));
+  return g_strdup (cs_json_node_get_string (node));
 }
 
 static char *
 read_string (Reader     *r,
-             JsonObject *object,
+             CsJsonObject *object,
              const char *where,
              const char *name,
              gboolean    nullable)
 {
-  JsonNode *node = get_member (r, object, where, name, TRUE);
+  CsJsonNode *node = get_member (r, object, where, name, TRUE);
 
   return read_string_node (r, node, where, name, nullable);
 }
 
 static gint64
 read_int_node (Reader     *r,
-               JsonNode   *node,
+               CsJsonNode   *node,
                const char *where,
                const char *name,
                gint64      min,
@@ -1261,13 +1197,13 @@ read_int_node (Reader     *r,
 
   if (r->failed || node == NULL)
     return 0;
-  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
+  if (!CS_JSON_NODE_HOLDS_VALUE (node) || cs_json_node_get_value_type (node) != G_TYPE_INT64)
     {
       fail_field (r, where, name, "must be a whole number");
       return 0;
     }
 
-  value = json_node_get_int (node);
+  value = cs_json_node_get_int (node);
   if (value < min || (double) value > max)
     {
       g_autofree char *what = g_strdup_printf ("is out of range (%" G_GINT64_FORMAT ")", value);
@@ -1281,13 +1217,13 @@ read_int_node (Reader     *r,
 
 static gint64
 read_int (Reader     *r,
-          JsonObject *object,
+          CsJsonObject *object,
           const char *where,
           const char *name,
           gint64      min,
           double      max)
 {
-  JsonNode *node = get_member (r, object, where, name, TRUE);
+  CsJsonNode *node = get_member (r, object, where, name, TRUE);
 
   return read_int_node (r, node, where, name, min, max);
 }
@@ -1295,7 +1231,7 @@ read_int (Reader     *r,
 /* Numbers are accepted as integers or doubles; null reads as NaN when allowed. */
 static double
 read_double_node (Reader     *r,
-                  JsonNode   *node,
+                  CsJsonNode   *node,
                   const char *where,
                   const char *name,
                   double      min,
@@ -1307,17 +1243,17 @@ read_double_node (Reader     *r,
 
   if (r->failed || node == NULL)
     return NAN;
-  if (nullable && JSON_NODE_HOLDS_NULL (node))
+  if (nullable && CS_JSON_NODE_HOLDS_NULL (node))
     return NAN;
 
-  type = JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
+  type = CS_JSON_NODE_HOLDS_VALUE (node) ? cs_json_node_get_value_type (node) : G_TYPE_INVALID;
   if (type != G_TYPE_INT64 && type != G_TYPE_DOUBLE)
     {
       fail_field (r, where, name, "must be a number");
       return NAN;
     }
 
-  value = json_node_get_double (node);
+  value = cs_json_node_get_double (node);
   if (!isfinite (value) || value < min || value > max)
     {
       char buf[G_ASCII_DTOSTR_BUF_SIZE];
@@ -1333,42 +1269,42 @@ read_double_node (Reader     *r,
 
 static double
 read_double (Reader     *r,
-             JsonObject *object,
+             CsJsonObject *object,
              const char *where,
              const char *name,
              double      min,
              double      max)
 {
-  JsonNode *node = get_member (r, object, where, name, TRUE);
+  CsJsonNode *node = get_member (r, object, where, name, TRUE);
 
   return read_double_node (r, node, where, name, min, max, FALSE);
 }
 
 static gboolean
 read_bool (Reader     *r,
-           JsonObject *object,
+           CsJsonObject *object,
            const char *where,
            const char *name)
 {
-  JsonNode *node = get_member (r, object, where, name, TRUE);
+  CsJsonNode *node = get_member (r, object, where, name, TRUE);
 
   if (node == NULL)
     return FALSE;
-  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+  if (!CS_JSON_NODE_HOLDS_VALUE (node) || cs_json_node_get_value_type (node) != G_TYPE_BOOLEAN)
     {
       fail_field (r, where, name, "must be true or false");
       return FALSE;
     }
 
-  return json_node_get_boolean (node);
+  return cs_json_node_get_boolean (node);
 }
 
 /* A display path plus, optionally, its exact bytes in base64. Returns the
  * bytes to store (filename encoding). */
 static char *
 read_path (Reader     *r,
-           JsonNode   *display_node,
-           JsonNode   *raw_node,
+           CsJsonNode   *display_node,
+           CsJsonNode   *raw_node,
            const char *where,
            gboolean    nullable)
 {
@@ -1377,7 +1313,7 @@ read_path (Reader     *r,
   g_autofree guchar *bytes = NULL;
   gsize len = 0;
 
-  if (r->failed || raw_node == NULL || JSON_NODE_HOLDS_NULL (raw_node))
+  if (r->failed || raw_node == NULL || CS_JSON_NODE_HOLDS_NULL (raw_node))
     return g_steal_pointer (&display);
 
   raw = read_string_node (r, raw_node, where, "(raw)", FALSE);
@@ -1396,12 +1332,12 @@ read_path (Reader     *r,
 
 static void
 read_settings (Reader        *r,
-               JsonObject    *root,
+               CsJsonObject    *root,
                CsRunSettings *s)
 {
-  JsonObject *o = read_object (r, root, "", "settings");
+  CsJsonObject *o = read_object (r, root, "", "settings");
   g_autofree char *overwrite = NULL;
-  JsonArray *excludes;
+  CsJsonArray *excludes;
   guint n;
 
   if (o == NULL)
@@ -1422,19 +1358,19 @@ read_settings (Reader        *r,
   excludes = read_array (r, o, "settings", "excludes", TRUE);
   if (excludes == NULL)
     return;
-  n = json_array_get_length (excludes);
+  n = cs_json_array_get_length (excludes);
   s->excludes = g_new0 (char *, n + 1);
   for (guint i = 0; i < n && !r->failed; i++)
-    s->excludes[i] = read_string_node (r, json_array_get_element (excludes, i),
+    s->excludes[i] = read_string_node (r, cs_json_array_get_element (excludes, i),
                                        "settings", "excludes[]", FALSE);
 }
 
 static void
 read_environment (Reader           *r,
-                  JsonObject       *root,
+                  CsJsonObject       *root,
                   CsRunEnvironment *e)
 {
-  JsonObject *o = read_object (r, root, "", "environment");
+  CsJsonObject *o = read_object (r, root, "", "environment");
 
   if (o == NULL)
     return;
@@ -1450,10 +1386,10 @@ read_environment (Reader           *r,
 
 static void
 read_totals (Reader     *r,
-             JsonObject *root,
+             CsJsonObject *root,
              CsTotals   *totals)
 {
-  JsonObject *o = read_object (r, root, "", "totals");
+  CsJsonObject *o = read_object (r, root, "", "totals");
 
   if (o == NULL)
     return;
@@ -1461,7 +1397,7 @@ read_totals (Reader     *r,
   for (guint k = 0; k < CS_N_CLASSES && !r->failed; k++)
     {
       g_autofree char *where = g_strconcat ("totals.", class_names[k], NULL);
-      JsonObject *c = read_object (r, o, "totals", class_names[k]);
+      CsJsonObject *c = read_object (r, o, "totals", class_names[k]);
 
       if (c == NULL)
         return;
@@ -1473,27 +1409,27 @@ read_totals (Reader     *r,
 
 static void
 read_timeline (Reader     *r,
-               JsonObject *root,
+               CsJsonObject *root,
                GArray     *timeline)
 {
-  JsonArray *a = read_array (r, root, "", "thread_timeline", TRUE);
+  CsJsonArray *a = read_array (r, root, "", "thread_timeline", TRUE);
 
   if (a == NULL)
     return;
 
-  for (guint i = 0; i < json_array_get_length (a) && !r->failed; i++)
+  for (guint i = 0; i < cs_json_array_get_length (a) && !r->failed; i++)
     {
       g_autofree char *where = g_strdup_printf ("thread_timeline[%u]", i);
-      JsonNode *node = json_array_get_element (a, i);
+      CsJsonNode *node = cs_json_array_get_element (a, i);
       CsThreadChange change = { 0 };
-      JsonObject *o;
+      CsJsonObject *o;
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
+      if (!CS_JSON_NODE_HOLDS_OBJECT (node))
         {
           reader_fail (r, "“%s” must be an object", where);
           return;
         }
-      o = json_node_get_object (node);
+      o = cs_json_node_get_object (node);
       change.t = read_double (r, o, where, "t", 0, MAX_DURATION);
       change.from = read_int (r, o, where, "from", 0, MAX_THREADS);
       change.to = read_int (r, o, where, "to", 0, MAX_THREADS);
@@ -1504,41 +1440,41 @@ read_timeline (Reader     *r,
 
 static void
 read_errors (Reader     *r,
-             JsonObject *root,
+             CsJsonObject *root,
              GPtrArray  *errors,
              guint64    *omitted)
 {
-  JsonArray *a = read_array (r, root, "", "errors", TRUE);
+  CsJsonArray *a = read_array (r, root, "", "errors", TRUE);
 
   if (a == NULL)
     return;
 
-  if (json_array_get_length (a) > CS_RUN_MAX_ERRORS)
+  if (cs_json_array_get_length (a) > CS_RUN_MAX_ERRORS)
     {
       reader_fail (r, "“errors” has more than %d entries", CS_RUN_MAX_ERRORS);
       return;
     }
 
-  for (guint i = 0; i < json_array_get_length (a) && !r->failed; i++)
+  for (guint i = 0; i < cs_json_array_get_length (a) && !r->failed; i++)
     {
       g_autofree char *where = g_strdup_printf ("errors[%u]", i);
-      JsonNode *node = json_array_get_element (a, i);
+      CsJsonNode *node = cs_json_array_get_element (a, i);
       g_autofree guchar *bytes = NULL;
       CsRunError *error;
-      JsonObject *o;
+      CsJsonObject *o;
       gsize len;
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
+      if (!CS_JSON_NODE_HOLDS_OBJECT (node))
         {
           reader_fail (r, "“%s” must be an object", where);
           return;
         }
-      o = json_node_get_object (node);
+      o = cs_json_node_get_object (node);
 
       error = g_new0 (CsRunError, 1);
       g_ptr_array_add (errors, error);
       error->path = read_string (r, o, where, "path", TRUE);
-      if (json_object_has_member (o, "path_raw"))
+      if (cs_json_object_has_member (o, "path_raw"))
         {
           error->path_raw = read_string (r, o, where, "path_raw", TRUE);
           if (error->path_raw != NULL)
@@ -1554,23 +1490,23 @@ read_errors (Reader     *r,
       error->attempts = read_int (r, o, where, "attempts", 0, G_MAXUINT);
     }
 
-  if (json_object_has_member (root, "errors_omitted"))
+  if (cs_json_object_has_member (root, "errors_omitted"))
     *omitted = read_int (r, root, "", "errors_omitted", 0, MAX_COUNT);
 }
 
-static JsonArray *
+static CsJsonArray *
 read_column (Reader     *r,
-             JsonObject *o,
+             CsJsonObject *o,
              const char *name,
              gboolean    required,
              guint       n)
 {
-  JsonArray *a = read_array (r, o, "samples", name, required);
+  CsJsonArray *a = read_array (r, o, "samples", name, required);
 
-  if (a != NULL && json_array_get_length (a) != n)
+  if (a != NULL && cs_json_array_get_length (a) != n)
     {
       reader_fail (r, "“samples.%s” has %u values, “samples.t” has %u",
-                   name, json_array_get_length (a), n);
+                   name, cs_json_array_get_length (a), n);
       return NULL;
     }
 
@@ -1579,12 +1515,12 @@ read_column (Reader     *r,
 
 static void
 read_samples (Reader     *r,
-              JsonObject *root,
+              CsJsonObject *root,
               GArray     *samples)
 {
-  JsonObject *o = read_object (r, root, "", "samples");
-  JsonArray *t, *files, *bytes;
-  JsonArray *columns[CS_N_COUNTERS];
+  CsJsonObject *o = read_object (r, root, "", "samples");
+  CsJsonArray *t, *files, *bytes;
+  CsJsonArray *columns[CS_N_COUNTERS];
   guint n;
 
   if (o == NULL)
@@ -1593,7 +1529,7 @@ read_samples (Reader     *r,
   t = read_array (r, o, "samples", "t", TRUE);
   if (t == NULL)
     return;
-  n = json_array_get_length (t);
+  n = cs_json_array_get_length (t);
   if (n > MAX_SAMPLES)
     {
       reader_fail (r, "more than %d samples", MAX_SAMPLES);
@@ -1615,15 +1551,15 @@ read_samples (Reader     *r,
       char where[32];
 
       g_snprintf (where, sizeof where, "samples[%u]", i);
-      s->t = read_double_node (r, json_array_get_element (t, i), where, "t", 0, MAX_DURATION, FALSE);
-      s->files_done = read_int_node (r, json_array_get_element (files, i), where, "files_done", 0, MAX_COUNT);
-      s->bytes_done = read_int_node (r, json_array_get_element (bytes, i), where, "bytes_done", 0, MAX_BYTES);
+      s->t = read_double_node (r, cs_json_array_get_element (t, i), where, "t", 0, MAX_DURATION, FALSE);
+      s->files_done = read_int_node (r, cs_json_array_get_element (files, i), where, "files_done", 0, MAX_COUNT);
+      s->bytes_done = read_int_node (r, cs_json_array_get_element (bytes, i), where, "bytes_done", 0, MAX_BYTES);
       for (guint c = 0; c < CS_N_COUNTERS; c++)
         {
           if (columns[c] == NULL)
             s->values[c] = NAN;
           else
-            s->values[c] = read_double_node (r, json_array_get_element (columns[c], i), where,
+            s->values[c] = read_double_node (r, cs_json_array_get_element (columns[c], i), where,
                                              cs_counter_get_info (c)->key,
                                              0, MAX_COUNTER_VALUE, TRUE);
         }
@@ -1643,7 +1579,7 @@ outcome_is_known (const char *outcome)
 }
 
 CsRun *
-cs_run_new_from_json (JsonNode  *node,
+cs_run_new_from_json (CsJsonNode  *node,
                       GError   **error)
 {
   g_autoptr(CsRun) run = NULL;
@@ -1651,29 +1587,29 @@ cs_run_new_from_json (JsonNode  *node,
   g_autofree char *kind = NULL;
   g_autofree char *outcome = NULL;
   Reader r = { error, FALSE };
-  JsonObject *root;
-  JsonNode *version;
-  JsonArray *sources;
-  JsonArray *sources_raw;
+  CsJsonObject *root;
+  CsJsonNode *version;
+  CsJsonArray *sources;
+  CsJsonArray *sources_raw;
 
   g_return_val_if_fail (node != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!JSON_NODE_HOLDS_OBJECT (node))
+  if (!CS_JSON_NODE_HOLDS_OBJECT (node))
     {
       reader_fail (&r, "the top level must be an object");
       return NULL;
     }
-  root = json_node_get_object (node);
+  root = cs_json_node_get_object (node);
 
-  version = json_object_get_member (root, "schema_version");
+  version = cs_json_object_get_member (root, "schema_version");
   if (version == NULL)
     {
       reader_fail (&r, "“schema_version” is missing; this is not a Copyscope run");
       return NULL;
     }
-  if (!JSON_NODE_HOLDS_VALUE (version) || json_node_get_value_type (version) != G_TYPE_INT64 ||
-      json_node_get_int (version) != CS_RUN_SCHEMA_VERSION)
+  if (!CS_JSON_NODE_HOLDS_VALUE (version) || cs_json_node_get_value_type (version) != G_TYPE_INT64 ||
+      cs_json_node_get_int (version) != CS_RUN_SCHEMA_VERSION)
     {
       reader_fail (&r, "unsupported schema_version (this version reads %d)", CS_RUN_SCHEMA_VERSION);
       return NULL;
@@ -1705,21 +1641,21 @@ cs_run_new_from_json (JsonNode  *node,
   sources_raw = read_array (&r, root, "", "sources_raw", FALSE);
   if (sources != NULL)
     {
-      guint n = json_array_get_length (sources);
+      guint n = cs_json_array_get_length (sources);
 
-      if (sources_raw != NULL && json_array_get_length (sources_raw) != n)
+      if (sources_raw != NULL && cs_json_array_get_length (sources_raw) != n)
         reader_fail (&r, "“sources_raw” and “sources” differ in length");
 
       g_strfreev (run->sources);
       run->sources = g_new0 (char *, n + 1);
       for (guint i = 0; i < n && !r.failed; i++)
-        run->sources[i] = read_path (&r, json_array_get_element (sources, i),
-                                     sources_raw != NULL ? json_array_get_element (sources_raw, i) : NULL,
+        run->sources[i] = read_path (&r, cs_json_array_get_element (sources, i),
+                                     sources_raw != NULL ? cs_json_array_get_element (sources_raw, i) : NULL,
                                      "sources[]", FALSE);
     }
 
   run->destination = read_path (&r, get_member (&r, root, "", "destination", TRUE),
-                                json_object_get_member (root, "destination_raw"),
+                                cs_json_object_get_member (root, "destination_raw"),
                                 "destination", TRUE);
 
   read_settings (&r, root, &run->settings);
@@ -1739,7 +1675,7 @@ cs_run_new_from_json (JsonNode  *node,
   read_samples (&r, root, run->samples);
 
   /* Statistics are derived from the samples; only their shape is checked. */
-  if (!r.failed && json_object_has_member (root, "stats"))
+  if (!r.failed && cs_json_object_has_member (root, "stats"))
     read_object (&r, root, "", "stats");
 
   if (r.failed)
@@ -1917,7 +1853,7 @@ CsRun *
 cs_run_load (const char  *path,
              GError     **error)
 {
-  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(CsJsonNode) root = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autofree char *data = NULL;
   gsize len = 0;
@@ -1938,8 +1874,8 @@ cs_run_load (const char  *path,
   if (!json_shape_ok (data, len, error))
     return NULL;
 
-  parser = json_parser_new_immutable ();
-  if (!json_parser_load_from_data (parser, data, len, &local_error))
+  root = cs_json_parse (data, len, MAX_JSON_DEPTH, &local_error);
+  if (root == NULL)
     {
       g_autofree char *reason = one_line (local_error->message);
 
@@ -1948,13 +1884,7 @@ cs_run_load (const char  *path,
       return NULL;
     }
 
-  if (json_parser_get_root (parser) == NULL)
-    {
-      g_set_error_literal (error, CS_RUN_ERROR, CS_RUN_ERROR_INVALID, "Invalid run file: no JSON value");
-      return NULL;
-    }
-
-  return cs_run_new_from_json (json_parser_get_root (parser), error);
+  return cs_run_new_from_json (root, error);
 }
 
 gboolean

@@ -2,7 +2,7 @@
 #pragma once
 
 #include <glib-object.h>
-#include <json-glib/json-glib.h>
+#include "cs-json.h"
 
 #include "cs-counters.h"
 
@@ -139,21 +139,16 @@ gboolean                 cs_run_get_stat          (CsRun       *run,
                                                    CsStat      *out_stat);
 
 /* Files. Numbers are written independently of the locale. */
-JsonNode                *cs_run_to_json           (CsRun       *run);
+CsJsonNode                *cs_run_to_json           (CsRun       *run);
 char                    *cs_run_to_json_string    (CsRun       *run,
                                                    gboolean     pretty);
-CsRun                   *cs_run_new_from_json     (JsonNode    *node,
+CsRun                   *cs_run_new_from_json     (CsJsonNode    *node,
                                                    GError     **error);
 CsRun                   *cs_run_load              (const char  *path,
                                                    GError     **error);
 gboolean                 cs_run_save              (CsRun       *run,
                                                    const char  *path,
                                                    GError     **error);
-/* Any JSON tree as text. json-glib 1.6 appends ".0" to every double printed
- * without a dot, which turns 1e-300 into the invalid 1e-300.0: this writes
- * such numbers correctly. Use it for every document holding doubles. */
-char                    *cs_json_to_string        (JsonNode    *node,
-                                                   gboolean     pretty);
 /* One row per sample; RFC 4180. */
 char                    *cs_run_samples_to_csv    (CsRun       *run);
 

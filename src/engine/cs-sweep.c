@@ -473,72 +473,72 @@ cs_sweep_run_sync (CsSweep         *sweep,
 
 /* ---- Files --------------------------------------------------------------- */
 
-JsonNode *
+CsJsonNode *
 cs_sweep_to_json (CsSweep *sweep)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(CsJsonBuilder) b = cs_json_builder_new ();
   g_autofree char *sentence = NULL;
   g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (sweep->started / G_USEC_PER_SEC);
   g_autofree char *iso = dt != NULL ? g_date_time_format_iso8601 (dt) : g_strdup ("");
   guint recommended = cs_sweep_get_recommended (sweep, &sentence);
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "schema_version");
-  json_builder_add_int_value (b, CS_SWEEP_SCHEMA_VERSION);
-  json_builder_set_member_name (b, "kind");
-  json_builder_add_string_value (b, "sweep");
-  json_builder_set_member_name (b, "id");
-  json_builder_add_string_value (b, sweep->id);
-  json_builder_set_member_name (b, "source");
-  json_builder_add_string_value (b, sweep->source);
-  json_builder_set_member_name (b, "destination");
-  json_builder_add_string_value (b, sweep->destination);
-  json_builder_set_member_name (b, "started");
-  json_builder_add_string_value (b, iso);
-  json_builder_set_member_name (b, "started_us");
-  json_builder_add_int_value (b, sweep->started);
-  json_builder_set_member_name (b, "cache_mode");
-  json_builder_add_string_value (b, sweep->cache_mode);
-  json_builder_set_member_name (b, "repeats");
-  json_builder_add_int_value (b, sweep->repeats);
-  json_builder_set_member_name (b, "threads");
-  json_builder_begin_array (b);
+  cs_json_builder_begin_object (b);
+  cs_json_builder_set_member_name (b, "schema_version");
+  cs_json_builder_add_int_value (b, CS_SWEEP_SCHEMA_VERSION);
+  cs_json_builder_set_member_name (b, "kind");
+  cs_json_builder_add_string_value (b, "sweep");
+  cs_json_builder_set_member_name (b, "id");
+  cs_json_builder_add_string_value (b, sweep->id);
+  cs_json_builder_set_member_name (b, "source");
+  cs_json_builder_add_string_value (b, sweep->source);
+  cs_json_builder_set_member_name (b, "destination");
+  cs_json_builder_add_string_value (b, sweep->destination);
+  cs_json_builder_set_member_name (b, "started");
+  cs_json_builder_add_string_value (b, iso);
+  cs_json_builder_set_member_name (b, "started_us");
+  cs_json_builder_add_int_value (b, sweep->started);
+  cs_json_builder_set_member_name (b, "cache_mode");
+  cs_json_builder_add_string_value (b, sweep->cache_mode);
+  cs_json_builder_set_member_name (b, "repeats");
+  cs_json_builder_add_int_value (b, sweep->repeats);
+  cs_json_builder_set_member_name (b, "threads");
+  cs_json_builder_begin_array (b);
   for (guint i = 0; i < sweep->threads->len; i++)
-    json_builder_add_int_value (b, g_array_index (sweep->threads, guint, i));
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "runs");
-  json_builder_begin_array (b);
+    cs_json_builder_add_int_value (b, g_array_index (sweep->threads, guint, i));
+  cs_json_builder_end_array (b);
+  cs_json_builder_set_member_name (b, "runs");
+  cs_json_builder_begin_array (b);
   for (guint i = 0; i < sweep->runs->len; i++)
     {
       const CsSweepRun *run = &g_array_index (sweep->runs, CsSweepRun, i);
 
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "threads");
-      json_builder_add_int_value (b, run->threads);
-      json_builder_set_member_name (b, "repeat");
-      json_builder_add_int_value (b, run->repeat);
-      json_builder_set_member_name (b, "seconds");
-      json_builder_add_double_value (b, run->seconds);
-      json_builder_set_member_name (b, "mb_per_second");
-      json_builder_add_double_value (b, run->mb_per_second);
-      json_builder_set_member_name (b, "files_per_second");
-      json_builder_add_double_value (b, run->files_per_second);
-      json_builder_set_member_name (b, "files");
-      json_builder_add_int_value (b, (gint64) run->files);
-      json_builder_set_member_name (b, "bytes");
-      json_builder_add_int_value (b, (gint64) run->bytes);
-      json_builder_set_member_name (b, "ok");
-      json_builder_add_boolean_value (b, run->ok);
-      json_builder_end_object (b);
+      cs_json_builder_begin_object (b);
+      cs_json_builder_set_member_name (b, "threads");
+      cs_json_builder_add_int_value (b, run->threads);
+      cs_json_builder_set_member_name (b, "repeat");
+      cs_json_builder_add_int_value (b, run->repeat);
+      cs_json_builder_set_member_name (b, "seconds");
+      cs_json_builder_add_double_value (b, run->seconds);
+      cs_json_builder_set_member_name (b, "mb_per_second");
+      cs_json_builder_add_double_value (b, run->mb_per_second);
+      cs_json_builder_set_member_name (b, "files_per_second");
+      cs_json_builder_add_double_value (b, run->files_per_second);
+      cs_json_builder_set_member_name (b, "files");
+      cs_json_builder_add_int_value (b, (gint64) run->files);
+      cs_json_builder_set_member_name (b, "bytes");
+      cs_json_builder_add_int_value (b, (gint64) run->bytes);
+      cs_json_builder_set_member_name (b, "ok");
+      cs_json_builder_add_boolean_value (b, run->ok);
+      cs_json_builder_end_object (b);
     }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "recommended_threads");
-  json_builder_add_int_value (b, recommended);
-  json_builder_set_member_name (b, "recommendation");
-  json_builder_add_string_value (b, sentence != NULL ? sentence : "");
-  json_builder_end_object (b);
+  cs_json_builder_end_array (b);
+  cs_json_builder_set_member_name (b, "recommended_threads");
+  cs_json_builder_add_int_value (b, recommended);
+  cs_json_builder_set_member_name (b, "recommendation");
+  cs_json_builder_add_string_value (b, sentence != NULL ? sentence : "");
+  cs_json_builder_end_object (b);
 
-  return json_builder_get_root (b);
+  return cs_json_builder_get_root (b);
 }
 
 static gboolean
@@ -550,18 +550,18 @@ invalid (GError    **error,
 }
 
 static gboolean
-get_number (JsonObject *o,
+get_number (CsJsonObject *o,
             const char *name,
             double      max,
             double     *out,
             GError    **error)
 {
-  JsonNode *node = json_object_get_member (o, name);
+  CsJsonNode *node = cs_json_object_get_member (o, name);
   double v;
 
-  if (node == NULL || json_node_get_value_type (node) == G_TYPE_STRING || !JSON_NODE_HOLDS_VALUE (node))
+  if (node == NULL || cs_json_node_get_value_type (node) == G_TYPE_STRING || !CS_JSON_NODE_HOLDS_VALUE (node))
     return invalid (error, name);
-  v = json_node_get_double (node);
+  v = cs_json_node_get_double (node);
   if (!isfinite (v) || v < 0 || v > max)
     return invalid (error, name);
   *out = v;
@@ -569,29 +569,29 @@ get_number (JsonObject *o,
 }
 
 static const char *
-get_string (JsonObject *o,
+get_string (CsJsonObject *o,
             const char *name)
 {
-  JsonNode *node = json_object_get_member (o, name);
+  CsJsonNode *node = cs_json_object_get_member (o, name);
 
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+  if (node == NULL || !CS_JSON_NODE_HOLDS_VALUE (node) || cs_json_node_get_value_type (node) != G_TYPE_STRING)
     return NULL;
-  return json_node_get_string (node);
+  return cs_json_node_get_string (node);
 }
 
 CsSweep *
-cs_sweep_new_from_json (JsonNode  *node,
+cs_sweep_new_from_json (CsJsonNode  *node,
                         GError   **error)
 {
   g_autoptr(CsSweep) sweep = NULL;
-  JsonObject *o;
-  JsonArray *runs;
+  CsJsonObject *o;
+  CsJsonArray *runs;
   const char *source, *destination, *kind, *cache;
   double version, repeats, started;
 
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+  if (node == NULL || !CS_JSON_NODE_HOLDS_OBJECT (node))
     return invalid (error, "not an object"), NULL;
-  o = json_node_get_object (node);
+  o = cs_json_node_get_object (node);
   if (!get_number (o, "schema_version", 1000, &version, error))
     return NULL;
   if ((int) version != CS_SWEEP_SCHEMA_VERSION)
@@ -604,7 +604,7 @@ cs_sweep_new_from_json (JsonNode  *node,
     return invalid (error, "kind, source, destination or cache_mode"), NULL;
   if (!get_number (o, "repeats", 100, &repeats, error) || !get_number (o, "started_us", 1e17, &started, error))
     return NULL;
-  if (!json_object_has_member (o, "runs") || !JSON_NODE_HOLDS_ARRAY (json_object_get_member (o, "runs")))
+  if (!cs_json_object_has_member (o, "runs") || !CS_JSON_NODE_HOLDS_ARRAY (cs_json_object_get_member (o, "runs")))
     return invalid (error, "runs"), NULL;
 
   sweep = cs_sweep_new (source, destination);
@@ -618,21 +618,21 @@ cs_sweep_new_from_json (JsonNode  *node,
       sweep->id = g_strdup (get_string (o, "id"));
     }
 
-  runs = json_object_get_array_member (o, "runs");
-  if (json_array_get_length (runs) > 100000)
+  runs = cs_json_object_get_array_member (o, "runs");
+  if (cs_json_array_get_length (runs) > 100000)
     return invalid (error, "too many runs"), NULL;
   g_array_set_size (sweep->threads, 0);
-  for (guint i = 0; i < json_array_get_length (runs); i++)
+  for (guint i = 0; i < cs_json_array_get_length (runs); i++)
     {
-      JsonNode *rn = json_array_get_element (runs, i);
-      JsonObject *ro;
+      CsJsonNode *rn = cs_json_array_get_element (runs, i);
+      CsJsonObject *ro;
       CsSweepRun run = { 0 };
       double threads, repeat, files, bytes;
       gboolean seen = FALSE;
 
-      if (!JSON_NODE_HOLDS_OBJECT (rn))
+      if (!CS_JSON_NODE_HOLDS_OBJECT (rn))
         return invalid (error, "a run is not an object"), NULL;
-      ro = json_node_get_object (rn);
+      ro = cs_json_node_get_object (rn);
       if (!get_number (ro, "threads", CS_JOB_MAX_THREADS, &threads, error)
           || !get_number (ro, "repeat", 100, &repeat, error)
           || !get_number (ro, "seconds", 1e9, &run.seconds, error)
@@ -647,7 +647,7 @@ cs_sweep_new_from_json (JsonNode  *node,
       run.repeat = (guint) repeat;
       run.files = (guint64) files;
       run.bytes = (guint64) bytes;
-      run.ok = json_object_get_boolean_member_with_default (ro, "ok", FALSE);
+      run.ok = cs_json_object_get_boolean_member_with_default (ro, "ok", FALSE);
       g_array_append_val (sweep->runs, run);
       for (guint j = 0; j < sweep->threads->len; j++)
         seen |= g_array_index (sweep->threads, guint, j) == run.threads;
@@ -663,8 +663,7 @@ cs_sweep_save (CsSweep     *sweep,
                const char  *path,
                GError     **error)
 {
-  g_autoptr(JsonNode) root = cs_sweep_to_json (sweep);
-  /* Not JsonGenerator: it writes some doubles as invalid JSON. */
+  g_autoptr(CsJsonNode) root = cs_sweep_to_json (sweep);
   g_autofree char *text = cs_json_to_string (root, TRUE);
 
   return g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
@@ -674,7 +673,9 @@ CsSweep *
 cs_sweep_load (const char  *path,
                GError     **error)
 {
-  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(CsJsonNode) root = NULL;
+  g_autofree char *data = NULL;
+  gsize len = 0;
   struct stat st;
 
   if (stat (path, &st) == 0 && st.st_size > 64 * 1024 * 1024)
@@ -682,7 +683,11 @@ cs_sweep_load (const char  *path,
       g_set_error (error, CS_IO_ERROR, CS_IO_ERROR_INVALID_DATA, "%s is too large for a sweep file", path);
       return NULL;
     }
-  if (!json_parser_load_from_file (parser, path, error))
+  if (!g_file_get_contents (path, &data, &len, error))
     return NULL;
-  return cs_sweep_new_from_json (json_parser_get_root (parser), error);
+  /* a sweep file is three levels deep */
+  root = cs_json_parse (data, len, 16, error);
+  if (root == NULL)
+    return NULL;
+  return cs_sweep_new_from_json (root, error);
 }

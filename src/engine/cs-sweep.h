@@ -5,7 +5,7 @@
 
 #include "cs-cancellable.h"
 #include "cs-io-error.h"
-#include <json-glib/json-glib.h>
+#include "cs-json.h"
 
 #include "cs-job.h"
 
@@ -97,8 +97,8 @@ CsSweepStat *cs_sweep_dup_stats      (CsSweep     *sweep,
 guint       cs_sweep_get_recommended (CsSweep     *sweep,
                                       char       **out_sentence);
 
-JsonNode   *cs_sweep_to_json         (CsSweep     *sweep);
-CsSweep    *cs_sweep_new_from_json   (JsonNode    *node,
+CsJsonNode   *cs_sweep_to_json         (CsSweep     *sweep);
+CsSweep    *cs_sweep_new_from_json   (CsJsonNode    *node,
                                       GError     **error);
 gboolean    cs_sweep_save            (CsSweep     *sweep,
                                       const char  *path,

@@ -8,7 +8,7 @@
  */
 
 #include <cairo.h>
-#include <gio/gio.h>
+#include "cs-io-error.h"
 
 #include "cs-run.h"
 

@@ -1730,6 +1730,31 @@ test_rerun_never (Fixture       *f,
   cs_test_tree_assert_snapshot (rr.copy, before);
 }
 
+/* What the CLI loads before it does anything: GLib and GObject, not GIO,
+ * json-glib, cairo or pango, which cost a cold start several milliseconds
+ * (charts come from a module loaded when a report asks for one). The dynamic
+ * loader lists the libraries instead of running the program, as ldd does. */
+static void
+test_startup_libraries (Fixture       *f,
+                        gconstpointer  data)
+{
+  static const char *unwanted[] = { "libgio-2.0", "libjson-glib", "libcairo", "libpango", "libgtk", "libadwaita" };
+  const char *argv[] = { cli, "--version", NULL };
+  g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "LD_TRACE_LOADED_OBJECTS", "1", TRUE);
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+  int wait_status = 0;
+
+  g_spawn_sync (NULL, (char **) argv, envp, 0, NULL, NULL, &out, NULL, &wait_status, &error);
+  g_assert_no_error (error);
+  g_test_message ("%s", out);
+  g_assert_cmpint (status_from_wait (wait_status), ==, 0);
+  g_assert_nonnull (strstr (out, "libglib-2.0"));
+  for (guint i = 0; i < G_N_ELEMENTS (unwanted); i++)
+    if (strstr (out, unwanted[i]) != NULL)
+      g_error ("copyscope-cli loads %s at start-up:\n%s", unwanted[i], out);
+}
+
 static void
 add (const char    *path,
      gconstpointer  data,
@@ -1767,6 +1792,7 @@ main (int    argc,
       return 1;
     }
 
+  add ("/cli/startup/libraries", NULL, test_startup_libraries);
   add ("/cli/exit/ok", NULL, test_exit_ok);
   add ("/cli/exit/usage", NULL, test_exit_usage);
   for (guint i = 0; i < G_N_ELEMENTS (fatal_cases); i++)

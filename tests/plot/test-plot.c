@@ -7,6 +7,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <gio/gio.h>
+
 #include "cs-plot.h"
 
 #define CHART_WIDTH  800.0
