@@ -27,7 +27,19 @@ typedef struct {
   double      last_rate;
   double      last_requests;
   guint       line_len;
+  CsHistorySlot *history;
 } CopyState;
+
+/* main thread, idle while the copy runs: the history file is made ready now
+ * rather than after the copy (see cs_history_reserve ()). */
+static gboolean
+reserve_history (gpointer user_data)
+{
+  CopyState *state = user_data;
+
+  state->history = cs_history_reserve (cs_job_get_run (state->job));
+  return G_SOURCE_REMOVE;
+}
 
 static void
 on_sample (CsJob    *job,
@@ -367,7 +379,11 @@ cs_cli_copy (int    argc,
   g_signal_connect (job, "sample", G_CALLBACK (on_sample), &state);
 
   cs_job_run_async (job, NULL, on_done, &state);
+  if (!no_history && !dry_run)
+    g_idle_add_full (G_PRIORITY_LOW, reserve_history, &state, NULL);
   g_main_loop_run (state.loop);
+  /* not run if the copy was over first */
+  g_idle_remove_by_data (&state);
   g_source_remove (sigint_id);
   g_source_remove (sigterm_id);
   g_main_loop_unref (state.loop);
@@ -408,11 +424,12 @@ cs_cli_copy (int    argc,
   if (!no_history && !dry_run)
     {
       g_autoptr(GError) herror = NULL;
-      g_autofree char *saved = cs_history_save (run, &herror);
+      g_autofree char *saved = cs_history_commit (state.history, run, &herror);
 
       if (saved == NULL)
         g_printerr ("copyscope-cli: %s\n", herror->message);
     }
+  g_clear_pointer (&state.history, cs_history_slot_free);
 
   cs_run_get_totals (run, &totals);
   if (state.interrupted)

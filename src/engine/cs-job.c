@@ -1350,6 +1350,27 @@ _cs_job_size_up_end (CsJob *job)
     size_up_done (job);
 }
 
+/* controller thread, once the scan has handed out the work: the machine and
+ * the filesystems for the record. Reading mountinfo, the host name and the
+ * like took about a millisecond before the first request on a cold start;
+ * here it overlaps the copy. The record is read only after the controller is
+ * joined. */
+static void
+record_environment (CsJob *self)
+{
+  CsRunEnvironment env = { 0 };
+  g_autofree char *probe = NULL;
+
+  _cs_env_init_environment (&env);
+  env.source_fs = _cs_env_filesystem_type (g_ptr_array_index (self->sources, 0));
+  probe = g_file_test (self->destination, G_FILE_TEST_EXISTS)
+          ? g_strdup (self->destination) : g_path_get_dirname (self->destination);
+  env.destination_fs = _cs_env_filesystem_type (probe);
+  env.cache_mode = g_strdup (self->cache_mode != NULL ? self->cache_mode : "unknown");
+  _cs_run_set_environment (self->run, &env);
+  _cs_run_environment_clear (&env);
+}
+
 static gpointer
 controller_thread (gpointer data)
 {
@@ -1360,6 +1381,7 @@ controller_thread (gpointer data)
   _cs_scanner_run (job);
   _cs_job_size_up_end (job);
   atomic_store (&job->scanning, 0);
+  record_environment (job);
 
   _cs_mutex_lock (&job->lock);
   while (job->pending > 0)
@@ -1429,30 +1451,20 @@ on_cancelled (CsCancellable *cancellable,
 static void
 record_start (CsJob *self)
 {
-  CsRunEnvironment env = { 0 };
   g_autoptr(GPtrArray) display = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *dst_display = g_filename_display_name (self->destination);
-  g_autofree char *probe = NULL;
 
   for (guint i = 0; i < self->sources->len; i++)
     g_ptr_array_add (display, g_filename_display_name (g_ptr_array_index (self->sources, i)));
   g_ptr_array_add (display, NULL);
 
-  _cs_env_init_environment (&env);
-  env.source_fs = _cs_env_filesystem_type (g_ptr_array_index (self->sources, 0));
-  probe = g_file_test (self->destination, G_FILE_TEST_EXISTS)
-          ? g_strdup (self->destination) : g_path_get_dirname (self->destination);
-  env.destination_fs = _cs_env_filesystem_type (probe);
-  env.cache_mode = g_strdup (self->cache_mode != NULL ? self->cache_mode : "unknown");
-
   self->settings.threads = atomic_load (&self->threads);
   _cs_run_set_sources (self->run, (const char * const *) display->pdata);
   _cs_run_set_destination (self->run, dst_display);
   _cs_run_set_settings (self->run, &self->settings);
-  _cs_run_set_environment (self->run, &env);
   _cs_run_set_started (self->run, g_get_real_time ());
-  _cs_run_environment_clear (&env);
 }
+
 
 static gboolean
 start (CsJob         *self,

@@ -4,9 +4,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include "cs-io-error.h"
-#include <glib/gstdio.h>
 
 #include "cs-history.h"
 
@@ -106,6 +111,114 @@ cs_history_save (CsRun   *run,
     return NULL;
 
   return g_steal_pointer (&path);
+}
+
+struct _CsHistorySlot {
+  int   fd;     /* an unnamed file in the history folder, or -1 */
+  char *path;   /* the name it will get */
+};
+
+CsHistorySlot *
+cs_history_reserve (CsRun *run)
+{
+  CsHistorySlot *slot = g_new0 (CsHistorySlot, 1);
+  g_autofree char *dir = cs_history_get_dir ();
+  g_autofree char *name = NULL;
+  struct stat st;
+
+  g_return_val_if_fail (run != NULL, slot);
+
+  slot->fd = -1;
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    return slot;
+  name = file_name_for (run);
+  slot->path = g_build_filename (dir, name, NULL);
+  slot->fd = open (dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+  /* Looking the name up now reads the folder block it will go in. */
+  if (slot->fd >= 0)
+    (void) stat (slot->path, &st);
+
+  return slot;
+}
+
+static gboolean
+write_all (int          fd,
+           const char  *data,
+           gsize        len)
+{
+  while (len > 0)
+    {
+      gssize n = write (fd, data, len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      data += n;
+      len -= (gsize) n;
+    }
+  return TRUE;
+}
+
+/* The unnamed file gets @path; FALSE if it cannot (a name taken, no /proc). */
+static gboolean
+link_unnamed (int         fd,
+              const char *path)
+{
+  g_autofree char *proc = NULL;
+
+  /* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc/self/fd works for anyone. */
+  if (linkat (fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0)
+    return TRUE;
+  proc = g_strdup_printf ("/proc/self/fd/%d", fd);
+  return linkat (AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0;
+}
+
+char *
+cs_history_commit (CsHistorySlot  *slot,
+                   CsRun          *run,
+                   GError        **error)
+{
+  g_autofree char *data = NULL;
+  g_autofree char *name = NULL;
+
+  g_return_val_if_fail (run != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (slot == NULL || slot->fd < 0)
+    return cs_history_save (run, error);
+
+  /* The run could have been given another start or id since. */
+  name = file_name_for (run);
+  if (!g_str_has_suffix (slot->path, name))
+    return cs_history_save (run, error);
+
+  data = cs_run_to_json_string (run, TRUE);
+  if (!write_all (slot->fd, data, strlen (data)))
+    {
+      int saved = errno;
+
+      g_set_error (error, CS_IO_ERROR, cs_io_error_from_errno (saved),
+                   "Cannot write %s: %s", slot->path, g_strerror (saved));
+      return NULL;
+    }
+  /* As cs_run_save (): not flushed, a summary is not the copy. */
+  if (!link_unnamed (slot->fd, slot->path))
+    return cs_history_save (run, error);
+
+  return g_strdup (slot->path);
+}
+
+void
+cs_history_slot_free (CsHistorySlot *slot)
+{
+  if (slot == NULL)
+    return;
+
+  if (slot->fd >= 0)
+    close (slot->fd);
+  g_free (slot->path);
+  g_free (slot);
 }
 
 static int

@@ -28,6 +28,25 @@ char       *cs_history_get_dir    (void);
 /* Saves @run; returns the path written. */
 char       *cs_history_save       (CsRun           *run,
                                    GError         **error);
+/*
+ * Saving touches the history folder a few times (its path, the place of the
+ * new name, a free inode): on a cold cache, milliseconds spent after the copy
+ * has ended. A caller that will save can reserve the file while the copy runs
+ * (the copy command does it from its idle main loop): the file is created
+ * unnamed in the folder, and commit () writes the run and names it. Any
+ * problem with the reservation only means commit () saves the ordinary way;
+ * a reservation dropped or lost in a crash leaves nothing behind.
+ */
+typedef struct _CsHistorySlot CsHistorySlot;
+
+/* @run: its start time and id, which name the file, must be set */
+CsHistorySlot *cs_history_reserve    (CsRun           *run);
+/* Like cs_history_save (); @slot may be NULL. */
+char          *cs_history_commit     (CsHistorySlot   *slot,
+                                      CsRun           *run,
+                                      GError         **error);
+void           cs_history_slot_free  (CsHistorySlot   *slot);
+
 /* Entries, newest first. Files that fail to load are skipped; their
  * number goes to @n_skipped when not NULL. Sweeps are no runs and are neither
  * listed nor counted. An absent folder is an empty history. */
@@ -45,5 +64,6 @@ gboolean    cs_history_delete     (const char      *id,
                                    GError         **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CsHistoryEntry, cs_history_entry_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CsHistorySlot, cs_history_slot_free)
 
 G_END_DECLS

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <locale.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include <gio/gio.h>
@@ -182,6 +183,81 @@ test_history_sweeps (void)
   g_unlink (run_path);
 }
 
+static guint
+count_files (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+
+  while (d != NULL && g_dir_read_name (d) != NULL)
+    n++;
+  return n;
+}
+
+/* A reserved file is the saved file, named only at commit; dropped, it
+ * leaves nothing. */
+static void
+test_history_reserve (void)
+{
+  g_autoptr(CsRun) run = run_started_at (ID_OLD, 1600000000);
+  g_autoptr(CsRun) moved = run_started_at (ID_NEW, 1700000000);
+  g_autoptr(CsHistorySlot) slot = NULL;
+  g_autoptr(CsHistorySlot) dropped = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = cs_history_get_dir ();
+  g_autofree char *path = NULL;
+  g_autofree char *reference = NULL;
+  g_autofree char *saved = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *moved_path = NULL;
+  g_autoptr(CsRun) loaded = NULL;
+
+  /* the folder is made by the reservation, the file is not there yet */
+  slot = cs_history_reserve (run);
+  g_assert_true (g_file_test (dir, G_FILE_TEST_IS_DIR));
+  g_assert_cmpuint (count_files (dir), ==, 0);
+
+  path = cs_history_commit (slot, run, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (path);
+  g_assert_true (g_str_has_prefix (path, dir));
+  g_assert_cmpuint (count_files (dir), ==, 1);
+
+  /* the same bytes cs_history_save () writes */
+  g_assert_true (g_file_get_contents (path, &saved, NULL, NULL));
+  reference = g_build_filename (g_get_tmp_dir (), "reference.json", NULL);
+  g_assert_true (cs_run_save (run, reference, &error));
+  g_assert_true (g_file_get_contents (reference, &expected, NULL, NULL));
+  g_assert_cmpstr (saved, ==, expected);
+  loaded = cs_history_load (ID_OLD, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (cs_run_get_id (loaded), ==, ID_OLD);
+
+  /* a reservation never committed is no file */
+  dropped = cs_history_reserve (moved);
+  g_clear_pointer (&dropped, cs_history_slot_free);
+  g_assert_cmpuint (count_files (dir), ==, 1);
+
+  /* a run that is not the one reserved for is saved the ordinary way */
+  dropped = cs_history_reserve (run);
+  moved_path = cs_history_commit (dropped, moved, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (moved_path);
+  g_assert_nonnull (strstr (moved_path, ID_NEW));
+  g_assert_cmpuint (count_files (dir), ==, 2);
+
+  /* no reservation at all */
+  g_unlink (moved_path);
+  g_clear_pointer (&moved_path, g_free);
+  moved_path = cs_history_commit (NULL, moved, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (moved_path, G_FILE_TEST_IS_REGULAR));
+
+  g_unlink (moved_path);
+  g_unlink (path);
+  g_unlink (reference);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -192,6 +268,7 @@ main (int   argc,
   g_test_add_func ("/history/empty", test_history_empty);
   g_test_add_func ("/history/cycle", test_history_cycle);
   g_test_add_func ("/history/sweeps", test_history_sweeps);
+  g_test_add_func ("/history/reserve", test_history_reserve);
 
   return g_test_run ();
 }
