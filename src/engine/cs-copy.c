@@ -1038,6 +1038,13 @@ copy_file_attempt (CsJob    *job,
           else
             o = fail (errno, "clone");
         }
+      /* As for chunks below: a doubled readahead window (cp asks for it too).
+       * A test program copying a 2 GiB file cold in 8 MB requests, 6 runs
+       * each: 337–341 ms without, 317–321 ms with; the CLI, 8 runs each:
+       * 385 → 365 ms median (cp 367). Not for smaller files: on the images
+       * set (54 × 7.5 MB, 8 threads, 10 runs) it measured 116 → 125 ms. */
+      if (!cloned && o.code == 0 && item->st.st_size >= CS_SEQUENTIAL_HINT_MIN)
+        posix_fadvise (src_fd, 0, 0, POSIX_FADV_SEQUENTIAL);
       if (!cloned && o.code == 0)
         o = copy_data (job, worker, src_fd, tmp_fd, &item->st, 0, (guint64) item->st.st_size);
     }

@@ -25,6 +25,8 @@ G_BEGIN_DECLS
 /* One request moves at most this much, so pause and cancel are checked often. */
 #define CS_REQUEST_MAX     (G_GUINT64_CONSTANT (8) << 20)
 #define CS_BUFFER_SIZE     (1u << 20)
+/* Files from this size are read with POSIX_FADV_SEQUENTIAL. */
+#define CS_SEQUENTIAL_HINT_MIN (G_GINT64_CONSTANT (64) << 20)
 #define CS_TEMP_PREFIX     ".copyscope-"
 #define CS_TEMP_SUFFIX     ".part"
 #define CS_STAGE_SUFFIX    ".stage"
