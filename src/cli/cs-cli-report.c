@@ -52,26 +52,6 @@ resolve_format (const char     *format_name,
   return TRUE;
 }
 
-static gboolean
-write_all (int           fd,
-           const guint8 *data,
-           gsize         len)
-{
-  while (len > 0)
-    {
-      gssize n = write (fd, data, len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return FALSE;
-      data += n;
-      len -= (gsize) n;
-    }
-
-  return TRUE;
-}
-
 static int
 write_output (const char     *command,
               const char     *output,
@@ -84,7 +64,7 @@ write_output (const char     *command,
 
   if (output == NULL || strcmp (output, "-") == 0)
     {
-      if (!write_all (STDOUT_FILENO, data, len))
+      if (!cs_report_write_all (STDOUT_FILENO, data, len))
         {
           int saved = errno;
 

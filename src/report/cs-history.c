@@ -14,6 +14,7 @@
 #include "cs-io-error.h"
 
 #include "cs-history.h"
+#include "cs-report.h"
 
 void
 cs_history_entry_free (CsHistoryEntry *entry)
@@ -141,25 +142,6 @@ cs_history_reserve (CsRun *run)
   return slot;
 }
 
-static gboolean
-write_all (int          fd,
-           const char  *data,
-           gsize        len)
-{
-  while (len > 0)
-    {
-      gssize n = write (fd, data, len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return FALSE;
-      data += n;
-      len -= (gsize) n;
-    }
-  return TRUE;
-}
-
 /* The unnamed file gets @path; FALSE if it cannot (a name taken, no /proc). */
 static gboolean
 link_unnamed (int         fd,
@@ -194,7 +176,7 @@ cs_history_commit (CsHistorySlot  *slot,
     return cs_history_save (run, error);
 
   data = cs_run_to_json_string (run, TRUE);
-  if (!write_all (slot->fd, data, strlen (data)))
+  if (!cs_report_write_all (slot->fd, data, strlen (data)))
     {
       int saved = errno;
 

@@ -3,8 +3,10 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cs-io-error.h"
 #include "cs-json.h"
@@ -1467,4 +1469,26 @@ cs_report_render (CsRun               **runs,
     return NULL;
 
   return g_bytes_new_take (text, strlen (text));
+}
+
+gboolean
+cs_report_write_all (int         fd,
+                     const void *data,
+                     gsize       len)
+{
+  const guint8 *p = data;
+
+  while (len > 0)
+    {
+      gssize n = write (fd, p, len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      p += n;
+      len -= (gsize) n;
+    }
+
+  return TRUE;
 }

@@ -49,4 +49,10 @@ GBytes     *cs_report_render                  (CsRun               **runs,
 void        cs_report_append_csv_text         (GString              *out,
                                                const char           *text);
 
+/* Writes all of @data to @fd, through short writes and EINTR; errno is set
+ * when it returns FALSE. For the report and history files. */
+gboolean    cs_report_write_all               (int                   fd,
+                                               const void           *data,
+                                               gsize                 len);
+
 G_END_DECLS
