@@ -22,11 +22,12 @@ G_BEGIN_DECLS
 /* Large files are copied in chunks at explicit offsets so a change in the thread
  * count, a pause or a cancel takes effect within a chunk's time. */
 #define CS_CHUNK_SIZE      (G_GUINT64_CONSTANT (32) << 20)
+/* A big file: split into chunks where that is allowed, read with a
+ * sequential hint either way. */
+#define CS_BIG_FILE_MIN    (2 * CS_CHUNK_SIZE)
 /* One request moves at most this much, so pause and cancel are checked often. */
 #define CS_REQUEST_MAX     (G_GUINT64_CONSTANT (8) << 20)
 #define CS_BUFFER_SIZE     (1u << 20)
-/* Files from this size are read with POSIX_FADV_SEQUENTIAL. */
-#define CS_SEQUENTIAL_HINT_MIN (G_GINT64_CONSTANT (64) << 20)
 #define CS_TEMP_PREFIX     ".copyscope-"
 #define CS_TEMP_SUFFIX     ".part"
 #define CS_STAGE_SUFFIX    ".stage"

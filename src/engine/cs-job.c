@@ -1237,6 +1237,14 @@ static const guint size_class_start[CS_N_SIZE_CLASSES] = { 16, 16, 8 };
 
 static const char *const size_class_names[CS_N_SIZE_CLASSES] = { "tiny", "medium-sized", "large" };
 
+/* The destination, or the folder it will be made in: what to ask about its
+ * filesystem. */
+static char *
+filesystem_probe (const char *destination)
+{
+  return g_file_test (destination, G_FILE_TEST_EXISTS) ? g_strdup (destination) : g_path_get_dirname (destination);
+}
+
 /* @key from the group of @destination's filesystem; 0 when there is none. */
 static guint
 remembered_value (const char *destination,
@@ -1252,7 +1260,7 @@ remembered_value (const char *destination,
 
   if (out_filesystem != NULL)
     *out_filesystem = NULL;
-  probe = g_file_test (destination, G_FILE_TEST_EXISTS) ? g_strdup (destination) : g_path_get_dirname (destination);
+  probe = filesystem_probe (destination);
   fs_id = _cs_env_filesystem_id (probe);
   group = memory_group (fs_id);
   if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, NULL))
@@ -1363,8 +1371,7 @@ record_environment (CsJob *self)
 
   _cs_env_init_environment (&env);
   env.source_fs = _cs_env_filesystem_type (g_ptr_array_index (self->sources, 0));
-  probe = g_file_test (self->destination, G_FILE_TEST_EXISTS)
-          ? g_strdup (self->destination) : g_path_get_dirname (self->destination);
+  probe = filesystem_probe (self->destination);
   env.destination_fs = _cs_env_filesystem_type (probe);
   env.cache_mode = g_strdup (self->cache_mode != NULL ? self->cache_mode : "unknown");
   _cs_run_set_environment (self->run, &env);
@@ -1464,7 +1471,6 @@ record_start (CsJob *self)
   _cs_run_set_settings (self->run, &self->settings);
   _cs_run_set_started (self->run, g_get_real_time ());
 }
-
 
 static gboolean
 start (CsJob         *self,
@@ -1577,23 +1583,32 @@ cs_job_run_sync (CsJob         *self,
   return TRUE;
 }
 
+/* A job that could not start answers like a finished one, from the main
+ * context, so the caller never sees its callback before run_async returns. */
 typedef struct {
-  CsJob  *job;
-  GError *error;
+  CsJob         *job;
+  GError        *error;
+  CsJobDoneFunc  done;
+  gpointer       done_data;
 } FailedStart;
 
 static gboolean
 report_failed_start (gpointer user_data)
 {
   FailedStart *f = user_data;
-  CsJobDoneFunc done = g_steal_pointer (&f->job->done);
 
-  done (f->job, f->error, f->job->done_data);
+  f->done (f->job, f->error, f->done_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+failed_start_free (gpointer data)
+{
+  FailedStart *f = data;
+
   g_error_free (f->error);
   g_object_unref (f->job);
   g_free (f);
-
-  return G_SOURCE_REMOVE;
 }
 
 void
@@ -1609,19 +1624,18 @@ cs_job_run_async (CsJob         *self,
 
   self->has_conflict_handler = g_signal_has_handler_pending (self, signals[SIGNAL_CONFLICT], 0, TRUE);
   self->context = g_main_context_ref_thread_default ();
-  self->done = done;
-  self->done_data = user_data;
 
   if (!start (self, cancellable, &error))
     {
-      /* Like a finished run, the answer comes from the main context, so the
-       * caller never sees its callback before this call returns. */
-      FailedStart *f = g_new0 (FailedStart, 1);
+      FailedStart *f = g_new (FailedStart, 1);
       g_autoptr(GSource) source = g_idle_source_new ();
 
-      f->job = g_object_ref (self);
-      f->error = error;
-      g_source_set_callback (source, report_failed_start, f, NULL);
+      /* Not self->done: a job asked to run twice still reports its first run. */
+      *f = (FailedStart) { g_object_ref (self), error, done, user_data };
+      g_source_set_callback (source, report_failed_start, f, failed_start_free);
       g_source_attach (source, self->context);
+      return;
     }
+  self->done = done;
+  self->done_data = user_data;
 }

@@ -498,7 +498,7 @@ handle_entry (CsJob         *job,
       if (S_ISREG (st.st_mode))
         _cs_job_size_up (job, size);
 
-      if (S_ISREG (st.st_mode) && size >= 2 * CS_CHUNK_SIZE && job->split_big)
+      if (S_ISREG (st.st_mode) && size >= CS_BIG_FILE_MIN && job->split_big)
         {
           /* Decided here, once, so every chunk agrees on what to do. */
           CsAction action = _cs_copy_decide (job, dir, name, dst_name != NULL ? dst_name : name, &st);

@@ -966,6 +966,65 @@ test_counters (void)
   cs_test_tree_remove (root);
 }
 
+typedef struct {
+  guint   calls;
+  GError *error;
+} Done;
+
+static void
+on_done (CsJob        *job,
+         const GError *error,
+         gpointer      user_data)
+{
+  Done *d = user_data;
+
+  d->calls++;
+  d->error = error != NULL ? g_error_copy (error) : NULL;
+}
+
+/* run_async answers once, from the main context: after a copy, and also
+ * when the job cannot start at all. */
+static void
+test_run_async (void)
+{
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *src = g_build_filename (root, "src", NULL);
+  g_autofree char *missing = g_build_filename (root, "missing", NULL);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autofree char *dst2 = g_build_filename (root, "dst2", NULL);
+  g_autoptr(CsJob) job = NULL;
+  g_autoptr(CsJob) refused = NULL;
+  Done ok = { 0 }, failed = { 0 };
+
+  g_assert_cmpint (g_mkdir (src, 0755), ==, 0);
+  {
+    g_autofree char *a = g_build_filename (src, "a", NULL);
+
+    write_file (a, 1000, 1);
+  }
+
+  job = job_for (src, dst, 2);
+  cs_job_run_async (job, NULL, on_done, &ok);
+  g_assert_cmpuint (ok.calls, ==, 0);
+  while (ok.calls == 0)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_no_error (ok.error);
+  g_assert_cmpint (cs_job_get_state (job), ==, CS_JOB_STATE_FINISHED);
+  cs_test_tree_assert_equal (src, dst);
+
+  refused = job_for (missing, dst2, 2);
+  cs_job_run_async (refused, NULL, on_done, &failed);
+  g_assert_cmpuint (failed.calls, ==, 0);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_cmpuint (failed.calls, ==, 1);
+  g_assert_nonnull (failed.error);
+  g_assert_true (failed.error->domain == CS_JOB_ERROR);
+  g_clear_error (&failed.error);
+
+  cs_test_tree_remove (root);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -989,6 +1048,7 @@ main (int    argc,
   g_test_add_func ("/job/counters", test_counters);
   g_test_add_func ("/job/worker-nice", test_worker_nice);
   g_test_add_func ("/job/source-as", test_source_as);
+  g_test_add_func ("/job/run-async", test_run_async);
 
   return g_test_run ();
 }
