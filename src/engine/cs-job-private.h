@@ -201,6 +201,9 @@ struct _CsJob {
   /* The pause gate and the bounded queue */
   GMutex        lock;
   GCond         cond;
+  /* The sampler's own, with lock: it waits only for the end, and on cond it
+   * woke with every broadcast the workers make for the scanner. */
+  GCond         sampler_cond;
   gboolean      paused;
   guint         pending;          /* files queued or running (a batch counts its members);
                                    * written with atomics */

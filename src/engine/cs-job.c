@@ -91,6 +91,7 @@ cs_job_finalize (GObject *object)
   g_ptr_array_unref (self->free_stages);
   g_ptr_array_unref (self->stages);
   g_cond_clear (&self->cond);
+  g_cond_clear (&self->sampler_cond);
 
   G_OBJECT_CLASS (cs_job_parent_class)->finalize (object);
 }
@@ -142,6 +143,7 @@ cs_job_init (CsJob *self)
   self->stages = g_ptr_array_new_with_free_func (g_free);
   self->free_stages = g_ptr_array_new ();
   g_cond_init (&self->cond);
+  g_cond_init (&self->sampler_cond);
   self->pending_samples = g_array_new (FALSE, FALSE, sizeof (CsSample));
   self->pending_conflicts = g_ptr_array_new_with_free_func (g_object_unref);
   self->pending_thread_changes = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -1172,7 +1174,7 @@ sampler_thread (gpointer data)
   _cs_mutex_lock (&job->lock);
   while (!job->finished)
     {
-      if (!_cs_cond_wait_until (&job->cond, &job->lock, next))
+      if (!_cs_cond_wait_until (&job->sampler_cond, &job->lock, next))
         {
           _cs_mutex_unlock (&job->lock);
           _cs_sampler_take (sampler, record);
@@ -1411,6 +1413,7 @@ controller_thread (gpointer data)
   _cs_mutex_lock (&job->lock);
   job->finished = TRUE;
   g_cond_broadcast (&job->cond);
+  g_cond_signal (&job->sampler_cond);
   _cs_mutex_unlock (&job->lock);
   if (job->sampler != NULL)
     g_thread_join (g_steal_pointer (&job->sampler));
