@@ -994,7 +994,7 @@ test_run_async (void)
   g_autofree char *dst2 = g_build_filename (root, "dst2", NULL);
   g_autoptr(CsJob) job = NULL;
   g_autoptr(CsJob) refused = NULL;
-  Done ok = { 0 }, failed = { 0 };
+  Done ok = { 0 }, failed = { 0 }, twice = { 0 };
 
   g_assert_cmpint (g_mkdir (src, 0755), ==, 0);
   {
@@ -1005,10 +1005,17 @@ test_run_async (void)
 
   job = job_for (src, dst, 2);
   cs_job_run_async (job, NULL, on_done, &ok);
+  /* Refused, and the run under way still reports to its own callback. */
+  cs_job_run_async (job, NULL, on_done, &twice);
   g_assert_cmpuint (ok.calls, ==, 0);
-  while (ok.calls == 0)
+  g_assert_cmpuint (twice.calls, ==, 0);
+  while (ok.calls + twice.calls < 2)
     g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (ok.calls, ==, 1);
   g_assert_no_error (ok.error);
+  g_assert_cmpuint (twice.calls, ==, 1);
+  g_assert_error (twice.error, CS_JOB_ERROR, CS_JOB_ERROR_INVALID);
+  g_clear_error (&twice.error);
   g_assert_cmpint (cs_job_get_state (job), ==, CS_JOB_STATE_FINISHED);
   cs_test_tree_assert_equal (src, dst);
 
