@@ -1475,8 +1475,12 @@ record_start (CsJob *self)
   _cs_run_set_started (self->run, g_get_real_time ());
 }
 
+/* @context: where the job's signals and its end are delivered. Nothing of a
+ * job that runs is touched before the state check: a second call is refused
+ * while the threads of the first read these fields. */
 static gboolean
 start (CsJob         *self,
+       GMainContext  *context,
        CsCancellable *cancellable,
        GError       **error)
 {
@@ -1489,6 +1493,9 @@ start (CsJob         *self,
       _cs_run_set_outcome (self->run, "failed", (*error)->message);
       return FALSE;
     }
+
+  self->has_conflict_handler = g_signal_has_handler_pending (self, signals[SIGNAL_CONFLICT], 0, TRUE);
+  self->context = g_main_context_ref (context);
 
   g_snprintf (self->job_tag, sizeof self->job_tag, "%016" G_GINT64_MODIFIER "x", tag);
   self->euid = geteuid ();
@@ -1561,11 +1568,9 @@ cs_job_run_sync (CsJob         *self,
   g_return_val_if_fail (CS_IS_JOB (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  self->has_conflict_handler = g_signal_has_handler_pending (self, signals[SIGNAL_CONFLICT], 0, TRUE);
-  self->context = g_main_context_ref (context);
   g_main_context_push_thread_default (context);
 
-  if (!start (self, cancellable, error))
+  if (!start (self, context, cancellable, error))
     {
       g_main_context_pop_thread_default (context);
       return FALSE;
@@ -1620,15 +1625,13 @@ cs_job_run_async (CsJob         *self,
                   CsJobDoneFunc  done,
                   gpointer       user_data)
 {
+  g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
   GError *error = NULL;
 
   g_return_if_fail (CS_IS_JOB (self));
   g_return_if_fail (done != NULL);
 
-  self->has_conflict_handler = g_signal_has_handler_pending (self, signals[SIGNAL_CONFLICT], 0, TRUE);
-  self->context = g_main_context_ref_thread_default ();
-
-  if (!start (self, cancellable, &error))
+  if (!start (self, context, cancellable, &error))
     {
       FailedStart *f = g_new (FailedStart, 1);
       g_autoptr(GSource) source = g_idle_source_new ();
@@ -1636,7 +1639,7 @@ cs_job_run_async (CsJob         *self,
       /* Not self->done: a job asked to run twice still reports its first run. */
       *f = (FailedStart) { g_object_ref (self), error, done, user_data };
       g_source_set_callback (source, report_failed_start, f, failed_start_free);
-      g_source_attach (source, self->context);
+      g_source_attach (source, context);
       return;
     }
   self->done = done;
