@@ -505,6 +505,92 @@ test_auto (void)
   remove_tree (root);
 }
 
+static const char *
+grid_text (GtkWidget *grid,
+           int        column,
+           int        row)
+{
+  GtkWidget *child = gtk_grid_get_child_at (GTK_GRID (grid), column, row);
+
+  g_assert_true (GTK_IS_LABEL (child));
+  return gtk_label_get_label (GTK_LABEL (child));
+}
+
+static GtkWidget *
+find_grid (GtkWidget  *widget,
+           const char *accessible_label)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (GTK_IS_GRID (child))
+        {
+          g_autofree char *problem =
+            gtk_test_accessible_check_property (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                                accessible_label);
+
+          if (problem == NULL)
+            return child;
+        }
+      if ((found = find_grid (child, accessible_label)) != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+/* The live counters and the summary's statistics name every counter, with its
+ * unit, as the engine defines it, and the summary's figures are the run's. */
+static void
+test_counter_rows (void)
+{
+  g_autoptr(CsRun) run = synthetic_run ("rows", g_get_real_time (), 4, 80, 20);
+  GtkWidget *view = g_object_ref_sink (g_object_new (CS_TYPE_COUNTER_VIEW, NULL));
+  GtkWidget *summary = g_object_ref_sink (g_object_new (CS_TYPE_SUMMARY_PAGE, NULL));
+  GtkWidget *live_grid = find_grid (view, "Live counters");
+  GtkWidget *stats_grid = find_grid (summary, "Counter statistics");
+  g_autofree CsSample *samples = NULL;
+  guint n_samples = 0;
+
+  g_assert_nonnull (live_grid);
+  g_assert_nonnull (stats_grid);
+
+  samples = cs_run_dup_samples (run, &n_samples);
+  cs_counter_view_set_sample (CS_COUNTER_VIEW (view), &samples[n_samples - 1]);
+  cs_summary_page_set_run (CS_SUMMARY_PAGE (summary), run);
+
+  for (guint i = 0; i < CS_N_COUNTERS; i++)
+    {
+      const CsCounterInfo *info = cs_counter_get_info ((CsCounter) i);
+      g_autofree char *title = NULL;
+      CsStat stat;
+
+      g_assert_cmpstr (grid_text (live_grid, 0, (int) i), ==, info->label);
+      g_assert_cmpstr (grid_text (live_grid, 2, (int) i), ==, info->unit);
+
+      if (info->unit[0] != '\0')
+        title = g_strdup_printf ("%s (%s)", info->label, info->unit);
+      else
+        title = g_strdup (info->label);
+      g_assert_cmpstr (grid_text (stats_grid, 0, (int) i + 1), ==, title);
+      g_assert_cmpstr (grid_text (stats_grid, 4, (int) i + 1), ==,
+                       cs_direction_to_string (info->direction));
+
+      if (cs_run_get_stat (run, (CsCounter) i, &stat) && i == CS_COUNTER_THREADS)
+        g_assert_cmpstr (grid_text (stats_grid, 1, (int) i + 1), ==, "4");
+      else if (cs_run_get_stat (run, (CsCounter) i, &stat))
+        g_assert_cmpstr (grid_text (stats_grid, 1, (int) i + 1), !=, "—");
+    }
+  g_assert_null (gtk_grid_get_child_at (GTK_GRID (live_grid), 0, CS_N_COUNTERS));
+  g_assert_null (gtk_grid_get_child_at (GTK_GRID (stats_grid), 0, CS_N_COUNTERS + 1));
+  g_assert_cmpstr (grid_text (live_grid, 1, CS_COUNTER_THREADS), ==, "4");
+
+  g_object_unref (view);
+  g_object_unref (summary);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -532,6 +618,7 @@ main (int   argc,
     adw_style_manager_set_color_scheme (adw_style_manager_get_default (),
                                         ADW_COLOR_SCHEME_FORCE_DARK);
 
+  g_test_add_func ("/pages/counter-rows", test_counter_rows);
   g_test_add_func ("/pages/history", test_history);
   g_test_add_func ("/pages/compare", test_compare);
   g_test_add_func ("/pages/sweep", test_sweep);
