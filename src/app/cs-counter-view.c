@@ -11,9 +11,12 @@
 #include "cs-format.h"
 
 /*
- * Every counter of the latest sample. The template lays out one grid row per
- * CsCounter in the order of the enumeration: name, value, unit.
+ * Every counter of the latest sample: one grid row per CsCounter, in the order
+ * of the enumeration, made from the row template with the counter's name and
+ * unit as the engine defines them.
  */
+
+#define ROW_RESOURCE "/io/github/copyscope/Copyscope/ui/cs-counter-row.ui"
 
 struct _CsCounterView
 {
@@ -22,7 +25,7 @@ struct _CsCounterView
   /* Template widgets */
   GtkGrid   *grid;
 
-  /* Borrowed: the value labels, from the grid */
+  /* Borrowed: the value labels, in the grid */
   GtkLabel  *values[CS_N_COUNTERS];
 };
 
@@ -73,10 +76,18 @@ cs_counter_view_init (CsCounterView *self)
 
   for (guint i = 0; i < CS_N_COUNTERS; i++)
     {
-      GtkWidget *label = gtk_grid_get_child_at (self->grid, 1, (int) i);
+      const CsCounterInfo *info = cs_counter_get_info ((CsCounter) i);
+      g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource (ROW_RESOURCE);
+      GtkWidget *name = GTK_WIDGET (gtk_builder_get_object (builder, "name"));
+      GtkWidget *value = GTK_WIDGET (gtk_builder_get_object (builder, "value"));
+      GtkWidget *unit = GTK_WIDGET (gtk_builder_get_object (builder, "unit"));
 
-      g_assert (GTK_IS_LABEL (label));
-      self->values[i] = GTK_LABEL (label);
+      gtk_label_set_label (GTK_LABEL (name), _(info->label));
+      gtk_label_set_label (GTK_LABEL (unit), _cs_counter_unit (info));
+      gtk_grid_attach (self->grid, name, 0, (int) i, 1, 1);
+      gtk_grid_attach (self->grid, value, 1, (int) i, 1, 1);
+      gtk_grid_attach (self->grid, unit, 2, (int) i, 1, 1);
+      self->values[i] = GTK_LABEL (value);
     }
 }
 
@@ -93,10 +104,8 @@ cs_counter_view_set_sample (CsCounterView  *self,
 
       if (sample == NULL)
         text = g_strdup ("—");
-      else if (i == CS_COUNTER_THREADS)
-        text = g_strdup_printf ("%.0f", sample->values[i]);
       else
-        text = _cs_format_value (sample->values[i]);
+        text = _cs_format_counter_value ((CsCounter) i, sample->values[i]);
 
       gtk_label_set_label (self->values[i], text);
     }

@@ -102,6 +102,29 @@ _cs_format_value (double value)
   return g_strdup_printf ("%.2f", value);
 }
 
+/* A counter's value as its rows show it: threads are a count. */
+char *
+_cs_format_counter_value (CsCounter counter,
+                          double    value)
+{
+  if (counter == CS_COUNTER_THREADS && !isnan (value) && value == floor (value))
+    return g_strdup_printf ("%.0f", value);
+  if (counter == CS_COUNTER_THREADS && !isnan (value))
+    return g_strdup_printf ("%.1f", value);
+
+  return _cs_format_value (value);
+}
+
+/* The unit of @info in the user's language; "" for a counter without one. */
+const char *
+_cs_counter_unit (const CsCounterInfo *info)
+{
+  g_return_val_if_fail (info != NULL, "");
+
+  /* gettext ("") would be the catalogue's header. */
+  return info->unit[0] != '\0' ? _(info->unit) : "";
+}
+
 /* Names may hold any byte but "/" and NUL; newlines and other controls are shown
  * as visible symbols so one name never looks like two. */
 char *

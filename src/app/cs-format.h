@@ -3,6 +3,8 @@
 
 #include <gio/gio.h>
 
+#include "cs-counters.h"
+
 G_BEGIN_DECLS
 
 /* Text for the window's numbers; main thread only where it touches GTK, the rest is pure. */
@@ -12,6 +14,9 @@ char *_cs_format_count        (guint64     count);
 char *_cs_format_rate         (double      bytes_per_second);
 char *_cs_format_duration     (double      seconds);
 char *_cs_format_value        (double      value);
+char *_cs_format_counter_value (CsCounter  counter,
+                                double     value);
+const char *_cs_counter_unit  (const CsCounterInfo *info);
 char *_cs_display_name        (GFile      *file);
 char *_cs_display_path        (const char *path);
 

@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
@@ -17,6 +19,15 @@
  */
 
 #define MAX_FAILURE_ROWS 500
+#define STAT_ROW_RESOURCE "/io/github/copyscope/Copyscope/ui/cs-counter-stat-row.ui"
+
+/* The labels of one counter's row in the statistics grid. */
+typedef struct
+{
+  GtkLabel *average;
+  GtkLabel *minimum;
+  GtkLabel *maximum;
+} StatRow;
 
 struct _CsSummaryPage
 {
@@ -33,6 +44,9 @@ struct _CsSummaryPage
   GtkListBox        *failures_list;
   GtkLabel          *environment_label;
   GtkButton         *retry_button;
+
+  /* Borrowed: the statistics grid's value labels */
+  StatRow            stat_rows[CS_N_COUNTERS];
 
   /* Owned */
   CsRun             *run;
@@ -153,31 +167,61 @@ cs_summary_page_show_stats (CsSummaryPage *self)
 {
   for (guint i = 0; i < CS_N_COUNTERS; i++)
     {
-      const CsCounterInfo *info = cs_counter_get_info ((CsCounter) i);
+      StatRow *row = &self->stat_rows[i];
       CsStat stat;
-      int row = (int) i + 1;
 
       if (cs_run_get_stat (self->run, (CsCounter) i, &stat))
         {
-          g_autofree char *avg = _cs_format_value (stat.avg);
-          g_autofree char *min = _cs_format_value (stat.min);
-          g_autofree char *max = _cs_format_value (stat.max);
+          g_autofree char *avg = _cs_format_counter_value ((CsCounter) i, stat.avg);
+          g_autofree char *min = _cs_format_counter_value ((CsCounter) i, stat.min);
+          g_autofree char *max = _cs_format_counter_value ((CsCounter) i, stat.max);
 
-          set_grid_text (self->stats_grid, 1, row, avg);
-          set_grid_text (self->stats_grid, 2, row, min);
-          set_grid_text (self->stats_grid, 3, row, max);
+          gtk_label_set_label (row->average, avg);
+          gtk_label_set_label (row->minimum, min);
+          gtk_label_set_label (row->maximum, max);
         }
       else
         {
-          set_grid_text (self->stats_grid, 1, row, "—");
-          set_grid_text (self->stats_grid, 2, row, "—");
-          set_grid_text (self->stats_grid, 3, row, "—");
+          gtk_label_set_label (row->average, "—");
+          gtk_label_set_label (row->minimum, "—");
+          gtk_label_set_label (row->maximum, "—");
         }
+    }
+}
 
-      if (info->direction == CS_DIRECTION_NONE)
-        set_grid_text (self->stats_grid, 4, row, "");
+/* One row per counter, named as the engine names it. */
+static void
+cs_summary_page_build_stats (CsSummaryPage *self)
+{
+  for (guint i = 0; i < CS_N_COUNTERS; i++)
+    {
+      const CsCounterInfo *info = cs_counter_get_info ((CsCounter) i);
+      g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource (STAT_ROW_RESOURCE);
+      GtkWidget *name = GTK_WIDGET (gtk_builder_get_object (builder, "name"));
+      GtkWidget *average = GTK_WIDGET (gtk_builder_get_object (builder, "average"));
+      GtkWidget *minimum = GTK_WIDGET (gtk_builder_get_object (builder, "minimum"));
+      GtkWidget *maximum = GTK_WIDGET (gtk_builder_get_object (builder, "maximum"));
+      GtkWidget *direction = GTK_WIDGET (gtk_builder_get_object (builder, "direction"));
+      g_autofree char *title = NULL;
+      int row = (int) i + 1;
+
+      if (info->unit[0] != '\0')
+        /* Translators: a counter and its unit, like "Request Rate (req/s)" */
+        title = g_strdup_printf (_("%s (%s)"), _(info->label), _cs_counter_unit (info));
       else
-        set_grid_text (self->stats_grid, 4, row, _(cs_direction_to_string (info->direction)));
+        title = g_strdup (_(info->label));
+
+      gtk_label_set_label (GTK_LABEL (name), title);
+      if (info->direction != CS_DIRECTION_NONE)
+        gtk_label_set_label (GTK_LABEL (direction), _(cs_direction_to_string (info->direction)));
+
+      gtk_grid_attach (self->stats_grid, name, 0, row, 1, 1);
+      gtk_grid_attach (self->stats_grid, average, 1, row, 1, 1);
+      gtk_grid_attach (self->stats_grid, minimum, 2, row, 1, 1);
+      gtk_grid_attach (self->stats_grid, maximum, 3, row, 1, 1);
+      gtk_grid_attach (self->stats_grid, direction, 4, row, 1, 1);
+
+      self->stat_rows[i] = (StatRow) { GTK_LABEL (average), GTK_LABEL (minimum), GTK_LABEL (maximum) };
     }
 }
 
@@ -268,6 +312,7 @@ cs_summary_page_dispose (GObject *object)
   CsSummaryPage *self = CS_SUMMARY_PAGE (object);
   GtkWidget *child;
 
+  memset (self->stat_rows, 0, sizeof self->stat_rows);
   gtk_widget_dispose_template (GTK_WIDGET (self), CS_TYPE_SUMMARY_PAGE);
 
   /* Unnamed template children too: the widget is their only parent. */
@@ -310,6 +355,7 @@ static void
 cs_summary_page_init (CsSummaryPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  cs_summary_page_build_stats (self);
 }
 
 void
