@@ -19,7 +19,6 @@ struct _CsConflict {
   GMutex           lock;
   GCond            cond;
   gboolean         answered;
-  gboolean         aborted;
   CsConflictAnswer answer;
   gboolean         apply_to_all;
 };
@@ -88,7 +87,7 @@ _cs_conflict_wait (CsConflict       *self,
 
   _cs_mutex_lock (&self->lock);
   /* Wake up now and then to notice a cancel without a second condition variable. */
-  while (!self->answered && !self->aborted && !_cs_job_stopping (job))
+  while (!self->answered && !_cs_job_stopping (job))
     _cs_cond_wait_until (&self->cond, &self->lock, g_get_monotonic_time () + G_USEC_PER_SEC / 10);
   answered = self->answered;
   *out_answer = self->answer;
@@ -96,16 +95,6 @@ _cs_conflict_wait (CsConflict       *self,
   _cs_mutex_unlock (&self->lock);
 
   return answered;
-}
-
-/* any thread */
-void
-_cs_conflict_abort (CsConflict *self)
-{
-  _cs_mutex_lock (&self->lock);
-  self->aborted = TRUE;
-  g_cond_broadcast (&self->cond);
-  _cs_mutex_unlock (&self->lock);
 }
 
 const char *

@@ -80,7 +80,6 @@ typedef struct {
 
 /* The table in use; tests may replace it before a job starts and restore it after. */
 const CsIoTable *_cs_io_get_default (void);
-const CsIoTable *_cs_io_get         (void);
 void             _cs_io_set         (const CsIoTable *table);
 
 /* Counted calls. Each retries EINTR itself and returns like the system call. */

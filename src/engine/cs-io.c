@@ -96,12 +96,6 @@ _cs_io_get_default (void)
   return &default_table;
 }
 
-const CsIoTable *
-_cs_io_get (void)
-{
-  return io;
-}
-
 void
 _cs_io_set (const CsIoTable *table)
 {

@@ -361,6 +361,5 @@ gboolean         _cs_conflict_wait (CsConflict        *self,
                                     CsJob             *job,
                                     CsConflictAnswer  *out_answer,
                                     gboolean          *out_apply_all);
-void             _cs_conflict_abort (CsConflict       *self);
 
 G_END_DECLS

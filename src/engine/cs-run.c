@@ -1970,12 +1970,3 @@ cs_run_samples_to_csv (CsRun *run)
 
   return g_string_free (out, FALSE);
 }
-
-gboolean
-cs_run_error_is_note (const CsRunError *error)
-{
-  g_return_val_if_fail (error != NULL, FALSE);
-
-  return g_strcmp0 (error->operation, "skip") == 0
-         || g_strcmp0 (error->operation, "special file") == 0;
-}

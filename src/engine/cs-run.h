@@ -154,9 +154,6 @@ char                    *cs_run_samples_to_csv    (CsRun       *run);
 
 /* Helpers for other units (reports, the window): free the element contents. */
 void                     cs_run_error_clear       (CsRunError  *error);
-/* Entries that report a decision rather than a failure ("skip": the destination
- * is newer; "special file": a fifo, socket or device left alone). */
-gboolean                 cs_run_error_is_note     (const CsRunError *error);
 void                     cs_thread_change_clear   (CsThreadChange *change);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CsRun, cs_run_unref)
