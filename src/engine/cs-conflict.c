@@ -3,7 +3,7 @@
 
 #include "config.h"
 
-#include "cs-conflict.h"
+#include "cs-conflict-private.h"
 #include "cs-job-private.h"
 
 struct _CsConflict {

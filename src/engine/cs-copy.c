@@ -11,7 +11,11 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "cs-copy-private.h"
+#include "cs-dir-private.h"
+#include "cs-errno-private.h"
 #include "cs-job-private.h"
+#include "cs-names-private.h"
 #include "cs-stage-private.h"
 
 /*
@@ -461,50 +465,6 @@ hash_file (CsJob    *job,
   return pos == size ? OK : fail (CS_ERR_MISMATCH, "verify");
 }
 
-/* What a share answers when it does not keep owners or modes at all (root
- * squash, SFTP as another user, SMB without Unix extensions), as opposed to
- * an error with this one file. */
-static gboolean
-share_refuses (int code)
-{
-  return code == EPERM || code == EACCES || code == EOPNOTSUPP || code == ENOSYS
-         || code == EINVAL;
-}
-
-/* Metadata a share does not keep is reported once per run, not once per file:
- * the first worker to get here swaps the marker in, the others see it set. */
-static void
-report_not_kept (CsJob      *job,
-                 const char *operation,
-                 int         code)
-{
-  g_autofree char *key = g_strconcat ("cs-not-kept-", operation, NULL);
-  const char *message;
-
-  if (!g_object_replace_data (G_OBJECT (job), key, NULL, GINT_TO_POINTER (1), NULL, NULL))
-    return;
-  if (g_str_equal (operation, "chown"))
-    message = "The destination does not keep file owners; owners were not preserved";
-  else if (g_str_equal (operation, "chmod"))
-    message = "The destination does not keep permissions; modes were not preserved";
-  else
-    message = "The destination does not keep the times of symbolic links";
-  _cs_job_report (job, NULL, job->destination, operation, code, message, 0);
-}
-
-/* any thread: whether @code from @operation (chown, chmod) means the share
- * keeps no owners or modes at all, which is then reported once for the run. */
-gboolean
-_cs_copy_not_kept (CsJob      *job,
-                   const char *operation,
-                   int         code)
-{
-  if (!share_refuses (code))
-    return FALSE;
-  report_not_kept (job, operation, code);
-  return TRUE;
-}
-
 /*
  * Extended attributes (ACLs included) go with the data. One listing per file; a
  * destination that refuses them is reported once for the whole run, not per file.
@@ -600,7 +560,7 @@ finish_temp (CsJob             *job,
    * group; asking again costs a round trip per file on a share. */
   if (job->euid == 0 && !(item->dir->dst_new && st->st_uid == job->euid && st->st_gid == job->egid)
       && _cs_io_fchown (&job->counters, tmp_fd, st->st_uid, st->st_gid) != 0
-      && !_cs_copy_not_kept (job, "chown", errno))
+      && !_cs_job_not_kept (job, "chown", errno))
     return fail (errno, "chown");
   /* After chown, which clears set-id bits.  A temporary created with its
    * final mode keeps it unless a umask took bits away; asking for the mode
@@ -609,7 +569,7 @@ finish_temp (CsJob             *job,
   if ((mode != created_mode || _cs_io_fstat_mode (&job->counters, tmp_fd, &now_mode) != 0
        || (now_mode & 07777) != mode)
       && _cs_io_fchmod (&job->counters, tmp_fd, mode) != 0
-      && !_cs_copy_not_kept (job, "chmod", errno))
+      && !_cs_job_not_kept (job, "chmod", errno))
     return fail (errno, "chmod");
   if (_cs_io_futimens (&job->counters, tmp_fd, times) != 0)
     return fail (errno, "set times");
@@ -1154,8 +1114,8 @@ copy_symlink_once (CsJob    *job,
     {
       /* SFTP sets times through a link, so on sshfs a link to a file not
        * copied yet answers ENOENT.  A link's own time is not worth the link. */
-      if (errno == ENOENT || share_refuses (errno))
-        report_not_kept (job, "set link times", errno);
+      if (errno == ENOENT || _cs_share_refuses (errno))
+        _cs_job_report_not_kept (job, "set link times", errno);
       else
         {
           o = fail (errno, "set times");
@@ -1261,27 +1221,6 @@ symlink_once (CsJob    *job,
               CsAction  action)
 {
   return copy_symlink_once (job, item, action);
-}
-
-void
-_cs_big_unref (CsJob *job,
-               CsBig *big)
-{
-  if (atomic_fetch_sub (&big->ref, 1) != 1)
-    return;
-
-  atomic_fetch_sub_explicit (&job->bytes_partial, atomic_load (&big->partial), memory_order_relaxed);
-  if (big->tmp_fd >= 0)
-    _cs_io_close (&job->counters, big->tmp_fd);
-  if (!big->published && big->tmp_name[0] != '\0' && big->dir != NULL)
-    _cs_io_unlinkat (&job->counters, big->dir->dst_fd, big->tmp_name, 0);
-  if (big->src_fd >= 0)
-    _cs_io_close (&job->counters, big->src_fd);
-  if (big->dir != NULL)
-    _cs_dir_unref (big->dir);
-  g_free (big->error_op);
-  g_mutex_clear (&big->lock);
-  g_free (big);
 }
 
 static Outcome

@@ -12,6 +12,7 @@
 
 #include "cs-auto-tuner.h"
 #include "cs-conflict.h"
+#include "cs-dir-private.h"
 #include "cs-io-private.h"
 #include "cs-job.h"
 #include "cs-run-private.h"
@@ -28,10 +29,6 @@ G_BEGIN_DECLS
 /* One request moves at most this much, so pause and cancel are checked often. */
 #define CS_REQUEST_MAX     (G_GUINT64_CONSTANT (8) << 20)
 #define CS_BUFFER_SIZE     (1u << 20)
-#define CS_TEMP_PREFIX     ".copyscope-"
-#define CS_TEMP_SUFFIX     ".part"
-#define CS_STAGE_SUFFIX    ".stage"
-
 /* What limits a copy changes with the size of its files; Auto remembers a
  * count for each class. */
 typedef enum {
@@ -40,76 +37,9 @@ typedef enum {
   CS_SIZE_LARGE,      /* bandwidth */
   CS_N_SIZE_CLASSES
 } CsSizeClass;
-/* The claim on a final name where a share can neither rename without replacing
- * nor hard-link: this, the job tag and a newline (cs-copy.c, publish_claimed). */
-#define CS_PLACEHOLDER_PREFIX "copyscope placeholder "
-#define CS_PLACEHOLDER_SIZE   (sizeof CS_PLACEHOLDER_PREFIX - 1 + 16 + 1)
 
 /* Locks taken by staged publications, one per destination folder by hash. */
 #define CS_JOB_LINK_LOCKS 16
-
-typedef struct _CsDir  CsDir;
-typedef struct _CsBig  CsBig;
-typedef struct _CsItem CsItem;
-
-/*
- * A folder being copied. Holds its source and destination descriptors while
- * anything inside it is outstanding; the last reference applies the folder's
- * mode and times (after its contents, so they stick) and closes it.
- */
-struct _CsDir {
-  atomic_int   ref;
-  CsDir       *parent;
-  char        *name;          /* in the parent; for a root, the whole path */
-  char        *dst_name;      /* destination name in the parent (usually == name) */
-  int          src_fd;
-  int          dst_fd;
-  struct stat  st;            /* of the source folder */
-  gboolean     dst_new;       /* we created it in this run: nothing to compare against */
-  gboolean     apply_attrs;   /* FALSE for the parents of file sources */
-  atomic_int   no_stage;      /* on another filesystem than the staging folders */
-  atomic_uint  n_files;       /* queued so far by the scanner */
-  CsJob       *job;           /* borrowed */
-};
-
-/* One big file, copied by several chunk items. */
-struct _CsBig {
-  atomic_int   ref;
-  CsDir       *dir;           /* a reference, so the temporary can be removed at the end */
-  gboolean     published;
-  atomic_int   remaining;     /* chunks not yet finished */
-  GMutex       lock;
-  gboolean     opened;
-  gboolean     failed;
-  int          error_code;
-  char        *error_op;
-  int          src_fd;
-  int          tmp_fd;
-  char         tmp_name[64];
-  atomic_uint_fast64_t partial;   /* bytes its chunks copied, shown as progress */
-};
-
-typedef enum {
-  CS_ITEM_FILE,
-  CS_ITEM_SYMLINK,
-  CS_ITEM_CHUNK,
-  CS_ITEM_BATCH,      /* small files handed over together: one queue trip for several */
-} CsItemKind;
-
-struct _CsItem {
-  CsItemKind   kind;
-  CsItem      *next;          /* the members of a batch */
-  CsDir       *dir;           /* a reference */
-  char        *name;
-  char        *dst_name;      /* NULL: same as name */
-  struct stat  st;
-  CsBig       *big;           /* chunks only */
-  guint64      offset;
-  guint64      length;
-  gboolean     replace;       /* the destination exists and is to be replaced */
-  gboolean     keep_both;     /* publish under a free "name (N)" */
-  guint        n_files;       /* batches: their members, each counted against the queue bound */
-};
 
 /* Per-worker state, kept across items. */
 typedef struct {
@@ -270,6 +200,16 @@ void      _cs_job_report           (CsJob        *job,
                                     int           error_code,
                                     const char   *message,
                                     guint         attempts);
+/* Once per run: @operation's metadata (chown, chmod, set link times) is not
+ * kept by the destination. */
+void      _cs_job_report_not_kept  (CsJob        *job,
+                                    const char   *operation,
+                                    int           code);
+/* any thread: whether @code from @operation (chown, chmod) means the share
+ * keeps no owners or modes at all, which is then reported once for the run. */
+gboolean  _cs_job_not_kept         (CsJob        *job,
+                                    const char   *operation,
+                                    int           code);
 void      _cs_job_post_sample      (CsJob        *job,
                                     const CsSample *sample);
 CsConflictAnswer _cs_job_ask       (CsJob        *job,
@@ -298,68 +238,5 @@ void      _cs_job_acquire_dir_fds  (CsJob        *job,
                                     guint         n);
 void      _cs_job_release_dir_fds  (CsJob        *job,
                                     guint         n);
-
-/* cs-scanner.c */
-void      _cs_scanner_run          (CsJob        *job);
-CsDir    *_cs_dir_ref              (CsDir        *dir);
-void      _cs_dir_unref            (CsDir        *dir);
-char     *_cs_dir_dup_path         (CsDir        *dir,
-                                    const char   *name,
-                                    gboolean      destination);
-void      _cs_item_free            (CsItem       *item);
-/* ".copyscope-<16 hex>-<digits><suffix>": named by a run of ours */
-gboolean  _cs_name_is_ours         (const char   *name,
-                                    const char   *suffix);
-gboolean  _cs_name_is_our_temp     (const char   *name);
-gboolean  _cs_is_fatal_errno       (int           error_code);
-const char *_cs_fatal_message      (int           error_code);
-
-/* cs-copy.c */
-typedef enum {
-  CS_ACTION_COPY,        /* nothing there yet */
-  CS_ACTION_REPLACE,
-  CS_ACTION_KEEP_BOTH,
-  CS_ACTION_SKIP,        /* identical, or kept by the policy */
-  CS_ACTION_SKIP_NEWER,  /* the destination is newer: skipped and reported */
-  CS_ACTION_FAIL,        /* reported already */
-} CsAction;
-
-CsAction  _cs_copy_decide          (CsJob        *job,
-                                    CsDir        *dir,
-                                    const char   *name,
-                                    const char   *dst_name,
-                                    const struct stat *src);
-/* Counts and reports a file that is not copied (skip, skip-newer, fail). */
-void      _cs_copy_account         (CsJob        *job,
-                                    CsDir        *dir,
-                                    const char   *dst_name,
-                                    CsAction      action,
-                                    guint64       size);
-gboolean  _cs_copy_not_kept        (CsJob        *job,
-                                    const char   *operation,
-                                    int           code);
-void      _cs_copy_item            (CsJob        *job,
-                                    CsWorker     *worker,
-                                    CsItem       *item);
-void      _cs_big_unref            (CsJob        *job,
-                                    CsBig        *big);
-
-/* cs-sampler.c */
-typedef struct _CsSampler CsSampler;
-CsSampler *_cs_sampler_new         (CsJob        *job);
-void       _cs_sampler_take        (CsSampler    *sampler,
-                                    gboolean      record);
-void       _cs_sampler_free        (CsSampler    *sampler);
-
-/* cs-conflict.c */
-CsConflict      *_cs_conflict_new  (const char        *source_path,
-                                    const char        *destination_path,
-                                    const struct stat *src,
-                                    const struct stat *dst);
-/* Blocks the calling worker until answered; FALSE if the job stops first. */
-gboolean         _cs_conflict_wait (CsConflict        *self,
-                                    CsJob             *job,
-                                    CsConflictAnswer  *out_answer,
-                                    gboolean          *out_apply_all);
 
 G_END_DECLS

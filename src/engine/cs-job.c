@@ -14,8 +14,14 @@
 
 #include <glib/gstdio.h>
 
+#include "cs-conflict-private.h"
+#include "cs-copy-private.h"
+#include "cs-dir-private.h"
 #include "cs-env-private.h"
+#include "cs-errno-private.h"
 #include "cs-job-private.h"
+#include "cs-sampler-private.h"
+#include "cs-scanner-private.h"
 #include "cs-stage-private.h"
 
 /*
@@ -846,6 +852,38 @@ _cs_job_report (CsJob      *job,
   _cs_mutex_lock (&job->notify_lock);
   job->progress_dirty = TRUE;
   _cs_mutex_unlock (&job->notify_lock);
+}
+
+/* Metadata a share does not keep is reported once per run, not once per file:
+ * the first worker to get here swaps the marker in, the others see it set. */
+void
+_cs_job_report_not_kept (CsJob      *job,
+                         const char *operation,
+                         int         code)
+{
+  g_autofree char *key = g_strconcat ("cs-not-kept-", operation, NULL);
+  const char *message;
+
+  if (!g_object_replace_data (G_OBJECT (job), key, NULL, GINT_TO_POINTER (1), NULL, NULL))
+    return;
+  if (g_str_equal (operation, "chown"))
+    message = "The destination does not keep file owners; owners were not preserved";
+  else if (g_str_equal (operation, "chmod"))
+    message = "The destination does not keep permissions; modes were not preserved";
+  else
+    message = "The destination does not keep the times of symbolic links";
+  _cs_job_report (job, NULL, job->destination, operation, code, message, 0);
+}
+
+gboolean
+_cs_job_not_kept (CsJob      *job,
+                  const char *operation,
+                  int         code)
+{
+  if (!_cs_share_refuses (code))
+    return FALSE;
+  _cs_job_report_not_kept (job, operation, code);
+  return TRUE;
 }
 
 /* ---- The channel to the main context ------------------------------------- */

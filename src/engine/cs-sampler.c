@@ -7,6 +7,7 @@
 
 #include "cs-env-private.h"
 #include "cs-job-private.h"
+#include "cs-sampler-private.h"
 
 /* Reads the job's atomic counters at a fixed interval and turns the differences
  * into rates. Only the sampler thread touches this struct. */

@@ -9,7 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cs-copy-private.h"
+#include "cs-dir-private.h"
+#include "cs-errno-private.h"
 #include "cs-job-private.h"
+#include "cs-names-private.h"
+#include "cs-scanner-private.h"
 #include "cs-stage-private.h"
 
 /*
@@ -22,179 +27,6 @@
 
 #define DENTS_BUFFER_SIZE      (32 * 1024)
 #define DENTS_BUFFER_SIZE_DEEP (4 * 1024)
-
-CsDir *
-_cs_dir_ref (CsDir *dir)
-{
-  atomic_fetch_add (&dir->ref, 1);
-  return dir;
-}
-
-/* any thread: the last reference finishes the folder */
-void
-_cs_dir_unref (CsDir *dir)
-{
-  while (dir != NULL && atomic_fetch_sub (&dir->ref, 1) == 1)
-    {
-      CsJob *job = dir->job;
-      CsDir *parent = dir->parent;
-
-      if (dir->apply_attrs && dir->dst_fd >= 0 && !job->settings.dry_run)
-        {
-          struct timespec times[2] = { dir->st.st_atim, dir->st.st_mtim };
-
-          if (job->euid == 0)
-            _cs_io_fchown (&job->counters, dir->dst_fd, dir->st.st_uid, dir->st.st_gid);
-          /* A share that keeps no modes says so once, as for files. */
-          if (_cs_io_fchmod (&job->counters, dir->dst_fd, dir->st.st_mode & 07777) != 0
-              && !_cs_copy_not_kept (job, "chmod", errno))
-            _cs_job_report (job, parent, dir->dst_name, "chmod", errno, NULL, 1);
-          if (_cs_io_futimens (&job->counters, dir->dst_fd, times) != 0)
-            _cs_job_report (job, parent, dir->dst_name, "set times", errno, NULL, 1);
-          if (job->settings.durable)
-            _cs_io_fsync (&job->counters, dir->dst_fd);
-        }
-      if (dir->src_fd >= 0)
-        _cs_io_close (&job->counters, dir->src_fd);
-      if (dir->dst_fd >= 0)
-        _cs_io_close (&job->counters, dir->dst_fd);
-      _cs_job_release_dir_fds (job, 2);
-      if (dir->dst_name != dir->name)
-        g_free (dir->dst_name);
-      g_free (dir->name);
-      g_free (dir);
-
-      dir = parent;
-    }
-}
-
-static CsDir *
-dir_new (CsJob      *job,
-         CsDir      *parent,
-         const char *name,
-         const char *dst_name)
-{
-  CsDir *dir = g_new0 (CsDir, 1);
-
-  _cs_job_acquire_dir_fds (job, 2);
-  atomic_init (&dir->ref, 1);
-  dir->job = job;
-  dir->parent = parent != NULL ? _cs_dir_ref (parent) : NULL;
-  dir->name = g_strdup (name);
-  dir->dst_name = (dst_name == NULL || strcmp (dst_name, name) == 0) ? dir->name : g_strdup (dst_name);
-  dir->src_fd = -1;
-  dir->dst_fd = -1;
-  dir->apply_attrs = TRUE;
-
-  return dir;
-}
-
-static void
-append_dir_path (GString *out,
-                 CsDir   *dir,
-                 gboolean destination)
-{
-  if (dir->parent != NULL)
-    {
-      append_dir_path (out, dir->parent, destination);
-      if (out->len > 0 && out->str[out->len - 1] != '/')
-        g_string_append_c (out, '/');
-    }
-  g_string_append (out, destination ? dir->dst_name : dir->name);
-}
-
-/* any thread; for messages, conflicts and dry runs only — never on the hot path */
-char *
-_cs_dir_dup_path (CsDir      *dir,
-                  const char *name,
-                  gboolean    destination)
-{
-  GString *out = g_string_new (NULL);
-
-  if (dir != NULL)
-    append_dir_path (out, dir, destination);
-  if (name != NULL)
-    {
-      if (out->len > 0 && out->str[out->len - 1] != '/')
-        g_string_append_c (out, '/');
-      g_string_append (out, name);
-    }
-
-  return g_string_free (out, FALSE);
-}
-
-void
-_cs_item_free (CsItem *item)
-{
-  if (item->dir != NULL)
-    _cs_dir_unref (item->dir);
-  g_free (item->name);
-  g_free (item->dst_name);
-  g_free (item);
-}
-
-gboolean
-_cs_name_is_ours (const char *name,
-                  const char *suffix)
-{
-  const char *p;
-  guint i;
-
-  if (!g_str_has_prefix (name, CS_TEMP_PREFIX))
-    return FALSE;
-  p = name + strlen (CS_TEMP_PREFIX);
-  for (i = 0; i < 16; i++)
-    if (!g_ascii_isxdigit (p[i]))
-      return FALSE;
-  p += 16;
-  if (*p++ != '-' || !g_ascii_isdigit (*p))
-    return FALSE;
-  while (g_ascii_isdigit (*p))
-    p++;
-
-  return strcmp (p, suffix) == 0;
-}
-
-/* The temporaries of any run of ours. */
-gboolean
-_cs_name_is_our_temp (const char *name)
-{
-  return _cs_name_is_ours (name, CS_TEMP_SUFFIX);
-}
-
-gboolean
-_cs_is_fatal_errno (int error_code)
-{
-  switch (error_code)
-    {
-    case ENOSPC:
-    case EDQUOT:
-    case EROFS:
-    case ENOTCONN:
-    case ESTALE:
-    case ENODEV:
-    case ENXIO:
-    case ECONNABORTED:   /* a FUSE share whose daemon died */
-      return TRUE;
-    default:
-      return FALSE;
-    }
-}
-
-const char *
-_cs_fatal_message (int error_code)
-{
-  switch (error_code)
-    {
-    case ENOSPC:
-    case EDQUOT:
-      return "The destination is full";
-    case EROFS:
-      return "The destination is read-only";
-    default:
-      return "The destination is no longer available";
-    }
-}
 
 static gboolean
 is_excluded (CsJob      *job,
@@ -373,7 +205,7 @@ enter_dir (CsJob             *job,
   atomic_fetch_add (&job->dirs_found, 1);
   _cs_job_add_dir_total (job, CS_CLASS_TOTAL);
 
-  dir = dir_new (job, parent, name, dst_name);
+  dir = _cs_dir_new (job, parent, name, dst_name);
   dir->st = *st;
 
   dir->src_fd = _cs_io_openat (&job->counters, parent->src_fd, name, flags, 0);
@@ -511,12 +343,7 @@ handle_entry (CsJob         *job,
               return;
             }
 
-          big = g_new0 (CsBig, 1);
-          atomic_init (&big->ref, 1);
-          atomic_init (&big->remaining, (int) ((size + CS_CHUNK_SIZE - 1) / CS_CHUNK_SIZE));
-          g_mutex_init (&big->lock);
-          big->src_fd = -1;
-          big->tmp_fd = -1;
+          big = _cs_big_new ((int) ((size + CS_CHUNK_SIZE - 1) / CS_CHUNK_SIZE));
 
           for (off = 0; off < size; off += CS_CHUNK_SIZE)
             {
@@ -621,7 +448,7 @@ open_container (CsJob      *job,
                 const char *src_parent,
                 const char *dst_parent)
 {
-  CsDir *dir = dir_new (job, NULL, src_parent, dst_parent);
+  CsDir *dir = _cs_dir_new (job, NULL, src_parent, dst_parent);
 
   dir->apply_attrs = FALSE;
   dir->src_fd = _cs_io_openat (&job->counters, AT_FDCWD, src_parent, O_RDONLY | O_DIRECTORY, 0);

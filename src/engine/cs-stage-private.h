@@ -20,7 +20,7 @@
  * run removes leftover staging folders after a crash.
  */
 
-#include "cs-job-private.h"
+#include "cs-job.h"
 
 G_BEGIN_DECLS
 
@@ -46,8 +46,6 @@ void      _cs_stage_release         (CsJob      *job,
 /* Controller, once no worker runs: removes this job's staging folders. */
 void      _cs_stage_teardown        (CsJob      *job);
 
-/* ".copyscope-<16 hex>-<digits>.stage" */
-gboolean  _cs_name_is_our_stage     (const char *name);
 /* Removes a staging folder of an earlier run: our temporaries inside, then the
  * folder. Anything else inside keeps it (and itself) in place. */
 void      _cs_stage_remove_leftover (CsJob      *job,

@@ -9,6 +9,8 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "cs-job-private.h"
+#include "cs-names-private.h"
 #include "cs-stage-private.h"
 
 #define DENTS_BUFFER_SIZE (32 * 1024)
@@ -184,12 +186,6 @@ _cs_stage_teardown (CsJob *job)
   g_ptr_array_set_size (job->stages, 0);   /* frees them */
   _cs_io_close (&job->counters, job->stage_root_fd);
   job->stage_root_fd = -1;
-}
-
-gboolean
-_cs_name_is_our_stage (const char *name)
-{
-  return _cs_name_is_ours (name, CS_STAGE_SUFFIX);
 }
 
 void

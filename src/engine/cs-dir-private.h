@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/*
+ * Folders, big files and items: what the scanner hands the workers, and who
+ * frees them. A folder lives while anything inside it is outstanding; its last
+ * reference, on whichever thread drops it, gives the destination folder its
+ * mode and times and closes its descriptors.
+ */
+
+#include <stdatomic.h>
+#include <sys/stat.h>
+
+#include "cs-job.h"
+
+G_BEGIN_DECLS
+
+typedef struct _CsDir  CsDir;
+typedef struct _CsBig  CsBig;
+typedef struct _CsItem CsItem;
+
+/*
+ * A folder being copied. Holds its source and destination descriptors while
+ * anything inside it is outstanding; the last reference applies the folder's
+ * mode and times (after its contents, so they stick) and closes it.
+ */
+struct _CsDir {
+  atomic_int   ref;
+  CsDir       *parent;
+  char        *name;          /* in the parent; for a root, the whole path */
+  char        *dst_name;      /* destination name in the parent (usually == name) */
+  int          src_fd;
+  int          dst_fd;
+  struct stat  st;            /* of the source folder */
+  gboolean     dst_new;       /* we created it in this run: nothing to compare against */
+  gboolean     apply_attrs;   /* FALSE for the parents of file sources */
+  atomic_int   no_stage;      /* on another filesystem than the staging folders */
+  atomic_uint  n_files;       /* queued so far by the scanner */
+  CsJob       *job;           /* borrowed */
+};
+
+/* One big file, copied by several chunk items. */
+struct _CsBig {
+  atomic_int   ref;
+  CsDir       *dir;           /* a reference, so the temporary can be removed at the end */
+  gboolean     published;
+  atomic_int   remaining;     /* chunks not yet finished */
+  GMutex       lock;
+  gboolean     opened;
+  gboolean     failed;
+  int          error_code;
+  char        *error_op;
+  int          src_fd;
+  int          tmp_fd;
+  char         tmp_name[64];
+  atomic_uint_fast64_t partial;   /* bytes its chunks copied, shown as progress */
+};
+
+typedef enum {
+  CS_ITEM_FILE,
+  CS_ITEM_SYMLINK,
+  CS_ITEM_CHUNK,
+  CS_ITEM_BATCH,      /* small files handed over together: one queue trip for several */
+} CsItemKind;
+
+struct _CsItem {
+  CsItemKind   kind;
+  CsItem      *next;          /* the members of a batch */
+  CsDir       *dir;           /* a reference */
+  char        *name;
+  char        *dst_name;      /* NULL: same as name */
+  struct stat  st;
+  CsBig       *big;           /* chunks only */
+  guint64      offset;
+  guint64      length;
+  gboolean     replace;       /* the destination exists and is to be replaced */
+  gboolean     keep_both;     /* publish under a free "name (N)" */
+  guint        n_files;       /* batches: their members, each counted against the queue bound */
+};
+
+/* scanner thread: a folder inside @parent (NULL for the container of a
+ * source), holding two descriptors of the job's budget until its last
+ * reference. */
+CsDir    *_cs_dir_new              (CsJob        *job,
+                                    CsDir        *parent,
+                                    const char   *name,
+                                    const char   *dst_name);
+CsDir    *_cs_dir_ref              (CsDir        *dir);
+/* any thread: the last reference finishes the folder */
+void      _cs_dir_unref            (CsDir        *dir);
+/* any thread; for messages, conflicts and dry runs only — never on the hot path */
+char     *_cs_dir_dup_path         (CsDir        *dir,
+                                    const char   *name,
+                                    gboolean      destination);
+
+/* scanner thread: a big file to be copied in @n_chunks chunk items, each of
+ * which holds a reference. */
+CsBig    *_cs_big_new              (int           n_chunks);
+/* any thread: the last reference closes the file and removes its temporary
+ * unless it was published. */
+void      _cs_big_unref            (CsJob        *job,
+                                    CsBig        *big);
+
+void      _cs_item_free            (CsItem       *item);
+
+G_END_DECLS

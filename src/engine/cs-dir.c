@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-dir"
+
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "cs-dir-private.h"
+#include "cs-job-private.h"
+
+CsDir *
+_cs_dir_new (CsJob      *job,
+             CsDir      *parent,
+             const char *name,
+             const char *dst_name)
+{
+  CsDir *dir = g_new0 (CsDir, 1);
+
+  _cs_job_acquire_dir_fds (job, 2);
+  atomic_init (&dir->ref, 1);
+  dir->job = job;
+  dir->parent = parent != NULL ? _cs_dir_ref (parent) : NULL;
+  dir->name = g_strdup (name);
+  dir->dst_name = (dst_name == NULL || strcmp (dst_name, name) == 0) ? dir->name : g_strdup (dst_name);
+  dir->src_fd = -1;
+  dir->dst_fd = -1;
+  dir->apply_attrs = TRUE;
+
+  return dir;
+}
+
+CsDir *
+_cs_dir_ref (CsDir *dir)
+{
+  atomic_fetch_add (&dir->ref, 1);
+  return dir;
+}
+
+/* The folder's owner, mode and times, set once everything inside it is
+ * written so that writing inside it does not change them again. */
+static void
+finish_attributes (CsDir *dir)
+{
+  CsJob *job = dir->job;
+  CsDir *parent = dir->parent;
+  struct timespec times[2] = { dir->st.st_atim, dir->st.st_mtim };
+
+  if (job->euid == 0)
+    _cs_io_fchown (&job->counters, dir->dst_fd, dir->st.st_uid, dir->st.st_gid);
+  /* A share that keeps no modes says so once, as for files. */
+  if (_cs_io_fchmod (&job->counters, dir->dst_fd, dir->st.st_mode & 07777) != 0
+      && !_cs_job_not_kept (job, "chmod", errno))
+    _cs_job_report (job, parent, dir->dst_name, "chmod", errno, NULL, 1);
+  if (_cs_io_futimens (&job->counters, dir->dst_fd, times) != 0)
+    _cs_job_report (job, parent, dir->dst_name, "set times", errno, NULL, 1);
+  if (job->settings.durable)
+    _cs_io_fsync (&job->counters, dir->dst_fd);
+}
+
+void
+_cs_dir_unref (CsDir *dir)
+{
+  while (dir != NULL && atomic_fetch_sub (&dir->ref, 1) == 1)
+    {
+      CsJob *job = dir->job;
+      CsDir *parent = dir->parent;
+
+      if (dir->apply_attrs && dir->dst_fd >= 0 && !job->settings.dry_run)
+        finish_attributes (dir);
+      if (dir->src_fd >= 0)
+        _cs_io_close (&job->counters, dir->src_fd);
+      if (dir->dst_fd >= 0)
+        _cs_io_close (&job->counters, dir->dst_fd);
+      _cs_job_release_dir_fds (job, 2);
+      if (dir->dst_name != dir->name)
+        g_free (dir->dst_name);
+      g_free (dir->name);
+      g_free (dir);
+
+      dir = parent;
+    }
+}
+
+static void
+append_dir_path (GString *out,
+                 CsDir   *dir,
+                 gboolean destination)
+{
+  if (dir->parent != NULL)
+    {
+      append_dir_path (out, dir->parent, destination);
+      if (out->len > 0 && out->str[out->len - 1] != '/')
+        g_string_append_c (out, '/');
+    }
+  g_string_append (out, destination ? dir->dst_name : dir->name);
+}
+
+char *
+_cs_dir_dup_path (CsDir      *dir,
+                  const char *name,
+                  gboolean    destination)
+{
+  GString *out = g_string_new (NULL);
+
+  if (dir != NULL)
+    append_dir_path (out, dir, destination);
+  if (name != NULL)
+    {
+      if (out->len > 0 && out->str[out->len - 1] != '/')
+        g_string_append_c (out, '/');
+      g_string_append (out, name);
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+CsBig *
+_cs_big_new (int n_chunks)
+{
+  CsBig *big = g_new0 (CsBig, 1);
+
+  atomic_init (&big->ref, 1);
+  atomic_init (&big->remaining, n_chunks);
+  g_mutex_init (&big->lock);
+  big->src_fd = -1;
+  big->tmp_fd = -1;
+
+  return big;
+}
+
+void
+_cs_big_unref (CsJob *job,
+               CsBig *big)
+{
+  if (atomic_fetch_sub (&big->ref, 1) != 1)
+    return;
+
+  atomic_fetch_sub_explicit (&job->bytes_partial, atomic_load (&big->partial), memory_order_relaxed);
+  if (big->tmp_fd >= 0)
+    _cs_io_close (&job->counters, big->tmp_fd);
+  if (!big->published && big->tmp_name[0] != '\0' && big->dir != NULL)
+    _cs_io_unlinkat (&job->counters, big->dir->dst_fd, big->tmp_name, 0);
+  if (big->src_fd >= 0)
+    _cs_io_close (&job->counters, big->src_fd);
+  if (big->dir != NULL)
+    _cs_dir_unref (big->dir);
+  g_free (big->error_op);
+  g_mutex_clear (&big->lock);
+  g_free (big);
+}
+
+void
+_cs_item_free (CsItem *item)
+{
+  if (item->dir != NULL)
+    _cs_dir_unref (item->dir);
+  g_free (item->name);
+  g_free (item->dst_name);
+  g_free (item);
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-errno"
+
+#include "config.h"
+
+#include <errno.h>
+
+#include "cs-errno-private.h"
+
+gboolean
+_cs_is_fatal_errno (int error_code)
+{
+  switch (error_code)
+    {
+    case ENOSPC:
+    case EDQUOT:
+    case EROFS:
+    case ENOTCONN:
+    case ESTALE:
+    case ENODEV:
+    case ENXIO:
+    case ECONNABORTED:   /* a FUSE share whose daemon died */
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+const char *
+_cs_fatal_message (int error_code)
+{
+  switch (error_code)
+    {
+    case ENOSPC:
+    case EDQUOT:
+      return "The destination is full";
+    case EROFS:
+      return "The destination is read-only";
+    default:
+      return "The destination is no longer available";
+    }
+}
+
+gboolean
+_cs_share_refuses (int error_code)
+{
+  return error_code == EPERM || error_code == EACCES || error_code == EOPNOTSUPP
+         || error_code == ENOSYS || error_code == EINVAL;
+}

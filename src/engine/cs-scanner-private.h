@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "cs-job.h"
+
+G_BEGIN_DECLS
+
+/* controller thread: walks the sources, creates the destination folders and
+ * hands the files to the job's bounded queue. */
+void      _cs_scanner_run          (CsJob        *job);
+
+G_END_DECLS
