@@ -16,6 +16,10 @@ char    *_cs_env_filesystem_type  (const char       *path);
 /* The type and source of that mount ("nfs4 nas:/photos"): names a share across runs. */
 char    *_cs_env_filesystem_id    (const char       *path);
 
+/* The destination, or the folder it will be made in: what to ask about its
+ * filesystem. */
+char    *_cs_env_filesystem_probe (const char       *destination);
+
 /* Whole-machine CPU times from /proc/stat, in clock ticks. */
 gboolean _cs_env_read_cpu_times   (guint64          *out_total,
                                    guint64          *out_idle,

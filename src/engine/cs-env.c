@@ -180,3 +180,9 @@ _cs_env_process_rss (void)
 
   return (guint64) rss_pages * (guint64) sysconf (_SC_PAGESIZE);
 }
+
+char *
+_cs_env_filesystem_probe (const char *destination)
+{
+  return g_file_test (destination, G_FILE_TEST_EXISTS) ? g_strdup (destination) : g_path_get_dirname (destination);
+}

@@ -29,15 +29,6 @@ G_BEGIN_DECLS
 /* One request moves at most this much, so pause and cancel are checked often. */
 #define CS_REQUEST_MAX     (G_GUINT64_CONSTANT (8) << 20)
 #define CS_BUFFER_SIZE     (1u << 20)
-/* What limits a copy changes with the size of its files; Auto remembers a
- * count for each class. */
-typedef enum {
-  CS_SIZE_TINY,       /* mean < 64 kB: requests per file */
-  CS_SIZE_MEDIUM,     /* < 4 MB: both */
-  CS_SIZE_LARGE,      /* bandwidth */
-  CS_N_SIZE_CLASSES
-} CsSizeClass;
-
 /* Locks taken by staged publications, one per destination folder by hash. */
 #define CS_JOB_LINK_LOCKS 16
 

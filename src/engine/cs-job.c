@@ -12,8 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <glib/gstdio.h>
-
+#include "cs-auto-memory-private.h"
 #include "cs-conflict-private.h"
 #include "cs-copy-private.h"
 #include "cs-dir-private.h"
@@ -1249,77 +1248,13 @@ flush_destination (CsJob *job)
   _cs_io_close (&job->counters, fd);
 }
 
-static char *
-memory_path (void)
-{
-  return g_build_filename (g_get_user_config_dir (), "copyscope", "auto-threads.ini", NULL);
-}
-
-static char *
-memory_group (const char *fs_id)
-{
-  char *group = g_strdup_printf ("filesystem %s", fs_id);
-
-  g_strdelimit (group, "[]\n\r", '_');
-  return group;
-}
-
-static const char *const size_class_keys[CS_N_SIZE_CLASSES] = {
-  "threads-tiny-files", "threads-medium-files", "threads-large-files",
-};
-
-/* Where nothing is remembered: the best counts of the local benchmark
- * (bench/run, scale 0.2, cold, nothing deleted just before): tiny files 8–16
- * (many: 1.01 s at 16, 1.15 s at 8, 1.28 s at 4; small: 0.27 s at 8, 0.30 s
- * at 16), text-sized ones 16, large ones 8 (images: 0.14 s at 8, 0.17 s at
- * 4; one big file: 1 to 16 within 5 %). */
-static const guint size_class_start[CS_N_SIZE_CLASSES] = { 16, 16, 8 };
-
-static const char *const size_class_names[CS_N_SIZE_CLASSES] = { "tiny", "medium-sized", "large" };
-
-/* The destination, or the folder it will be made in: what to ask about its
- * filesystem. */
-static char *
-filesystem_probe (const char *destination)
-{
-  return g_file_test (destination, G_FILE_TEST_EXISTS) ? g_strdup (destination) : g_path_get_dirname (destination);
-}
-
-/* @key from the group of @destination's filesystem; 0 when there is none. */
-static guint
-remembered_value (const char *destination,
-                  const char *key,
-                  char      **out_filesystem)
-{
-  g_autoptr(GKeyFile) file = g_key_file_new ();
-  g_autofree char *path = memory_path ();
-  g_autofree char *probe = NULL;
-  g_autofree char *fs_id = NULL;
-  g_autofree char *group = NULL;
-  gint64 threads;
-
-  if (out_filesystem != NULL)
-    *out_filesystem = NULL;
-  probe = filesystem_probe (destination);
-  fs_id = _cs_env_filesystem_id (probe);
-  group = memory_group (fs_id);
-  if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, NULL))
-    return 0;
-  threads = g_key_file_get_int64 (file, group, key, NULL);
-  if (threads < CS_JOB_MIN_THREADS || threads > CS_JOB_MAX_THREADS)
-    return 0;
-  if (out_filesystem != NULL)
-    *out_filesystem = _cs_env_filesystem_type (probe);
-  return (guint) threads;
-}
-
 guint
 cs_job_get_remembered_threads (const char  *destination,
                                char       **out_filesystem)
 {
   g_return_val_if_fail (destination != NULL, 0);
 
-  return remembered_value (destination, "threads", out_filesystem);
+  return _cs_auto_memory_recall (destination, out_filesystem);
 }
 
 /* Remembers what Auto settled on for this destination's filesystem, in
@@ -1327,27 +1262,9 @@ cs_job_get_remembered_threads (const char  *destination,
 static void
 remember_threads (CsJob *job)
 {
-  g_autoptr(GKeyFile) file = g_key_file_new ();
-  g_autofree char *path = memory_path ();
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *fs_id = NULL;
-  g_autofree char *group = NULL;
-  g_autofree char *data = NULL;
-  int klass = atomic_load (&job->size_class) - 1;
-  gsize len;
-
   if (job->auto_settled == 0 || job->settings.dry_run)
     return;
-  fs_id = _cs_env_filesystem_id (job->destination);
-  group = memory_group (fs_id);
-  g_key_file_load_from_file (file, path, G_KEY_FILE_KEEP_COMMENTS, NULL);
-  g_key_file_set_int64 (file, group, "threads", job->auto_settled);
-  if (klass >= 0 && klass < CS_N_SIZE_CLASSES)
-    g_key_file_set_int64 (file, group, size_class_keys[klass], job->auto_settled);
-  g_key_file_set_int64 (file, group, "updated", g_get_real_time () / G_USEC_PER_SEC);
-  data = g_key_file_to_data (file, &len, NULL);
-  g_mkdir_with_parents (dir, 0700);
-  g_file_set_contents_full (path, data, (gssize) len, G_FILE_SET_CONTENTS_CONSISTENT, 0600, NULL);
+  _cs_auto_memory_store (job->destination, atomic_load (&job->size_class) - 1, job->auto_settled);
 }
 
 /* scanner thread: the first look is taken; Auto starts from a count for it. */
@@ -1355,7 +1272,7 @@ static void
 size_up_done (CsJob *job)
 {
   double mean = job->sized_files > 0 ? (double) job->sized_bytes / job->sized_files : 0;
-  CsSizeClass klass = mean < 64e3 ? CS_SIZE_TINY : mean < 4e6 ? CS_SIZE_MEDIUM : CS_SIZE_LARGE;
+  CsSizeClass klass = _cs_size_class_for_mean (mean);
   g_autofree char *reason = NULL;
   guint remembered, start;
   int expected = 1;
@@ -1365,14 +1282,14 @@ size_up_done (CsJob *job)
   if (atomic_load (&job->auto_threads) == 0)
     return;
 
-  remembered = remembered_value (job->destination, size_class_keys[klass], NULL);
-  start = remembered != 0 ? remembered : size_class_start[klass];
+  remembered = _cs_auto_memory_recall_for (job->destination, klass);
+  start = remembered != 0 ? remembered : _cs_size_class_start (klass);
   if (remembered != 0)
     reason = g_strdup_printf ("auto: %s files (%.0f kB on average); %u threads worked best last time",
-                              size_class_names[klass], mean / 1e3, start);
+                              _cs_size_class_name (klass), mean / 1e3, start);
   else
     reason = g_strdup_printf ("auto: %s files (%.0f kB on average); starting at %u threads",
-                              size_class_names[klass], mean / 1e3, start);
+                              _cs_size_class_name (klass), mean / 1e3, start);
   _cs_job_apply_threads (job, start, reason);
   /* The tuner measures from here; a switch turned off meanwhile stays off. */
   atomic_compare_exchange_strong (&job->auto_threads, &expected, 2);
@@ -1411,7 +1328,7 @@ record_environment (CsJob *self)
 
   _cs_env_init_environment (&env);
   env.source_fs = _cs_env_filesystem_type (g_ptr_array_index (self->sources, 0));
-  probe = filesystem_probe (self->destination);
+  probe = _cs_env_filesystem_probe (self->destination);
   env.destination_fs = _cs_env_filesystem_type (probe);
   env.cache_mode = g_strdup (self->cache_mode != NULL ? self->cache_mode : "unknown");
   _cs_run_set_environment (self->run, &env);
