@@ -19,9 +19,9 @@
 #include "cs-tsan-private.h"
 
 /*
- * Sizes follow the seeds, which come from Windows: Explorer and Robocopy print
- * "KB" and "MB" for 1024 and 1024² bytes. So the help-desk article's "12 KB" file
- * is 12 KiB = 12,288 bytes here, "400–600 KB" is 400–600 KiB and "7–8 MB" is
+ * Sizes follow the seeds (docs/ARCHITECTURE.md), which come from Windows:
+ * Explorer and Robocopy print "KB" and "MB" for 1024 and 1024² bytes. So the
+ * help-desk article's "12 KB" file is 12 KiB = 12,288 bytes here, "400–600 KB" is 400–600 KiB and "7–8 MB" is
  * 7–8 MiB. Reports still state MB = 10^6 bytes; only the generated sizes are binary.
  */
 #define KIB ((guint64) 1024)

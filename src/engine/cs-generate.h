@@ -8,7 +8,7 @@
 
 G_BEGIN_DECLS
 
-/* The benchmark scenarios of BENCHMARKS.md. */
+/* The benchmark scenarios (bench/README.md). */
 typedef enum {
   CS_SCENARIO_BIG,      /* 1 file of 2 GiB */
   CS_SCENARIO_IMAGES,   /* 270 files of 7–8 MB, in folders of 500 */

@@ -16,8 +16,9 @@
 
 /*
  * A thread sweep: the same copy timed at several thread counts, repeated, as
- * seed 001 did by hand with Robocopy. The recommendation is the knee, not the
- * peak: the fewest threads that get within a few percent of the best.
+ * seed 001 (docs/ARCHITECTURE.md) did by hand with Robocopy. The
+ * recommendation is the knee, not the peak: the fewest threads that get within
+ * a few percent of the best.
  */
 
 struct _CsSweep {

@@ -60,7 +60,8 @@ cs_compare_format_value (CsCounter counter,
 }
 
 /* Values that print the same, or differ by less than the tolerance, are a tie:
- * the seeds call 0.00 vs. 0.00 "identical", and a 0.3 % gap is measurement noise. */
+ * the Robocopy reviews (docs/ARCHITECTURE.md) call 0.00 vs. 0.00 "identical",
+ * and a 0.3 % gap is measurement noise. */
 static gboolean
 values_tie (CsCounter counter,
             double    a,

@@ -6,7 +6,7 @@
 G_BEGIN_DECLS
 
 /*
- * The oracle every fault test ends with (RELIABILITY.md). Before a run it
+ * The oracle every fault test ends with (docs/RELIABILITY.md). Before a run it
  * snapshots each source tree, what already exists where its copy goes, and any
  * bystander paths outside the job. After the run it classifies every path of
  * each copy:

@@ -28,7 +28,7 @@
 
 /*
  * The CLI binary under faults (through the LD_PRELOAD shim), kills, and the
- * bad-input catalogue of RELIABILITY.md, each ending with the oracle. Every
+ * bad-input catalogue of docs/RELIABILITY.md, each ending with the oracle. Every
  * run of the CLI is bounded by timeout(1), so a hang fails instead of
  * blocking the suite.
  */
