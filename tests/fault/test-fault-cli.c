@@ -1112,6 +1112,247 @@ test_xattrs (Fixture       *f,
     g_assert_cmpuint (report_n_errors (&r), >, 0);
 }
 
+/* Starts "copyscope-cli copy --no-history --no-flush ARGS…" in a session of
+ * its own, under the shim with @env when given; stdout and stderr go to
+ * @out and @err. */
+static GSubprocess *
+launch_copy (const char * const *env,
+             const char         *out,
+             const char         *err,
+             GPid               *out_pid,
+             const char         *first,
+             ...) G_GNUC_NULL_TERMINATED;
+
+static GSubprocess *
+launch_copy (const char * const *env,
+             const char         *out,
+             const char         *err,
+             GPid               *out_pid,
+             const char         *first,
+             ...)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  GSubprocess *process;
+  va_list args;
+
+  g_ptr_array_add (argv, (gpointer) cli);
+  g_ptr_array_add (argv, (gpointer) "copy");
+  g_ptr_array_add (argv, (gpointer) "--no-history");
+  g_ptr_array_add (argv, (gpointer) "--no-flush");
+  va_start (args, first);
+  for (const char *arg = first; arg != NULL; arg = va_arg (args, const char *))
+    g_ptr_array_add (argv, (gpointer) arg);
+  va_end (args);
+  g_ptr_array_add (argv, NULL);
+
+  if (env != NULL)
+    {
+      g_autofree char *asan_options = asan_options_for_preload ();
+
+      for (guint e = 0; env[e] != NULL; e++)
+        {
+          g_auto(GStrv) kv = g_strsplit (env[e], "=", 2);
+          g_subprocess_launcher_setenv (launcher, kv[0], kv[1], TRUE);
+        }
+      g_subprocess_launcher_setenv (launcher, "LD_PRELOAD", shim, TRUE);
+      g_subprocess_launcher_setenv (launcher, "ASAN_OPTIONS", asan_options, TRUE);
+    }
+  g_subprocess_launcher_set_stdout_file_path (launcher, out);
+  g_subprocess_launcher_set_stderr_file_path (launcher, err);
+  child_nofile = 0;
+  g_subprocess_launcher_set_child_setup (launcher, child_setup, NULL, NULL);
+  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  *out_pid = (GPid) g_ascii_strtoll (g_subprocess_get_identifier (process), NULL, 10);
+  return process;
+}
+
+static void
+on_waited (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
+  *(gboolean *) user_data = TRUE;
+}
+
+static gboolean
+on_wait_timeout (gpointer user_data)
+{
+  *(gboolean *) user_data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Waits for @process at most @seconds, then kills its group: a hang fails. */
+static int
+wait_bounded (GSubprocess *process,
+              GPid         pid,
+              double       seconds)
+{
+  gboolean done = FALSE, timed_out = FALSE;
+  guint timeout_id;
+
+  g_subprocess_wait_async (process, NULL, on_waited, &done);
+  timeout_id = g_timeout_add ((guint) (seconds * 1000), on_wait_timeout, &timed_out);
+  while (!done && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  if (!done)
+    {
+      kill (-pid, SIGKILL);
+      while (!done)
+        g_main_context_iteration (NULL, TRUE);
+      g_assert_not_reached ();
+    }
+  g_source_remove (timeout_id);
+  if (g_subprocess_get_if_exited (process))
+    return g_subprocess_get_exit_status (process);
+  return g_subprocess_get_if_signaled (process) ? 128 + g_subprocess_get_term_sig (process) : -1;
+}
+
+static char *
+read_text (const char *path)
+{
+  char *text = NULL;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return g_strdup ("");
+  return text;
+}
+
+/* Lines of @text (the last one may lack its newline). */
+static guint
+text_lines (const char *text)
+{
+  guint n = 0;
+
+  for (const char *p = text; *p != '\0'; p++)
+    n += *p == '\n';
+  return n + (text[0] != '\0' && text[strlen (text) - 1] != '\n');
+}
+
+/* 400 files of 20 kB in four folders: enough to be caught mid-copy. */
+static void
+make_wide_tree (Fixture *f)
+{
+  for (guint d = 0; d < 4; d++)
+    {
+      g_autofree char *dir = g_strdup_printf ("%s/d%u", f->src, d);
+
+      g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+      for (guint i = 0; i < 100; i++)
+        {
+          g_autofree char *p = g_strdup_printf ("%s/f%03u", dir, i);
+          write_pattern (p, 20000, d * 100 + i, 0644);
+        }
+    }
+}
+
+/* ---- What -q and the failure list say --------------------------------------------- */
+
+/* -q hides the progress line and the summary, never a failure: the README
+ * promises every failure on stderr. */
+static void
+test_quiet_lists_failures (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *pattern = g_strconcat ("CSFAULT_PATH=", f->src, "/b.bin", NULL);
+  const char *env[] = { pattern, "CSFAULT_OP=openat", "CSFAULT_ERRNO=EACCES", NULL };
+  How how = { env, TRUE };
+  g_auto(Result) r = { 0 };
+
+  if (!need_shim ())
+    return;
+  make_small_tree (f);
+  watch (f);
+  run_copy (f, &how, &r, "-q", f->src, f->out, NULL);
+
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (report_error (&r, "b.bin"));
+  g_assert_nonnull (strstr (r.err, "b.bin"));
+  g_assert_nonnull (strstr (r.err, "Permission denied"));
+  /* Nothing else: no summary. */
+  g_assert_cmpuint (text_lines (r.err), ==, 1);
+  g_assert_null (strstr (r.out, "Files :"));
+  g_assert_null (strstr (r.err, "Files :"));
+  cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+}
+
+/* ---- Files whose size says nothing: /proc and /sys ------------------------------- */
+
+/* ---- The destination going away ------------------------------------------------------ */
+
+/* ---- Signals ---------------------------------------------------------------------- */
+
+/* An ssh session that drops sends SIGHUP: a clean stop like SIGINT and
+ * SIGTERM, with the summary and no temporary left. */
+static void
+test_sighup (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *pattern = g_strconcat ("CSFAULT_PATH=", f->root, "/out/*", NULL);
+  const char *env[] = { pattern, "CSFAULT_OP=write,copy_file_range", "CSFAULT_DELAY_US=20000", NULL };
+  g_autofree char *out = path_in (f, "stdout");
+  g_autofree char *err = path_in (f, "stderr");
+  g_autofree char *summary = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  CsOracleCounts c;
+  GPid pid;
+  int status;
+
+  if (!need_shim ())
+    return;
+  make_wide_tree (f);
+  /* Replacements are written to named temporaries: the ones a kill would leave. */
+  g_assert_cmpint (g_mkdir (f->copy, 0755), ==, 0);
+  for (guint d = 0; d < 4; d++)
+    {
+      g_autofree char *dir = g_strdup_printf ("%s/d%u", f->copy, d);
+
+      g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+      for (guint i = 0; i < 100; i += 2)
+        {
+          g_autofree char *p = g_strdup_printf ("%s/f%03u", dir, i);
+          struct timespec older[2] = { { 1500000000, 0 }, { 1500000000, 0 } };
+
+          write_pattern (p, 100, 1000 + i, 0644);
+          g_assert_cmpint (utimensat (AT_FDCWD, p, older, 0), ==, 0);
+        }
+    }
+  watch (f);
+  process = launch_copy (env, out, err, &pid, "--threads=4", f->src, f->out, NULL);
+  g_usleep (G_USEC_PER_SEC / 2);
+  g_assert_cmpint (kill (pid, SIGHUP), ==, 0);
+  status = wait_bounded (process, pid, 10);
+  summary = read_text (out);
+  g_test_message ("exit %d after SIGHUP; stdout:\n%s", status, summary);
+  g_assert_cmpint (status, ==, 130);
+  g_assert_nonnull (strstr (summary, "Files :"));
+  c = cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+  g_assert_cmpuint (c.n[CS_ORACLE_TEMP], ==, 0);
+  g_assert_cmpuint (cs_test_tree_find_temporaries (f->out), ==, 0);
+  rerun_converges (f);
+}
+
+/* ---- Counts ---------------------------------------------------------------------- */
+
+/* The record and the samples cannot both go to stdout: nobody could read it. */
+static void
+test_counts_one_stdout (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_auto(Result) r = { 0 };
+
+  make_small_tree (f);
+  watch (f);
+  run_copy (f, NULL, &r, "--json", "-", "--csv", "-", f->src, f->out, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "stdout"));
+  cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+  g_assert_cmpint (cs_oracle_state (f->oracle, 0, "a.txt"), ==, CS_ORACLE_ABSENT);
+}
+
 /* ---- Resources ---------------------------------------------------------------------- */
 
 /* 64 descriptors, soft and hard, and 128 threads: the engine must fit. */
@@ -1187,6 +1428,9 @@ main (int    argc,
   ADD ("bad/unreadable-as-nobody", test_unreadable, NULL);
   ADD ("bad/symlink-loops-and-dangling", test_symlinks, NULL);
   ADD ("bad/fifo-socket-device", test_special_files, NULL);
+  ADD ("quiet/failures-listed", test_quiet_lists_failures, NULL);
+  ADD ("signal/hup", test_sighup, NULL);
+  ADD ("counts/one-stdout", test_counts_one_stdout, NULL);
   ADD ("bad/names", test_names, NULL);
   ADD ("bad/longer-than-path-max", test_long_path, NULL);
   ADD ("bad/1000-levels", test_deep_tree, GUINT_TO_POINTER (1000));
