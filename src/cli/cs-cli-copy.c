@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -182,6 +183,8 @@ print_summary (FILE     *out,
   }
 }
 
+/* Every item not copied, with or without --quiet: the list is the answer to
+ * "what went wrong", which quiet never hides. */
 static void
 print_errors (CsRun *run)
 {
@@ -230,7 +233,7 @@ cs_cli_copy (int    argc,
   CsOverwrite overwrite = CS_OVERWRITE_NEWER;
   CsStaging staging = CS_STAGING_AUTO;
   guint threads = CS_JOB_DEFAULT_THREADS, n_paths;
-  guint sigint_id, sigterm_id;
+  guint sigint_id, sigterm_id, sighup_id;
   CsTotals totals;
   CsRun *run;
   FILE *summary_out = stdout;
@@ -255,9 +258,14 @@ cs_cli_copy (int    argc,
     { NULL }
   };
 
-  /* First of all, so a signal in the first moments still ends in a clean stop. */
+  /* First of all, so a signal in the first moments still ends in a clean stop.
+   * SIGHUP is what a dropped ssh session or a closed terminal sends. */
   sigint_id = g_unix_signal_add (SIGINT, on_signal, &state);
   sigterm_id = g_unix_signal_add (SIGTERM, on_signal, &state);
+  sighup_id = g_unix_signal_add (SIGHUP, on_signal, &state);
+  /* With the terminal or the pipe gone, writing the summary must fail, not
+   * end the process before the record and the history are saved. */
+  signal (SIGPIPE, SIG_IGN);
 
   context = g_option_context_new (_("SOURCE… DEST — copy files and folders"));
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
@@ -269,7 +277,7 @@ cs_cli_copy (int    argc,
       "only when complete.\n\n"
       "Exit status: 0 all copied or skipped as asked, 1 some items failed, 2 usage error,\n"
       "3 fatal (nothing could start, or the destination became unusable),\n"
-      "4 verification mismatch, 130 interrupted (SIGINT or SIGTERM)."));
+      "4 verification mismatch, 130 interrupted (SIGINT, SIGTERM or SIGHUP)."));
 
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
@@ -338,6 +346,11 @@ cs_cli_copy (int    argc,
       cs_cli_usage_error ("copy", _("--wait must be between 0 and 3600 seconds"));
       return CS_EXIT_USAGE;
     }
+  if (g_strcmp0 (json_path, "-") == 0 && g_strcmp0 (csv_path, "-") == 0)
+    {
+      cs_cli_usage_error ("copy", _("--json and --csv cannot both write to stdout; give one of them a file"));
+      return CS_EXIT_USAGE;
+    }
   if (interval != 0 && (interval < 100 || interval > 10000))
     {
       cs_cli_usage_error ("copy", _("--interval must be 0 or between 100 and 10000 ms"));
@@ -386,6 +399,7 @@ cs_cli_copy (int    argc,
   g_idle_remove_by_data (&state);
   g_source_remove (sigint_id);
   g_source_remove (sigterm_id);
+  g_source_remove (sighup_id);
   g_main_loop_unref (state.loop);
 
   if (state.line_len > 0)
@@ -395,14 +409,11 @@ cs_cli_copy (int    argc,
   if (g_strcmp0 (json_path, "-") == 0 || g_strcmp0 (csv_path, "-") == 0)
     summary_out = stderr;
 
+  /* The error list names a fatal error too: the file that met it, or the
+   * destination. */
+  print_errors (run);
   if (!quiet)
-    {
-      print_errors (run);
-      print_summary (summary_out, run, auto_threads);
-    }
-  /* Without --quiet the error list above already names it. */
-  if (quiet && state.error != NULL && !g_error_matches (state.error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED))
-    g_printerr ("copyscope-cli: %s\n", state.error->message);
+    print_summary (summary_out, run, auto_threads);
 
   if (json_path != NULL)
     {
