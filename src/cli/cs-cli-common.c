@@ -3,6 +3,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include <glib/gi18n.h>
@@ -41,6 +42,64 @@ cs_cli_format_bytes (guint64 bytes)
   if (u == 0)
     return g_strdup_printf ("%" G_GUINT64_FORMAT " B", bytes);
   return g_strdup_printf ("%.*f %s", v < 10 ? 2 : v < 100 ? 1 : 0, v, units[u]);
+}
+
+/* "50M", "50MB/s", "2.5G", "800k", "64Mi": decimal units as everywhere
+ * (M = 10^6), binary ones with an "i", "B" and "/s" optional. */
+gboolean
+cs_cli_parse_rate (const char *text,
+                   double     *out)
+{
+  static const struct { char letter; double decimal; double binary; } units[] = {
+    { 'k', 1e3, 1024.0 }, { 'K', 1e3, 1024.0 }, { 'M', 1e6, 1048576.0 },
+    { 'G', 1e9, 1073741824.0 }, { 'T', 1e12, 1099511627776.0 },
+  };
+  char *end = NULL;
+  double v, scale = 1;
+
+  if (text == NULL || !g_ascii_isdigit (text[0]))
+    return FALSE;
+  v = g_ascii_strtod (text, &end);
+  if (end == text || !(v >= 0) || !isfinite (v))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (units) && *end != '\0'; i++)
+    if (*end == units[i].letter)
+      {
+        end++;
+        scale = *end == 'i' ? units[i].binary : units[i].decimal;
+        if (*end == 'i')
+          end++;
+        break;
+      }
+  if (*end == 'B')
+    end++;
+  if (g_str_equal (end, "/s"))
+    end += 2;
+  if (*end != '\0')
+    return FALSE;
+  *out = v * scale;
+  return *out < 1e15;
+}
+
+/* "500", "500/s", "2.5/s" */
+gboolean
+cs_cli_parse_files_rate (const char *text,
+                         double     *out)
+{
+  char *end = NULL;
+  double v;
+
+  if (text == NULL || !g_ascii_isdigit (text[0]))
+    return FALSE;
+  v = g_ascii_strtod (text, &end);
+  if (end == text || !(v >= 0) || !isfinite (v) || v > 1e9)
+    return FALSE;
+  if (g_str_equal (end, "/s"))
+    end += 2;
+  if (*end != '\0')
+    return FALSE;
+  *out = v;
+  return TRUE;
 }
 
 char *

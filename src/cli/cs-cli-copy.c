@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -86,6 +87,8 @@ on_progress (CsJob    *job,
     }
   if (p.state == CS_JOB_STATE_PAUSED)
     g_string_append (line, "  (paused)");
+  else if (cs_job_get_limited (job))
+    g_string_append_printf (line, "  (%s)", _("limited by your setting"));
   if (p.n_errors > 0)
     g_string_append_printf (line, "  %u errors", p.n_errors);
 
@@ -127,6 +130,61 @@ on_done (CsJob        *job,
   if (error != NULL)
     state->error = g_error_copy (error);
   g_main_loop_quit (state->loop);
+}
+
+static char *
+format_limit (const char *kind,
+              double      value)
+{
+  g_autofree char *bytes = NULL;
+
+  if (value <= 0)
+    return g_strdup (_("none"));
+  if (g_str_equal (kind, "max-files"))
+    return g_strdup_printf ("%g files/s", value);
+  bytes = cs_cli_format_bytes ((guint64) value);
+  return g_strdup_printf ("%s/s", bytes);
+}
+
+/* The speed limits at the start and each change, as the graph marks them. */
+static void
+print_limits (FILE  *out,
+              CsRun *run)
+{
+  const CsRunSettings *settings = cs_run_get_settings (run);
+  g_autoptr(GArray) events = cs_run_dup_events (run);
+  g_autoptr(GString) line = g_string_new (NULL);
+  gboolean any = settings->max_rate > 0 || settings->max_files > 0;
+
+  if (settings->max_rate > 0)
+    {
+      g_autofree char *v = format_limit ("max-rate", settings->max_rate);
+      g_string_append (line, v);
+    }
+  if (settings->max_files > 0)
+    {
+      g_autofree char *v = format_limit ("max-files", settings->max_files);
+      g_string_append_printf (line, "%s%s", line->len > 0 ? ", " : "", v);
+    }
+  for (guint i = 0; i < events->len; i++)
+    {
+      const CsRunEvent *e = &g_array_index (events, CsRunEvent, i);
+      g_autofree char *v = NULL;
+
+      if (!g_str_equal (e->kind, "max-rate") && !g_str_equal (e->kind, "max-files"))
+        continue;
+      v = format_limit (e->kind, e->value);
+      g_string_append_printf (line, "%s", line->len > 0 ? ", " : "");
+      if (g_str_equal (e->kind, "max-files"))
+        /* Translators: a files/s limit set while copying: "files 20 files/s from 3.5 s" */
+        g_string_append_printf (line, _("files %s from %.1f s"), v, e->t);
+      else
+        /* Translators: a data limit set while copying: "data 10.0 MB/s from 3.5 s" */
+        g_string_append_printf (line, _("data %s from %.1f s"), v, e->t);
+      any = TRUE;
+    }
+  if (any)
+    fprintf (out, "%8s : %s\n", _("Limits"), line->str);
 }
 
 static void
@@ -181,6 +239,7 @@ print_summary (FILE     *out,
       }
     fprintf (out, "\n");
   }
+  print_limits (out, run);
 }
 
 /* Every item not copied, with or without --quiet: the list is the answer to
@@ -225,6 +284,11 @@ cs_cli_copy (int    argc,
   g_autofree char *json_path = NULL;
   g_autofree char *csv_path = NULL;
   g_autofree char *cache_mode = NULL;
+  g_autofree char *max_rate_arg = NULL;
+  g_autofree char *max_files_arg = NULL;
+  g_autofree char *log_path = NULL;
+  double max_rate = 0, max_files = 0;
+  int log_fd = -1;
   int retries = 2, interval = 250;
   double wait = 1.0;
   gboolean auto_threads = FALSE, no_history = FALSE;
@@ -248,6 +312,9 @@ cs_cli_copy (int    argc,
     { "no-flush", 0, 0, G_OPTION_ARG_NONE, &no_flush, N_("Do not flush the destination to disk at the end"), NULL },
     { "dry-run", 'n', 0, G_OPTION_ARG_NONE, &dry_run, N_("List what would be done; write nothing"), NULL },
     { "exclude", 'x', 0, G_OPTION_ARG_STRING_ARRAY, &excludes, N_("Skip names matching GLOB (repeatable)"), "GLOB" },
+    { "max-rate", 0, 0, G_OPTION_ARG_STRING, &max_rate_arg, N_("Copy at most RATE bytes per second: 50M is 50 MB/s, 2G 2 GB/s (default: no limit)"), "RATE" },
+    { "max-files", 0, 0, G_OPTION_ARG_STRING, &max_files_arg, N_("Write, move or delete at most N files per second, as 500/s (default: no limit)"), "N/s" },
+    { "log", 0, 0, G_OPTION_ARG_FILENAME, &log_path, N_("Write one line per item (copied, skipped, failed …) to FILE, or - for stdout"), "FILE" },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path, N_("Write the run record as JSON to FILE, or - for stdout"), "FILE" },
     { "csv", 0, 0, G_OPTION_ARG_FILENAME, &csv_path, N_("Write the samples as CSV to FILE, or - for stdout"), "FILE" },
     { "interval", 0, 0, G_OPTION_ARG_INT, &interval, N_("Sampling interval in ms, 100–10000, 0 for none (default 250)"), "MS" },
@@ -356,6 +423,21 @@ cs_cli_copy (int    argc,
       cs_cli_usage_error ("copy", _("--interval must be 0 or between 100 and 10000 ms"));
       return CS_EXIT_USAGE;
     }
+  if (g_strcmp0 (log_path, "-") == 0 && (g_strcmp0 (json_path, "-") == 0 || g_strcmp0 (csv_path, "-") == 0))
+    {
+      cs_cli_usage_error ("copy", _("Only one of --log, --json and --csv can write to stdout"));
+      return CS_EXIT_USAGE;
+    }
+  if (max_rate_arg != NULL && !cs_cli_parse_rate (max_rate_arg, &max_rate))
+    {
+      cs_cli_usage_error ("copy", _("--max-rate takes bytes per second such as 50M or 1.5G, not “%s”"), max_rate_arg);
+      return CS_EXIT_USAGE;
+    }
+  if (max_files_arg != NULL && !cs_cli_parse_files_rate (max_files_arg, &max_files))
+    {
+      cs_cli_usage_error ("copy", _("--max-files takes files per second such as 500/s, not “%s”"), max_files_arg);
+      return CS_EXIT_USAGE;
+    }
 
   job = cs_job_new ();
   for (guint i = 0; i + 1 < n_paths; i++)
@@ -377,12 +459,29 @@ cs_cli_copy (int    argc,
     cs_job_set_dry_run (job, TRUE, on_plan, NULL);
   for (guint i = 0; excludes != NULL && excludes[i] != NULL; i++)
     cs_job_add_exclude (job, excludes[i]);
+  cs_job_set_max_rate (job, max_rate);
+  cs_job_set_max_files (job, max_files);
 
   if (!cs_job_check (job, &error))
     {
       g_printerr ("copyscope-cli: %s\n", error->message);
       return g_error_matches (error, CS_JOB_ERROR, CS_JOB_ERROR_INVALID) ? CS_EXIT_USAGE : CS_EXIT_FATAL;
     }
+
+  if (g_strcmp0 (log_path, "-") == 0)
+    log_fd = STDOUT_FILENO;
+  else if (log_path != NULL)
+    {
+      log_fd = open (log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (log_fd < 0)
+        {
+          g_autofree char *display = g_filename_display_name (log_path);
+
+          g_printerr ("copyscope-cli: %s: %s\n", display, g_strerror (errno));
+          return CS_EXIT_FATAL;
+        }
+    }
+  cs_job_set_log_fd (job, log_fd);
 
   state.job = job;
   state.loop = g_main_loop_new (NULL, FALSE);
@@ -406,7 +505,9 @@ cs_cli_copy (int    argc,
     g_printerr ("\r%*s\r", (int) state.line_len, "");
 
   run = cs_job_get_run (job);
-  if (g_strcmp0 (json_path, "-") == 0 || g_strcmp0 (csv_path, "-") == 0)
+  if (log_fd > STDERR_FILENO && close (log_fd) != 0)
+    g_printerr ("copyscope-cli: %s\n", g_strerror (errno));
+  if (g_strcmp0 (json_path, "-") == 0 || g_strcmp0 (csv_path, "-") == 0 || log_fd == STDOUT_FILENO)
     summary_out = stderr;
 
   /* The error list names a fatal error too: the file that met it, or the

@@ -8,5 +8,6 @@
 #include "cs-generate.h"
 #include "cs-io-error.h"
 #include "cs-job.h"
+#include "cs-log.h"
 #include "cs-run.h"
 #include "cs-sweep.h"

@@ -193,14 +193,15 @@ _cs_copy_decide (CsJob             *job,
     {
       if (errno == ENOENT)
         return CS_ACTION_COPY;
-      _cs_job_report (job, dir, dst_name, "stat destination", errno, NULL, 1);
+      _cs_job_report_item (job, dir, name, dst_name, (guint64) src->st_size, FALSE,
+                           "stat destination", errno, NULL, 1);
       return CS_ACTION_FAIL;
     }
 
   if (S_ISDIR (dst.st_mode))
     {
-      _cs_job_report (job, dir, dst_name, "replace", EISDIR,
-                      "A folder of that name exists at the destination", 1);
+      _cs_job_report_item (job, dir, name, dst_name, (guint64) src->st_size, FALSE, "replace", EISDIR,
+                           "A folder of that name exists at the destination", 1);
       return CS_ACTION_FAIL;
     }
 
@@ -217,7 +218,7 @@ _cs_copy_decide (CsJob             *job,
   switch (job->settings.overwrite)
     {
     case CS_OVERWRITE_NEVER:
-      return CS_ACTION_SKIP;
+      return CS_ACTION_SKIP_KEPT;
     case CS_OVERWRITE_NEWER:
       return newer (&dst, src) ? CS_ACTION_SKIP_NEWER : CS_ACTION_REPLACE;
     case CS_OVERWRITE_ASK:
@@ -232,7 +233,7 @@ _cs_copy_decide (CsJob             *job,
             return CS_ACTION_KEEP_BOTH;
           case CS_CONFLICT_SKIP:
           default:
-            return CS_ACTION_SKIP;
+            return CS_ACTION_SKIP_KEPT;
           }
       }
     case CS_OVERWRITE_ALWAYS:
@@ -244,6 +245,7 @@ _cs_copy_decide (CsJob             *job,
 void
 _cs_copy_account (CsJob      *job,
                   CsDir      *dir,
+                  const char *name,
                   const char *dst_name,
                   CsAction    action,
                   guint64     size)
@@ -253,8 +255,15 @@ _cs_copy_account (CsJob      *job,
     case CS_ACTION_SKIP_NEWER:
       _cs_job_report (job, dir, dst_name, "skip", 0,
                       "Skipped: the file at the destination is newer", 0);
-      G_GNUC_FALLTHROUGH;
+      _cs_job_log (job, dir, name, "skipped", size, "the file at the destination is newer");
+      _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, size);
+      break;
     case CS_ACTION_SKIP:
+      _cs_job_log (job, dir, name, "skipped", size, "identical");
+      _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, size);
+      break;
+    case CS_ACTION_SKIP_KEPT:
+      _cs_job_log (job, dir, name, "skipped", size, "the file at the destination differs and was kept");
       _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, size);
       break;
     case CS_ACTION_FAIL:
@@ -300,6 +309,31 @@ open_source (CsJob      *job,
   return _cs_io_openat (&job->counters, dir->src_fd, name, flags, 0);
 }
 
+/* The smallest request a speed limit cuts the data into. */
+#define LIMITED_REQUEST_MIN (G_GUINT64_CONSTANT (64) << 10)
+
+/* Before a request of @want bytes: what the speed limit lets it move now
+ * (waiting for it, holding nothing), or 0 when the job stops meanwhile. */
+guint64
+_cs_copy_limit_take (CsJob   *job,
+                     guint64  want)
+{
+  if (!_cs_limiter_is_on (&job->byte_limit))
+    return want;
+  want = MIN (want, _cs_limiter_request_size (&job->byte_limit, LIMITED_REQUEST_MIN, CS_REQUEST_MAX));
+  return _cs_limiter_take (&job->byte_limit, (double) want) ? want : 0;
+}
+
+/* After it: gives back what the request took and did not move. */
+void
+_cs_copy_limit_refund (CsJob   *job,
+                       guint64  taken,
+                       gssize   moved)
+{
+  if (moved < 0 || (guint64) moved < taken)
+    _cs_limiter_refund (&job->byte_limit, (double) (taken - (guint64) MAX (moved, 0)));
+}
+
 /* Copies [offset, offset + length) with the fastest method the filesystems allow. */
 static Outcome
 copy_range (CsJob    *job,
@@ -318,6 +352,9 @@ copy_range (CsJob    *job,
 
       if (!_cs_job_wait_if_paused (job))
         return fail (CS_ERR_STOPPED, NULL);
+      want = _cs_copy_limit_take (job, want);
+      if (want == 0)
+        return fail (CS_ERR_STOPPED, NULL);
 
       if (!atomic_load_explicit (&job->no_copy_range, memory_order_relaxed))
         {
@@ -325,6 +362,8 @@ copy_range (CsJob    *job,
           off_t out = (off_t) (offset + done);
 
           n = _cs_io_copy_range (&job->counters, src_fd, &in, dst_fd, &out, want);
+          if (n > 0)
+            _cs_copy_limit_refund (job, want, n);
           if (n > 0)
             {
               done += (guint64) n;
@@ -342,6 +381,7 @@ copy_range (CsJob    *job,
 
       n = _cs_io_pread (&job->counters, src_fd, worker->buffer, MIN (want, CS_BUFFER_SIZE),
                         (off_t) (offset + done));
+      _cs_copy_limit_refund (job, want, n);
       if (n < 0)
         return fail (errno, "read");
       if (n == 0)
@@ -837,6 +877,7 @@ publish (CsJob      *job,
     case CS_ACTION_COPY:
     case CS_ACTION_SKIP:
     case CS_ACTION_SKIP_NEWER:
+    case CS_ACTION_SKIP_KEPT:
     case CS_ACTION_FAIL:
     default:
       return publish_noreplace (job, tmp_fd, tmp, dir, final);
@@ -1133,14 +1174,24 @@ copy_symlink_once (CsJob    *job,
 
 static void
 record_failure (CsJob      *job,
-                CsDir      *dir,
+                CsItem     *item,
                 const char *name,
                 Outcome     o,
                 guint       attempts,
                 guint64     size)
 {
+  CsDir *dir = item->dir;
+
   if (o.code == CS_ERR_STOPPED)
     return;
+  if (job->log != NULL)
+    {
+      const char *message = outcome_message (o.code);
+      g_autofree char *why = g_strdup_printf ("%s: %s", o.op != NULL ? o.op : "copy",
+                                              message != NULL ? message : g_strerror (MAX (o.code, 0)));
+
+      _cs_job_log (job, dir, item->name, "failed", size, why);
+    }
   if (o.code > 0 && _cs_is_fatal_errno (o.code))
     {
       /* The file that met the fatal error names it; the job report filters the
@@ -1159,9 +1210,12 @@ record_failure (CsJob      *job,
 }
 
 static void
-record_success (CsJob   *job,
-                guint64  size)
+record_success (CsJob    *job,
+                CsItem   *item,
+                CsAction  action,
+                guint64   size)
 {
+  _cs_job_log (job, item->dir, item->name, action == CS_ACTION_REPLACE ? "replaced" : "copied", size, NULL);
   _cs_job_add_total (job, CS_CLASS_COPIED, 1, size);
   atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);
   atomic_fetch_add_explicit (&job->counters.bytes_done, size, memory_order_relaxed);
@@ -1279,8 +1333,15 @@ copy_chunk (CsJob    *job,
   guint attempts = 1;
   gboolean skip;
 
+  /* The file counts against a files/s limit once, when its first chunk
+   * starts, and waits for it before taking the file's lock. */
+  if (item->offset == 0 && !_cs_limiter_take (&job->file_limit, 1))
+    skip = TRUE;
+  else
+    skip = FALSE;
+
   _cs_mutex_lock (&big->lock);
-  if (!big->opened && !big->failed && !_cs_job_stopping (job))
+  if (!skip && !big->opened && !big->failed && !_cs_job_stopping (job))
     {
       big->opened = TRUE;
       big->dir = _cs_dir_ref (item->dir);
@@ -1292,7 +1353,7 @@ copy_chunk (CsJob    *job,
           big->error_op = g_strdup (o.op);
         }
     }
-  skip = big->failed || !big->opened;
+  skip = skip || big->failed || !big->opened;
   _cs_mutex_unlock (&big->lock);
 
   if (!skip && !_cs_job_stopping (job))
@@ -1318,7 +1379,7 @@ copy_chunk (CsJob    *job,
   if (big->failed || !big->opened || _cs_job_stopping (job))
     {
       if (big->failed && big->error_code != CS_ERR_STOPPED && !_cs_job_stopping (job))
-        record_failure (job, item->dir, final, fail (big->error_code, big->error_op), attempts,
+        record_failure (job, item, final, fail (big->error_code, big->error_op), attempts,
                         (guint64) item->st.st_size);
       return;
     }
@@ -1333,16 +1394,16 @@ copy_chunk (CsJob    *job,
         big->published = TRUE;
     }
   if (o.code == 0)
-    record_success (job, (guint64) item->st.st_size);
+    record_success (job, item, action, (guint64) item->st.st_size);
   else if (o.code > 0 && _cs_is_fatal_errno (o.code))
     {
       if (!_cs_job_fatal (job, _cs_fatal_message (o.code)))
         return;
       job->fatal_reported = TRUE;
-      record_failure (job, item->dir, final, o, 1, (guint64) item->st.st_size);
+      record_failure (job, item, final, o, 1, (guint64) item->st.st_size);
     }
   else
-    record_failure (job, item->dir, final, o, 1, (guint64) item->st.st_size);
+    record_failure (job, item, final, o, 1, (guint64) item->st.st_size);
 }
 
 /* worker thread */
@@ -1373,15 +1434,17 @@ _cs_copy_item (CsJob    *job,
   action = _cs_copy_decide (job, item->dir, item->name, final, &item->st);
   if (action >= CS_ACTION_SKIP)
     {
-      _cs_copy_account (job, item->dir, final, action, size);
+      _cs_copy_account (job, item->dir, item->name, final, action, size);
       return;
     }
+  if (!_cs_limiter_take (&job->file_limit, 1))
+    return;
 
   o = with_retries (job, item->kind == CS_ITEM_SYMLINK ? symlink_once : copy_file_once,
                     worker, item, action, &attempts);
   atomic_fetch_sub_explicit (&job->bytes_partial, worker->partial, memory_order_relaxed);
   if (o.code == 0)
-    record_success (job, size);
+    record_success (job, item, action, size);
   else
-    record_failure (job, item->dir, final, o, attempts, size);
+    record_failure (job, item, final, o, attempts, size);
 }

@@ -15,6 +15,8 @@
 #include "cs-dir-private.h"
 #include "cs-io-private.h"
 #include "cs-job.h"
+#include "cs-limiter-private.h"
+#include "cs-log-private.h"
 #include "cs-run-private.h"
 #include "cs-tsan-private.h"
 
@@ -106,6 +108,13 @@ struct _CsJob {
   gboolean      sized;
   atomic_int    size_class;       /* CsSizeClass + 1; 0 before the first look */
 
+  /* Speed limits, set from the main thread at any time */
+  CsLimiter     byte_limit;       /* data copied, bytes per second */
+  CsLimiter     file_limit;       /* files written, moved or deleted per second */
+
+  CsLog        *log;              /* the per-file log, or NULL */
+  int           log_fd;
+
   CsChunking    chunking;
   gboolean      split_big;        /* scanner: this source's big files go in chunks */
 
@@ -191,6 +200,32 @@ void      _cs_job_report           (CsJob        *job,
                                     int           error_code,
                                     const char   *message,
                                     guint         attempts);
+/* _cs_job_report for an item (@name in @dir, or @dst_name there when given)
+ * that failed, which the per-file log lists too. */
+void      _cs_job_report_item      (CsJob        *job,
+                                    CsDir        *dir,
+                                    const char   *name,
+                                    const char   *dst_name,
+                                    guint64       size,
+                                    gboolean      folder,
+                                    const char   *operation,
+                                    int           error_code,
+                                    const char   *message,
+                                    guint         attempts);
+/* A line of the per-file log for @name in @dir (its source path), when the
+ * job keeps one; cs-log.h says what @action and @why hold. */
+void      _cs_job_log              (CsJob        *job,
+                                    CsDir        *dir,
+                                    const char   *name,
+                                    const char   *action,
+                                    guint64       bytes,
+                                    const char   *why);
+void      _cs_job_log_path         (CsJob        *job,
+                                    const char   *path,
+                                    gboolean      folder,
+                                    const char   *action,
+                                    guint64       bytes,
+                                    const char   *why);
 /* Once per run: @operation's metadata (chown, chmod, set link times) is not
  * kept by the destination. */
 void      _cs_job_report_not_kept  (CsJob        *job,

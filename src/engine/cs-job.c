@@ -87,6 +87,7 @@ cs_job_finalize (GObject *object)
   g_clear_pointer (&self->pending_thread_changes, g_array_unref);
   g_clear_error (&self->run_error);
   g_free (self->fatal_message);
+  g_clear_pointer (&self->log, _cs_log_free);
   g_mutex_clear (&self->lock);
   g_mutex_clear (&self->ask_lock);
   g_mutex_clear (&self->notify_lock);
@@ -97,6 +98,8 @@ cs_job_finalize (GObject *object)
   g_ptr_array_unref (self->stages);
   g_cond_clear (&self->cond);
   g_cond_clear (&self->sampler_cond);
+  _cs_limiter_clear (&self->byte_limit);
+  _cs_limiter_clear (&self->file_limit);
 
   G_OBJECT_CLASS (cs_job_parent_class)->finalize (object);
 }
@@ -145,10 +148,13 @@ cs_job_init (CsJob *self)
   for (guint i = 0; i < CS_JOB_LINK_LOCKS; i++)
     g_mutex_init (&self->link_locks[i]);
   self->stage_root_fd = -1;
+  self->log_fd = -1;
   self->stages = g_ptr_array_new_with_free_func (g_free);
   self->free_stages = g_ptr_array_new ();
   g_cond_init (&self->cond);
   g_cond_init (&self->sampler_cond);
+  _cs_limiter_init (&self->byte_limit);
+  _cs_limiter_init (&self->file_limit);
   self->pending_samples = g_array_new (FALSE, FALSE, sizeof (CsSample));
   self->pending_conflicts = g_ptr_array_new_with_free_func (g_object_unref);
   self->pending_thread_changes = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -308,6 +314,16 @@ cs_job_add_exclude (CsJob      *self,
   for (guint i = 0; i < n; i++)
     self->settings.excludes[i] = g_strdup (old[i]);
   self->settings.excludes[n] = g_strdup (glob);
+}
+
+void
+cs_job_set_log_fd (CsJob *self,
+                   int    fd)
+{
+  RETURN_IF_STARTED (self);
+  g_return_if_fail (fd >= -1);
+
+  self->log_fd = fd;
 }
 
 void
@@ -633,6 +649,9 @@ stop (CsJob        *job,
     }
   g_cond_broadcast (&job->cond);
   _cs_mutex_unlock (&job->lock);
+  /* Workers waiting for a speed limit stop waiting. */
+  _cs_limiter_stop (&job->byte_limit);
+  _cs_limiter_stop (&job->file_limit);
 
   return first;
 }
@@ -851,6 +870,56 @@ _cs_job_report (CsJob      *job,
   _cs_mutex_lock (&job->notify_lock);
   job->progress_dirty = TRUE;
   _cs_mutex_unlock (&job->notify_lock);
+}
+
+void
+_cs_job_report_item (CsJob      *job,
+                     CsDir      *dir,
+                     const char *name,
+                     const char *dst_name,
+                     guint64     size,
+                     gboolean    folder,
+                     const char *operation,
+                     int         error_code,
+                     const char *message,
+                     guint       attempts)
+{
+  _cs_job_report (job, dir, dst_name != NULL ? dst_name : name, operation, error_code, message, attempts);
+  if (job->log != NULL)
+    {
+      g_autofree char *path = _cs_dir_dup_path (dir, name, FALSE);
+      g_autofree char *why = g_strdup_printf ("%s: %s", operation,
+                                              message != NULL ? message : g_strerror (error_code));
+
+      _cs_log_item (job->log, "failed", size, path, folder, why);
+    }
+}
+
+void
+_cs_job_log (CsJob      *job,
+             CsDir      *dir,
+             const char *name,
+             const char *action,
+             guint64     bytes,
+             const char *why)
+{
+  g_autofree char *path = NULL;
+
+  if (job->log == NULL)
+    return;
+  path = _cs_dir_dup_path (dir, name, FALSE);
+  _cs_log_item (job->log, action, bytes, path, FALSE, why);
+}
+
+void
+_cs_job_log_path (CsJob      *job,
+                  const char *path,
+                  gboolean    folder,
+                  const char *action,
+                  guint64     bytes,
+                  const char *why)
+{
+  _cs_log_item (job->log, action, bytes, path, folder, why);
 }
 
 /* Metadata a share does not keep is reported once per run, not once per file:
@@ -1106,6 +1175,75 @@ _cs_job_auto_feed (CsJob          *job,
     _cs_job_apply_threads (job, next, reason);
 }
 
+/* A limit set while the job runs is an event for the graph. */
+static void
+set_limit (CsJob      *self,
+           CsLimiter  *limiter,
+           double     *setting,
+           const char *kind,
+           double      value)
+{
+  CsJobState state = cs_job_get_state (self);
+
+  if (state == CS_JOB_STATE_FINISHED || _cs_limiter_get (limiter) == value)
+    return;
+  _cs_limiter_set (limiter, value);
+  if (state == CS_JOB_STATE_READY)
+    *setting = value;
+  else
+    {
+      CsRunEvent event = { _cs_job_elapsed (self), (char *) kind, value };
+
+      _cs_run_add_event (self->run, &event);
+      _cs_job_post_sample (self, NULL);
+    }
+}
+
+void
+cs_job_set_max_rate (CsJob  *self,
+                     double  bytes_per_second)
+{
+  g_return_if_fail (CS_IS_JOB (self));
+  g_return_if_fail (bytes_per_second >= 0);
+
+  set_limit (self, &self->byte_limit, &self->settings.max_rate, "max-rate", bytes_per_second);
+}
+
+double
+cs_job_get_max_rate (CsJob *self)
+{
+  g_return_val_if_fail (CS_IS_JOB (self), 0);
+
+  return _cs_limiter_get (&self->byte_limit);
+}
+
+void
+cs_job_set_max_files (CsJob  *self,
+                      double  files_per_second)
+{
+  g_return_if_fail (CS_IS_JOB (self));
+  g_return_if_fail (files_per_second >= 0);
+
+  set_limit (self, &self->file_limit, &self->settings.max_files, "max-files", files_per_second);
+}
+
+double
+cs_job_get_max_files (CsJob *self)
+{
+  g_return_val_if_fail (CS_IS_JOB (self), 0);
+
+  return _cs_limiter_get (&self->file_limit);
+}
+
+gboolean
+cs_job_get_limited (CsJob *self)
+{
+  g_return_val_if_fail (CS_IS_JOB (self), FALSE);
+
+  return _cs_limiter_held_back (&self->byte_limit, G_USEC_PER_SEC)
+         || _cs_limiter_held_back (&self->file_limit, G_USEC_PER_SEC);
+}
+
 guint
 cs_job_get_threads (CsJob *self)
 {
@@ -1215,6 +1353,8 @@ sampler_thread (gpointer data)
         {
           _cs_mutex_unlock (&job->lock);
           _cs_sampler_take (sampler, record);
+          /* Lines of files that finished a while ago reach the log now. */
+          _cs_log_flush (job->log);
           _cs_mutex_lock (&job->lock);
           next += interval;
           /* After a long stall, sample again at the normal pace rather than catch up. */
@@ -1372,6 +1512,7 @@ controller_thread (gpointer data)
   _cs_mutex_unlock (&job->lock);
   if (job->sampler != NULL)
     g_thread_join (g_steal_pointer (&job->sampler));
+  g_clear_pointer (&job->log, _cs_log_free);
 
   for (guint c = 0; c < CS_N_CLASSES; c++)
     for (guint k = 0; k < CS_N_KINDS; k++)
@@ -1456,6 +1597,8 @@ start (CsJob         *self,
   self->euid = geteuid ();
   self->egid = getegid ();
   self->max_pending = 4096;
+  if (self->log_fd >= 0)
+    self->log = _cs_log_new (self->log_fd);
   plan_fd_budget (self);
   record_start (self);
 

@@ -123,6 +123,12 @@ void        cs_job_set_staging      (CsJob          *self,
                                      CsStaging       staging);
 void        cs_job_set_chunking     (CsJob          *self,
                                      CsChunking      chunking);
+/* The per-file log (cs-log.h): one line per item, copied, skipped, failed,
+ * moved or deleted, written to @fd (-1: none) while the job runs and
+ * complete when it finishes. @fd is borrowed; the job never closes it. The
+ * window can open a file beside the run record and hand it here. */
+void        cs_job_set_log_fd       (CsJob          *self,
+                                     int             fd);
 /* How far the workers yield the CPU to the process's other threads: their nice
  * value, 0–19 (default CS_JOB_DEFAULT_WORKER_NICE). A front end that draws
  * while dozens of workers copy asks for more. At CS_JOB_MAX_WORKER_NICE the
@@ -133,6 +139,27 @@ void        cs_job_set_worker_nice  (CsJob          *self,
 /* Refuses dangerous or impossible requests before anything is written. */
 gboolean    cs_job_check            (CsJob          *self,
                                      GError        **error);
+
+/*
+ * Speed limits: main thread, before the job runs or while it runs; a change
+ * takes effect within a tenth of a second and is an event in the run record
+ * ("max-rate", "max-files"), which the graph can mark. 0 lifts a limit.
+ *
+ * @bytes_per_second bounds the data copied (what the workers read from the
+ * sources and write to the destination; a reflink moves no data and is not
+ * slowed). @files_per_second bounds the files written, moved by a rename or
+ * deleted by a mirror: what a NAS's metadata path suffers from. Workers wait
+ * for the limit holding nothing another worker needs.
+ */
+void        cs_job_set_max_rate     (CsJob          *self,
+                                     double          bytes_per_second);
+double      cs_job_get_max_rate     (CsJob          *self);
+void        cs_job_set_max_files    (CsJob          *self,
+                                     double          files_per_second);
+double      cs_job_get_max_files    (CsJob          *self);
+/* any thread: whether a limit held the copy back within the last second —
+ * what the window's explainer says as "limited by your setting". */
+gboolean    cs_job_get_limited      (CsJob          *self);
 
 /* Control: main thread, any time. */
 void        cs_job_set_threads      (CsJob          *self,

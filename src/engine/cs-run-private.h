@@ -34,6 +34,9 @@ void _cs_run_add_thread_change (CsRun                  *run,
                                 guint                   from,
                                 guint                   to,
                                 const char             *reason);
+/* @event's strings are copied; its path is in the filename encoding. */
+void _cs_run_add_event         (CsRun                  *run,
+                                const CsRunEvent       *event);
 /* @path is in the filename encoding; the run stores a display form and, when
  * it is not valid UTF-8, the exact bytes in base64. */
 void _cs_run_add_error         (CsRun                  *run,

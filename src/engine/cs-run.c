@@ -49,6 +49,7 @@ struct _CsRun
   char             *fatal_error;
   GArray           *samples;      /* of CsSample */
   GArray           *timeline;     /* of CsThreadChange */
+  GArray           *events;       /* of CsRunEvent */
   GPtrArray        *errors;       /* of CsRunError */
   guint             n_errors;     /* its length, read without the lock */
   guint64           errors_omitted;
@@ -96,6 +97,37 @@ cs_overwrite_from_string (const char  *str,
           return TRUE;
         }
     }
+
+  return FALSE;
+}
+
+static const char * const operation_names[] = {
+  [CS_OPERATION_COPY] = "copy",
+  [CS_OPERATION_MOVE] = "move",
+  [CS_OPERATION_MIRROR] = "mirror",
+};
+
+const char *
+cs_operation_to_string (CsOperation operation)
+{
+  g_return_val_if_fail (operation <= CS_OPERATION_MIRROR, NULL);
+
+  return operation_names[operation];
+}
+
+gboolean
+cs_operation_from_string (const char  *str,
+                          CsOperation *out_operation)
+{
+  g_return_val_if_fail (str != NULL, FALSE);
+
+  for (guint i = 0; i < G_N_ELEMENTS (operation_names); i++)
+    if (strcmp (operation_names[i], str) == 0)
+      {
+        if (out_operation != NULL)
+          *out_operation = (CsOperation) i;
+        return TRUE;
+      }
 
   return FALSE;
 }
@@ -163,6 +195,31 @@ static void
 thread_change_clear_func (gpointer data)
 {
   cs_thread_change_clear (data);
+}
+
+void
+cs_run_event_clear (CsRunEvent *event)
+{
+  g_return_if_fail (event != NULL);
+
+  g_clear_pointer (&event->kind, g_free);
+  g_clear_pointer (&event->path, g_free);
+}
+
+static void
+event_clear_func (gpointer data)
+{
+  cs_run_event_clear (data);
+}
+
+static GArray *
+events_new (void)
+{
+  GArray *events = g_array_new (FALSE, TRUE, sizeof (CsRunEvent));
+
+  g_array_set_clear_func (events, event_clear_func);
+
+  return events;
 }
 
 static GArray *
@@ -237,6 +294,7 @@ cs_run_new (void)
   run->settings.overwrite = CS_OVERWRITE_NEWER;
   run->samples = g_array_new (FALSE, FALSE, sizeof (CsSample));
   run->timeline = timeline_new ();
+  run->events = events_new ();
   run->errors = g_ptr_array_new_with_free_func (run_error_free);
 
   return run;
@@ -269,6 +327,7 @@ cs_run_unref (CsRun *run)
   g_free (run->fatal_error);
   g_array_unref (run->samples);
   g_array_unref (run->timeline);
+  g_array_unref (run->events);
   g_ptr_array_unref (run->errors);
   g_mutex_clear (&run->mutex);
   g_free (run);
@@ -446,6 +505,28 @@ cs_run_dup_timeline (CsRun *run)
 
       change.reason = g_strdup (change.reason);
       g_array_append_val (copy, change);
+    }
+
+  return copy;
+}
+
+GArray *
+cs_run_dup_events (CsRun *run)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+  GArray *copy;
+
+  g_return_val_if_fail (run != NULL, NULL);
+
+  copy = events_new ();
+  locker = _cs_mutex_locker_new (&run->mutex);
+  for (guint i = 0; i < run->events->len; i++)
+    {
+      CsRunEvent event = g_array_index (run->events, CsRunEvent, i);
+
+      event.kind = g_strdup (event.kind);
+      event.path = g_strdup (event.path);
+      g_array_append_val (copy, event);
     }
 
   return copy;
@@ -638,6 +719,23 @@ _cs_run_add_thread_change (CsRun      *run,
 }
 
 void
+_cs_run_add_event (CsRun            *run,
+                   const CsRunEvent *event)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+  CsRunEvent copy;
+
+  g_return_if_fail (run != NULL);
+  g_return_if_fail (event != NULL && event->kind != NULL);
+
+  copy = *event;
+  copy.kind = g_strdup (event->kind);
+  copy.path = event->path != NULL ? g_filename_display_name (event->path) : NULL;
+  locker = _cs_mutex_locker_new (&run->mutex);
+  g_array_append_val (run->events, copy);
+}
+
+void
 _cs_run_add_error (CsRun      *run,
                    const char *path,
                    const char *operation,
@@ -817,6 +915,9 @@ build_settings (CsJsonBuilder         *builder,
       cs_json_builder_add_string_value (builder, valid);
     }
   cs_json_builder_end_array (builder);
+  add_string_or_null (builder, "operation", cs_operation_to_string (MIN (s->operation, CS_OPERATION_MIRROR)));
+  add_member_double (builder, "max_rate", s->max_rate);
+  add_member_double (builder, "max_files", s->max_files);
   cs_json_builder_end_object (builder);
 }
 
@@ -980,6 +1081,26 @@ cs_run_to_json (CsRun *run)
       add_member_int (builder, "from", change->from);
       add_member_int (builder, "to", change->to);
       add_string_or_null (builder, "reason", change->reason);
+      cs_json_builder_end_object (builder);
+    }
+  cs_json_builder_end_array (builder);
+
+  cs_json_builder_set_member_name (builder, "events");
+  cs_json_builder_begin_array (builder);
+  for (guint i = 0; i < run->events->len; i++)
+    {
+      const CsRunEvent *event = &g_array_index (run->events, CsRunEvent, i);
+
+      cs_json_builder_begin_object (builder);
+      add_member_double (builder, "t", event->t);
+      add_string_or_null (builder, "kind", event->kind);
+      add_member_double (builder, "value", event->value);
+      if (event->size > 0)
+        add_member_int (builder, "size", clamp_u64 (event->size));
+      if (event->checked > 0)
+        add_member_int (builder, "checked", clamp_u64 (event->checked));
+      if (event->path != NULL)
+        add_string_or_null (builder, "path", event->path);
       cs_json_builder_end_object (builder);
     }
   cs_json_builder_end_array (builder);
@@ -1355,6 +1476,19 @@ read_settings (Reader        *r,
   s->wait = read_double (r, o, "settings", "wait", 0, MAX_DURATION);
   s->interval_ms = read_int (r, o, "settings", "interval_ms", 0, 3600 * 1000);
 
+  /* Written since jobs move and mirror; older records copied, unlimited. */
+  if (cs_json_object_get_member (o, "operation") != NULL)
+    {
+      g_autofree char *operation = read_string (r, o, "settings", "operation", FALSE);
+
+      if (operation != NULL && !cs_operation_from_string (operation, &s->operation))
+        reader_fail (r, "“settings.operation” has an unknown value");
+    }
+  if (cs_json_object_get_member (o, "max_rate") != NULL)
+    s->max_rate = read_double (r, o, "settings", "max_rate", 0, 1e15);
+  if (cs_json_object_get_member (o, "max_files") != NULL)
+    s->max_files = read_double (r, o, "settings", "max_files", 0, 1e9);
+
   excludes = read_array (r, o, "settings", "excludes", TRUE);
   if (excludes == NULL)
     return;
@@ -1435,6 +1569,55 @@ read_timeline (Reader     *r,
       change.to = read_int (r, o, where, "to", 0, MAX_THREADS);
       change.reason = read_string (r, o, where, "reason", TRUE);
       g_array_append_val (timeline, change);
+    }
+}
+
+static gboolean
+event_kind_is_known (const char *kind)
+{
+  return g_str_equal (kind, "max-rate") || g_str_equal (kind, "max-files") || g_str_equal (kind, "resume");
+}
+
+static void
+read_events (Reader       *r,
+             CsJsonObject *root,
+             GArray       *events)
+{
+  CsJsonArray *a = read_array (r, root, "", "events", FALSE);
+
+  if (a == NULL)
+    return;
+  if (cs_json_array_get_length (a) > CS_RUN_MAX_ERRORS)
+    {
+      reader_fail (r, "“events” has more than %d entries", CS_RUN_MAX_ERRORS);
+      return;
+    }
+
+  for (guint i = 0; i < cs_json_array_get_length (a) && !r->failed; i++)
+    {
+      g_autofree char *where = g_strdup_printf ("events[%u]", i);
+      CsJsonNode *node = cs_json_array_get_element (a, i);
+      CsRunEvent event = { 0 };
+      CsJsonObject *o;
+
+      if (!CS_JSON_NODE_HOLDS_OBJECT (node))
+        {
+          reader_fail (r, "“%s” must be an object", where);
+          return;
+        }
+      o = cs_json_node_get_object (node);
+      event.t = read_double (r, o, where, "t", 0, MAX_DURATION);
+      event.kind = read_string (r, o, where, "kind", FALSE);
+      if (event.kind != NULL && !event_kind_is_known (event.kind))
+        reader_fail (r, "“%s.kind” has an unknown value", where);
+      event.value = read_double (r, o, where, "value", 0, 1e18);
+      if (cs_json_object_get_member (o, "size") != NULL)
+        event.size = (guint64) read_int (r, o, where, "size", 0, (double) G_MAXINT64);
+      if (cs_json_object_get_member (o, "checked") != NULL)
+        event.checked = (guint64) read_int (r, o, where, "checked", 0, (double) G_MAXINT64);
+      if (cs_json_object_get_member (o, "path") != NULL)
+        event.path = read_string (r, o, where, "path", TRUE);
+      g_array_append_val (events, event);
     }
 }
 
@@ -1670,6 +1853,7 @@ cs_run_new_from_json (CsJsonNode  *node,
   run->fatal_error = read_string (&r, root, "", "fatal_error", TRUE);
 
   read_timeline (&r, root, run->timeline);
+  read_events (&r, root, run->events);
   read_errors (&r, root, run->errors, &run->errors_omitted);
   run->n_errors = run->errors->len;
   read_samples (&r, root, run->samples);

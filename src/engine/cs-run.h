@@ -21,6 +21,17 @@ const char *cs_overwrite_to_string   (CsOverwrite  overwrite);
 gboolean    cs_overwrite_from_string (const char  *str,
                                       CsOverwrite *out_overwrite);
 
+/* What a job does with its sources (cs_job_set_operation). */
+typedef enum {
+  CS_OPERATION_COPY,
+  CS_OPERATION_MOVE,    /* each source file removed once its copy is published and flushed */
+  CS_OPERATION_MIRROR,  /* the destination made to match: copies, then deletes the extras */
+} CsOperation;
+
+const char *cs_operation_to_string   (CsOperation  operation);   /* "copy", "move", "mirror" */
+gboolean    cs_operation_from_string (const char  *str,
+                                      CsOperation *out_operation);
+
 /* Robocopy's summary classes. */
 typedef enum {
   CS_CLASS_TOTAL,
@@ -61,6 +72,20 @@ typedef struct {
   char   *reason;                   /* "user", "auto: …", may be NULL */
 } CsThreadChange;
 
+/*
+ * Something that happened at a moment of the run, for the graph to mark and
+ * the summary to tell: a speed limit changed, a big file resumed.
+ */
+typedef struct {
+  double  t;                        /* seconds since the run started */
+  char   *kind;                     /* "max-rate", "max-files", "resume" */
+  double  value;                    /* max-rate: bytes/s; max-files: files/s (0: no limit);
+                                     * resume: the bytes kept, where the copy went on */
+  guint64 size;                     /* resume: the file's size */
+  guint64 checked;                  /* resume: destination bytes read back to prove them */
+  char   *path;                     /* resume: the file (UTF-8 display form); else NULL */
+} CsRunEvent;
+
 typedef struct {
   char   *path;                     /* UTF-8 display form */
   char   *path_raw;                 /* exact bytes, base64; NULL when path is valid UTF-8 */
@@ -81,6 +106,9 @@ typedef struct {
   double       wait;                /* seconds */
   guint        interval_ms;
   char       **excludes;
+  CsOperation  operation;
+  double       max_rate;            /* bytes/s at the start, 0: none; changes are events */
+  double       max_files;           /* files/s at the start, 0: none */
 } CsRunSettings;
 
 typedef struct {
@@ -131,6 +159,7 @@ CsSample                *cs_run_dup_samples       (CsRun       *run,
 guint                    cs_run_get_n_samples     (CsRun       *run);
 GArray                  *cs_run_dup_timeline      (CsRun       *run);  /* of CsThreadChange, strings owned by array */
 GPtrArray               *cs_run_dup_errors        (CsRun       *run);  /* of CsRunError */
+GArray                  *cs_run_dup_events        (CsRun       *run);  /* of CsRunEvent, strings owned by array */
 guint                    cs_run_get_n_errors      (CsRun       *run);
 
 /* Statistics over all samples; FALSE when there are none. */
@@ -155,6 +184,7 @@ char                    *cs_run_samples_to_csv    (CsRun       *run);
 /* Helpers for other units (reports, the window): free the element contents. */
 void                     cs_run_error_clear       (CsRunError  *error);
 void                     cs_thread_change_clear   (CsThreadChange *change);
+void                     cs_run_event_clear       (CsRunEvent  *event);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CsRun, cs_run_unref)
 

@@ -211,7 +211,7 @@ enter_dir (CsJob             *job,
   dir->src_fd = _cs_io_openat (&job->counters, parent->src_fd, name, flags, 0);
   if (dir->src_fd < 0)
     {
-      _cs_job_report (job, parent, name, "open folder", errno, NULL, 1);
+      _cs_job_report_item (job, parent, name, NULL, 0, TRUE, "open folder", errno, NULL, 1);
       _cs_job_add_dir_total (job, CS_CLASS_FAILED);
       _cs_dir_unref (dir);
       return;
@@ -243,7 +243,7 @@ enter_dir (CsJob             *job,
         _cs_job_fatal (job, _cs_fatal_message (saved));
       else
         {
-          _cs_job_report (job, parent, dir->dst_name, "create folder", saved, NULL, 1);
+          _cs_job_report_item (job, parent, name, dir->dst_name, 0, TRUE, "create folder", saved, NULL, 1);
           _cs_job_add_dir_total (job, CS_CLASS_FAILED);
         }
       _cs_dir_unref (dir);
@@ -258,10 +258,10 @@ enter_dir (CsJob             *job,
         {
           int saved = errno;
 
-          _cs_job_report (job, parent, dir->dst_name, "open folder", saved,
-                          saved == ELOOP || saved == ENOTDIR
-                          ? "The destination exists and is not a folder; nothing was written through it"
-                          : NULL, 1);
+          _cs_job_report_item (job, parent, name, dir->dst_name, 0, TRUE, "open folder", saved,
+                               saved == ELOOP || saved == ENOTDIR
+                               ? "The destination exists and is not a folder; nothing was written through it"
+                               : NULL, 1);
           _cs_job_add_dir_total (job, CS_CLASS_FAILED);
           _cs_dir_unref (dir);
           return;
@@ -289,7 +289,7 @@ handle_entry (CsJob         *job,
 
   if (_cs_io_fstatat (&job->counters, dir->src_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
     {
-      _cs_job_report (job, dir, name, "stat", errno, NULL, 1);
+      _cs_job_report_item (job, dir, name, NULL, 0, FALSE, "stat", errno, NULL, 1);
       _cs_job_add_total (job, CS_CLASS_FAILED, 1, 0);
       return;
     }
@@ -313,7 +313,8 @@ handle_entry (CsJob         *job,
           CsAction action = dir->dst_fd >= 0
             ? _cs_copy_decide (job, dir, name, dst_name != NULL ? dst_name : name, &st)
             : CS_ACTION_COPY;
-          static const char *names[] = { "copy", "replace", "keep both", "skip", "skip (destination is newer)", "fail" };
+          static const char *names[] = { "copy", "replace", "keep both", "skip", "skip (destination is newer)",
+                                         "skip (kept)", "fail" };
 
           plan (job, names[action], dir, name, dst_name != NULL ? dst_name : name);
           if (action <= CS_ACTION_KEEP_BOTH)
@@ -323,7 +324,7 @@ handle_entry (CsJob         *job,
               atomic_fetch_add (&job->counters.bytes_done, size);
             }
           else
-            _cs_copy_account (job, dir, dst_name != NULL ? dst_name : name, action, size);
+            _cs_copy_account (job, dir, name, dst_name != NULL ? dst_name : name, action, size);
           return;
         }
 
@@ -339,7 +340,7 @@ handle_entry (CsJob         *job,
 
           if (action >= CS_ACTION_SKIP)
             {
-              _cs_copy_account (job, dir, dst_name != NULL ? dst_name : name, action, size);
+              _cs_copy_account (job, dir, name, dst_name != NULL ? dst_name : name, action, size);
               return;
             }
 
@@ -402,6 +403,7 @@ handle_entry (CsJob         *job,
     _cs_job_add_total (job, CS_CLASS_TOTAL, 1, 0);
     _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, 0);
     _cs_job_report (job, dir, name, "special file", 0, message, 0);
+    _cs_job_log (job, dir, name, "skipped", 0, message + strlen ("Not copied: "));
   }
 }
 
@@ -433,7 +435,7 @@ walk_dir (CsJob *job,
         }
     }
   if (n < 0)
-    _cs_job_report (job, dir->parent, dir->name, "read folder", errno, NULL, 1);
+    _cs_job_report_item (job, dir->parent, dir->name, NULL, 0, TRUE, "read folder", errno, NULL, 1);
 
   /* Hand over what this folder left in the batch before the scan moves on. */
   flush_batch (job);
@@ -527,7 +529,7 @@ _cs_scanner_run (CsJob *job)
       container = open_container (job, src_parent, dst_parent);
       if (container == NULL)
         {
-          _cs_job_report (job, NULL, trimmed, "open", errno, NULL, 1);
+          _cs_job_report_item (job, NULL, trimmed, NULL, 0, FALSE, "open", errno, NULL, 1);
           _cs_job_add_total (job, CS_CLASS_FAILED, 1, 0);
           continue;
         }

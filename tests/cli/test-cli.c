@@ -519,7 +519,7 @@ test_exit_usage (Fixture       *f,
 {
   /* SRC and DST stand for real paths; the last column is what stderr must name. */
   static const struct {
-    const char *args[6];
+    const char *args[8];
     const char *named;
   } cases[] = {
     { { "copy", "--bogus", "SRC", "DST" }, "--bogus" },
@@ -535,6 +535,11 @@ test_exit_usage (Fixture       *f,
     { { "copy", "--overwrite=ask", "SRC", "DST" }, "ask" },
     { { "copy", "--retries", "-1", "SRC", "DST" }, "--retries" },
     { { "copy", "--interval", "50", "SRC", "DST" }, "--interval" },
+    { { "copy", "--max-rate", "fast", "SRC", "DST" }, "“fast”" },
+    { { "copy", "--max-rate", "-5M", "SRC", "DST" }, "“-5M”" },
+    { { "copy", "--max-rate", "5Q", "SRC", "DST" }, "“5Q”" },
+    { { "copy", "--max-files", "10/min", "SRC", "DST" }, "“10/min”" },
+    { { "copy", "--log", "-", "--json", "-", "SRC", "DST" }, "--log" },
     { { "frobnicate", "SRC", "DST" }, "frobnicate" },
   };
   g_autofree char *src = fixture_path (f, "src");
@@ -547,7 +552,7 @@ test_exit_usage (Fixture       *f,
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_auto(CliResult) r = { 0 };
-      const char *argv[8] = { cli };
+      const char *argv[10] = { cli };
 
       for (guint k = 0; k < G_N_ELEMENTS (cases[i].args) && cases[i].args[k] != NULL; k++)
         {
@@ -1755,6 +1760,35 @@ test_startup_libraries (Fixture       *f,
       g_error ("copyscope-cli loads %s at start-up:\n%s", unwanted[i], out);
 }
 
+/* --log writes a line per file; --max-rate and --max-files reach the record. */
+static void
+test_log_and_limits (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *src = fixture_path (f, "src");
+  g_autofree char *dst = fixture_path (f, "dst");
+  g_autofree char *log = fixture_path (f, "copy.log");
+  g_autofree char *json = fixture_path (f, "run.json");
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+  g_auto(CliResult) r = { 0 };
+  JsonObject *settings;
+
+  make_sample_tree (src);
+  run_cli (&r, "copy", "--log", log, "--json", json, "--max-rate", "2.5G", "--max-files", "1e4/s",
+           src, dst, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  text = read_file (log);
+  g_assert_cmpuint (count_lines (text), ==, cs_test_tree_count_files (src) + cs_test_tree_count_symlinks (src));
+  g_assert_true (g_str_has_prefix (text, "copied\t"));
+  g_assert_nonnull (strstr (r.out, "Limits"));
+  root = load_json (json);
+  settings = json_object_get_object_member (json_node_get_object (root), "settings");
+  g_assert_cmpfloat (json_object_get_double_member (settings, "max_rate"), ==, 2.5e9);
+  g_assert_cmpfloat (json_object_get_double_member (settings, "max_files"), ==, 1e4);
+  g_assert_cmpstr (json_object_get_string_member (settings, "operation"), ==, "copy");
+}
+
 static void
 add (const char    *path,
      gconstpointer  data,
@@ -1827,6 +1861,7 @@ main (int    argc,
   add ("/cli/rerun/destination-newer", NULL, test_rerun_destination_newer);
   add ("/cli/rerun/overwrite-always", NULL, test_rerun_always);
   add ("/cli/rerun/overwrite-never", NULL, test_rerun_never);
+  add ("/cli/log-and-limits", NULL, test_log_and_limits);
 
   status = g_test_run ();
 
