@@ -397,8 +397,21 @@ f_ftruncate (int fd, off_t length)
 static int
 f_symlinkat (const char *target, int newdirfd, const char *linkpath)
 {
-  DEST_GUARD (at_in_dest (newdirfd, linkpath));
+  gboolean dest = at_in_dest (newdirfd, linkpath);
+
+  DEST_GUARD (dest);
+  if (dest && inject (CS_FAULT_SYMLINK, NULL))
+    return -1;
   return real->symlinkat (target, newdirfd, linkpath);
+}
+
+static int
+f_fsetxattr (int fd, const char *name, const void *value, size_t size, int flags)
+{
+  DEST_GUARD (fd_in_dest (fd));
+  if (inject (CS_FAULT_SETXATTR, lookup_name (fd)))
+    return -1;
+  return real->fsetxattr (fd, name, value, size, flags);
 }
 
 static ssize_t
@@ -431,6 +444,7 @@ cs_fault_install (const char *dest)
   table.futimens = f_futimens;
   table.ftruncate = f_ftruncate;
   table.symlinkat = f_symlinkat;
+  table.fsetxattr = f_fsetxattr;
   table.getdents = f_getdents;
 
   _cs_mutex_lock (&lock);

@@ -29,6 +29,8 @@ typedef enum {
   CS_FAULT_RENAME_REPLACE,  /* renameat2 without RENAME_NOREPLACE: may replace the name */
   CS_FAULT_LINK,
   CS_FAULT_CHMOD,         /* fchmod of a temporary */
+  CS_FAULT_SETXATTR,      /* fsetxattr of a temporary */
+  CS_FAULT_SYMLINK,       /* symlinkat: the links' temporaries */
   CS_FAULT_ANY_DEST,      /* every call on a descriptor or path in the destination */
   CS_FAULT_N_OPS
 } CsFaultOp;

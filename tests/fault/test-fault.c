@@ -11,6 +11,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -772,8 +773,10 @@ test_modes (Fixture       *f,
 
   g_assert_true (o.ok);
   g_assert_cmpuint (o.totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, G_N_ELEMENTS (modes));
-  /* One more: the folder's own mode, set after its contents. */
-  g_assert_cmpuint (cs_fault_calls (CS_FAULT_CHMOD, NULL), ==, (private ? unlike_0600 : trimmed) + 1);
+  /* A destination that refused a chmod is not asked again; otherwise one
+   * more than the files: the folder's own mode, set after its contents. */
+  g_assert_cmpuint (cs_fault_calls (CS_FAULT_CHMOD, NULL), ==,
+                    refused ? 1 : (private ? unlike_0600 : trimmed) + 1);
   for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
     {
       g_autofree char *p = g_strdup_printf ("%s/m%04o", dst, modes[i]);
@@ -786,11 +789,105 @@ test_modes (Fixture       *f,
     }
   if (refused)
     {
+      CsRunError *e;
+      g_autofree char *count = g_strdup_printf (": %u files and 1 folder have other permissions",
+                                                private ? unlike_0600 : trimmed);
+
+      /* Once, with what was lost: the files that needed a chmod, and the folder. */
       g_assert_cmpuint (o.errors->len, ==, 1);
-      g_assert_cmpstr (((CsRunError *) g_ptr_array_index (o.errors, 0))->operation, ==, "chmod");
+      e = g_ptr_array_index (o.errors, 0);
+      g_assert_cmpstr (e->operation, ==, "chmod");
+      g_assert_nonnull (strstr (e->message, count));
+
+      /* A rerun writes nothing, so nothing was lost in it and nothing is said,
+       * though the folder's mode is set again (and refused) after the scan.
+       * (Into a folder holding the copy under the source's name, so that the
+       * rerun lands on it.) */
+      {
+        g_autofree char *parent = g_build_filename (f->root, "rerun", NULL);
+        g_autofree char *again = g_build_filename (parent, "modes", NULL);
+
+        g_assert_cmpint (g_mkdir (parent, 0755), ==, 0);
+        g_assert_cmpint (g_rename (dst, again), ==, 0);
+        cs_fault_install (parent);
+        cs_fault_add (&(CsFaultRule) { CS_FAULT_CHMOD, NULL, 1, -1, CS_FAULT_ERRNO, EPERM });
+        run_job (src, parent, (Options) { 1, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
+        g_assert_cmpuint (cs_fault_calls (CS_FAULT_CHMOD, NULL), ==, 1);
+      }
+      g_assert_true (o.ok);
+      g_assert_cmpuint (o.totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, 0);
+      g_assert_cmpuint (o.totals.v[CS_CLASS_SKIPPED][CS_KIND_FILES], ==, G_N_ELEMENTS (modes));
+      g_assert_cmpuint (o.errors->len, ==, 0);
     }
   else
     g_assert_cmpuint (o.errors->len, ==, 0);
+}
+
+/* A destination without extended attributes and without symbolic links is
+ * asked once for each and never again in the run; what it did not keep is
+ * said once per kind, with how many files and links lost it, and a rerun
+ * that copies no file says nothing about attributes. */
+static void
+test_metadata_refused (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *src = g_build_filename (f->root, "meta", NULL);
+  g_autofree char *parent = g_build_filename (f->root, "meta-out", NULL);
+  g_auto(Outcome) o = { 0 };
+  const char *xattr_msg = NULL, *link_msg = NULL;
+
+  g_assert_cmpint (g_mkdir (src, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (parent, 0755), ==, 0);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *p = g_strdup_printf ("%s/x%u", src, i);
+
+      write_pattern (p, 1000 + i, i, 0644);
+      if (setxattr (p, "user.copyscope-test", "v", 1, 0) != 0)
+        {
+          g_test_skip ("no user extended attributes where the tests run");
+          return;
+        }
+    }
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *p = g_strdup_printf ("%s/link%u", src, i);
+
+      g_assert_cmpint (symlink ("x0", p), ==, 0);
+    }
+
+  for (guint run = 0; run < 2; run++)
+    {
+      cs_fault_install (parent);
+      cs_fault_add (&(CsFaultRule) { CS_FAULT_SETXATTR, NULL, 1, -1, CS_FAULT_ERRNO, ENOTSUP });
+      cs_fault_add (&(CsFaultRule) { CS_FAULT_SYMLINK, NULL, 1, -1, CS_FAULT_ERRNO, EPERM });
+      run_job (src, parent, DEFAULTS, &o);
+
+      g_assert_cmpuint (o.totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, run == 0 ? 3 : 0);
+      g_assert_cmpuint (o.totals.v[CS_CLASS_FAILED][CS_KIND_FILES], ==, 2);
+      g_assert_cmpuint (cs_fault_calls (CS_FAULT_SETXATTR, NULL), ==, run == 0 ? 1 : 0);
+      g_assert_cmpuint (cs_fault_calls (CS_FAULT_SYMLINK, NULL), ==, 1);
+      xattr_msg = link_msg = NULL;
+      for (guint i = 0; i < o.errors->len; i++)
+        {
+          CsRunError *e = g_ptr_array_index (o.errors, i);
+
+          if (g_str_equal (e->operation, "set attributes"))
+            xattr_msg = e->message;
+          else if (g_str_equal (e->operation, "create link"))
+            link_msg = e->message;
+        }
+      g_assert_cmpuint (o.errors->len, ==, run == 0 ? 2 : 1);
+      g_assert_nonnull (link_msg);
+      g_assert_nonnull (strstr (link_msg, "cannot hold symbolic links: 2 links were not copied"));
+      if (run == 0)
+        {
+          g_assert_nonnull (xattr_msg);
+          g_assert_nonnull (strstr (xattr_msg, "does not keep extended attributes: 3 files"));
+        }
+      else
+        g_assert_null (xattr_msg);
+    }
 }
 
 /* A folder on another filesystem than the staging folders (a share mounted
@@ -1518,6 +1615,7 @@ main (int    argc,
   ADD ("modes/chmod-refused", test_modes, MODES_REFUSED);
   ADD ("modes/kept-named", test_modes, MODES_NAMED);
   ADD ("modes/chmod-refused-named", test_modes, MODES_REFUSED | MODES_NAMED);
+  ADD ("metadata/xattrs-and-links-refused", test_metadata_refused, 0);
 
 #define ADD_STAGED(path, func, data) \
   add_wrapped ("/fault/staged/" path, test_staged, (GTestFixtureFunc) func, \
