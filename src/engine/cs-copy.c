@@ -15,6 +15,7 @@
 #include "cs-dir-private.h"
 #include "cs-errno-private.h"
 #include "cs-job-private.h"
+#include "cs-metadata-private.h"
 #include "cs-names-private.h"
 #include "cs-stage-private.h"
 
@@ -31,6 +32,7 @@
 #define CS_ERR_STOPPED         (-1002)
 #define CS_ERR_APPEARED        (-1003)
 #define CS_ERR_NO_UNNAMED      (-1004)  /* an unnamed temporary could not be linked: write a named one */
+#define CS_ERR_NOT_HELD        (-1005)  /* the destination holds no such thing: said once, at the end */
 
 typedef struct {
   int         code;     /* errno or CS_ERR_*; 0 = success */
@@ -62,6 +64,8 @@ outcome_message (int code)
       return "Verification failed: the copy differs from the source";
     case CS_ERR_APPEARED:
       return "Another program created this file during the copy; it was left untouched";
+    case CS_ERR_NOT_HELD:
+      return "The destination cannot hold symbolic links";
     default:
       return code > 0 && _cs_is_fatal_errno (code) ? _cs_fatal_message (code) : NULL;
     }
@@ -505,15 +509,21 @@ hash_file (CsJob    *job,
   return pos == size ? OK : fail (CS_ERR_MISMATCH, "verify");
 }
 
+/* POSIX ACLs travel as extended attributes, but a destination may keep one
+ * and not the other, and users know them by their own name. */
+static CsMetadata
+xattr_kind (const char *attr)
+{
+  return g_str_has_prefix (attr, "system.posix_acl_") ? CS_METADATA_ACLS : CS_METADATA_XATTRS;
+}
+
 /*
- * Extended attributes (ACLs included) go with the data. One listing per file; a
- * destination that refuses them is reported once for the whole run, not per file.
+ * Extended attributes (ACLs included) go with the data. One listing per file;
+ * once the destination refused them, they are only counted as lost.
  */
 static void
 copy_xattrs (CsJob      *job,
              CsWorker   *worker,
-             CsDir      *dir,
-             const char *name,
              int         src_fd,
              int         tmp_fd)
 {
@@ -535,19 +545,92 @@ copy_xattrs (CsJob      *job,
   for (ssize_t off = 0; off < n; off += (ssize_t) strlen (list + off) + 1)
     {
       const char *attr = list + off;
-      ssize_t len = _cs_io_fgetxattr (&job->counters, src_fd, attr, value, 65536);
+      CsMetadata kind = xattr_kind (attr);
+      ssize_t len;
 
+      if (_cs_metadata_refused (job, kind))
+        {
+          worker->lost |= 1u << kind;
+          continue;
+        }
+      len = _cs_io_fgetxattr (&job->counters, src_fd, attr, value, 65536);
       if (len < 0)
         continue;
-      if (_cs_io_fsetxattr (&job->counters, tmp_fd, attr, value, (size_t) len) != 0
-          && atomic_exchange (&job->xattr_reported, 1) == 0)
+      if (_cs_io_fsetxattr (&job->counters, tmp_fd, attr, value, (size_t) len) != 0)
         {
-          g_autofree char *message =
-            g_strdup_printf ("Extended attributes such as “%s” could not be kept at the destination "
-                             "(%s); reported once for the whole copy", attr, g_strerror (errno));
-          _cs_job_report (job, dir, name, "set attributes", 0, message, 1);
+          _cs_metadata_refuse (job, kind, errno);
+          worker->lost |= 1u << kind;
         }
     }
+}
+
+/* Whether @fd shows @st's owner; asked for alone, which a share answers from
+ * the attributes the create brought back. */
+static gboolean
+shows_owner (CsJob             *job,
+             int                fd,
+             const struct stat *st)
+{
+  struct statx stx;
+
+  return _cs_io_statx (&job->counters, fd, "", AT_EMPTY_PATH, STATX_UID | STATX_GID, &stx) == 0
+         && stx.stx_uid == st->st_uid && stx.stx_gid == st->st_gid;
+}
+
+/* Owner and group (as root), unless the destination refused them before. */
+static Outcome
+keep_owner (CsJob             *job,
+            CsWorker          *worker,
+            CsItem            *item,
+            int                tmp_fd,
+            const struct stat *st)
+{
+  /* A temporary we created in a folder we created already has our owner and
+   * group; asking again costs a round trip per file on a share. */
+  if (job->euid != 0 || (item->dir->dst_new && st->st_uid == job->euid && st->st_gid == job->egid))
+    return OK;
+  if (!_cs_metadata_refused (job, CS_METADATA_OWNERS)
+      && _cs_io_fchown (&job->counters, tmp_fd, st->st_uid, st->st_gid) == 0)
+    return OK;
+  if (!_cs_metadata_refused (job, CS_METADATA_OWNERS)
+      && !_cs_metadata_refuse (job, CS_METADATA_OWNERS, errno))
+    return fail (errno, "chown");
+  if (!shows_owner (job, tmp_fd, st))
+    worker->lost |= 1u << CS_METADATA_OWNERS;
+  return OK;
+}
+
+/* The mode, after chown (which clears set-id bits). A temporary created with
+ * its final mode keeps it unless a umask took bits away; asking for the mode
+ * alone is answered from the attributes the create brought back, where a
+ * chmod is a round trip (two on sshfs) per file on a share. */
+static Outcome
+keep_mode (CsJob    *job,
+           CsWorker *worker,
+           int       tmp_fd,
+           mode_t    created_mode,
+           mode_t    mode)
+{
+  mode_t now_mode = 0;
+  gboolean shown = FALSE;
+
+  if (mode == created_mode)
+    {
+      shown = _cs_io_fstat_mode (&job->counters, tmp_fd, &now_mode) == 0;
+      if (shown && (now_mode & 07777) == mode)
+        return OK;
+    }
+  if (!_cs_metadata_refused (job, CS_METADATA_MODES)
+      && _cs_io_fchmod (&job->counters, tmp_fd, mode) == 0)
+    return OK;
+  if (!_cs_metadata_refused (job, CS_METADATA_MODES)
+      && !_cs_metadata_refuse (job, CS_METADATA_MODES, errno))
+    return fail (errno, "chmod");
+  if (!shown)
+    shown = _cs_io_fstat_mode (&job->counters, tmp_fd, &now_mode) == 0;
+  if (!shown || (now_mode & 07777) != mode)
+    worker->lost |= 1u << CS_METADATA_MODES;
+  return OK;
 }
 
 /* Everything between "all bytes are in the temporary" and "ready to publish". */
@@ -561,9 +644,8 @@ finish_temp (CsJob             *job,
              const struct stat *st)
 {
   struct timespec times[2] = { st->st_atim, st->st_mtim };
-  mode_t mode = st->st_mode & 07777;
-  mode_t now_mode = 0;
   struct stat now;
+  Outcome o;
 
   if (is_sparse (st) && _cs_io_ftruncate (&job->counters, tmp_fd, st->st_size) != 0)
     return fail (errno, "truncate");
@@ -578,7 +660,6 @@ finish_temp (CsJob             *job,
   if (job->settings.verify && st->st_size > 0)
     {
       XXH64_hash_t a = 0, b = 0;
-      Outcome o;
 
       /* Read the copy back from the device, not from the pages we just wrote. */
       if (_cs_io_fsync (&job->counters, tmp_fd) != 0)
@@ -594,23 +675,13 @@ finish_temp (CsJob             *job,
         return fail (CS_ERR_MISMATCH, "verify");
     }
 
-  copy_xattrs (job, worker, item->dir, item->name, src_fd, tmp_fd);
-
-  /* A temporary we created in a folder we created already has our owner and
-   * group; asking again costs a round trip per file on a share. */
-  if (job->euid == 0 && !(item->dir->dst_new && st->st_uid == job->euid && st->st_gid == job->egid)
-      && _cs_io_fchown (&job->counters, tmp_fd, st->st_uid, st->st_gid) != 0
-      && !_cs_job_not_kept (job, "chown", errno))
-    return fail (errno, "chown");
-  /* After chown, which clears set-id bits.  A temporary created with its
-   * final mode keeps it unless a umask took bits away; asking for the mode
-   * alone is answered from the attributes the create brought back, where a
-   * chmod is a round trip (two on sshfs) per file on a share. */
-  if ((mode != created_mode || _cs_io_fstat_mode (&job->counters, tmp_fd, &now_mode) != 0
-       || (now_mode & 07777) != mode)
-      && _cs_io_fchmod (&job->counters, tmp_fd, mode) != 0
-      && !_cs_job_not_kept (job, "chmod", errno))
-    return fail (errno, "chmod");
+  copy_xattrs (job, worker, src_fd, tmp_fd);
+  o = keep_owner (job, worker, item, tmp_fd, st);
+  if (o.code != 0)
+    return o;
+  o = keep_mode (job, worker, tmp_fd, created_mode, st->st_mode & 07777);
+  if (o.code != 0)
+    return o;
   if (_cs_io_futimens (&job->counters, tmp_fd, times) != 0)
     return fail (errno, "set times");
   if (job->settings.durable && _cs_io_fsync (&job->counters, tmp_fd) != 0)
@@ -1125,6 +1196,7 @@ copy_file_once (CsJob    *job,
 
 static Outcome
 copy_symlink_once (CsJob    *job,
+                   CsWorker *worker,
                    CsItem   *item,
                    CsAction  action)
 {
@@ -1143,26 +1215,29 @@ copy_symlink_once (CsJob    *job,
     return fail (CS_ERR_SOURCE_CHANGED, "read link");
   target[n] = '\0';
 
+  if (_cs_metadata_refused (job, CS_METADATA_LINKS))
+    return fail (CS_ERR_NOT_HELD, "create link");
   temp_name (job, tmp, sizeof tmp);
   if (_cs_io_symlinkat (&job->counters, target, item->dir->dst_fd, tmp) != 0)
-    return fail (errno, "create link");
+    return fail (_cs_metadata_refuse (job, CS_METADATA_LINKS, errno) ? CS_ERR_NOT_HELD : errno,
+                 "create link");
 
   if (job->euid == 0)
     _cs_io_fchownat (&job->counters, item->dir->dst_fd, tmp, item->st.st_uid, item->st.st_gid,
                      AT_SYMLINK_NOFOLLOW);
-  if (_cs_io_utimensat (&job->counters, item->dir->dst_fd, tmp, times, AT_SYMLINK_NOFOLLOW) != 0
-      && !_cs_io_is_unsupported (errno))
+  /* A link's own time is not worth the link: where the destination refuses
+   * it, it is only counted. */
+  if (_cs_metadata_refused (job, CS_METADATA_LINK_TIMES))
+    worker->lost |= 1u << CS_METADATA_LINK_TIMES;
+  else if (_cs_io_utimensat (&job->counters, item->dir->dst_fd, tmp, times, AT_SYMLINK_NOFOLLOW) != 0)
     {
-      /* SFTP sets times through a link, so on sshfs a link to a file not
-       * copied yet answers ENOENT.  A link's own time is not worth the link. */
-      if (errno == ENOENT || _cs_share_refuses (errno))
-        _cs_job_report_not_kept (job, "set link times", errno);
-      else
+      if (!_cs_metadata_refuse (job, CS_METADATA_LINK_TIMES, errno))
         {
           o = fail (errno, "set times");
           _cs_io_unlinkat (&job->counters, item->dir->dst_fd, tmp, 0);
           return o;
         }
+      worker->lost |= 1u << CS_METADATA_LINK_TIMES;
     }
 
   o = publish (job, item->dir->dst_fd, tmp, item->dir, final, action);
@@ -1192,7 +1267,9 @@ record_failure (CsJob      *job,
 
       _cs_job_log (job, dir, item->name, "failed", size, why);
     }
-  if (o.code > 0 && _cs_is_fatal_errno (o.code))
+  if (o.code == CS_ERR_NOT_HELD)
+    _cs_metadata_lost (job, CS_METADATA_LINKS, dir, name, FALSE);
+  else if (o.code > 0 && _cs_is_fatal_errno (o.code))
     {
       /* The file that met the fatal error names it; the job report filters the
        * echoes of that error from elsewhere, so this one goes in directly. */
@@ -1209,12 +1286,19 @@ record_failure (CsJob      *job,
   atomic_fetch_add_explicit (&job->counters.bytes_done, size, memory_order_relaxed);
 }
 
+/* @item is published: what the destination did not keep of it counts now. */
 static void
 record_success (CsJob    *job,
+                CsWorker *worker,
                 CsItem   *item,
                 CsAction  action,
                 guint64   size)
 {
+  const char *final = item->dst_name != NULL ? item->dst_name : item->name;
+
+  for (guint i = 0; i < CS_N_METADATA; i++)
+    if (worker->lost & (1u << i))
+      _cs_metadata_lost (job, i, item->dir, final, FALSE);
   _cs_job_log (job, item->dir, item->name, action == CS_ACTION_REPLACE ? "replaced" : "copied", size, NULL);
   _cs_job_add_total (job, CS_CLASS_COPIED, 1, size);
   atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);
@@ -1274,7 +1358,7 @@ symlink_once (CsJob    *job,
               CsItem   *item,
               CsAction  action)
 {
-  return copy_symlink_once (job, item, action);
+  return copy_symlink_once (job, worker, item, action);
 }
 
 static Outcome
@@ -1394,7 +1478,7 @@ copy_chunk (CsJob    *job,
         big->published = TRUE;
     }
   if (o.code == 0)
-    record_success (job, item, action, (guint64) item->st.st_size);
+    record_success (job, worker, item, action, (guint64) item->st.st_size);
   else if (o.code > 0 && _cs_is_fatal_errno (o.code))
     {
       if (!_cs_job_fatal (job, _cs_fatal_message (o.code)))
@@ -1419,6 +1503,7 @@ _cs_copy_item (CsJob    *job,
   Outcome o;
 
   worker->partial = 0;
+  worker->lost = 0;
   if (item->kind == CS_ITEM_CHUNK)
     {
       copy_chunk (job, worker, item);
@@ -1444,7 +1529,7 @@ _cs_copy_item (CsJob    *job,
                     worker, item, action, &attempts);
   atomic_fetch_sub_explicit (&job->bytes_partial, worker->partial, memory_order_relaxed);
   if (o.code == 0)
-    record_success (job, item, action, size);
+    record_success (job, worker, item, action, size);
   else
     record_failure (job, item, final, o, attempts, size);
 }

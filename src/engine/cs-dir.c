@@ -4,10 +4,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cs-dir-private.h"
 #include "cs-job-private.h"
+#include "cs-metadata-private.h"
 
 CsDir *
 _cs_dir_new (CsJob      *job,
@@ -37,8 +40,25 @@ _cs_dir_ref (CsDir *dir)
   return dir;
 }
 
+/* Whether the destination folder shows the source folder's @mask (owner or
+ * mode), asked for alone. */
+static gboolean
+shows (CsDir        *dir,
+       unsigned int  mask)
+{
+  struct statx stx;
+
+  if (_cs_io_statx (&dir->job->counters, dir->dst_fd, "", AT_EMPTY_PATH, mask, &stx) != 0)
+    return FALSE;
+  if (mask & STATX_MODE)
+    return (stx.stx_mode & 07777) == (dir->st.st_mode & 07777);
+  return stx.stx_uid == dir->st.st_uid && stx.stx_gid == dir->st.st_gid;
+}
+
 /* The folder's owner, mode and times, set once everything inside it is
- * written so that writing inside it does not change them again. */
+ * written so that writing inside it does not change them again. What a share
+ * refuses is not asked again, and counts as lost only for a folder this run
+ * created: a rerun that entered it says nothing. */
 static void
 finish_attributes (CsDir *dir)
 {
@@ -46,12 +66,18 @@ finish_attributes (CsDir *dir)
   CsDir *parent = dir->parent;
   struct timespec times[2] = { dir->st.st_atim, dir->st.st_mtim };
 
-  if (job->euid == 0)
-    _cs_io_fchown (&job->counters, dir->dst_fd, dir->st.st_uid, dir->st.st_gid);
-  /* A share that keeps no modes says so once, as for files. */
-  if (_cs_io_fchmod (&job->counters, dir->dst_fd, dir->st.st_mode & 07777) != 0
-      && !_cs_job_not_kept (job, "chmod", errno))
+  if (job->euid == 0 && !_cs_metadata_refused (job, CS_METADATA_OWNERS)
+      && _cs_io_fchown (&job->counters, dir->dst_fd, dir->st.st_uid, dir->st.st_gid) != 0)
+    _cs_metadata_refuse (job, CS_METADATA_OWNERS, errno);
+  if (job->euid == 0 && dir->dst_new && _cs_metadata_refused (job, CS_METADATA_OWNERS)
+      && !shows (dir, STATX_UID | STATX_GID))
+    _cs_metadata_lost (job, CS_METADATA_OWNERS, parent, dir->dst_name, TRUE);
+  if (!_cs_metadata_refused (job, CS_METADATA_MODES)
+      && _cs_io_fchmod (&job->counters, dir->dst_fd, dir->st.st_mode & 07777) != 0
+      && !_cs_metadata_refuse (job, CS_METADATA_MODES, errno))
     _cs_job_report (job, parent, dir->dst_name, "chmod", errno, NULL, 1);
+  if (dir->dst_new && _cs_metadata_refused (job, CS_METADATA_MODES) && !shows (dir, STATX_MODE))
+    _cs_metadata_lost (job, CS_METADATA_MODES, parent, dir->dst_name, TRUE);
   if (_cs_io_futimens (&job->counters, dir->dst_fd, times) != 0)
     _cs_job_report (job, parent, dir->dst_name, "set times", errno, NULL, 1);
   if (job->settings.durable)

@@ -54,6 +54,8 @@ typedef struct {
   int     (*fsync)           (int fd);
   int     (*fstat)           (int fd, struct stat *st);
   int     (*fstat_mode)      (int fd, mode_t *mode);     /* statx (STATX_MODE) */
+  int     (*statx)           (int dirfd, const char *path, int flags, unsigned int mask,
+                              struct statx *stx);
   int     (*fstatat)         (int dirfd, const char *path, struct stat *st, int flags);
   int     (*mkdirat)         (int dirfd, const char *path, mode_t mode);
   int     (*renameat2)       (int olddirfd, const char *oldpath, int newdirfd,
@@ -94,6 +96,10 @@ int     _cs_io_fsync     (CsCounters *c, int fd);
 int     _cs_io_fstat     (CsCounters *c, int fd, struct stat *st);
 int     _cs_io_fstat_mode (CsCounters *c, int fd, mode_t *mode);
 int     _cs_io_fstatat   (CsCounters *c, int dirfd, const char *path, struct stat *st, int flags);
+/* Only what @mask asks for, which a network filesystem may answer from the
+ * attributes it holds; AT_STATX_FORCE_SYNC in @flags asks the server. */
+int     _cs_io_statx     (CsCounters *c, int dirfd, const char *path, int flags,
+                          unsigned int mask, struct statx *stx);
 int     _cs_io_mkdirat   (CsCounters *c, int dirfd, const char *path, mode_t mode);
 int     _cs_io_renameat2 (CsCounters *c, int olddirfd, const char *oldpath, int newdirfd,
                           const char *newpath, unsigned int flags);

@@ -67,6 +67,7 @@ static const CsIoTable default_table = {
   .fsync = fsync,
   .fstat = fstat,
   .fstat_mode = default_fstat_mode,
+  .statx = statx,
   .fstatat = fstatat,
   .mkdirat = mkdirat,
   .renameat2 = default_renameat2,
@@ -224,6 +225,13 @@ int
 _cs_io_fstatat (CsCounters *c, int dirfd, const char *path, struct stat *st, int flags)
 {
   SIMPLE (CS_REQ_STAT, io->fstatat (dirfd, path, st, flags));
+}
+
+int
+_cs_io_statx (CsCounters *c, int dirfd, const char *path, int flags, unsigned int mask,
+              struct statx *stx)
+{
+  SIMPLE (CS_REQ_STAT, io->statx (dirfd, path, flags, mask, stx));
 }
 
 int

@@ -17,6 +17,7 @@
 #include "cs-job.h"
 #include "cs-limiter-private.h"
 #include "cs-log-private.h"
+#include "cs-metadata-private.h"
 #include "cs-run-private.h"
 #include "cs-tsan-private.h"
 
@@ -38,6 +39,7 @@ G_BEGIN_DECLS
 typedef struct {
   guint8  *buffer;
   guint64  partial;           /* bytes of the current item copied so far */
+  guint    lost;              /* 1 << CsMetadata: what the destination did not keep of it */
   int      nice;              /* the thread's nice value, as this file set it */
 } CsWorker;
 
@@ -97,7 +99,7 @@ struct _CsJob {
   atomic_int    no_noatime;
   atomic_int    auto_threads;
   atomic_int    no_xattr;         /* a source filesystem without extended attributes */
-  atomic_int    xattr_reported;   /* the destination refused one: said once, not per file */
+  CsMetadataLoss metadata;        /* what the destination did not keep (cs-metadata.c) */
   CsAutoTuner   tuner;            /* sampler thread only */
   guint         auto_settled;     /* the count Auto last held */
   /* Auto's first look at the work (scanner thread): the mean size of the first
@@ -226,16 +228,6 @@ void      _cs_job_log_path         (CsJob        *job,
                                     const char   *action,
                                     guint64       bytes,
                                     const char   *why);
-/* Once per run: @operation's metadata (chown, chmod, set link times) is not
- * kept by the destination. */
-void      _cs_job_report_not_kept  (CsJob        *job,
-                                    const char   *operation,
-                                    int           code);
-/* any thread: whether @code from @operation (chown, chmod) means the share
- * keeps no owners or modes at all, which is then reported once for the run. */
-gboolean  _cs_job_not_kept         (CsJob        *job,
-                                    const char   *operation,
-                                    int           code);
 void      _cs_job_post_sample      (CsJob        *job,
                                     const CsSample *sample);
 CsConflictAnswer _cs_job_ask       (CsJob        *job,

@@ -100,6 +100,7 @@ cs_job_finalize (GObject *object)
   g_cond_clear (&self->sampler_cond);
   _cs_limiter_clear (&self->byte_limit);
   _cs_limiter_clear (&self->file_limit);
+  _cs_metadata_clear (&self->metadata);
 
   G_OBJECT_CLASS (cs_job_parent_class)->finalize (object);
 }
@@ -155,6 +156,7 @@ cs_job_init (CsJob *self)
   g_cond_init (&self->sampler_cond);
   _cs_limiter_init (&self->byte_limit);
   _cs_limiter_init (&self->file_limit);
+  _cs_metadata_init (&self->metadata);
   self->pending_samples = g_array_new (FALSE, FALSE, sizeof (CsSample));
   self->pending_conflicts = g_ptr_array_new_with_free_func (g_object_unref);
   self->pending_thread_changes = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -922,38 +924,6 @@ _cs_job_log_path (CsJob      *job,
   _cs_log_item (job->log, action, bytes, path, folder, why);
 }
 
-/* Metadata a share does not keep is reported once per run, not once per file:
- * the first worker to get here swaps the marker in, the others see it set. */
-void
-_cs_job_report_not_kept (CsJob      *job,
-                         const char *operation,
-                         int         code)
-{
-  g_autofree char *key = g_strconcat ("cs-not-kept-", operation, NULL);
-  const char *message;
-
-  if (!g_object_replace_data (G_OBJECT (job), key, NULL, GINT_TO_POINTER (1), NULL, NULL))
-    return;
-  if (g_str_equal (operation, "chown"))
-    message = "The destination does not keep file owners; owners were not preserved";
-  else if (g_str_equal (operation, "chmod"))
-    message = "The destination does not keep permissions; modes were not preserved";
-  else
-    message = "The destination does not keep the times of symbolic links";
-  _cs_job_report (job, NULL, job->destination, operation, code, message, 0);
-}
-
-gboolean
-_cs_job_not_kept (CsJob      *job,
-                  const char *operation,
-                  int         code)
-{
-  if (!_cs_share_refuses (code))
-    return FALSE;
-  _cs_job_report_not_kept (job, operation, code);
-  return TRUE;
-}
-
 /* ---- The channel to the main context ------------------------------------- */
 
 static void finish_on_main (CsJob *job);
@@ -1501,6 +1471,7 @@ controller_thread (gpointer data)
     g_thread_pool_free (pool, FALSE, TRUE);
   }
   _cs_stage_teardown (job);
+  _cs_metadata_report (job);
 
   if (job->settings.flush && !job->settings.dry_run && !_cs_job_stopping (job))
     flush_destination (job);
