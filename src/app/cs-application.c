@@ -76,10 +76,10 @@ parse_threads (const char *text,
 }
 
 /*
- * "copyscope [--destination DIR] [--threads N|auto] [--start] [--close-when-done]
- * [SOURCE…]". It runs in the primary instance, so a second command line sets up
- * (or starts) a copy in the window already open, with paths resolved against
- * the caller's working folder rather than the primary's.
+ * "copyscope [--destination DIR] [--choose-destination] [--threads N|auto] [--start]
+ * [--close-when-done] [SOURCE…]". It runs in the primary instance, so a second
+ * command line sets up (or starts) a copy in the window already open, with paths
+ * resolved against the caller's working folder rather than the primary's.
  */
 static int
 cs_application_command_line (GApplication            *app,
@@ -93,6 +93,7 @@ cs_application_command_line (GApplication            *app,
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
   gboolean start = FALSE;
   gboolean close_when_done = FALSE;
+  gboolean choose_destination = FALSE;
   gboolean auto_threads = FALSE;
   guint threads = 0;
   CsWindow *window;
@@ -102,6 +103,7 @@ cs_application_command_line (GApplication            *app,
   g_variant_dict_lookup (options, G_OPTION_REMAINING, "^aay", &sources);
   g_variant_dict_lookup (options, "start", "b", &start);
   g_variant_dict_lookup (options, "close-when-done", "b", &close_when_done);
+  g_variant_dict_lookup (options, "choose-destination", "b", &choose_destination);
 
   if (threads_text != NULL && !parse_threads (threads_text, &threads, &auto_threads))
     {
@@ -117,6 +119,14 @@ cs_application_command_line (GApplication            *app,
       g_application_command_line_printerr (command_line,
                                            _("--start needs --destination and at least one "
                                              "source\n"));
+      return 2;
+    }
+
+  if (choose_destination && start)
+    {
+      g_application_command_line_printerr (command_line,
+                                           _("--choose-destination and --start do not go "
+                                             "together\n"));
       return 2;
     }
 
@@ -137,6 +147,9 @@ cs_application_command_line (GApplication            *app,
   if (threads_text != NULL)
     cs_window_set_threads (window, threads, auto_threads);
   gtk_window_present (GTK_WINDOW (window));
+  /* A file manager's "Copy to…" hands over the sources and leaves the rest to the user. */
+  if (choose_destination)
+    gtk_widget_activate_action (GTK_WIDGET (window), "win.choose-destination", NULL);
 
   if (start && !cs_window_start_copy (window, close_when_done))
     {
@@ -290,6 +303,8 @@ cs_application_init (CsApplication *self)
       N_("DIR") },
     { "threads", 't', 0, G_OPTION_ARG_STRING, NULL,
       N_("Copy with N worker threads (1–128), or “auto”"), N_("N") },
+    { "choose-destination", 0, 0, G_OPTION_ARG_NONE, NULL,
+      N_("Open the chooser for the destination"), NULL },
     { "start", 's', 0, G_OPTION_ARG_NONE, NULL,
       N_("Start the copy at once"), NULL },
     { "close-when-done", 0, 0, G_OPTION_ARG_NONE, NULL,

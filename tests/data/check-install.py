@@ -16,7 +16,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def expected(app_id):
-    return [
+    files = []
+    # The GNOME Files extension, one module per profile, when nautilus-python is there.
+    if subprocess.run(['pkg-config', '--exists', 'nautilus-python']).returncode == 0:
+        module = 'copyscope_devel' if app_id.endswith('.Devel') else 'copyscope'
+        files.append(f'share/nautilus-python/extensions/{module}.py')
+    return files + [
         'bin/copyscope',
         'bin/copyscope-cli',
         f'share/applications/{app_id}.desktop',

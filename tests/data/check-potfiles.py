@@ -4,8 +4,8 @@
 
 Usage: check-potfiles.py SOURCE_ROOT [--write]
 
-A file needs listing when its C code marks a string with _(), N_(), C_(),
-NC_() or ngettext(), when a .ui file has translatable="yes", and for the
+A file needs listing when its C or Python code marks a string with _(), N_(),
+C_(), NC_() or ngettext(), when a .ui file has translatable="yes", and for the
 desktop file, the metainfo and the settings schema. --write rewrites
 POTFILES.in instead of checking it.
 """
@@ -16,7 +16,8 @@ import sys
 
 C_MARK = re.compile(r'(?<![A-Za-z0-9_])(?:_|N_|C_|NC_|ngettext|g_dngettext)\s*\(')
 UI_MARK = re.compile(r'translatable="yes"')
-SEARCHED = ['src/app', 'src/cli', 'src/engine', 'src/plot', 'src/report', 'ui', 'data']
+SEARCHED = ['src/app', 'src/cli', 'src/engine', 'src/nautilus', 'src/plot', 'src/report', 'ui',
+            'data']
 
 
 def needs_listing(root, path):
@@ -26,6 +27,9 @@ def needs_listing(root, path):
         # Strings in comments are not translatable.
         text = re.sub(r'/\*.*?\*/', '', text, flags=re.S)
         text = re.sub(r'^\s*//.*$', '', text, flags=re.M)
+        return C_MARK.search(text) is not None
+    if path.endswith(('.py', '.py.in')):
+        text = re.sub(r'^\s*#.*$', '', text, flags=re.M)
         return C_MARK.search(text) is not None
     if path.endswith('.ui'):
         return UI_MARK.search(text) is not None
@@ -39,7 +43,7 @@ def wanted(root):
             dirnames.sort()
             for name in sorted(filenames):
                 path = os.path.relpath(os.path.join(dirpath, name), root)
-                if path.endswith(('.c', '.h', '.ui', '.in')) and needs_listing(root, path):
+                if path.endswith(('.c', '.h', '.py', '.ui', '.in')) and needs_listing(root, path):
                     found.append(path)
     return sorted(found)
 
