@@ -24,64 +24,17 @@ import gettext
 import math
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 
-SKIP = 77
-HERE = os.path.dirname(os.path.abspath(__file__))
+from e2e_session import (app_environment, check_atspi, find, find_app, have_locale, inside, install_prefix, log,
+                         run_inside, screenshot)
+
 APP_ID = 'io.github.copyscope.Copyscope'
 SCREEN = (1100, 780)
-
-
-def skip(message):
-    print(f'SKIP: {message}', flush=True)
-    sys.exit(SKIP)
-
-
-def log(message):
-    print(message, flush=True)
-
-
-# Outside: a virtual screen and a private session bus, then this script again inside.
-
-def start_xvfb():
-    if shutil.which('Xvfb') is None:
-        skip('Xvfb is not installed')
-    read_fd, write_fd = os.pipe()
-    xvfb = subprocess.Popen(['Xvfb', '-displayfd', str(write_fd), '-nolisten', 'tcp',
-                             '-screen', '0', f'{SCREEN[0]}x{SCREEN[1]}x24'],
-                            pass_fds=(write_fd,), stderr=subprocess.DEVNULL)
-    os.close(write_fd)
-    with os.fdopen(read_fd) as f:
-        display = f.readline().strip()
-    if not display:
-        xvfb.kill()
-        skip('Xvfb did not start')
-    return xvfb, ':' + display
-
-
-def outside(argv):
-    if shutil.which('dbus-run-session') is None:
-        skip('dbus-run-session is not installed (apt-get install dbus)')
-    try:
-        import pyatspi  # noqa: F401
-    except ImportError:
-        skip('pyatspi is not installed (apt-get install python3-pyatspi at-spi2-core)')
-
-    xvfb, display = start_xvfb()
-    try:
-        env = dict(os.environ, DISPLAY=display, CS_E2E_INSIDE='1')
-        env.pop('NO_AT_BRIDGE', None)
-        env.pop('WAYLAND_DISPLAY', None)
-        return subprocess.run(['dbus-run-session', '--', sys.executable, os.path.abspath(__file__)]
-                              + argv[1:], env=env).returncode
-    finally:
-        xvfb.terminate()
-        xvfb.wait()
 
 
 # Inside: the session bus and the screen are ours.
@@ -123,76 +76,6 @@ def trees_equal(a, b):
     return all(trees_equal(os.path.join(a, d), os.path.join(b, d)) for d in cmp.common_dirs)
 
 
-def screenshot(out_dir, name):
-    path = os.path.join(out_dir, name + '.png')
-    subprocess.run(['import', '-window', 'root', path], check=True)
-    log(f'screenshot: {path}')
-
-
-def walk(node, depth=0):
-    if node is None or depth > 60:
-        return
-    yield node
-    try:
-        count = node.childCount
-    except Exception:
-        return
-    for i in range(count):
-        try:
-            child = node.getChildAtIndex(i)
-        except Exception:
-            continue
-        yield from walk(child, depth + 1)
-
-
-def sensitive(node):
-    import pyatspi
-    try:
-        return node.getState().contains(pyatspi.STATE_SENSITIVE)
-    except Exception:
-        return False
-
-
-def named(node, name):
-    # GTK 4.8 joins a button's label property and its label child's text,
-    # mnemonic underline included: "_New Copy New Copy".
-    return node.name == name or node.name.replace('_', '').endswith(' ' + name)
-
-
-def find(app, role, name, timeout=20):
-    """The first enabled node, in tree order, with this role and accessible name.
-    GTK 4.8 does not say which stack page shows, but the window enables only the
-    actions of the page on screen."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for node in walk(app):
-            try:
-                if node.getRoleName() == role and named(node, name) and sensitive(node):
-                    return node
-            except Exception:
-                continue
-        time.sleep(0.3)
-    return None
-
-
-def find_app(process, timeout=30):
-    import pyatspi
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f'copyscope exited with status {process.returncode}')
-        desktop = pyatspi.Registry.getDesktop(0)
-        for i in range(desktop.childCount):
-            app = desktop.getChildAtIndex(i)
-            try:
-                if app is not None and app.get_process_id() == process.pid:
-                    return app
-            except Exception:
-                continue
-        time.sleep(0.3)
-    return None
-
-
 class Copyscope:
     """One run of the installed copyscope, ended when the block ends."""
 
@@ -200,28 +83,11 @@ class Copyscope:
         self.prefix, self.lang, self.home, self.args = prefix, lang, home, args
 
     def __enter__(self):
-        locale = {'en': 'C.UTF-8', 'nl': 'nl_NL.UTF-8'}[self.lang]
         share = os.path.join(self.prefix, 'share')
-        env = dict(os.environ,
-                   LANGUAGE=self.lang, LC_ALL=locale, LANG=locale,
-                   XDG_DATA_DIRS=f'{share}:/usr/local/share:/usr/share',
-                   XDG_CONFIG_HOME=os.path.join(self.home, 'config'),
-                   XDG_DATA_HOME=os.path.join(self.home, 'data'),
-                   XDG_CACHE_HOME=os.path.join(self.home, 'cache'),
-                   XDG_STATE_HOME=os.path.join(self.home, 'state'),
-                   GSETTINGS_BACKEND='memory',
-                   GTK_A11Y='atspi',
-                   GDK_BACKEND='x11',
-                   GSK_RENDERER='cairo',
-                   GTK_USE_PORTAL='0',
-                   ADW_DISABLE_PORTAL='1')
-        env.pop('NO_AT_BRIDGE', None)
-        env.pop('GSETTINGS_SCHEMA_DIR', None)
-        for name in ('config', 'data', 'cache', 'state'):
-            os.makedirs(os.path.join(self.home, name), exist_ok=True)
+        env = app_environment(self.lang, self.home, f'{share}:/usr/local/share:/usr/share')
         self.process = subprocess.Popen([os.path.join(self.prefix, 'bin', 'copyscope')] + self.args,
                                         env=env)
-        self.app = find_app(self.process)
+        self.app = find_app(lambda pid: pid == self.process.pid, alive=self.process)
         if self.app is None:
             raise RuntimeError('copyscope did not appear on the accessibility bus')
         return self
@@ -312,27 +178,11 @@ def run_language(prefix, lang, work, out_dir):
     return True
 
 
-def have_locale(name):
-    out = subprocess.run(['locale', '-a'], capture_output=True, text=True).stdout.lower().split()
-    return name.lower().replace('utf-8', 'utf8') in out
-
-
-def inside(argv):
+def main(argv):
     source_root, build_root, out_dir = (os.path.abspath(p) for p in argv[1:4])
     os.makedirs(out_dir, exist_ok=True)
-
-    try:
-        import pyatspi
-        pyatspi.Registry.getDesktop(0).childCount
-    except Exception as e:
-        skip(f'AT-SPI does not start: {e}')
-
-    data_dir = os.path.join(build_root, 'tests', 'data')
-    prefix = subprocess.run([sys.executable, os.path.join(source_root, 'tests', 'data', 'install-prefix.py'),
-                             source_root, os.path.join(data_dir, 'prefix-build'),
-                             os.path.join(data_dir, 'prefix')],
-                            check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
-    log(f'installed into {prefix}')
+    check_atspi()
+    prefix = install_prefix(source_root, build_root)
 
     languages = ['en']
     if have_locale('nl_NL.UTF-8'):
@@ -355,6 +205,6 @@ def inside(argv):
 
 
 if __name__ == '__main__':
-    if os.environ.get('CS_E2E_INSIDE') == '1':
-        sys.exit(inside(sys.argv))
-    sys.exit(outside(sys.argv))
+    if inside():
+        sys.exit(main(sys.argv))
+    sys.exit(run_inside(__file__, sys.argv, SCREEN))
