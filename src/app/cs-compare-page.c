@@ -9,12 +9,13 @@
 #include "cs-compare.h"
 #include "cs-compare-graph.h"
 #include "cs-compare-page.h"
+#include "cs-export.h"
 
 /*
  * Two or more runs side by side, in the terms of the Robocopy reviews: the
  * verdict, the overlaid graphs and every counter's average, minimum and
- * maximum per run with the best marked. Export activates the window's
- * win.export-comparison with the chosen format.
+ * maximum per run with the best marked, and their export in the chosen
+ * format. "toast" asks the window to say how the export went.
  */
 
 struct _CsComparePage
@@ -34,9 +35,17 @@ struct _CsComparePage
   GStrv           labels;    /* one per run, as the comparison names them */
   CsCompare      *compare;
   char           *verdict;
+  GCancellable   *cancellable;   /* the exports under way */
 };
 
 G_DEFINE_FINAL_TYPE (CsComparePage, cs_compare_page, GTK_TYPE_WIDGET)
+
+enum {
+  TOAST,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 static const CsCompareCounter *
 counter_of_item (CsComparePage *self,
@@ -207,13 +216,46 @@ cs_compare_page_rebuild_table (CsComparePage *self)
   g_object_unref (selection);
 }
 
+static GBytes *
+render_comparison (GtkWidget   *widget,
+                   const char  *extension,
+                   GError     **error)
+{
+  CsComparePage *self = CS_COMPARE_PAGE (widget);
+
+  return _cs_export_render_runs ((CsRun **) self->runs->pdata, self->runs->len,
+                                 (const char * const *) self->labels, extension, error);
+}
+
+static void
+exported_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  CsComparePage *self = user_data;   /* alive unless the export was cancelled */
+  g_autofree char *message = _cs_export_finish (result);
+
+  if (message != NULL)
+    {
+      g_autoptr(AdwToast) toast = adw_toast_new (message);
+
+      g_signal_emit (self, signals[TOAST], 0, toast);
+    }
+}
+
 static void
 export_clicked_cb (CsComparePage *self)
 {
   CsReportFormat format = cs_compare_page_get_format (self);
   const char *extension = cs_report_format_get_extension (format);
+  g_autofree char *name = NULL;
 
-  gtk_widget_activate_action (GTK_WIDGET (self), "win.export-comparison", "s", extension);
+  if (self->runs->len < 2)
+    return;
+
+  name = _cs_export_name ("copyscope-comparison", 0, extension);
+  _cs_export_async (GTK_WIDGET (self), name, extension, render_comparison, self->cancellable,
+                    exported_cb, self);
 }
 
 static void
@@ -228,6 +270,8 @@ cs_compare_page_dispose (GObject *object)
     gtk_widget_unparent (child);
 
   g_clear_pointer (&self->compare, cs_compare_free);
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
 
   G_OBJECT_CLASS (cs_compare_page_parent_class)->dispose (object);
 }
@@ -253,6 +297,14 @@ cs_compare_page_class_init (CsComparePageClass *klass)
   object_class->dispose = cs_compare_page_dispose;
   object_class->finalize = cs_compare_page_finalize;
 
+  /* Something to tell the user, such as how an export went. */
+  signals[TOAST] =
+    g_signal_new ("toast",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, ADW_TYPE_TOAST);
+
   g_type_ensure (CS_TYPE_COMPARE_GRAPH);
 
   gtk_widget_class_set_template_from_resource (widget_class,
@@ -275,6 +327,7 @@ cs_compare_page_init (CsComparePage *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->runs = g_ptr_array_new_with_free_func ((GDestroyNotify) cs_run_unref);
+  self->cancellable = g_cancellable_new ();
 }
 
 /* Shows @runs in this order; @labels: one per run, or NULL for the runs' own. */

@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 
 #include "cs-demo-page.h"
+#include "cs-file-chooser.h"
 #include "cs-format.h"
 #include "cs-page-task.h"
 #include "cs-throughput-graph.h"
@@ -19,7 +20,7 @@
  * words. The demonstration blocks, so it runs as a CsPageTask on a thread of
  * its own, and the graphs follow the current copy from the task's polls. With
  * T1/T2 on, "compare" hands the 1- and 2-thread runs to the window for the
- * comparison page.
+ * comparison page. Choosing where the copies go is the page's own action.
  */
 
 #define POLL_MS        150
@@ -60,6 +61,7 @@ struct _CsDemoPage
   CsDemo            *demo;          /* the last one that finished */
   CsJob             *watched;
   guint              n_shown;
+  GCancellable      *cancellable;   /* the chooser, while it is open */
 
   /* Borrowed: the running demonstration, until it hands back */
   CsPageTask        *task;
@@ -69,6 +71,7 @@ G_DEFINE_FINAL_TYPE (CsDemoPage, cs_demo_page, GTK_TYPE_WIDGET)
 
 enum {
   COMPARE,
+  TOAST,
   N_SIGNALS
 };
 
@@ -283,6 +286,17 @@ compare_clicked_cb (CsDemoPage *self)
 }
 
 static void
+choose_destination_action (GtkWidget  *widget,
+                           const char *action_name,
+                           GVariant   *parameter)
+{
+  CsDemoPage *self = CS_DEMO_PAGE (widget);
+
+  _cs_choose_folder (widget, _("Copy the Demonstration Into"), self->cancellable,
+                     (CsFolderChosenFunc) cs_demo_page_set_destination);
+}
+
+static void
 cs_demo_page_dispose (GObject *object)
 {
   CsDemoPage *self = CS_DEMO_PAGE (object);
@@ -297,6 +311,8 @@ cs_demo_page_dispose (GObject *object)
     gtk_widget_unparent (child);
 
   g_clear_object (&self->watched);
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
 
   G_OBJECT_CLASS (cs_demo_page_parent_class)->dispose (object);
 }
@@ -329,6 +345,14 @@ cs_demo_page_class_init (CsDemoPageClass *klass)
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_PTR_ARRAY);
 
+  /* Something to tell the user. */
+  signals[TOAST] =
+    g_signal_new ("toast",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, ADW_TYPE_TOAST);
+
   g_type_ensure (CS_TYPE_THROUGHPUT_GRAPH);
 
   gtk_widget_class_set_template_from_resource (widget_class,
@@ -353,6 +377,9 @@ cs_demo_page_class_init (CsDemoPageClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, stop_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, compare_clicked_cb);
 
+  gtk_widget_class_install_action (widget_class, "demo.choose-destination", NULL,
+                                   choose_destination_action);
+
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "demopage");
 }
@@ -361,6 +388,8 @@ static void
 cs_demo_page_init (CsDemoPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->cancellable = g_cancellable_new ();
 }
 
 void

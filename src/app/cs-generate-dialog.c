@@ -5,6 +5,7 @@
 
 #include <glib/gi18n.h>
 
+#include "cs-file-chooser.h"
 #include "cs-format.h"
 #include "cs-generate-dialog.h"
 
@@ -60,7 +61,7 @@ struct _CsGenerateDialog
 
   /* Owned */
   GFile           *folder;
-  GtkNativeDialog *chooser;
+  GCancellable    *cancellable;   /* the chooser, while it is open */
   guint            poll_id;
 
   /* Borrowed: the running generation, until it hands back */
@@ -264,71 +265,12 @@ cancel_clicked_cb (CsGenerateDialog *self)
     gtk_window_destroy (GTK_WINDOW (self));
 }
 
-#if GTK_CHECK_VERSION (4, 10, 0)
-
-static void
-folder_chosen_cb (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  g_autoptr(CsGenerateDialog) self = user_data;
-  g_autoptr(GFile) folder = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (object), result, NULL);
-
-  if (folder != NULL)
-    cs_generate_dialog_set_folder (self, folder);
-}
-
 static void
 choose_folder_clicked_cb (CsGenerateDialog *self)
 {
-  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
-
-  gtk_file_dialog_set_title (dialog, _("Generate Into"));
-  gtk_file_dialog_set_accept_label (dialog, _("_Select"));
-  gtk_file_dialog_set_modal (dialog, TRUE);
-  gtk_file_dialog_select_folder (dialog, GTK_WINDOW (self), NULL, folder_chosen_cb,
-                                 g_object_ref (self));
+  _cs_choose_folder (GTK_WIDGET (self), _("Generate Into"), self->cancellable,
+                     (CsFolderChosenFunc) cs_generate_dialog_set_folder);
 }
-
-#else /* GTK < 4.10 */
-
-static void
-native_response_cb (CsGenerateDialog *self,
-                    int               response,
-                    GtkNativeDialog  *native)
-{
-  g_autoptr(GtkNativeDialog) chooser = g_steal_pointer (&self->chooser);
-
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr(GFile) folder = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
-
-      if (folder != NULL)
-        cs_generate_dialog_set_folder (self, folder);
-    }
-
-  gtk_native_dialog_destroy (native);
-}
-
-static void
-choose_folder_clicked_cb (CsGenerateDialog *self)
-{
-  GtkFileChooserNative *native;
-
-  if (self->chooser != NULL)
-    return;
-
-  native = gtk_file_chooser_native_new (_("Generate Into"), GTK_WINDOW (self),
-                                        GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
-                                        _("_Select"), NULL);
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
-  g_signal_connect_object (native, "response", G_CALLBACK (native_response_cb), self,
-                           G_CONNECT_SWAPPED);
-  self->chooser = GTK_NATIVE_DIALOG (native);
-  gtk_native_dialog_show (self->chooser);
-}
-
-#endif
 
 static void
 cs_generate_dialog_dispose (GObject *object)
@@ -344,11 +286,8 @@ cs_generate_dialog_dispose (GObject *object)
     }
   g_clear_handle_id (&self->poll_id, g_source_remove);
 
-  if (self->chooser != NULL)
-    {
-      gtk_native_dialog_destroy (self->chooser);
-      g_clear_object (&self->chooser);
-    }
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), CS_TYPE_GENERATE_DIALOG);
 
@@ -410,6 +349,7 @@ cs_generate_dialog_init (CsGenerateDialog *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
+  self->cancellable = g_cancellable_new ();
   self->folder = g_file_new_for_path (folder);
   show_folder (self);
   settings_changed_cb (self);

@@ -14,8 +14,8 @@
 
 /*
  * The saved runs, newest first, and the saved thread sweeps. Opening,
- * renaming and deleting happen here against the history folder; the window
- * shows what is opened and offers Undo after a delete.
+ * renaming and deleting happen here against the history folder, a delete
+ * with Undo in a toast; the window shows what is opened and the toasts.
  */
 
 struct _CsHistoryPage
@@ -41,13 +41,101 @@ enum {
   OPEN_RUN,
   OPEN_SWEEP,
   COMPARE,
-  RUN_DELETED,
-  SWEEP_DELETED,
-  FAILED,
+  TOAST,
   N_SIGNALS
 };
 
 static guint signals[N_SIGNALS];
+
+static void
+cs_history_page_toast (CsHistoryPage *self,
+                       AdwToast      *toast)
+{
+  g_signal_emit (self, signals[TOAST], 0, toast);
+}
+
+static void
+cs_history_page_fail (CsHistoryPage *self,
+                      const char    *message)
+{
+  g_autoptr(AdwToast) toast = adw_toast_new (message);
+
+  cs_history_page_toast (self, toast);
+}
+
+static void
+undo_delete_run_cb (CsHistoryPage *self,
+                    AdwToast      *toast)
+{
+  CsRun *run = g_object_get_data (G_OBJECT (toast), "cs-run");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = cs_history_save (run, &error);
+
+  if (path == NULL)
+    {
+      g_autofree char *message = g_strdup_printf (_("Could not restore the run: %s"), error->message);
+
+      cs_history_page_fail (self, message);
+    }
+  cs_history_page_reload (self);
+}
+
+/* Deleted at once; the toast's Undo saves it again. */
+static void
+cs_history_page_run_deleted (CsHistoryPage *self,
+                             CsRun         *run)
+{
+  g_autofree char *label = cs_run_dup_label (run);
+  g_autofree char *title = NULL;
+  g_autoptr(AdwToast) toast = NULL;
+
+  if (label != NULL && *label != '\0')
+    title = g_strdup_printf (_("“%s” deleted"), label);
+  else
+    title = g_strdup (_("Run deleted"));
+
+  toast = adw_toast_new (title);
+  adw_toast_set_button_label (toast, _("_Undo"));
+  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  g_object_set_data_full (G_OBJECT (toast), "cs-run", cs_run_ref (run), (GDestroyNotify) cs_run_unref);
+  g_signal_connect_object (toast, "button-clicked", G_CALLBACK (undo_delete_run_cb), self,
+                           G_CONNECT_SWAPPED);
+  cs_history_page_toast (self, toast);
+}
+
+static void
+undo_delete_sweep_cb (CsHistoryPage *self,
+                      AdwToast      *toast)
+{
+  CsSweep *sweep = g_object_get_data (G_OBJECT (toast), "cs-sweep");
+  const char *path = g_object_get_data (G_OBJECT (toast), "cs-path");
+  g_autoptr(GError) error = NULL;
+
+  if (!cs_sweep_save (sweep, path, &error))
+    {
+      g_autofree char *message = g_strdup_printf (_("Could not restore the sweep: %s"), error->message);
+
+      cs_history_page_fail (self, message);
+    }
+  cs_history_page_reload (self);
+}
+
+static void
+cs_history_page_sweep_deleted (CsHistoryPage *self,
+                               CsSweep       *sweep,
+                               const char    *path)
+{
+  g_autoptr(AdwToast) toast = adw_toast_new (_("Sweep deleted"));
+
+  adw_toast_set_button_label (toast, _("_Undo"));
+  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  g_object_set_data_full (G_OBJECT (toast), "cs-sweep", cs_sweep_ref (sweep),
+                          (GDestroyNotify) cs_sweep_unref);
+  g_object_set_data_full (G_OBJECT (toast), "cs-path", g_strdup (path), g_free);
+  g_signal_connect_object (toast, "button-clicked", G_CALLBACK (undo_delete_sweep_cb), self,
+                           G_CONNECT_SWAPPED);
+  cs_history_page_toast (self, toast);
+}
 
 static void
 cs_history_page_update_compare (CsHistoryPage *self)
@@ -97,7 +185,7 @@ rename_requested_cb (CsHistoryPage *self,
     {
       g_autofree char *message = g_strdup_printf (_("Could not rename the run: %s"), error->message);
 
-      g_signal_emit (self, signals[FAILED], 0, message);
+      cs_history_page_fail (self, message);
       return;
     }
 
@@ -120,14 +208,14 @@ delete_requested_cb (CsHistoryPage *self,
         {
           g_autofree char *message = g_strdup_printf (_("Could not delete the run: %s"), error->message);
 
-          g_signal_emit (self, signals[FAILED], 0, message);
+          cs_history_page_fail (self, message);
           return;
         }
 
       gtk_list_box_remove (self->runs_list, GTK_WIDGET (row));
       self->n_runs--;
       cs_history_page_show_state (self);
-      g_signal_emit (self, signals[RUN_DELETED], 0, deleted);
+      cs_history_page_run_deleted (self, deleted);
     }
   else if (sweep != NULL)
     {
@@ -140,14 +228,14 @@ delete_requested_cb (CsHistoryPage *self,
           g_autofree char *message = g_strdup_printf (_("Could not delete the sweep: %s"),
                                                       g_strerror (saved));
 
-          g_signal_emit (self, signals[FAILED], 0, message);
+          cs_history_page_fail (self, message);
           return;
         }
 
       gtk_list_box_remove (self->sweeps_list, GTK_WIDGET (row));
       self->n_sweeps--;
       cs_history_page_show_state (self);
-      g_signal_emit (self, signals[SWEEP_DELETED], 0, deleted, path);
+      cs_history_page_sweep_deleted (self, deleted, path);
     }
 }
 
@@ -251,28 +339,13 @@ cs_history_page_class_init (CsHistoryPageClass *klass)
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_PTR_ARRAY);
 
-  /* Already gone from the folder; saving it again undoes the delete. */
-  signals[RUN_DELETED] =
-    g_signal_new ("run-deleted",
+  /* Something to tell the user: a delete to undo, a change the folder refused. */
+  signals[TOAST] =
+    g_signal_new ("toast",
                   G_TYPE_FROM_CLASS (klass),
                   G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, CS_TYPE_RUN);
-
-  signals[SWEEP_DELETED] =
-    g_signal_new ("sweep-deleted",
-                  G_TYPE_FROM_CLASS (klass),
-                  G_SIGNAL_RUN_LAST,
-                  0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 2, CS_TYPE_SWEEP, G_TYPE_STRING);
-
-  /* A message for the user: the history folder refused a change. */
-  signals[FAILED] =
-    g_signal_new ("failed",
-                  G_TYPE_FROM_CLASS (klass),
-                  G_SIGNAL_RUN_LAST,
-                  0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, G_TYPE_STRING);
+                  G_TYPE_NONE, 1, ADW_TYPE_TOAST);
 
   g_type_ensure (CS_TYPE_HISTORY_ROW);
 
@@ -318,7 +391,7 @@ cs_history_page_reload (CsHistoryPage *self)
     {
       g_autofree char *message = g_strdup_printf (_("Could not read the history: %s"), error->message);
 
-      g_signal_emit (self, signals[FAILED], 0, message);
+      cs_history_page_fail (self, message);
     }
 
   for (guint i = 0; entries != NULL && i < entries->len; i++)

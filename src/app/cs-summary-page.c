@@ -8,6 +8,7 @@
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
+#include "cs-export.h"
 #include "cs-format.h"
 #include "cs-summary-page.h"
 #include "cs-throughput-graph.h"
@@ -15,7 +16,9 @@
 /*
  * After a copy: how it went, Robocopy's totals table, the whole-run graph, the
  * failures with their reasons, and each counter's average, minimum and maximum.
- * The buttons activate the window's actions (new copy, export, retry failed).
+ * Export is the page's own action (summary.export, the format as its
+ * parameter); New Copy and Retry Failed start copies, so they are the
+ * window's. "toast" asks the window to say how an export went.
  */
 
 #define MAX_FAILURE_ROWS 500
@@ -50,9 +53,59 @@ struct _CsSummaryPage
 
   /* Owned */
   CsRun             *run;
+  GCancellable      *cancellable;   /* the exports under way */
 };
 
 G_DEFINE_FINAL_TYPE (CsSummaryPage, cs_summary_page, GTK_TYPE_WIDGET)
+
+enum {
+  TOAST,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static GBytes *
+render_run (GtkWidget   *widget,
+            const char  *extension,
+            GError     **error)
+{
+  CsSummaryPage *self = CS_SUMMARY_PAGE (widget);
+
+  return _cs_export_render_runs (&self->run, self->run != NULL ? 1 : 0, NULL, extension, error);
+}
+
+static void
+exported_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  CsSummaryPage *self = user_data;   /* alive unless the export was cancelled */
+  g_autofree char *message = _cs_export_finish (result);
+
+  if (message != NULL)
+    {
+      g_autoptr(AdwToast) toast = adw_toast_new (message);
+
+      g_signal_emit (self, signals[TOAST], 0, toast);
+    }
+}
+
+static void
+export_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  CsSummaryPage *self = CS_SUMMARY_PAGE (widget);
+  const char *extension = g_variant_get_string (parameter, NULL);
+  g_autofree char *name = NULL;
+
+  if (self->run == NULL)
+    return;
+
+  name = _cs_export_name ("copyscope", cs_run_get_started (self->run), extension);
+  _cs_export_async (widget, name, extension, render_run, self->cancellable, exported_cb, self);
+}
 
 static void
 set_grid_text (GtkGrid    *grid,
@@ -320,6 +373,8 @@ cs_summary_page_dispose (GObject *object)
     gtk_widget_unparent (child);
 
   g_clear_pointer (&self->run, cs_run_unref);
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
 
   G_OBJECT_CLASS (cs_summary_page_parent_class)->dispose (object);
 }
@@ -331,6 +386,14 @@ cs_summary_page_class_init (CsSummaryPageClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = cs_summary_page_dispose;
+
+  /* Something to tell the user, such as how an export went. */
+  signals[TOAST] =
+    g_signal_new ("toast",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, ADW_TYPE_TOAST);
 
   g_type_ensure (CS_TYPE_THROUGHPUT_GRAPH);
 
@@ -347,6 +410,8 @@ cs_summary_page_class_init (CsSummaryPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, environment_label);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, retry_button);
 
+  gtk_widget_class_install_action (widget_class, "summary.export", "s", export_action);
+
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "summarypage");
 }
@@ -356,6 +421,9 @@ cs_summary_page_init (CsSummaryPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   cs_summary_page_build_stats (self);
+
+  self->cancellable = g_cancellable_new ();
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "summary.export", FALSE);
 }
 
 void
@@ -379,6 +447,7 @@ cs_summary_page_set_run (CsSummaryPage *self,
   cs_summary_page_show_failures (self);
   cs_summary_page_show_environment (self);
   cs_throughput_graph_set_run (self->graph, run);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "summary.export", TRUE);
 }
 
 CsRun *

@@ -3,10 +3,16 @@
 
 #include "config.h"
 
+#include <errno.h>
+
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
+#include "cs-export.h"
+#include "cs-file-chooser.h"
 #include "cs-format.h"
+#include "cs-generate-dialog.h"
+#include "cs-history.h"
 #include "cs-limit-hint.h"
 #include "cs-page-task.h"
 #include "cs-sweep-chart.h"
@@ -16,12 +22,15 @@
 /*
  * A thread sweep: set up, run, result. The sweep blocks, so it runs as a
  * CsPageTask on a thread of its own, and this page reads the current job's
- * progress and samples from the task's polls. Choosing folders and generating a
- * test set are the window's actions; the finished sweep goes to the window
- * through "finished", to be saved.
+ * progress and samples from the task's polls. Choosing the folders, generating
+ * a test set and exporting the charts are the page's own actions (sweep.*); a
+ * finished sweep is kept in the history. "toast" asks the window to say what
+ * happened.
  */
 
 #define POLL_MS 200
+#define EXPORT_WIDTH  1200
+#define EXPORT_HEIGHT 420
 
 static const guint thread_choices[] = { 1, 2, 4, 8, 16, 32, 64, 128 };
 
@@ -65,6 +74,7 @@ struct _CsSweepPage
   CsJob             *watched;       /* the copy shown live */
   guint              n_shown;       /* of its samples, already in the graph */
   guint              n_changes;
+  GCancellable      *cancellable;   /* choosers and exports under way */
 
   /* Borrowed: the running sweep, until it hands back */
   CsPageTask        *task;
@@ -73,7 +83,7 @@ struct _CsSweepPage
 G_DEFINE_FINAL_TYPE (CsSweepPage, cs_sweep_page, GTK_TYPE_WIDGET)
 
 enum {
-  FINISHED,
+  TOAST,
   N_SIGNALS
 };
 
@@ -251,6 +261,45 @@ cs_sweep_page_show_result (CsSweepPage *self,
   gtk_stack_set_visible_child_name (self->stack, "result");
 }
 
+static void
+cs_sweep_page_toast (CsSweepPage *self,
+                     const char  *title)
+{
+  g_autoptr(AdwToast) toast = adw_toast_new (title);
+
+  g_signal_emit (self, signals[TOAST], 0, toast);
+}
+
+/* A finished sweep goes into the history, named after its start. */
+static void
+cs_sweep_page_keep (CsSweepPage *self,
+                    CsSweep     *sweep)
+{
+  g_autofree char *dir = cs_history_get_dir ();
+  g_autoptr(GDateTime) started = g_date_time_new_from_unix_utc (cs_sweep_get_started (sweep) / G_USEC_PER_SEC);
+  g_autofree char *stamp = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (started == NULL)
+    started = g_date_time_new_now_utc ();
+  stamp = g_date_time_format (started, "%Y%m%dT%H%M%SZ");
+  name = g_strdup_printf (CS_HISTORY_SWEEP_PREFIX "%s.json", stamp);
+  path = g_build_filename (dir, name, NULL);
+
+  if (g_mkdir_with_parents (dir, 0755) != 0 || !cs_sweep_save (sweep, path, &error))
+    {
+      g_autofree char *message = g_strdup_printf (_("Could not keep the sweep in the history: %s"),
+                                                  error != NULL ? error->message : g_strerror (errno));
+
+      cs_sweep_page_toast (self, message);
+      return;
+    }
+
+  cs_sweep_page_toast (self, _("Sweep kept in the history"));
+}
+
 /* main thread: the sweep's thread hands the task back */
 static void
 sweep_done_cb (gpointer      owner,
@@ -266,7 +315,7 @@ sweep_done_cb (gpointer      owner,
   if (error == NULL)
     {
       cs_sweep_page_show_result (self, sweep);
-      g_signal_emit (self, signals[FINISHED], 0, sweep);
+      cs_sweep_page_keep (self, sweep);
     }
   else
     {
@@ -312,6 +361,123 @@ new_sweep_clicked_cb (CsSweepPage *self)
 }
 
 static void
+choose_source_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  CsSweepPage *self = CS_SWEEP_PAGE (widget);
+
+  _cs_choose_folder (widget, _("Sweep Source"), self->cancellable,
+                     (CsFolderChosenFunc) cs_sweep_page_set_source);
+}
+
+static void
+choose_destination_action (GtkWidget  *widget,
+                           const char *action_name,
+                           GVariant   *parameter)
+{
+  CsSweepPage *self = CS_SWEEP_PAGE (widget);
+
+  _cs_choose_folder (widget, _("Sweep Destination"), self->cancellable,
+                     (CsFolderChosenFunc) cs_sweep_page_set_destination);
+}
+
+static GtkWindow *
+cs_sweep_page_get_window (CsSweepPage *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+
+  return GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL;
+}
+
+static void
+generated_cb (CsSweepPage      *self,
+              const char       *dir,
+              CsGenerateDialog *dialog)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (dir);
+
+  cs_sweep_page_set_source (self, file);
+}
+
+/* A test set generated from here becomes the sweep's source. */
+static void
+generate_action (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  CsSweepPage *self = CS_SWEEP_PAGE (widget);
+  CsGenerateDialog *dialog = cs_generate_dialog_new (cs_sweep_page_get_window (self));
+
+  g_signal_connect_object (dialog, "generated", G_CALLBACK (generated_cb), self, G_CONNECT_SWAPPED);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+draw_sweep_cb (cairo_t  *cr,
+               double    width,
+               double    height,
+               gpointer  user_data)
+{
+  CsSweepPage *self = user_data;
+  CsPlotPalette palette;
+
+  _cs_export_palette_init (&palette);
+  cs_sweep_chart_draw_all (cr, width, height, &palette, self->result);
+}
+
+static GBytes *
+render_sweep (GtkWidget   *widget,
+              const char  *extension,
+              GError     **error)
+{
+  CsSweepPage *self = CS_SWEEP_PAGE (widget);
+  CsPlotFormat format;
+
+  if (!cs_plot_format_from_string (extension, &format))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   _("“%s” is not a chart format; use png, svg or pdf"), extension);
+      return NULL;
+    }
+  if (self->result == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("There is nothing to export"));
+      return NULL;
+    }
+
+  return cs_plot_render (format, EXPORT_WIDTH, EXPORT_HEIGHT, draw_sweep_cb, self, error);
+}
+
+static void
+exported_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  CsSweepPage *self = user_data;   /* alive unless the export was cancelled */
+  g_autofree char *message = _cs_export_finish (result);
+
+  if (message != NULL)
+    cs_sweep_page_toast (self, message);
+}
+
+static void
+export_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  CsSweepPage *self = CS_SWEEP_PAGE (widget);
+  const char *extension = g_variant_get_string (parameter, NULL);
+  g_autofree char *name = NULL;
+
+  if (self->result == NULL)
+    return;
+
+  name = _cs_export_name ("copyscope-sweep", cs_sweep_get_started (self->result), extension);
+  _cs_export_async (widget, name, extension, render_sweep, self->cancellable, exported_cb, self);
+}
+
+static void
 cs_sweep_page_dispose (GObject *object)
 {
   CsSweepPage *self = CS_SWEEP_PAGE (object);
@@ -326,6 +492,8 @@ cs_sweep_page_dispose (GObject *object)
     gtk_widget_unparent (child);
 
   g_clear_object (&self->watched);
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
 
   G_OBJECT_CLASS (cs_sweep_page_parent_class)->dispose (object);
 }
@@ -352,13 +520,13 @@ cs_sweep_page_class_init (CsSweepPageClass *klass)
   object_class->dispose = cs_sweep_page_dispose;
   object_class->finalize = cs_sweep_page_finalize;
 
-  /* A sweep that ran to its end, to be saved. */
-  signals[FINISHED] =
-    g_signal_new ("finished",
+  /* Something to tell the user, such as that the sweep was kept. */
+  signals[TOAST] =
+    g_signal_new ("toast",
                   G_TYPE_FROM_CLASS (klass),
                   G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, CS_TYPE_SWEEP);
+                  G_TYPE_NONE, 1, ADW_TYPE_TOAST);
 
   g_type_ensure (CS_TYPE_LIMIT_HINT);
   g_type_ensure (CS_TYPE_SWEEP_CHART);
@@ -397,6 +565,12 @@ cs_sweep_page_class_init (CsSweepPageClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, cancel_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, new_sweep_clicked_cb);
 
+  gtk_widget_class_install_action (widget_class, "sweep.choose-source", NULL, choose_source_action);
+  gtk_widget_class_install_action (widget_class, "sweep.choose-destination", NULL,
+                                   choose_destination_action);
+  gtk_widget_class_install_action (widget_class, "sweep.generate", NULL, generate_action);
+  gtk_widget_class_install_action (widget_class, "sweep.export", "s", export_action);
+
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "sweeppage");
 }
@@ -406,6 +580,8 @@ cs_sweep_page_init (CsSweepPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_stack_set_visible_child_name (self->stack, "setup");
+
+  self->cancellable = g_cancellable_new ();
 }
 
 void

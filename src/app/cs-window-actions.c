@@ -5,6 +5,9 @@
 
 #include <glib/gi18n.h>
 
+#include "cs-file-chooser.h"
+#include "cs-format.h"
+#include "cs-generate-dialog.h"
 #include "cs-window-private.h"
 
 /*
@@ -12,211 +15,30 @@
  * follows from the run state in one place, _cs_window_actions_update().
  */
 
-typedef enum {
-  CHOOSE_FILES,
-  CHOOSE_FOLDERS,
-  CHOOSE_DESTINATION,
-} ChooseMode;
-
 static void
-cs_window_chosen (CsWindow   *self,
-                  ChooseMode  mode,
-                  GListModel *files)
+sources_chosen_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
 {
-  guint n = g_list_model_get_n_items (files);
+  CsWindow *self = user_data;   /* alive unless the chooser was cancelled */
+  g_autoptr(GListModel) files = _cs_choose_finish (result, NULL);
+  g_autoptr(GPtrArray) array = g_ptr_array_new_with_free_func (g_object_unref);
 
-  switch (mode)
-    {
-    case CHOOSE_FILES:
-    case CHOOSE_FOLDERS:
-      {
-        g_autoptr(GPtrArray) array = g_ptr_array_new_with_free_func (g_object_unref);
-
-        for (guint i = 0; i < n; i++)
-          g_ptr_array_add (array, g_list_model_get_item (files, i));
-        cs_window_add_sources (self, (GFile **) array->pdata, array->len);
-      }
-      break;
-
-    case CHOOSE_DESTINATION:
-      if (n > 0)
-        {
-          g_autoptr(GFile) folder = g_list_model_get_item (files, 0);
-
-          cs_destination_row_set_file (self->destination_row, folder);
-        }
-      break;
-
-    default:
-      g_assert_not_reached ();
-    }
+  for (guint i = 0; files != NULL && i < g_list_model_get_n_items (files); i++)
+    g_ptr_array_add (array, g_list_model_get_item (files, i));
+  if (array->len > 0)
+    cs_window_add_sources (self, (GFile **) array->pdata, array->len);
 }
-
-#if GTK_CHECK_VERSION (4, 10, 0)
-
-typedef struct
-{
-  CsWindow   *self;
-  ChooseMode  mode;
-} ChooseData;
-
-static void
-file_dialog_done_cb (GObject      *object,
-                     GAsyncResult *result,
-                     gpointer      user_data)
-{
-  GtkFileDialog *dialog = GTK_FILE_DIALOG (object);
-  ChooseData *data = user_data;
-  g_autoptr(CsWindow) self = data->self;
-  ChooseMode mode = data->mode;
-  g_autoptr(GListModel) files = NULL;
-  g_autoptr(GError) error = NULL;
-
-  g_free (data);
-
-  switch (mode)
-    {
-    case CHOOSE_FILES:
-      files = gtk_file_dialog_open_multiple_finish (dialog, result, &error);
-      break;
-
-    case CHOOSE_FOLDERS:
-      files = gtk_file_dialog_select_multiple_folders_finish (dialog, result, &error);
-      break;
-
-    case CHOOSE_DESTINATION:
-      {
-        g_autoptr(GFile) file = NULL;
-        GListStore *store = g_list_store_new (G_TYPE_FILE);
-
-        file = gtk_file_dialog_select_folder_finish (dialog, result, &error);
-        if (file != NULL)
-          g_list_store_append (store, file);
-        files = G_LIST_MODEL (store);
-      }
-      break;
-
-    default:
-      g_assert_not_reached ();
-    }
-
-  if (files != NULL)
-    cs_window_chosen (self, mode, files);
-}
-
-static void
-cs_window_choose (CsWindow   *self,
-                  ChooseMode  mode)
-{
-  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
-  ChooseData *data = g_new0 (ChooseData, 1);
-
-  data->self = g_object_ref (self);
-  data->mode = mode;
-  gtk_file_dialog_set_modal (dialog, TRUE);
-
-  switch (mode)
-    {
-    case CHOOSE_FILES:
-      gtk_file_dialog_set_title (dialog, _("Add Files"));
-      gtk_file_dialog_open_multiple (dialog, GTK_WINDOW (self), NULL, file_dialog_done_cb, data);
-      break;
-
-    case CHOOSE_FOLDERS:
-      gtk_file_dialog_set_title (dialog, _("Add Folders"));
-      gtk_file_dialog_select_multiple_folders (dialog, GTK_WINDOW (self), NULL,
-                                               file_dialog_done_cb, data);
-      break;
-
-    case CHOOSE_DESTINATION:
-      gtk_file_dialog_set_title (dialog, _("Copy Into"));
-      gtk_file_dialog_set_accept_label (dialog, _("_Select"));
-      gtk_file_dialog_select_folder (dialog, GTK_WINDOW (self), NULL, file_dialog_done_cb, data);
-      break;
-
-    default:
-      g_assert_not_reached ();
-    }
-}
-
-#else /* GTK < 4.10 */
-
-static void
-native_response_cb (CsWindow        *self,
-                    int              response,
-                    GtkNativeDialog *native)
-{
-  ChooseMode mode = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (native), "cs-choose-mode"));
-  g_autoptr(GtkNativeDialog) chooser = g_steal_pointer (&self->chooser);
-
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr(GListModel) files = gtk_file_chooser_get_files (GTK_FILE_CHOOSER (native));
-
-      cs_window_chosen (self, mode, files);
-    }
-
-  gtk_native_dialog_destroy (native);
-}
-
-static void
-cs_window_choose (CsWindow   *self,
-                  ChooseMode  mode)
-{
-  GtkFileChooserAction action = GTK_FILE_CHOOSER_ACTION_OPEN;
-  const char *title = NULL;
-  const char *accept = NULL;
-  gboolean multiple = FALSE;
-  GtkFileChooserNative *native;
-
-  if (self->chooser != NULL)
-    return;
-
-  switch (mode)
-    {
-    case CHOOSE_FILES:
-      title = _("Add Files");
-      accept = _("_Add");
-      multiple = TRUE;
-      break;
-
-    case CHOOSE_FOLDERS:
-      title = _("Add Folders");
-      accept = _("_Add");
-      action = GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER;
-      multiple = TRUE;
-      break;
-
-    case CHOOSE_DESTINATION:
-      title = _("Copy Into");
-      accept = _("_Select");
-      action = GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER;
-      break;
-
-    default:
-      g_assert_not_reached ();
-    }
-
-  native = gtk_file_chooser_native_new (title, GTK_WINDOW (self), action, accept, NULL);
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
-  gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (native), multiple);
-
-  g_object_set_data (G_OBJECT (native), "cs-choose-mode", GINT_TO_POINTER (mode));
-  g_signal_connect_object (native, "response", G_CALLBACK (native_response_cb), self,
-                           G_CONNECT_SWAPPED);
-
-  self->chooser = GTK_NATIVE_DIALOG (native);
-  gtk_native_dialog_show (self->chooser);
-}
-
-#endif
 
 static void
 add_files_action (GtkWidget  *widget,
                   const char *action_name,
                   GVariant   *parameter)
 {
-  cs_window_choose (CS_WINDOW (widget), CHOOSE_FILES);
+  CsWindow *self = CS_WINDOW (widget);
+
+  _cs_choose_async (GTK_WINDOW (self), CS_CHOOSE_FILES, _("Add Files"), _("_Add"), NULL,
+                    self->choosers, sources_chosen_cb, self);
 }
 
 static void
@@ -224,7 +46,10 @@ add_folder_action (GtkWidget  *widget,
                    const char *action_name,
                    GVariant   *parameter)
 {
-  cs_window_choose (CS_WINDOW (widget), CHOOSE_FOLDERS);
+  CsWindow *self = CS_WINDOW (widget);
+
+  _cs_choose_async (GTK_WINDOW (self), CS_CHOOSE_FOLDERS, _("Add Folders"), _("_Add"), NULL,
+                    self->choosers, sources_chosen_cb, self);
 }
 
 static void
@@ -232,7 +57,10 @@ choose_destination_action (GtkWidget  *widget,
                            const char *action_name,
                            GVariant   *parameter)
 {
-  cs_window_choose (CS_WINDOW (widget), CHOOSE_DESTINATION);
+  CsWindow *self = CS_WINDOW (widget);
+
+  _cs_choose_folder (widget, _("Copy Into"), self->choosers,
+                     (CsFolderChosenFunc) cs_window_set_destination);
 }
 
 static void
@@ -240,8 +68,10 @@ export_action (GtkWidget  *widget,
                const char *action_name,
                GVariant   *parameter)
 {
+  CsWindow *self = CS_WINDOW (widget);
+
   /* JSON unless the chosen name asks for another format. */
-  _cs_window_export_run (CS_WINDOW (widget), "json");
+  gtk_widget_activate_action (GTK_WIDGET (self->summary_page), "summary.export", "s", "json");
 }
 
 static void
@@ -251,7 +81,7 @@ clear_sources_action (GtkWidget  *widget,
 {
   CsWindow *self = CS_WINDOW (widget);
 
-  cs_source_list_clear (self->source_list);
+  cs_setup_page_clear_sources (self->setup_page);
 }
 
 static void
@@ -260,11 +90,10 @@ start_action (GtkWidget  *widget,
               GVariant   *parameter)
 {
   CsWindow *self = CS_WINDOW (widget);
-  GListModel *files = cs_source_list_get_files (self->source_list);
-  GFile *destination = cs_destination_row_get_file (self->destination_row);
+  GListModel *files = cs_setup_page_get_sources (self->setup_page);
+  GFile *destination = cs_setup_page_get_destination (self->setup_page);
   g_autofree char *destination_path = NULL;
   g_autoptr(CsJob) job = NULL;
-  g_autoptr(GFile) missing = NULL;
 
   if (self->job != NULL || destination == NULL)
     return;
@@ -283,8 +112,7 @@ start_action (GtkWidget  *widget,
           g_autoptr(GError) error = g_error_new (CS_JOB_ERROR, CS_JOB_ERROR_INVALID,
                                                  _("“%s” is not a local or mounted folder."), uri);
 
-          gtk_label_set_label (self->refusal_label, error->message);
-          gtk_widget_set_visible (GTK_WIDGET (self->refusal_label), TRUE);
+          cs_setup_page_show_refusal (self->setup_page, error->message);
           return;
         }
       cs_job_add_source (job, path);
@@ -293,9 +121,8 @@ start_action (GtkWidget  *widget,
   destination_path = g_file_get_path (destination);
   if (destination_path == NULL)
     {
-      gtk_label_set_label (self->refusal_label,
-                           _("The destination is not a local or mounted folder."));
-      gtk_widget_set_visible (GTK_WIDGET (self->refusal_label), TRUE);
+      cs_setup_page_show_refusal (self->setup_page,
+                                  _("The destination is not a local or mounted folder."));
       return;
     }
   cs_job_set_destination (job, destination_path);
@@ -342,8 +169,8 @@ new_copy_action (GtkWidget  *widget,
     return;
 
   /* The destination and the options usually carry over; the sources do not. */
-  cs_source_list_clear (self->source_list);
-  gtk_widget_set_visible (GTK_WIDGET (self->refusal_label), FALSE);
+  cs_setup_page_clear_sources (self->setup_page);
+  cs_setup_page_show_refusal (self->setup_page, NULL);
   gtk_stack_set_visible_child_name (self->stack, "setup");
 }
 
@@ -492,6 +319,101 @@ retry_failed_action (GtkWidget  *widget,
   self->retry_targets = g_steal_pointer (&targets);
 }
 
+static void
+go_back_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  CsWindow *self = CS_WINDOW (widget);
+  g_autofree char *page = NULL;
+
+  if (self->job != NULL || self->back_stack->len == 0)
+    return;
+
+  page = g_strdup (g_ptr_array_index (self->back_stack, self->back_stack->len - 1));
+  g_ptr_array_remove_index (self->back_stack, self->back_stack->len - 1);
+  gtk_stack_set_visible_child_name (self->stack, page);
+}
+
+static void
+show_history_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  CsWindow *self = CS_WINDOW (widget);
+
+  if (self->job != NULL)
+    return;
+
+  cs_history_page_reload (self->history_page);
+  _cs_window_navigate (self, "history");
+}
+
+static void
+show_sweep_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  CsWindow *self = CS_WINDOW (widget);
+
+  if (self->job == NULL)
+    _cs_window_navigate (self, "sweep");
+}
+
+static void
+show_demo_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  CsWindow *self = CS_WINDOW (widget);
+
+  if (self->job == NULL)
+    _cs_window_navigate (self, "demo");
+}
+
+static void
+add_generated_cb (CsWindow *self,
+                  AdwToast *toast)
+{
+  const char *dir = g_object_get_data (G_OBJECT (toast), "cs-path");
+  g_autoptr(GFile) file = g_file_new_for_path (dir);
+  GFile *files[] = { file };
+
+  cs_window_add_sources (self, files, 1);
+}
+
+static void
+generated_cb (CsWindow         *self,
+              const char       *dir,
+              CsGenerateDialog *dialog)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (dir);
+  g_autofree char *name = _cs_display_name (file);
+  g_autofree char *title = g_strdup_printf (_("Test data written to “%s”"), name);
+  AdwToast *toast = adw_toast_new (title);
+
+  if (self->job == NULL)
+    {
+      adw_toast_set_button_label (toast, _("_Add as Source"));
+      g_object_set_data_full (G_OBJECT (toast), "cs-path", g_strdup (dir), g_free);
+      g_signal_connect_object (toast, "button-clicked", G_CALLBACK (add_generated_cb), self,
+                               G_CONNECT_SWAPPED);
+    }
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+static void
+generate_action (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  CsWindow *self = CS_WINDOW (widget);
+  CsGenerateDialog *dialog = cs_generate_dialog_new (GTK_WINDOW (self));
+
+  g_signal_connect_object (dialog, "generated", G_CALLBACK (generated_cb), self, G_CONNECT_SWAPPED);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 void
 _cs_window_actions_update (CsWindow *self)
 {
@@ -502,16 +424,15 @@ _cs_window_actions_update (CsWindow *self)
   gboolean summary = !running && g_strcmp0 (page, "summary") == 0;
   gboolean paused = running && cs_job_get_state (self->job) == CS_JOB_STATE_PAUSED;
   CsRun *run = cs_summary_page_get_run (self->summary_page);
+  guint n_sources = g_list_model_get_n_items (cs_setup_page_get_sources (self->setup_page));
 
   gtk_widget_action_set_enabled (widget, "win.add-files", !running);
   gtk_widget_action_set_enabled (widget, "win.add-folder", !running);
-  gtk_widget_action_set_enabled (widget, "win.clear-sources",
-                                 setup && cs_source_list_get_n_files (self->source_list) > 0);
+  gtk_widget_action_set_enabled (widget, "win.clear-sources", setup && n_sources > 0);
   gtk_widget_action_set_enabled (widget, "win.choose-destination", setup);
   gtk_widget_action_set_enabled (widget, "win.start",
-                                 setup &&
-                                 cs_source_list_get_n_files (self->source_list) > 0 &&
-                                 cs_destination_row_get_file (self->destination_row) != NULL);
+                                 setup && n_sources > 0 &&
+                                 cs_setup_page_get_destination (self->setup_page) != NULL);
   gtk_widget_action_set_enabled (widget, "win.pause", running);
   gtk_widget_action_set_enabled (widget, "win.cancel", running);
   gtk_widget_action_set_enabled (widget, "win.new-copy", summary);
@@ -532,7 +453,12 @@ _cs_window_actions_update (CsWindow *self)
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, paused ? _("Resume") : _("Pause"),
                                   -1);
 
-  _cs_window_pages_update_actions (self);
+  gtk_widget_action_set_enabled (widget, "win.go-back", !running && self->back_stack->len > 0);
+  gtk_widget_action_set_enabled (widget, "win.show-history", !running);
+  gtk_widget_action_set_enabled (widget, "win.show-sweep", !running);
+  gtk_widget_action_set_enabled (widget, "win.show-demo", !running);
+  gtk_widget_set_visible (GTK_WIDGET (self->back_button), !running && self->back_stack->len > 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->history_button), !running);
 }
 
 void
@@ -549,4 +475,9 @@ _cs_window_class_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.new-copy", NULL, new_copy_action);
   gtk_widget_class_install_action (widget_class, "win.retry-failed", NULL, retry_failed_action);
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "win.go-back", NULL, go_back_action);
+  gtk_widget_class_install_action (widget_class, "win.show-history", NULL, show_history_action);
+  gtk_widget_class_install_action (widget_class, "win.show-sweep", NULL, show_sweep_action);
+  gtk_widget_class_install_action (widget_class, "win.show-demo", NULL, show_demo_action);
+  gtk_widget_class_install_action (widget_class, "win.generate", NULL, generate_action);
 }

@@ -6,18 +6,20 @@
 #include <glib/gi18n.h>
 
 #include "cs-format.h"
+#include "cs-history.h"
 #include "cs-window-private.h"
 
 /*
  * The window: setup → copying → summary, on one stack. It owns the job while
  * it runs, feeds the job's coalesced signals to the views, asks the questions
  * (conflicts, cancelling) and keeps the session from suspending meanwhile.
- * Actions and file choosers are in cs-window-actions.c.
+ * The pages beyond one copy (History, the comparison, the sweep, the
+ * demonstration) ask through signals; the window navigates, shows their
+ * toasts and keeps going back one step at a time. Actions are in
+ * cs-window-actions.c.
  */
 
 #define SCHEMA_ID          APP_ID
-#define THREADS_SETTLE_MS  200
-#define MAX_ERROR_ROWS     200
 #define RUN_WAIT_MS        500
 
 G_DEFINE_FINAL_TYPE (CsWindow, cs_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -82,78 +84,131 @@ _cs_window_show_toast (CsWindow   *self,
   adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (title));
 }
 
-/* main thread */
-static void
-job_sample_cb (CsWindow *self,
-               gpointer  sample_pointer,
-               CsJob    *job)
+/* Pages */
+
+static const struct {
+  const char *page;
+  const char *subtitle;
+} page_subtitles[] = {
+  { "history", N_("History") },
+  { "compare", N_("Comparison") },
+  { "sweep", N_("Thread Sweep") },
+  { "demo", N_("Demonstration") },
+};
+
+/* Shows @page, remembering the one it leaves for win.go-back. */
+void
+_cs_window_navigate (CsWindow   *self,
+                     const char *page)
 {
-  const CsSample *sample = sample_pointer;
+  const char *current = gtk_stack_get_visible_child_name (self->stack);
 
-  cs_throughput_graph_push_sample (self->graph, sample);
-  cs_counter_view_set_sample (self->counter_view, sample);
-  cs_limit_hint_push_sample (self->limit_hint, sample);
-}
-
-static void
-cs_window_show_errors (CsWindow *self,
-                       guint     n_errors)
-{
-  g_autoptr(GPtrArray) errors = NULL;
-  g_autofree char *title = NULL;
-
-  if (n_errors == self->n_errors_shown)
+  if (g_strcmp0 (current, page) == 0)
     return;
 
-  title = g_strdup_printf (ngettext ("%u Problem", "%u Problems", n_errors), n_errors);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->errors_row), title);
-  adw_expander_row_set_subtitle (self->errors_row,
-                                 _("Files that could not be copied; the copy goes on"));
-  adw_expander_row_set_icon_name (self->errors_row, "dialog-warning-symbolic");
-  adw_expander_row_set_enable_expansion (self->errors_row, TRUE);
-
-  /* Only the first rows are listed; the summary and the export have them all. */
-  if (self->error_rows->len < MAX_ERROR_ROWS)
-    {
-      errors = cs_job_get_run (self->job) != NULL
-               ? cs_run_dup_errors (cs_job_get_run (self->job)) : NULL;
-
-      for (guint i = self->error_rows->len; errors != NULL && i < errors->len && i < MAX_ERROR_ROWS; i++)
-        {
-          const CsRunError *error = g_ptr_array_index (errors, i);
-          g_autofree char *path = _cs_display_path (error->path != NULL ? error->path : "");
-          g_autofree char *reason = g_strdup_printf ("%s: %s",
-                                                     error->operation != NULL ? error->operation : "",
-                                                     error->message != NULL ? error->message : "");
-          GtkWidget *row = g_object_new (ADW_TYPE_ACTION_ROW,
-                                         "use-markup", FALSE,
-                                         "title", path,
-                                         "subtitle", reason,
-                                         "title-lines", 1,
-                                         "subtitle-lines", 2,
-                                         NULL);
-
-          adw_expander_row_add_row (self->errors_row, row);
-          g_ptr_array_add (self->error_rows, row);
-        }
-    }
-
-  self->n_errors_shown = n_errors;
+  g_ptr_array_add (self->back_stack, g_strdup (current));
+  gtk_stack_set_visible_child_name (self->stack, page);
 }
 
 static void
-cs_window_reset_errors (CsWindow *self)
+visible_page_changed_cb (CsWindow *self)
 {
-  for (guint i = 0; i < self->error_rows->len; i++)
-    adw_expander_row_remove (self->errors_row, g_ptr_array_index (self->error_rows, i));
-  g_ptr_array_set_size (self->error_rows, 0);
+  const char *page = gtk_stack_get_visible_child_name (self->stack);
+  const char *subtitle = NULL;
 
-  self->n_errors_shown = 0;
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->errors_row), _("No Problems"));
-  adw_expander_row_set_subtitle (self->errors_row, NULL);
-  adw_expander_row_set_icon_name (self->errors_row, "emblem-ok-symbolic");
-  adw_expander_row_set_expanded (self->errors_row, FALSE);
-  adw_expander_row_set_enable_expansion (self->errors_row, FALSE);
+  /* A copy, or the setup of the next one, starts afresh. */
+  if (g_strcmp0 (page, "setup") == 0 || g_strcmp0 (page, "copying") == 0)
+    g_ptr_array_set_size (self->back_stack, 0);
+  if (g_strcmp0 (page, "copying") == 0)
+    self->summary_from_history = FALSE;
+
+  for (guint i = 0; i < G_N_ELEMENTS (page_subtitles); i++)
+    if (g_strcmp0 (page, page_subtitles[i].page) == 0)
+      subtitle = _(page_subtitles[i].subtitle);
+
+  if (subtitle != NULL)
+    adw_window_title_set_subtitle (self->window_title, subtitle);
+  else if (g_strcmp0 (page, "copying") != 0)
+    adw_window_title_set_subtitle (self->window_title, NULL);
+
+  _cs_window_actions_update (self);
+}
+
+static void
+page_toast_cb (CsWindow *self,
+               AdwToast *toast)
+{
+  adw_toast_overlay_add_toast (self->toast_overlay, g_object_ref (toast));
+}
+
+static void
+history_open_run_cb (CsWindow      *self,
+                     CsRun         *run,
+                     CsHistoryPage *page)
+{
+  cs_summary_page_set_run (self->summary_page, run);
+  self->summary_from_history = TRUE;
+  _cs_window_navigate (self, "summary");
+}
+
+static void
+history_open_sweep_cb (CsWindow      *self,
+                       CsSweep       *sweep,
+                       CsHistoryPage *page)
+{
+  if (cs_sweep_page_is_running (self->sweep_page))
+    {
+      _cs_window_show_toast (self, _("A sweep is running; open this one when it is done"));
+      return;
+    }
+
+  cs_sweep_page_show_sweep (self->sweep_page, sweep);
+  _cs_window_navigate (self, "sweep");
+}
+
+static void
+cs_window_compare (CsWindow           *self,
+                   GPtrArray          *runs,
+                   const char * const *labels)
+{
+  cs_compare_page_set_runs (self->compare_page, (CsRun **) runs->pdata, runs->len, labels);
+  _cs_window_navigate (self, "compare");
+}
+
+static void
+history_compare_cb (CsWindow      *self,
+                    GPtrArray     *runs,
+                    CsHistoryPage *page)
+{
+  cs_window_compare (self, runs, NULL);
+}
+
+static void
+demo_compare_cb (CsWindow   *self,
+                 GPtrArray  *runs,
+                 CsDemoPage *page)
+{
+  static const char * const labels[] = { "T1", "T2", NULL };
+
+  cs_window_compare (self, runs, runs->len == 2 ? labels : NULL);
+}
+
+/* main thread */
+static void
+cs_window_save_run (CsWindow *self,
+                    CsRun    *run)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+
+  path = cs_history_save (run, &error);
+  if (path == NULL)
+    {
+      g_autofree char *message = g_strdup_printf (_("Could not keep the run in the history: %s"),
+                                                  error->message);
+
+      _cs_window_show_toast (self, message);
+    }
 }
 
 /* main thread */
@@ -164,8 +219,6 @@ job_progress_cb (CsWindow *self,
   CsProgress progress;
 
   cs_job_get_progress (job, &progress);
-  cs_progress_view_update (self->progress_view, &progress);
-  cs_window_show_errors (self, progress.n_errors);
 
   if (progress.state != self->last_state)
     {
@@ -187,27 +240,6 @@ job_progress_cb (CsWindow *self,
         subtitle = g_strdup_printf (_("Copying · %.0f %%"), MIN (percent, 100.0));
       adw_window_title_set_subtitle (self->window_title, subtitle);
     }
-}
-
-/* main thread */
-static void
-job_threads_changed_cb (CsWindow *self,
-                        guint     from,
-                        guint     to,
-                        CsJob    *job)
-{
-  g_autoptr(GArray) timeline = NULL;
-
-  cs_throughput_graph_update_timeline (self->graph);
-
-  timeline = cs_run_dup_timeline (cs_job_get_run (job));
-  if (timeline != NULL && timeline->len > 0)
-    cs_limit_hint_set_change (self->limit_hint,
-                              &g_array_index (timeline, CsThreadChange, timeline->len - 1));
-
-  /* A change the user is still making wins over one the job reports late. */
-  if (self->threads_timeout_id == 0)
-    cs_thread_slider_set_threads (self->thread_slider, to);
 }
 
 static char *
@@ -332,31 +364,6 @@ cs_window_drop_conflicts (CsWindow *self)
     }
 }
 
-static gboolean
-apply_threads_cb (gpointer user_data)
-{
-  CsWindow *self = user_data;
-
-  self->threads_timeout_id = 0;
-
-  if (self->job != NULL)
-    cs_job_set_threads (self->job, cs_thread_slider_get_threads (self->thread_slider), "user");
-
-  return G_SOURCE_REMOVE;
-}
-
-static void
-thread_slider_changed_cb (CsWindow *self)
-{
-  /* Under Auto the slider follows the job; only a hand on it turns Auto off. */
-  if (self->job == NULL || cs_thread_slider_get_auto (self->thread_slider))
-    return;
-
-  /* A drag passes many counts; the job and its record get the one it settles on. */
-  g_clear_handle_id (&self->threads_timeout_id, g_source_remove);
-  self->threads_timeout_id = g_timeout_add (THREADS_SETTLE_MS, apply_threads_cb, self);
-}
-
 static void
 cs_window_notify_done (CsWindow *self,
                        CsRun    *run)
@@ -419,7 +426,6 @@ run_done_cb (CsJob        *job,
   g_autoptr(CsWindow) self = user_data;
   g_autoptr(CsJob) finished = NULL;
   CsRun *run;
-  CsProgress progress;
 
   /* The summary built below is a one-off after the copy, not part of it. */
   if (self->loop_probe != NULL && self->job == job)
@@ -440,7 +446,6 @@ run_done_cb (CsJob        *job,
 
   finished = g_steal_pointer (&self->job);
   g_signal_handlers_disconnect_by_data (finished, self);
-  g_clear_handle_id (&self->threads_timeout_id, g_source_remove);
   g_clear_object (&self->cancellable);
   cs_window_drop_conflicts (self);
   cs_window_uninhibit (self);
@@ -448,11 +453,10 @@ run_done_cb (CsJob        *job,
   if (self->cancel_dialog != NULL)
     gtk_window_destroy (GTK_WINDOW (self->cancel_dialog));
 
-  cs_job_get_progress (finished, &progress);
-  cs_progress_view_update (self->progress_view, &progress);
+  cs_copy_page_set_job (self->copy_page, NULL);
 
   run = cs_job_get_run (finished);
-  _cs_window_save_run (self, run);
+  cs_window_save_run (self, run);
   cs_summary_page_set_run (self->summary_page, run);
   adw_window_title_set_subtitle (self->window_title, NULL);
   gtk_stack_set_visible_child_name (self->stack, "summary");
@@ -487,7 +491,7 @@ cs_window_show_refusal (CsWindow     *self,
 
   if (error == NULL)
     {
-      gtk_widget_set_visible (GTK_WIDGET (self->refusal_label), FALSE);
+      cs_setup_page_show_refusal (self->setup_page, NULL);
       return;
     }
 
@@ -518,8 +522,7 @@ cs_window_show_refusal (CsWindow     *self,
     }
 
   text = g_strdup_printf ("%s\n%s", lead, error->message);
-  gtk_label_set_label (self->refusal_label, text);
-  gtk_widget_set_visible (GTK_WIDGET (self->refusal_label), TRUE);
+  cs_setup_page_show_refusal (self->setup_page, text);
 }
 
 /* Settings of the setup page into @job. */
@@ -527,13 +530,7 @@ void
 _cs_window_configure_job (CsWindow *self,
                           CsJob    *job)
 {
-  cs_job_set_overwrite (job, cs_options_group_get_overwrite (self->options_group));
-  cs_job_set_verify (job, cs_options_group_get_verify (self->options_group));
-  cs_job_set_flush (job, cs_options_group_get_flush (self->options_group));
-  cs_job_set_retries (job, cs_options_group_get_retries (self->options_group));
-  cs_job_set_wait (job, cs_options_group_get_wait (self->options_group));
-  cs_job_set_threads (job, cs_thread_slider_get_threads (self->setup_thread_slider), NULL);
-  cs_job_set_auto_threads (job, cs_thread_slider_get_auto (self->setup_thread_slider));
+  cs_setup_page_configure_job (self->setup_page, job);
   cs_job_set_interval (job, g_settings_get_uint (self->settings, "interval"));
   /* The engine's default lets sixteen workers share the CPU with this thread;
    * with sixty-four at that value the loop waited for a CPU for more than half
@@ -672,17 +669,8 @@ _cs_window_start (CsWindow *self,
   self->last_state = CS_JOB_STATE_READY;
 
   g_signal_connect_object (job, "progress", G_CALLBACK (job_progress_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (job, "sample", G_CALLBACK (job_sample_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (job, "threads-changed", G_CALLBACK (job_threads_changed_cb), self,
-                           G_CONNECT_SWAPPED);
   g_signal_connect_object (job, "conflict", G_CALLBACK (job_conflict_cb), self, G_CONNECT_SWAPPED);
-
-  cs_progress_view_reset (self->progress_view);
-  cs_counter_view_set_sample (self->counter_view, NULL);
-  cs_window_reset_errors (self);
-  cs_throughput_graph_set_run (self->graph, cs_job_get_run (job));
-  cs_limit_hint_reset (self->limit_hint);
-  cs_thread_slider_set_threads (self->thread_slider, cs_job_get_threads (job));
+  cs_copy_page_set_job (self->copy_page, job);
 
   /* A copy that a suspend or a logout cuts off is left for the next run to clean up. */
   self->inhibit_cookie = session->inhibit (GTK_WINDOW (self), _("Copying files"));
@@ -795,15 +783,10 @@ cs_window_dispose (GObject *object)
 
   cs_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
-  g_clear_handle_id (&self->threads_timeout_id, g_source_remove);
+  g_cancellable_cancel (self->choosers);
+  g_clear_object (&self->choosers);
   cs_window_clear_run_wait (self);
   cs_window_uninhibit (self);
-
-  if (self->chooser != NULL)
-    {
-      gtk_native_dialog_destroy (self->chooser);
-      g_clear_object (&self->chooser);
-    }
 
   g_queue_clear_full (&self->conflicts, g_object_unref);
   g_clear_object (&self->conflict);
@@ -820,9 +803,8 @@ cs_window_finalize (GObject *object)
 
   g_clear_object (&self->settings);
   g_clear_pointer (&self->loop_probe, cs_loop_probe_free);
-  g_clear_pointer (&self->error_rows, g_ptr_array_unref);
   g_clear_pointer (&self->retry_targets, g_hash_table_unref);
-  _cs_window_pages_finalize (self);
+  g_clear_pointer (&self->back_stack, g_ptr_array_unref);
 
   G_OBJECT_CLASS (cs_window_parent_class)->finalize (object);
 }
@@ -840,73 +822,84 @@ cs_window_class_init (CsWindowClass *klass)
 
   window_class->close_request = cs_window_close_request;
 
-  g_type_ensure (CS_TYPE_COUNTER_VIEW);
-  g_type_ensure (CS_TYPE_DESTINATION_ROW);
-  g_type_ensure (CS_TYPE_OPTIONS_GROUP);
-  g_type_ensure (CS_TYPE_PROGRESS_VIEW);
-  g_type_ensure (CS_TYPE_SOURCE_LIST);
+  g_type_ensure (CS_TYPE_COMPARE_PAGE);
+  g_type_ensure (CS_TYPE_COPY_PAGE);
+  g_type_ensure (CS_TYPE_DEMO_PAGE);
+  g_type_ensure (CS_TYPE_HISTORY_PAGE);
+  g_type_ensure (CS_TYPE_SETUP_PAGE);
   g_type_ensure (CS_TYPE_SUMMARY_PAGE);
-  g_type_ensure (CS_TYPE_THREAD_SLIDER);
-  g_type_ensure (CS_TYPE_THROUGHPUT_GRAPH);
+  g_type_ensure (CS_TYPE_SWEEP_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/copyscope/Copyscope/ui/cs-window.ui");
   gtk_widget_class_bind_template_child (widget_class, CsWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, CsWindow, back_button);
   gtk_widget_class_bind_template_child (widget_class, CsWindow, add_button);
+  gtk_widget_class_bind_template_child (widget_class, CsWindow, history_button);
   gtk_widget_class_bind_template_child (widget_class, CsWindow, start_button);
   gtk_widget_class_bind_template_child (widget_class, CsWindow, cancel_button);
   gtk_widget_class_bind_template_child (widget_class, CsWindow, pause_button);
   gtk_widget_class_bind_template_child (widget_class, CsWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, CsWindow, stack);
-  gtk_widget_class_bind_template_child (widget_class, CsWindow, source_list);
-  gtk_widget_class_bind_template_child (widget_class, CsWindow, destination_row);
-  gtk_widget_class_bind_template_child (widget_class, CsWindow, setup_thread_slider);
-  gtk_widget_class_bind_template_child (widget_class, CsWindow, options_group);
-  gtk_widget_class_bind_template_child (widget_class, CsWindow, refusal_label);
-  gtk_widget_class_bind_template_child (widget_class, CsWindow, progress_view);
-  gtk_widget_class_bind_template_child (widget_class, CsWindow, show_all_button);
-  gtk_widget_class_bind_template_child (widget_class, CsWindow, graph);
-  gtk_widget_class_bind_template_child (widget_class, CsWindow, thread_slider);
-  gtk_widget_class_bind_template_child (widget_class, CsWindow, errors_row);
-  gtk_widget_class_bind_template_child (widget_class, CsWindow, counter_view);
+  gtk_widget_class_bind_template_child (widget_class, CsWindow, setup_page);
+  gtk_widget_class_bind_template_child (widget_class, CsWindow, copy_page);
   gtk_widget_class_bind_template_child (widget_class, CsWindow, summary_page);
+  gtk_widget_class_bind_template_child (widget_class, CsWindow, history_page);
+  gtk_widget_class_bind_template_child (widget_class, CsWindow, compare_page);
+  gtk_widget_class_bind_template_child (widget_class, CsWindow, sweep_page);
+  gtk_widget_class_bind_template_child (widget_class, CsWindow, demo_page);
 
   _cs_window_class_install_actions (widget_class);
-  _cs_window_class_install_page_actions (widget_class);
 }
 
 static void
 cs_window_init (CsWindow *self)
 {
+  CsThreadSlider *setup_slider;
+  CsThreadSlider *live_slider;
+
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->settings = g_settings_new (SCHEMA_ID);
-  self->error_rows = g_ptr_array_new ();
+  self->choosers = g_cancellable_new ();
+  self->back_stack = g_ptr_array_new_with_free_func (g_free);
   g_queue_init (&self->conflicts);
-  _cs_window_pages_init (self);
 
-  cs_options_group_bind_settings (self->options_group, self->settings);
-  g_settings_bind (self->settings, "threads", self->setup_thread_slider, "threads",
-                   G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (self->settings, "graph-show-all", self->show_all_button, "active",
-                   G_SETTINGS_BIND_DEFAULT);
+  cs_setup_page_bind_settings (self->setup_page, self->settings);
+  cs_copy_page_bind_settings (self->copy_page, self->settings);
 
-  /* One count, two sliders: set up before the copy, changed live during it. */
-  g_object_bind_property (self->setup_thread_slider, "threads",
-                          self->thread_slider, "threads",
+  /* One count and one Auto switch, on two sliders: set up before the copy,
+   * changed live during it, remembered for the next start. */
+  setup_slider = cs_setup_page_get_thread_slider (self->setup_page);
+  live_slider = cs_copy_page_get_thread_slider (self->copy_page);
+  g_object_bind_property (setup_slider, "threads", live_slider, "threads",
                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
-  g_object_bind_property (self->show_all_button, "active",
-                          self->graph, "show-all",
-                          G_BINDING_SYNC_CREATE);
+  g_object_bind_property (setup_slider, "auto", live_slider, "auto",
+                          G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
 
-  g_signal_connect_object (self->thread_slider, "notify::threads",
-                           G_CALLBACK (thread_slider_changed_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (cs_source_list_get_files (self->source_list), "items-changed",
-                           G_CALLBACK (_cs_window_actions_update), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->destination_row, "notify::file",
+  g_signal_connect_object (self->setup_page, "changed",
                            G_CALLBACK (_cs_window_actions_update), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->stack, "notify::visible-child",
-                           G_CALLBACK (_cs_window_actions_update), self, G_CONNECT_SWAPPED);
+                           G_CALLBACK (visible_page_changed_cb), self, G_CONNECT_SWAPPED);
+
+  g_signal_connect_object (self->history_page, "open-run", G_CALLBACK (history_open_run_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->history_page, "open-sweep", G_CALLBACK (history_open_sweep_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->history_page, "compare", G_CALLBACK (history_compare_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->demo_page, "compare", G_CALLBACK (demo_compare_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->summary_page, "toast", G_CALLBACK (page_toast_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->history_page, "toast", G_CALLBACK (page_toast_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->compare_page, "toast", G_CALLBACK (page_toast_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->sweep_page, "toast", G_CALLBACK (page_toast_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->demo_page, "toast", G_CALLBACK (page_toast_cb), self,
+                           G_CONNECT_SWAPPED);
 
   gtk_stack_set_visible_child_name (self->stack, "setup");
   _cs_window_actions_update (self);
@@ -936,7 +929,7 @@ cs_window_add_sources (CsWindow  *self,
   if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "summary") == 0)
     gtk_stack_set_visible_child_name (self->stack, "setup");
 
-  cs_source_list_add (self->source_list, files, n_files);
+  cs_setup_page_add_sources (self->setup_page, files, n_files);
 }
 
 void
@@ -945,7 +938,7 @@ cs_window_set_destination (CsWindow *self,
 {
   g_return_if_fail (CS_IS_WINDOW (self));
 
-  cs_destination_row_set_file (self->destination_row, destination);
+  cs_setup_page_set_destination (self->setup_page, destination);
 }
 
 /* The count for the next copy, as if set on the setup page's slider. */
@@ -954,11 +947,14 @@ cs_window_set_threads (CsWindow *self,
                        guint     threads,
                        gboolean  auto_threads)
 {
+  CsThreadSlider *slider;
+
   g_return_if_fail (CS_IS_WINDOW (self));
 
-  cs_thread_slider_set_auto (self->setup_thread_slider, auto_threads);
+  slider = cs_setup_page_get_thread_slider (self->setup_page);
+  cs_thread_slider_set_auto (slider, auto_threads);
   if (!auto_threads)
-    cs_thread_slider_set_threads (self->setup_thread_slider, threads);
+    cs_thread_slider_set_threads (slider, threads);
 }
 
 /*

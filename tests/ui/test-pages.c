@@ -10,9 +10,19 @@
 #include <adwaita.h>
 
 #include "copyscope-engine.h"
+#include "cs-compare-page.h"
+#include "cs-copy-page.h"
+#include "cs-counter-view.h"
+#include "cs-demo-page.h"
 #include "cs-history.h"
+#include "cs-history-page.h"
+#include "cs-history-row.h"
 #include "cs-run-private.h"
-#include "cs-window-private.h"
+#include "cs-setup-page.h"
+#include "cs-summary-page.h"
+#include "cs-sweep-page.h"
+#include "cs-test-tree.h"
+#include "cs-ui-test.h"
 
 /*
  * The window's pages beyond one copy, driven in-process: History against a
@@ -22,141 +32,46 @@
 
 #define WAIT_SECONDS 120
 
-typedef gboolean (*Condition) (gpointer data);
-
-static gboolean
-timeout_cb (gpointer data)
+static CsHistoryPage *
+history_page (CsWindow *window)
 {
-  gboolean *timed_out = data;
-
-  *timed_out = TRUE;
-  return G_SOURCE_REMOVE;
+  return (CsHistoryPage *) cs_ui_find (window, CS_TYPE_HISTORY_PAGE);
 }
 
-static gboolean
-tick_cb (gpointer data)
+static CsComparePage *
+compare_page (CsWindow *window)
 {
-  return G_SOURCE_CONTINUE;
+  return (CsComparePage *) cs_ui_find (window, CS_TYPE_COMPARE_PAGE);
 }
 
-static gboolean
-wait_until (Condition condition,
-            gpointer  data,
-            guint     seconds)
+static CsSweepPage *
+sweep_page (CsWindow *window)
 {
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add_seconds (seconds, timeout_cb, &timed_out);
-  guint tick = g_timeout_add (5, tick_cb, NULL);
-
-  while (!condition (data) && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-
-  g_source_remove (tick);
-  if (!timed_out)
-    g_source_remove (id);
-
-  return !timed_out;
+  return (CsSweepPage *) cs_ui_find (window, CS_TYPE_SWEEP_PAGE);
 }
 
-static void
-iterate (void)
+static CsDemoPage *
+demo_page (CsWindow *window)
 {
-  for (guint i = 0; i < 20; i++)
-    g_main_context_iteration (NULL, FALSE);
+  return (CsDemoPage *) cs_ui_find (window, CS_TYPE_DEMO_PAGE);
 }
 
-/* Saves the window as a PNG when CS_SCREENSHOT_DIR is set. */
-static void
-screenshot (gpointer    widget,
-            const char *name)
+static CsSummaryPage *
+summary_page (CsWindow *window)
 {
-  GtkWidget *window = widget;
-  const char *dir = g_getenv ("CS_SCREENSHOT_DIR");
-  g_autoptr(GdkPaintable) paintable = NULL;
-  g_autoptr(GtkSnapshot) snapshot = NULL;
-  g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
-  g_autofree char *path = NULL;
-  int width, height;
-
-  if (dir == NULL)
-    return;
-
-  for (guint i = 0; i < 40; i++)
-    {
-      g_usleep (G_USEC_PER_SEC / 100);
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
-    }
-
-  width = gtk_widget_get_width (window);
-  height = gtk_widget_get_height (window);
-  paintable = gtk_widget_paintable_new (window);
-  snapshot = gtk_snapshot_new ();
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-  if (node == NULL)
-    return;
-
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
-                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
-  path = g_build_filename (dir, name, NULL);
-  gdk_texture_save_to_png (texture, path);
+  return (CsSummaryPage *) cs_ui_find (window, CS_TYPE_SUMMARY_PAGE);
 }
 
-static CsWindow *
-window_new (void)
+static CsThreadSlider *
+setup_slider (CsWindow *window)
 {
-  CsWindow *window = cs_window_new (NULL);
-
-  gtk_window_set_default_size (GTK_WINDOW (window), 1100, 800);
-  gtk_window_present (GTK_WINDOW (window));
-  iterate ();
-
-  return window;
+  return cs_setup_page_get_thread_slider (CS_SETUP_PAGE (cs_ui_find (window, CS_TYPE_SETUP_PAGE)));
 }
 
-static void
-window_destroy (CsWindow *window)
+static CsThreadSlider *
+live_slider (CsWindow *window)
 {
-  gtk_window_destroy (GTK_WINDOW (window));
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-}
-
-static char *
-make_temp_dir (void)
-{
-  g_autoptr(GError) error = NULL;
-  char *dir = g_dir_make_tmp ("copyscope-pages-XXXXXX", &error);
-
-  g_assert_no_error (error);
-  return dir;
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir == NULL)
-    {
-      g_remove (path);
-      return;
-    }
-
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_remove (child);
-    }
-
-  g_rmdir (path);
+  return cs_copy_page_get_thread_slider (CS_COPY_PAGE (cs_ui_find (window, CS_TYPE_COPY_PAGE)));
 }
 
 static void
@@ -229,7 +144,7 @@ synthetic_run (const char *label,
 static char *
 isolate_user_dirs (void)
 {
-  char *home = make_temp_dir ();
+  char *home = cs_test_tree_make_tmp ();
   g_autofree char *data = g_build_filename (home, "data", NULL);
   g_autofree char *cache = g_build_filename (home, "cache", NULL);
   g_autofree char *config = g_build_filename (home, "config", NULL);
@@ -247,13 +162,7 @@ clear_history (void)
 {
   g_autofree char *dir = cs_history_get_dir ();
 
-  remove_tree (dir);
-}
-
-static const char *
-visible_page (CsWindow *window)
-{
-  return gtk_stack_get_visible_child_name (window->stack);
+  cs_test_tree_remove (dir);
 }
 
 static void
@@ -277,14 +186,14 @@ test_history (void)
   path2 = cs_history_save (t2, &error);
   g_assert_no_error (error);
 
-  window = window_new ();
+  window = cs_ui_window_new ();
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-history", NULL);
-  g_assert_cmpstr (visible_page (window), ==, "history");
-  g_assert_cmpuint (cs_history_page_get_n_runs (window->history_page), ==, 2);
-  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window->back_button)));
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "history");
+  g_assert_cmpuint (cs_history_page_get_n_runs (history_page (window)), ==, 2);
+  g_assert_true (gtk_widget_get_visible (cs_ui_find_button (window, "Back")));
 
   /* Newest first: T2, then T1. */
-  row = cs_history_page_get_run_row (window->history_page, 0);
+  row = cs_history_page_get_run_row (history_page (window), 0);
   g_assert_cmpstr (cs_run_get_id (cs_history_row_get_run (row)), ==, cs_run_get_id (t2));
   cs_history_row_rename (row, "Two threads");
   loaded = cs_history_load (cs_run_get_id (t2), &error);
@@ -294,33 +203,33 @@ test_history (void)
 
   /* Both chosen → the comparison, oldest first. */
   cs_history_row_set_chosen (row, TRUE);
-  cs_history_row_set_chosen (cs_history_page_get_run_row (window->history_page, 1), TRUE);
-  screenshot (window, "10-history.png");
-  cs_history_page_compare (window->history_page);
-  g_assert_cmpstr (visible_page (window), ==, "compare");
-  g_assert_true (g_str_has_prefix (cs_compare_page_get_labels (window->compare_page)[0], "T1"));
-  g_assert_nonnull (strstr (cs_compare_page_get_verdict (window->compare_page), "Two threads"));
+  cs_history_row_set_chosen (cs_history_page_get_run_row (history_page (window), 1), TRUE);
+  cs_ui_screenshot (window, "10-history.png");
+  cs_history_page_compare (history_page (window));
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "compare");
+  g_assert_true (g_str_has_prefix (cs_compare_page_get_labels (compare_page (window))[0], "T1"));
+  g_assert_nonnull (strstr (cs_compare_page_get_verdict (compare_page (window)), "Two threads"));
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.go-back", NULL);
-  g_assert_cmpstr (visible_page (window), ==, "history");
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "history");
 
   /* Opening shows the run on the summary page. */
-  g_signal_emit_by_name (cs_history_page_get_run_row (window->history_page, 1), "activate");
-  iterate ();
-  g_assert_cmpstr (visible_page (window), ==, "summary");
-  g_assert_cmpstr (cs_run_get_id (cs_summary_page_get_run (window->summary_page)), ==, cs_run_get_id (t1));
+  g_signal_emit_by_name (cs_history_page_get_run_row (history_page (window), 1), "activate");
+  cs_ui_iterate ();
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "summary");
+  g_assert_cmpstr (cs_run_get_id (cs_summary_page_get_run (summary_page (window))), ==, cs_run_get_id (t1));
   gtk_widget_activate_action (GTK_WIDGET (window), "win.go-back", NULL);
-  g_assert_cmpstr (visible_page (window), ==, "history");
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "history");
 
   /* Delete takes the file away at once; the toast's Undo would save it again. */
-  cs_history_row_delete (cs_history_page_get_run_row (window->history_page, 0));
-  g_assert_cmpuint (cs_history_page_get_n_runs (window->history_page), ==, 1);
+  cs_history_row_delete (cs_history_page_get_run_row (history_page (window), 0));
+  g_assert_cmpuint (cs_history_page_get_n_runs (history_page (window)), ==, 1);
   g_assert_false (g_file_test (path2, G_FILE_TEST_EXISTS));
   entries = cs_history_list (NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (entries->len, ==, 1);
 
-  window_destroy (window);
+  cs_ui_window_destroy (window);
 }
 
 static void
@@ -331,18 +240,18 @@ test_compare (void)
   g_autoptr(CsRun) t2 = synthetic_run ("T2", now, 2, 100, 25);
   CsRun *runs[] = { t1, t2 };
   const char *verdict;
-  CsWindow *window = window_new ();
+  CsWindow *window = cs_ui_window_new ();
 
-  cs_compare_page_set_runs (window->compare_page, runs, 2, NULL);
-  gtk_stack_set_visible_child_name (window->stack, "compare");
+  cs_compare_page_set_runs (compare_page (window), runs, 2, NULL);
+  gtk_stack_set_visible_child_name (cs_ui_page_stack (window), "compare");
 
-  verdict = cs_compare_page_get_verdict (window->compare_page);
+  verdict = cs_compare_page_get_verdict (compare_page (window));
   g_assert_nonnull (strstr (verdict, "T2 achieves better results in"));
   g_assert_nonnull (strstr (verdict, "On the other hand"));
-  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window->compare_page)));
-  screenshot (window, "11-compare.png");
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (compare_page (window))));
+  cs_ui_screenshot (window, "11-compare.png");
 
-  window_destroy (window);
+  cs_ui_window_destroy (window);
 }
 
 static gboolean
@@ -354,7 +263,7 @@ sweep_done (gpointer data)
 static void
 test_sweep (void)
 {
-  g_autofree char *root = make_temp_dir ();
+  g_autofree char *root = cs_test_tree_make_tmp ();
   g_autofree char *source = g_build_filename (root, "source", NULL);
   g_autofree char *destination = g_build_filename (root, "destination", NULL);
   g_autoptr(GFile) source_file = g_file_new_for_path (source);
@@ -371,27 +280,27 @@ test_sweep (void)
   generate (source, 60, 8000);
   g_assert_cmpint (g_mkdir (destination, 0755), ==, 0);
 
-  window = window_new ();
+  window = cs_ui_window_new ();
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sweep", NULL);
-  g_assert_cmpstr (visible_page (window), ==, "sweep");
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "sweep");
 
-  cs_sweep_page_set_source (window->sweep_page, source_file);
-  cs_sweep_page_set_destination (window->sweep_page, destination_file);
-  cs_sweep_page_set_threads (window->sweep_page, threads, G_N_ELEMENTS (threads));
-  cs_sweep_page_set_repeats (window->sweep_page, 1);
-  cs_sweep_page_set_cold (window->sweep_page, FALSE);
-  screenshot (window, "12-sweep-setup.png");
+  cs_sweep_page_set_source (sweep_page (window), source_file);
+  cs_sweep_page_set_destination (sweep_page (window), destination_file);
+  cs_sweep_page_set_threads (sweep_page (window), threads, G_N_ELEMENTS (threads));
+  cs_sweep_page_set_repeats (sweep_page (window), 1);
+  cs_sweep_page_set_cold (sweep_page (window), FALSE);
+  cs_ui_screenshot (window, "12-sweep-setup.png");
 
-  g_assert_true (cs_sweep_page_start (window->sweep_page));
-  g_assert_true (cs_sweep_page_is_running (window->sweep_page));
-  g_assert_true (wait_until (sweep_done, window->sweep_page, WAIT_SECONDS));
+  g_assert_true (cs_sweep_page_start (sweep_page (window)));
+  g_assert_true (cs_sweep_page_is_running (sweep_page (window)));
+  g_assert_true (cs_ui_wait_until (sweep_done, sweep_page (window), WAIT_SECONDS));
 
-  g_assert_nonnull (cs_sweep_page_get_sweep (window->sweep_page));
-  recommendation = cs_sweep_page_get_recommendation (window->sweep_page);
+  g_assert_nonnull (cs_sweep_page_get_sweep (sweep_page (window)));
+  recommendation = cs_sweep_page_get_recommendation (sweep_page (window));
   g_assert_nonnull (recommendation);
   g_assert_cmpstr (recommendation, !=, "");
-  g_assert_cmpuint (cs_sweep_get_recommended (cs_sweep_page_get_sweep (window->sweep_page), NULL), >, 0);
-  screenshot (window, "13-sweep-result.png");
+  g_assert_cmpuint (cs_sweep_get_recommended (cs_sweep_page_get_sweep (sweep_page (window)), NULL), >, 0);
+  cs_ui_screenshot (window, "13-sweep-result.png");
 
   /* Kept in the history folder, listed among the sweeps. */
   dir = g_dir_open (history_dir, 0, NULL);
@@ -399,7 +308,7 @@ test_sweep (void)
     n_saved += g_str_has_prefix (name, "sweep-");
   g_assert_cmpuint (n_saved, ==, 1);
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-history", NULL);
-  g_assert_cmpuint (cs_history_page_get_n_sweeps (window->history_page), ==, 1);
+  g_assert_cmpuint (cs_history_page_get_n_sweeps (history_page (window)), ==, 1);
 
   /* Every copy went into a folder of its own, removed once timed. */
   g_clear_pointer (&dir, g_dir_close);
@@ -407,8 +316,8 @@ test_sweep (void)
   g_assert_nonnull (dir);
   g_assert_null (g_dir_read_name (dir));
 
-  window_destroy (window);
-  remove_tree (root);
+  cs_ui_window_destroy (window);
+  cs_test_tree_remove (root);
 }
 
 static gboolean
@@ -420,47 +329,41 @@ demo_done (gpointer data)
 static void
 test_demo (void)
 {
-  g_autofree char *root = make_temp_dir ();
+  g_autofree char *root = cs_test_tree_make_tmp ();
   g_autoptr(GFile) destination = g_file_new_for_path (root);
-  CsWindow *window = window_new ();
+  CsWindow *window = cs_ui_window_new ();
   const char *explanation;
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-demo", NULL);
-  g_assert_cmpstr (visible_page (window), ==, "demo");
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "demo");
 
-  cs_demo_page_set_size_mb (window->demo_page, 1);
-  cs_demo_page_set_t1_t2 (window->demo_page, TRUE);
-  cs_demo_page_set_destination (window->demo_page, destination);
-  g_assert_true (cs_demo_page_start (window->demo_page));
-  g_assert_true (wait_until (demo_done, window->demo_page, WAIT_SECONDS));
+  cs_demo_page_set_size_mb (demo_page (window), 1);
+  cs_demo_page_set_t1_t2 (demo_page (window), TRUE);
+  cs_demo_page_set_destination (demo_page (window), destination);
+  g_assert_true (cs_demo_page_start (demo_page (window)));
+  g_assert_true (cs_ui_wait_until (demo_done, demo_page (window), WAIT_SECONDS));
 
-  explanation = cs_demo_page_get_explanation (window->demo_page);
+  explanation = cs_demo_page_get_explanation (demo_page (window));
   g_assert_nonnull (explanation);
   g_assert_nonnull (strstr (explanation, "small files"));
-  screenshot (window, "14-demo.png");
+  cs_ui_screenshot (window, "14-demo.png");
 
   /* Then 1 vs 2 threads, on the comparison page as T1 and T2. */
-  cs_demo_page_compare (window->demo_page);
-  g_assert_cmpstr (visible_page (window), ==, "compare");
-  g_assert_cmpstr (cs_compare_page_get_labels (window->compare_page)[0], ==, "T1");
-  g_assert_cmpstr (cs_compare_page_get_labels (window->compare_page)[1], ==, "T2");
-  g_assert_cmpstr (cs_compare_page_get_verdict (window->compare_page), !=, "");
-  screenshot (window, "15-demo-compare.png");
+  cs_demo_page_compare (demo_page (window));
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "compare");
+  g_assert_cmpstr (cs_compare_page_get_labels (compare_page (window))[0], ==, "T1");
+  g_assert_cmpstr (cs_compare_page_get_labels (compare_page (window))[1], ==, "T2");
+  g_assert_cmpstr (cs_compare_page_get_verdict (compare_page (window)), !=, "");
+  cs_ui_screenshot (window, "15-demo-compare.png");
 
-  window_destroy (window);
-  remove_tree (root);
-}
-
-static gboolean
-job_done (gpointer data)
-{
-  return cs_window_get_job (CS_WINDOW (data)) == NULL;
+  cs_ui_window_destroy (window);
+  cs_test_tree_remove (root);
 }
 
 static void
 test_auto (void)
 {
-  g_autofree char *root = make_temp_dir ();
+  g_autofree char *root = cs_test_tree_make_tmp ();
   g_autofree char *source = g_build_filename (root, "source", NULL);
   g_autofree char *destination = g_build_filename (root, "destination", NULL);
   g_autoptr(GFile) source_file = g_file_new_for_path (source);
@@ -473,13 +376,13 @@ test_auto (void)
   generate (source, 400, 16000);
   g_assert_cmpint (g_mkdir (destination, 0755), ==, 0);
 
-  window = window_new ();
+  window = cs_ui_window_new ();
   cs_window_add_sources (window, sources, 1);
   cs_window_set_destination (window, destination_file);
 
   /* Before the start: the switch goes into the job. */
-  cs_thread_slider_set_auto (window->setup_thread_slider, TRUE);
-  g_assert_true (cs_thread_slider_get_auto (window->thread_slider));
+  cs_thread_slider_set_auto (setup_slider (window), TRUE);
+  g_assert_true (cs_thread_slider_get_auto (live_slider (window)));
   gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
   job = cs_window_get_job (window);
   g_assert_nonnull (job);
@@ -487,22 +390,22 @@ test_auto (void)
   g_assert_true (cs_job_get_auto_threads (job));
 
   /* Live: off and on again. */
-  cs_thread_slider_set_auto (window->thread_slider, FALSE);
+  cs_thread_slider_set_auto (live_slider (window), FALSE);
   g_assert_false (cs_job_get_auto_threads (job));
-  cs_thread_slider_set_auto (window->thread_slider, TRUE);
+  cs_thread_slider_set_auto (live_slider (window), TRUE);
   g_assert_true (cs_job_get_auto_threads (job));
 
   /* A hand on the slider turns Auto off. */
-  scale = cs_thread_slider_get_scale (window->thread_slider);
+  scale = cs_thread_slider_get_scale (live_slider (window));
   gtk_range_set_value (GTK_RANGE (scale), 1.0);
-  g_assert_false (cs_thread_slider_get_auto (window->thread_slider));
+  g_assert_false (cs_thread_slider_get_auto (live_slider (window)));
   g_assert_false (cs_job_get_auto_threads (job));
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.pause", NULL);
-  g_assert_true (wait_until (job_done, window, WAIT_SECONDS));
+  g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
 
-  window_destroy (window);
-  remove_tree (root);
+  cs_ui_window_destroy (window);
+  cs_test_tree_remove (root);
 }
 
 static const char *
@@ -595,8 +498,6 @@ int
 main (int   argc,
       char *argv[])
 {
-  g_autoptr(GtkCssProvider) css = NULL;
-
   g_autofree char *home = NULL;
   int status;
 
@@ -605,18 +506,7 @@ main (int   argc,
    * XDG_DATA_DIRS too, and with them the image loaders' icons.) */
   home = isolate_user_dirs ();
 
-  gtk_test_init (&argc, &argv, NULL);
-  adw_init ();
-
-  css = gtk_css_provider_new ();
-  gtk_css_provider_load_from_resource (css, "/io/github/copyscope/Copyscope/style.css");
-  gtk_style_context_add_provider_for_display (gdk_display_get_default (),
-                                              GTK_STYLE_PROVIDER (css),
-                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
-
-  if (g_strcmp0 (g_getenv ("CS_TEST_COLOR_SCHEME"), "dark") == 0)
-    adw_style_manager_set_color_scheme (adw_style_manager_get_default (),
-                                        ADW_COLOR_SCHEME_FORCE_DARK);
+  cs_ui_test_init (&argc, &argv);
 
   g_test_add_func ("/pages/counter-rows", test_counter_rows);
   g_test_add_func ("/pages/history", test_history);
@@ -626,7 +516,7 @@ main (int   argc,
   g_test_add_func ("/pages/auto", test_auto);
 
   status = g_test_run ();
-  remove_tree (home);
+  cs_test_tree_remove (home);
 
   return status;
 }

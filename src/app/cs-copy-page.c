@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-app"
+
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+
+#include "cs-copy-page.h"
+#include "cs-counter-view.h"
+#include "cs-format.h"
+#include "cs-limit-hint.h"
+#include "cs-progress-view.h"
+#include "cs-throughput-graph.h"
+
+/*
+ * A copy while it runs: progress, the live graph, what limits it, the thread
+ * slider and Auto (which steer the job), the problems so far and every
+ * counter. The page follows the job's coalesced signals; the window owns the
+ * job, its questions and its end.
+ */
+
+#define THREADS_SETTLE_MS  200
+#define MAX_ERROR_ROWS     200
+
+struct _CsCopyPage
+{
+  GtkWidget          parent_instance;
+
+  /* Template widgets */
+  CsProgressView    *progress_view;
+  GtkToggleButton   *show_all_button;
+  CsThroughputGraph *graph;
+  CsLimitHint       *limit_hint;
+  CsThreadSlider    *thread_slider;
+  AdwExpanderRow    *errors_row;
+  CsCounterView     *counter_view;
+
+  /* Owned */
+  CsJob             *job;
+  GPtrArray         *error_rows;      /* rows added to errors_row */
+  guint              n_errors_shown;
+  guint              threads_timeout_id;
+};
+
+G_DEFINE_FINAL_TYPE (CsCopyPage, cs_copy_page, GTK_TYPE_WIDGET)
+
+/* main thread */
+static void
+job_sample_cb (CsCopyPage *self,
+               gpointer    sample_pointer,
+               CsJob      *job)
+{
+  const CsSample *sample = sample_pointer;
+
+  cs_throughput_graph_push_sample (self->graph, sample);
+  cs_counter_view_set_sample (self->counter_view, sample);
+  cs_limit_hint_push_sample (self->limit_hint, sample);
+}
+
+static void
+cs_copy_page_show_errors (CsCopyPage *self,
+                          guint       n_errors)
+{
+  g_autoptr(GPtrArray) errors = NULL;
+  g_autofree char *title = NULL;
+
+  if (n_errors == self->n_errors_shown)
+    return;
+
+  title = g_strdup_printf (ngettext ("%u Problem", "%u Problems", n_errors), n_errors);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->errors_row), title);
+  adw_expander_row_set_subtitle (self->errors_row,
+                                 _("Files that could not be copied; the copy goes on"));
+  adw_expander_row_set_icon_name (self->errors_row, "dialog-warning-symbolic");
+  adw_expander_row_set_enable_expansion (self->errors_row, TRUE);
+
+  /* Only the first rows are listed; the summary and the export have them all. */
+  if (self->error_rows->len < MAX_ERROR_ROWS)
+    {
+      errors = cs_job_get_run (self->job) != NULL
+               ? cs_run_dup_errors (cs_job_get_run (self->job)) : NULL;
+
+      for (guint i = self->error_rows->len; errors != NULL && i < errors->len && i < MAX_ERROR_ROWS; i++)
+        {
+          const CsRunError *error = g_ptr_array_index (errors, i);
+          g_autofree char *path = _cs_display_path (error->path != NULL ? error->path : "");
+          g_autofree char *reason = g_strdup_printf ("%s: %s",
+                                                     error->operation != NULL ? error->operation : "",
+                                                     error->message != NULL ? error->message : "");
+          /* A leaf row per problem, made from data; the layout is AdwActionRow's. */
+          GtkWidget *row = g_object_new (ADW_TYPE_ACTION_ROW,
+                                         "use-markup", FALSE,
+                                         "title", path,
+                                         "subtitle", reason,
+                                         "title-lines", 1,
+                                         "subtitle-lines", 2,
+                                         NULL);
+
+          adw_expander_row_add_row (self->errors_row, row);
+          g_ptr_array_add (self->error_rows, row);
+        }
+    }
+
+  self->n_errors_shown = n_errors;
+}
+
+static void
+cs_copy_page_reset_errors (CsCopyPage *self)
+{
+  for (guint i = 0; i < self->error_rows->len; i++)
+    adw_expander_row_remove (self->errors_row, g_ptr_array_index (self->error_rows, i));
+  g_ptr_array_set_size (self->error_rows, 0);
+
+  self->n_errors_shown = 0;
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->errors_row), _("No Problems"));
+  adw_expander_row_set_subtitle (self->errors_row, NULL);
+  adw_expander_row_set_icon_name (self->errors_row, "emblem-ok-symbolic");
+  adw_expander_row_set_expanded (self->errors_row, FALSE);
+  adw_expander_row_set_enable_expansion (self->errors_row, FALSE);
+}
+
+/* main thread */
+static void
+job_progress_cb (CsCopyPage *self,
+                 CsJob      *job)
+{
+  CsProgress progress;
+
+  cs_job_get_progress (job, &progress);
+  cs_progress_view_update (self->progress_view, &progress);
+  cs_copy_page_show_errors (self, progress.n_errors);
+}
+
+/* main thread */
+static void
+job_threads_changed_cb (CsCopyPage *self,
+                        guint       from,
+                        guint       to,
+                        CsJob      *job)
+{
+  g_autoptr(GArray) timeline = NULL;
+
+  cs_throughput_graph_update_timeline (self->graph);
+
+  timeline = cs_run_dup_timeline (cs_job_get_run (job));
+  if (timeline != NULL && timeline->len > 0)
+    cs_limit_hint_set_change (self->limit_hint,
+                              &g_array_index (timeline, CsThreadChange, timeline->len - 1));
+
+  /* A change the user is still making wins over one the job reports late. */
+  if (self->threads_timeout_id == 0)
+    cs_thread_slider_set_threads (self->thread_slider, to);
+}
+
+static gboolean
+apply_threads_cb (gpointer user_data)
+{
+  CsCopyPage *self = user_data;
+
+  self->threads_timeout_id = 0;
+
+  if (self->job != NULL)
+    cs_job_set_threads (self->job, cs_thread_slider_get_threads (self->thread_slider), "user");
+
+  return G_SOURCE_REMOVE;
+}
+
+static void
+thread_slider_changed_cb (CsCopyPage *self)
+{
+  /* Under Auto the slider follows the job; only a hand on it turns Auto off. */
+  if (self->job == NULL || cs_thread_slider_get_auto (self->thread_slider))
+    return;
+
+  /* A drag passes many counts; the job and its record get the one it settles on. */
+  g_clear_handle_id (&self->threads_timeout_id, g_source_remove);
+  self->threads_timeout_id = g_timeout_add (THREADS_SETTLE_MS, apply_threads_cb, self);
+}
+
+static void
+auto_changed_cb (CsCopyPage *self)
+{
+  if (self->job != NULL)
+    cs_job_set_auto_threads (self->job, cs_thread_slider_get_auto (self->thread_slider));
+}
+
+static void
+cs_copy_page_dispose (GObject *object)
+{
+  CsCopyPage *self = CS_COPY_PAGE (object);
+  GtkWidget *child;
+
+  if (self->job != NULL)
+    g_signal_handlers_disconnect_by_data (self->job, self);
+  g_clear_object (&self->job);
+  g_clear_handle_id (&self->threads_timeout_id, g_source_remove);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), CS_TYPE_COPY_PAGE);
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+
+  G_OBJECT_CLASS (cs_copy_page_parent_class)->dispose (object);
+}
+
+static void
+cs_copy_page_finalize (GObject *object)
+{
+  CsCopyPage *self = CS_COPY_PAGE (object);
+
+  g_clear_pointer (&self->error_rows, g_ptr_array_unref);
+
+  G_OBJECT_CLASS (cs_copy_page_parent_class)->finalize (object);
+}
+
+static void
+cs_copy_page_class_init (CsCopyPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = cs_copy_page_dispose;
+  object_class->finalize = cs_copy_page_finalize;
+
+  g_type_ensure (CS_TYPE_COUNTER_VIEW);
+  g_type_ensure (CS_TYPE_LIMIT_HINT);
+  g_type_ensure (CS_TYPE_PROGRESS_VIEW);
+  g_type_ensure (CS_TYPE_THREAD_SLIDER);
+  g_type_ensure (CS_TYPE_THROUGHPUT_GRAPH);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/copyscope/Copyscope/ui/cs-copy-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, CsCopyPage, progress_view);
+  gtk_widget_class_bind_template_child (widget_class, CsCopyPage, show_all_button);
+  gtk_widget_class_bind_template_child (widget_class, CsCopyPage, graph);
+  gtk_widget_class_bind_template_child (widget_class, CsCopyPage, limit_hint);
+  gtk_widget_class_bind_template_child (widget_class, CsCopyPage, thread_slider);
+  gtk_widget_class_bind_template_child (widget_class, CsCopyPage, errors_row);
+  gtk_widget_class_bind_template_child (widget_class, CsCopyPage, counter_view);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "copypage");
+}
+
+static void
+cs_copy_page_init (CsCopyPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->error_rows = g_ptr_array_new ();
+
+  g_object_bind_property (self->show_all_button, "active", self->graph, "show-all",
+                          G_BINDING_SYNC_CREATE);
+  g_signal_connect_object (self->thread_slider, "notify::threads",
+                           G_CALLBACK (thread_slider_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->thread_slider, "notify::auto",
+                           G_CALLBACK (auto_changed_cb), self, G_CONNECT_SWAPPED);
+}
+
+/*
+ * Follows @job from its start; NULL after its end, when the page shows its
+ * last progress and keeps what it showed.
+ */
+void
+cs_copy_page_set_job (CsCopyPage *self,
+                      CsJob      *job)
+{
+  g_return_if_fail (CS_IS_COPY_PAGE (self));
+  g_return_if_fail (job == NULL || CS_IS_JOB (job));
+
+  if (self->job == job)
+    return;
+
+  if (self->job != NULL)
+    {
+      CsProgress progress;
+
+      g_signal_handlers_disconnect_by_data (self->job, self);
+      g_clear_handle_id (&self->threads_timeout_id, g_source_remove);
+      cs_job_get_progress (self->job, &progress);
+      cs_progress_view_update (self->progress_view, &progress);
+      g_clear_object (&self->job);
+    }
+
+  if (job == NULL)
+    return;
+
+  self->job = g_object_ref (job);
+  g_signal_connect_object (job, "progress", G_CALLBACK (job_progress_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (job, "sample", G_CALLBACK (job_sample_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (job, "threads-changed", G_CALLBACK (job_threads_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+
+  cs_progress_view_reset (self->progress_view);
+  cs_counter_view_set_sample (self->counter_view, NULL);
+  cs_copy_page_reset_errors (self);
+  cs_throughput_graph_set_run (self->graph, cs_job_get_run (job));
+  cs_limit_hint_reset (self->limit_hint);
+  cs_thread_slider_set_threads (self->thread_slider, cs_job_get_threads (job));
+}
+
+/* The job shown, or NULL. */
+CsJob *
+cs_copy_page_get_job (CsCopyPage *self)
+{
+  g_return_val_if_fail (CS_IS_COPY_PAGE (self), NULL);
+
+  return self->job;
+}
+
+/* The slider that steers the running job. */
+CsThreadSlider *
+cs_copy_page_get_thread_slider (CsCopyPage *self)
+{
+  g_return_val_if_fail (CS_IS_COPY_PAGE (self), NULL);
+
+  return self->thread_slider;
+}
+
+/* Whether the graph shows the whole copy is remembered in @settings. */
+void
+cs_copy_page_bind_settings (CsCopyPage *self,
+                            GSettings  *settings)
+{
+  g_return_if_fail (CS_IS_COPY_PAGE (self));
+  g_return_if_fail (G_IS_SETTINGS (settings));
+
+  g_settings_bind (settings, "graph-show-all", self->show_all_button, "active",
+                   G_SETTINGS_BIND_DEFAULT);
+}
