@@ -56,6 +56,7 @@ struct _CsJob {
   GPtrArray    *sources;          /* char*, filename encoding */
   GPtrArray    *source_targets;   /* char* or NULL, one per source: its exact destination path */
   char         *destination;
+  gboolean      into;             /* each source to destination/NAME, the folder made if missing */
   CsRunSettings settings;
   GPtrArray    *excludes;         /* GPatternSpec* */
   char         *cache_mode;

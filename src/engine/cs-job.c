@@ -251,6 +251,14 @@ cs_job_set_chunking (CsJob      *self,
 }
 
 void
+cs_job_set_into (CsJob    *self,
+                 gboolean  into)
+{
+  RETURN_IF_STARTED (self);
+  self->into = !!into;
+}
+
+void
 cs_job_set_flush (CsJob    *self,
                   gboolean  flush)
 {
@@ -458,6 +466,9 @@ cs_job_check (CsJob   *self,
   else if (!dest_is_dir && self->sources->len > 1)
     return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination,
                       "Several sources need a destination folder, and this is a file");
+  else if (!dest_is_dir && self->into)
+    return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination,
+                      "The destination is a file, not a folder to copy into");
 
   seen = g_array_new (FALSE, FALSE, sizeof (struct stat));
 
@@ -496,7 +507,7 @@ cs_job_check (CsJob   *self,
                               "The folder that should contain the destination does not exist");
           target = trim_slashes (explicit_target);
         }
-      else if (dest_is_dir)
+      else if (dest_is_dir || self->into)
         {
           g_autofree char *base = g_path_get_basename (trimmed);
           target = g_build_filename (self->destination, base, NULL);

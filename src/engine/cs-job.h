@@ -97,6 +97,12 @@ void        cs_job_add_source_as    (CsJob          *self,
                                      const char     *destination_path);
 void        cs_job_set_destination  (CsJob          *self,
                                      const char     *path);
+/* "Copy into": each source goes to DESTINATION/NAME, and a destination that
+ * does not exist yet is made as a folder, whatever the number of sources.
+ * Without it the rule is cp -r's: one source into a missing destination
+ * becomes that destination. */
+void        cs_job_set_into         (CsJob          *self,
+                                     gboolean        into);
 void        cs_job_set_overwrite    (CsJob          *self,
                                      CsOverwrite     overwrite);
 void        cs_job_set_verify       (CsJob          *self,

@@ -474,8 +474,9 @@ _cs_scanner_run (CsJob *job)
 
   dest_is_dir = stat (dest, &dst_st) == 0 && S_ISDIR (dst_st.st_mode);
 
-  /* cp -r: several sources into a folder that does not exist yet make that folder. */
-  if (!dest_is_dir && job->sources->len > 1 && !job->settings.dry_run)
+  /* cp -r: several sources into a folder that does not exist yet make that
+   * folder; so does one when it is copied into the destination. */
+  if (!dest_is_dir && (job->sources->len > 1 || job->into) && !job->settings.dry_run)
     {
       if (_cs_io_mkdirat (&job->counters, AT_FDCWD, dest, 0755) != 0 && errno != EEXIST)
         {
@@ -486,7 +487,7 @@ _cs_scanner_run (CsJob *job)
         }
       dest_is_dir = TRUE;
     }
-  else if (!dest_is_dir && job->sources->len > 1)
+  else if (!dest_is_dir && (job->sources->len > 1 || job->into))
     dest_is_dir = TRUE;
 
   for (guint i = 0; i < job->sources->len && !_cs_job_stopping (job); i++)

@@ -268,6 +268,55 @@ test_cp_semantics (void)
   cs_test_tree_remove (root);
 }
 
+/* Copy Into: each source at DESTINATION/NAME, whether the destination exists
+ * or not; a missing one is made as a folder, a file is refused. */
+static void
+test_into (void)
+{
+  g_autofree char *root = make_tree ();
+  g_autofree char *src = g_build_filename (root, "src", NULL);
+  g_autofree char *file = g_build_filename (src, "plain.txt", NULL);
+  g_autofree char *missing = g_build_filename (root, "nas1", NULL);
+  g_autofree char *missing_src = g_build_filename (missing, "src", NULL);
+  g_autofree char *existing = g_build_filename (root, "existing", NULL);
+  g_autofree char *existing_src = g_build_filename (existing, "src", NULL);
+  g_autofree char *for_file = g_build_filename (root, "for-file", NULL);
+  g_autofree char *for_file_copy = g_build_filename (for_file, "plain.txt", NULL);
+  g_autoptr(CsJob) j1 = NULL;
+  g_autoptr(CsJob) j2 = NULL;
+  g_autoptr(CsJob) j3 = NULL;
+  g_autoptr(CsJob) j4 = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* A folder into a destination that does not exist yet: nas1/src, not nas1. */
+  j1 = job_for (src, missing, 2);
+  cs_job_set_into (j1, TRUE);
+  g_assert_true (cs_job_run_sync (j1, NULL, NULL));
+  g_assert_true (g_file_test (missing, G_FILE_TEST_IS_DIR));
+  cs_test_tree_assert_equal (src, missing_src);
+
+  /* The same into one that exists. */
+  g_assert_cmpint (g_mkdir (existing, 0755), ==, 0);
+  j2 = job_for (src, existing, 2);
+  cs_job_set_into (j2, TRUE);
+  g_assert_true (cs_job_run_sync (j2, NULL, NULL));
+  cs_test_tree_assert_equal (src, existing_src);
+
+  /* A single file into a missing folder lands inside it under its name. */
+  j3 = job_for (file, for_file, 1);
+  cs_job_set_into (j3, TRUE);
+  g_assert_true (cs_job_run_sync (j3, NULL, NULL));
+  cs_test_tree_assert_equal (file, for_file_copy);
+
+  /* A file is no folder to copy into. */
+  j4 = job_for (src, for_file_copy, 1);
+  cs_job_set_into (j4, TRUE);
+  g_assert_false (cs_job_check (j4, &error));
+  g_assert_error (error, CS_JOB_ERROR, CS_JOB_ERROR_DESTINATION);
+
+  cs_test_tree_remove (root);
+}
+
 static void
 test_refusals (void)
 {
@@ -1040,6 +1089,7 @@ main (int    argc,
 
   g_test_add_func ("/job/copy-tree", test_copy_tree);
   g_test_add_func ("/job/cp-semantics", test_cp_semantics);
+  g_test_add_func ("/job/into", test_into);
   g_test_add_func ("/job/refusals", test_refusals);
   g_test_add_func ("/job/live-threads", test_live_threads);
   g_test_add_func ("/job/cancel", test_cancel);
