@@ -11,6 +11,8 @@
 /*
  * Where the copy goes: a folder picked with the chooser (the window's
  * "win.choose-destination" action) or dropped onto the row, with its free space.
+ * A folder that does not exist yet is said to be made by the copy, and its
+ * free space is that of its nearest folder that exists.
  */
 
 struct _CsDestinationRow
@@ -24,6 +26,7 @@ struct _CsDestinationRow
   /* Owned */
   GFile         *file;
   GCancellable  *cancellable;
+  gboolean       missing;     /* the copy makes the folder */
 };
 
 G_DEFINE_FINAL_TYPE (CsDestinationRow, cs_destination_row, ADW_TYPE_ACTION_ROW)
@@ -73,10 +76,62 @@ free_space_cb (GObject      *object,
 }
 
 static void
+cs_destination_row_show_path (CsDestinationRow *self)
+{
+  g_autofree char *parse_name = g_file_get_parse_name (self->file);
+  g_autofree char *display = _cs_display_path (parse_name);
+  g_autofree char *subtitle = NULL;
+
+  if (self->missing)
+    /* Translators: under a destination that does not exist yet */
+    subtitle = g_strdup_printf (_("%s\nNot there yet: the copy makes this folder"), display);
+  else
+    subtitle = g_steal_pointer (&display);
+
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self), subtitle);
+}
+
+static void
+exists_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(CsDestinationRow) self = user_data;
+  g_autoptr(GFileInfo) info = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) parent = NULL;
+  GFile *file = G_FILE (object);
+
+  info = g_file_query_info_finish (file, result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+
+  /* Not there: the copy would make it; its free space is its parent's. */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) &&
+      (parent = g_file_get_parent (file)) != NULL)
+    {
+      if (g_file_equal (file, self->file))
+        {
+          self->missing = TRUE;
+          cs_destination_row_show_path (self);
+        }
+      g_file_query_info_async (parent, G_FILE_ATTRIBUTE_STANDARD_TYPE, G_FILE_QUERY_INFO_NONE,
+                               G_PRIORITY_DEFAULT, self->cancellable, exists_cb,
+                               g_object_ref (self));
+      return;
+    }
+
+  g_file_query_filesystem_info_async (file, G_FILE_ATTRIBUTE_FILESYSTEM_FREE,
+                                      G_PRIORITY_DEFAULT, self->cancellable,
+                                      free_space_cb, g_object_ref (self));
+}
+
+static void
 cs_destination_row_update (CsDestinationRow *self)
 {
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  self->missing = FALSE;
 
   if (self->file == NULL)
     {
@@ -85,17 +140,11 @@ cs_destination_row_update (CsDestinationRow *self)
       return;
     }
 
-  {
-    g_autofree char *parse_name = g_file_get_parse_name (self->file);
-    g_autofree char *display = _cs_display_path (parse_name);
-
-    adw_action_row_set_subtitle (ADW_ACTION_ROW (self), display);
-  }
+  cs_destination_row_show_path (self);
 
   self->cancellable = g_cancellable_new ();
-  g_file_query_filesystem_info_async (self->file, G_FILE_ATTRIBUTE_FILESYSTEM_FREE,
-                                      G_PRIORITY_DEFAULT, self->cancellable,
-                                      free_space_cb, g_object_ref (self));
+  g_file_query_info_async (self->file, G_FILE_ATTRIBUTE_STANDARD_TYPE, G_FILE_QUERY_INFO_NONE,
+                           G_PRIORITY_DEFAULT, self->cancellable, exists_cb, g_object_ref (self));
 }
 
 static gboolean
@@ -226,6 +275,16 @@ cs_destination_row_get_file (CsDestinationRow *self)
   g_return_val_if_fail (CS_IS_DESTINATION_ROW (self), NULL);
 
   return self->file;
+}
+
+/* Whether the destination is not there yet, so that the copy makes it; known
+ * a moment after it is set. */
+gboolean
+cs_destination_row_get_missing (CsDestinationRow *self)
+{
+  g_return_val_if_fail (CS_IS_DESTINATION_ROW (self), FALSE);
+
+  return self->missing;
 }
 
 void

@@ -14,11 +14,12 @@
 #include "cs-throughput-graph.h"
 
 /*
- * After a copy: how it went, Robocopy's totals table, the whole-run graph, the
- * failures with their reasons, and each counter's average, minimum and maximum.
- * Export is the page's own action (summary.export, the format as its
- * parameter); New Copy and Retry Failed start copies, so they are the
- * window's. "toast" asks the window to say how an export went.
+ * After a copy: how it went and where the files are, Robocopy's totals
+ * table, the whole-run graph, the failures with their reasons, and each
+ * counter's average, minimum and maximum. Export is the page's own action
+ * (summary.export, the format as its parameter); New Copy, Retry Failed and
+ * Open Destination are the window's, which starts copies and launches
+ * applications. "toast" asks the window to say how an export went.
  */
 
 #define MAX_FAILURE_ROWS 500
@@ -40,6 +41,7 @@ struct _CsSummaryPage
   GtkImage          *outcome_icon;
   GtkLabel          *title_label;
   GtkLabel          *description_label;
+  AdwActionRow      *where_row;
   GtkGrid           *totals_grid;
   GtkGrid           *stats_grid;
   CsThroughputGraph *graph;
@@ -179,6 +181,18 @@ cs_summary_page_show_outcome (CsSummaryPage  *self,
     description = g_steal_pointer (&copied);
 
   gtk_label_set_label (self->description_label, description);
+}
+
+/* Where the files are: the folder the copy went into. */
+static void
+cs_summary_page_show_where (CsSummaryPage *self)
+{
+  const char *destination = cs_run_get_destination (self->run);
+  g_autofree char *display = destination != NULL ? _cs_display_path (destination) : NULL;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->where_row), display != NULL);
+  if (display != NULL)
+    adw_action_row_set_subtitle (self->where_row, display);
 }
 
 static void
@@ -402,6 +416,7 @@ cs_summary_page_class_init (CsSummaryPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, outcome_icon);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, title_label);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, description_label);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, where_row);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, totals_grid);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, stats_grid);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, graph);
@@ -442,6 +457,7 @@ cs_summary_page_set_run (CsSummaryPage *self,
   cs_run_get_totals (run, &totals);
 
   cs_summary_page_show_outcome (self, &totals);
+  cs_summary_page_show_where (self);
   cs_summary_page_show_totals (self, &totals);
   cs_summary_page_show_stats (self);
   cs_summary_page_show_failures (self);

@@ -75,6 +75,18 @@ export_action (GtkWidget  *widget,
 }
 
 static void
+open_destination_action (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  CsWindow *self = CS_WINDOW (widget);
+  CsRun *run = cs_summary_page_get_run (self->summary_page);
+
+  if (run != NULL && cs_run_get_destination (run) != NULL)
+    _cs_window_open_folder (self, cs_run_get_destination (run));
+}
+
+static void
 clear_sources_action (GtkWidget  *widget,
                       const char *action_name,
                       GVariant   *parameter)
@@ -437,6 +449,8 @@ _cs_window_actions_update (CsWindow *self)
   gtk_widget_action_set_enabled (widget, "win.cancel", running);
   gtk_widget_action_set_enabled (widget, "win.new-copy", summary);
   gtk_widget_action_set_enabled (widget, "win.export", summary && run != NULL);
+  gtk_widget_action_set_enabled (widget, "win.open-destination",
+                                 summary && run != NULL && cs_run_get_destination (run) != NULL);
   gtk_widget_action_set_enabled (widget, "win.retry-failed",
                                  summary && run != NULL && cs_run_get_n_errors (run) > 0 &&
                                  !self->summary_from_history);
@@ -475,6 +489,8 @@ _cs_window_class_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.new-copy", NULL, new_copy_action);
   gtk_widget_class_install_action (widget_class, "win.retry-failed", NULL, retry_failed_action);
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "win.open-destination", NULL,
+                                   open_destination_action);
   gtk_widget_class_install_action (widget_class, "win.go-back", NULL, go_back_action);
   gtk_widget_class_install_action (widget_class, "win.show-history", NULL, show_history_action);
   gtk_widget_class_install_action (widget_class, "win.show-sweep", NULL, show_sweep_action);

@@ -80,5 +80,7 @@ void     _cs_window_show_toast            (CsWindow       *self,
                                            const char     *title);
 void     _cs_window_navigate              (CsWindow       *self,
                                            const char     *page);
+void     _cs_window_open_folder           (CsWindow       *self,
+                                           const char     *path);
 
 G_END_DECLS

@@ -6,7 +6,8 @@
 G_BEGIN_DECLS
 
 /* What the window asks of the session: no suspend or logout while it copies,
- * and a notification when a copy ends unwatched. Tests replace these hooks. */
+ * a notification when a copy ends unwatched, and the file manager to show a
+ * folder. Tests replace these hooks. */
 typedef struct {
   guint (*inhibit)           (GtkWindow     *window,
                               const char    *reason);   /* 0: refused */
@@ -15,6 +16,8 @@ typedef struct {
   void  (*send_notification) (GtkWindow     *window,
                               const char    *id,
                               GNotification *notification);
+  void  (*show_uri)          (GtkWindow     *window,
+                              const char    *uri);
 } CsWindowSession;
 
 /* cs-window.c; NULL puts the session's own hooks back */

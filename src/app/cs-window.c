@@ -59,10 +59,19 @@ session_send_notification (GtkWindow     *window,
     g_application_send_notification (G_APPLICATION (app), id, notification);
 }
 
+/* The file manager through the portal (or GIO's default handler outside one). */
+static void
+session_show_uri (GtkWindow  *window,
+                  const char *uri)
+{
+  gtk_show_uri (window, uri, GDK_CURRENT_TIME);
+}
+
 static const CsWindowSession default_session = {
   session_inhibit,
   session_uninhibit,
   session_send_notification,
+  session_show_uri,
 };
 
 static const CsWindowSession *session = &default_session;
@@ -73,6 +82,17 @@ void
 _cs_window_set_session (const CsWindowSession *hooks)
 {
   session = hooks != NULL ? hooks : &default_session;
+}
+
+/* Shows the folder a copy went into. */
+void
+_cs_window_open_folder (CsWindow   *self,
+                        const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *uri = g_file_get_uri (file);
+
+  session->show_uri (GTK_WINDOW (self), uri);
 }
 
 static void cs_window_show_next_conflict (CsWindow *self);
@@ -531,6 +551,8 @@ _cs_window_configure_job (CsWindow *self,
                           CsJob    *job)
 {
   cs_setup_page_configure_job (self->setup_page, job);
+  /* "Copy Into D": each source at D/NAME, whether D exists yet or not. */
+  cs_job_set_into (job, TRUE);
   cs_job_set_interval (job, g_settings_get_uint (self->settings, "interval"));
   /* The engine's default lets sixteen workers share the CPU with this thread;
    * with sixty-four at that value the loop waited for a CPU for more than half

@@ -593,6 +593,7 @@ typedef struct
   guint          returned;
   GNotification *notification;
   char          *notification_id;
+  char          *shown_uri;
 } Session;
 
 static Session session;
@@ -627,10 +628,19 @@ fake_send_notification (GtkWindow     *window,
   session.notification_id = g_strdup (id);
 }
 
+static void
+fake_show_uri (GtkWindow  *window,
+               const char *uri)
+{
+  g_free (session.shown_uri);
+  session.shown_uri = g_strdup (uri);
+}
+
 static const CsWindowSession fake_session = {
   fake_inhibit,
   fake_uninhibit,
   fake_send_notification,
+  fake_show_uri,
 };
 
 static void
@@ -638,6 +648,7 @@ session_reset (void)
 {
   g_clear_object (&session.notification);
   g_clear_pointer (&session.notification_id, g_free);
+  g_clear_pointer (&session.shown_uri, g_free);
   memset (&session, 0, sizeof session);
 }
 
@@ -1155,6 +1166,57 @@ test_choose_destination (void)
   cs_test_tree_remove (root);
 }
 
+static gboolean
+destination_is_missing (gpointer data)
+{
+  return cs_ui_find_label (data, "Not there yet: the copy makes this folder") != NULL &&
+         cs_ui_find_label (data, " free") != NULL;
+}
+
+/* "Copy Into nas1" puts Photos at nas1/Photos, whether nas1 exists or not; a
+ * missing nas1 is said to be made before the start, with the free space of the
+ * folder it goes into; the summary names nas1 and opens it. */
+static void
+test_copy_into (void)
+{
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *photos = g_build_filename (root, "Photos", NULL);
+  g_autofree char *nas = g_build_filename (root, "nas1", NULL);
+  g_autofree char *copied = g_build_filename (nas, "Photos", NULL);
+  g_autoptr(GFile) nas_file = g_file_new_for_path (nas);
+  g_autofree char *nas_uri = g_file_get_uri (nas_file);
+  g_autoptr(GDir) dir = NULL;
+  CsWindow *window;
+
+  generate (photos, 20, 3000);
+  session_reset ();
+  _cs_window_set_session (&fake_session);
+
+  window = window_with_copy (photos, nas, 2);
+  g_assert_true (cs_ui_wait_until (destination_is_missing, window, WAIT_SECONDS));
+  cs_ui_screenshot (window, "08-copy-into-new-folder.png");
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
+  g_assert_cmpstr (cs_run_get_outcome (cs_summary_page_get_run (summary_page (window))), ==,
+                   "completed");
+  cs_test_tree_assert_equal (photos, copied);
+  dir = g_dir_open (nas, 0, NULL);
+  g_assert_cmpstr (g_dir_read_name (dir), ==, "Photos");
+  g_assert_null (g_dir_read_name (dir));
+
+  /* The summary says where, and opens it. */
+  g_assert_nonnull (cs_ui_find_label (window, nas));
+  cs_ui_screenshot (window, "09-summary-where.png");
+  g_signal_emit_by_name (cs_ui_find_button (window, "Open Destination"), "clicked");
+  g_assert_cmpstr (session.shown_uri, ==, nas_uri);
+
+  cs_ui_window_destroy (window);
+  _cs_window_set_session (NULL);
+  session_reset ();
+  cs_test_tree_remove (root);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1173,6 +1235,7 @@ main (int   argc,
   g_test_add_func ("/window/choose-destination", test_choose_destination);
   g_test_add_func ("/window/refusal", test_refusal);
   g_test_add_func ("/window/copy", test_copy);
+  g_test_add_func ("/window/copy-into", test_copy_into);
   g_test_add_func ("/window/slider-live", test_slider);
   g_test_add_func ("/window/loop-probe", test_loop_probe);
   g_test_add_func ("/window/cancel", test_cancel);
