@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -26,6 +27,8 @@ typedef struct {
   blkcnt_t        blocks;
   ino_t           ino;
   dev_t           dev;
+  dev_t           rdev;       /* devices */
+  nlink_t         nlink;
   struct timespec mtime;
   struct timespec ctime;
   guint64         hash;       /* regular files: the non-zero 4 KiB blocks and their offsets */
@@ -224,6 +227,8 @@ describe (int         dirfd,
   e->blocks = st.st_blocks;
   e->ino = st.st_ino;
   e->dev = st.st_dev;
+  e->rdev = st.st_rdev;
+  e->nlink = st.st_nlink;
   e->mtime = st.st_mtim;
   e->ctime = st.st_ctim;
 
@@ -408,6 +413,9 @@ copy_difference (CsOracle    *oracle,
     return g_strdup ("different contents");
   if (g_strcmp0 (s->target, c->target) != 0)
     return g_strdup_printf ("points to “%s”, the source to “%s”", c->target, s->target);
+  if ((S_ISCHR (s->mode) || S_ISBLK (s->mode)) && s->rdev != c->rdev)
+    return g_strdup_printf ("device %u:%u, the source is device %u:%u", major (c->rdev),
+                            minor (c->rdev), major (s->rdev), minor (s->rdev));
   if (g_strcmp0 (s->xattrs, c->xattrs) != 0)
     return g_strdup_printf ("xattrs “%s”, the source has “%s”", c->xattrs, s->xattrs);
   return NULL;
@@ -654,6 +662,19 @@ classify (CsOracle     *oracle,
         }
       return CS_ORACLE_TEMP;
     }
+  /* An empty file where the source has data is a file cut short, unless the
+   * caller allows claims. */
+  if (old == NULL && s != NULL && S_ISREG (s->mode) && s->size > 0 && S_ISREG (now->mode)
+      && now->size == 0)
+    {
+      if (!(flags & CS_ORACLE_ALLOW_CLAIM) || final)
+        {
+          fail (path, "an empty file under a final name (a claim caught before its text, "
+                "or a file cut short)%s", final ? " after the rerun" : "");
+          return -1;
+        }
+      return CS_ORACLE_TEMP;
+    }
 
   if (s != NULL && !is_never_copied (p, rel))
     {
@@ -699,6 +720,48 @@ classify (CsOracle     *oracle,
             is, diff != NULL ? "; " : "", diff != NULL ? diff : "", src, was);
   }
   return -1;
+}
+
+/* Names that are one file in the source are one file in the copy. */
+static gboolean
+check_links (Pair       *p,
+             GHashTable *now)
+{
+  g_autoptr(GHashTable) first = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                                       (GDestroyNotify) g_bytes_unref, NULL);
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&iter, p->src);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      const Entry *s = value;
+      struct { dev_t dev; ino_t ino; } id = { s->dev, s->ino };
+      g_autoptr(GBytes) bytes = NULL;
+      const char *other;
+      const Entry *a, *b;
+
+      if (!S_ISREG (s->mode) || s->nlink < 2 || is_never_copied (p, key))
+        continue;
+      bytes = g_bytes_new (&id, sizeof id);
+      other = g_hash_table_lookup (first, bytes);
+      if (other == NULL)
+        {
+          g_hash_table_insert (first, g_steal_pointer (&bytes), key);
+          continue;
+        }
+      a = g_hash_table_lookup (now, other);
+      b = g_hash_table_lookup (now, key);
+      if (a != NULL && b != NULL && (a->dev != b->dev || a->ino != b->ino))
+        {
+          g_autofree char *path = full_path (p->copy, key);
+
+          fail (path, "is a file of its own, where in the source it is a hard link of %s",
+                (const char *) other);
+          return FALSE;
+        }
+    }
+  return TRUE;
 }
 
 static void
@@ -790,6 +853,8 @@ cs_oracle_check (CsOracle      *oracle,
             if (classify (oracle, p, key, NULL, flags, &is_new) < 0)
               return counts;
           }
+      if ((flags & CS_ORACLE_ALL_COMPLETE) && !(flags & CS_ORACLE_NO_LINKS) && !check_links (p, now))
+        return counts;
     }
 
   for (guint i = 0; i < oracle->bystanders->len; i++)

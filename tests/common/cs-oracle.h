@@ -13,14 +13,17 @@ G_BEGIN_DECLS
  *
  *   ABSENT    in the source, not (yet) in the copy;
  *   COMPLETE  identical to the source: type, size, mode, owner, mtime to the
- *             nanosecond, contents (XXH3), symlink target, xattrs;
+ *             nanosecond, contents (XXH3), symlink target, device numbers,
+ *             xattrs (ACLs included);
  *   OLD       the previous file at that path, untouched;
  *   TEMP      a temporary of ours, ".copyscope-<16 hex>-<digits>.part";
  *
  * and fails the test on anything else — a partial or mixed file under a final
  * name above all — on any change to a source or a bystander, and on a previous
  * file that vanished. Folders in the copy must be folders; their own metadata
- * is compared only when everything must be COMPLETE.
+ * (xattrs and ACLs included) is compared only when everything must be
+ * COMPLETE, and so are hard links: names that are one file in the source must
+ * be one file in the copy.
  *
  * Walks use *at() calls from descriptors, so trees deeper than PATH_MAX work.
  */
@@ -37,6 +40,14 @@ typedef enum {
   CS_ORACLE_NONE          = 0,
   CS_ORACLE_ALLOW_TEMP    = 1 << 0,   /* right after a kill */
   CS_ORACLE_ALL_COMPLETE  = 1 << 1,   /* after a successful rerun */
+  /* Right after a kill on a share with neither RENAME_NOREPLACE nor hard
+   * links: an empty file where nothing was, the claim on a final name caught
+   * before its text was written. Never allowed with ALL_COMPLETE. */
+  CS_ORACLE_ALLOW_CLAIM   = 1 << 2,
+  /* A destination without hard links: linked source files may be separate
+   * copies. Otherwise, with ALL_COMPLETE, files that are hard links of each
+   * other in the source must be one file in the copy too. */
+  CS_ORACLE_NO_LINKS      = 1 << 3,
 } CsOracleFlags;
 
 typedef struct {

@@ -518,6 +518,80 @@ test_destination_vanishes (Fixture       *f,
   rerun_converges (f);
 }
 
+typedef struct {
+  char *path;
+  int   done;
+} Removal;
+
+/* Someone deletes the copy's folder while it is being written. */
+static void
+remove_destination (const char *name,
+                    gpointer    data)
+{
+  Removal *removal = data;
+
+  if (g_atomic_int_compare_and_exchange (&removal->done, 0, 1))
+    cs_test_tree_remove (removal->path);
+}
+
+/* The folder being copied into is removed mid-copy: the destination is gone,
+ * like a share that vanished, so one clear fatal error, not one "No such file
+ * or directory" per file that was still to come. */
+static void
+test_destination_folder_removed (Fixture       *f,
+                                 gconstpointer  data)
+{
+  Removal removal = { f->copy, 0 };
+  g_auto(Outcome) o = { 0 };
+
+  for (guint d = 0; d < 4; d++)
+    for (guint i = 0; i < 100; i++)
+      {
+        g_autofree char *dir = g_strdup_printf ("%s/many%u", f->src, d);
+        g_autofree char *p = g_strdup_printf ("%s/f%03u", dir, i);
+
+        g_mkdir (dir, 0755);
+        write_pattern (p, 2000 + i, i, 0644);
+      }
+  watch (f);
+  cs_fault_install (f->out);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_OPEN, NULL, 40, 1, CS_FAULT_HOOK, 0, remove_destination, &removal });
+  run (f, (Options) { 4, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
+
+  g_assert_cmpuint (cs_fault_hits (0), ==, 1);
+  g_assert_false (o.ok);
+  g_assert_error (o.error, CS_JOB_ERROR, CS_JOB_ERROR_DESTINATION);
+  g_assert_nonnull (strstr (o.error->message, "removed"));
+  g_assert_cmpuint (o.errors->len, <=, 2);
+  rerun_converges (f);
+}
+
+/* A single file's copy killed while it replaced an older one leaves its
+ * temporary beside it; copying that file again removes it, as a folder's copy
+ * does in the folders it enters. */
+static void
+test_single_file_leftover (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *one = g_build_filename (f->src, "a.txt", NULL);
+  g_autofree char *copy = g_build_filename (f->out, "a.txt", NULL);
+  g_autofree char *left = g_build_filename (f->out, ".copyscope-00c0ffee00c0ffee-0.part", NULL);
+  g_autofree char *lookalike = g_build_filename (f->out, ".copyscope-notours.part", NULL);
+  g_auto(Outcome) o = { 0 };
+
+  write_pattern (left, 1 << 20, 3, 0600);
+  write_pattern (lookalike, 10, 4, 0600);
+  g_clear_pointer (&f->oracle, cs_oracle_free);
+  f->oracle = cs_oracle_new ();
+  cs_oracle_add_pair (f->oracle, one, copy);
+  cs_oracle_add_bystander (f->oracle, lookalike);
+  run_job (one, f->out, DEFAULTS, &o);
+
+  g_assert_true (o.ok);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+  g_assert_false (g_file_test (left, G_FILE_TEST_EXISTS));
+}
+
 /* ---- Publishing ---------------------------------------------------------------- */
 
 /* No RENAME_NOREPLACE (EINVAL, as on some shares): the hard-link fallback
@@ -1103,6 +1177,79 @@ test_killed_while_claimed (Fixture       *f,
   g_free (freeze.to);
 }
 
+/* Killed between creating the claim and writing its text, as a SIGKILL on a
+ * FAT share without RENAME_NOREPLACE or hard links can land: the final name
+ * holds an empty file. The rerun must know it for its own claim and replace
+ * it with the file; before, under the default policy, the empty file was
+ * "newer" than the source and was skipped for ever. */
+static void
+test_killed_while_claiming (Fixture       *f,
+                            gconstpointer  data)
+{
+  gboolean rerun_without_link = GPOINTER_TO_INT (data);
+  g_autofree char *killed = fixture_path (f, "killed");
+  g_autofree char *claim = NULL;
+  Freeze freeze = { f->copy, g_build_filename (killed, "src", NULL) };
+  g_autoptr(CsOracle) after_kill = cs_oracle_new ();
+  g_auto(Outcome) o = { 0 };
+  g_auto(Outcome) again = { 0 };
+  struct stat st;
+
+  g_assert_cmpint (g_mkdir (killed, 0755), ==, 0);
+  cs_oracle_add_pair (after_kill, f->src, freeze.to);
+  watch (f);
+  cs_fault_install (f->out);
+  no_noreplace_no_link (EPERM);
+  /* b.bin's data goes by copy_file_range: its first write is the claim's text. */
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_WRITE, "b.bin", 1, 1, CS_FAULT_HOOK, 0, freeze_destination, &freeze });
+  run (f, (Options) { 1, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (cs_fault_hits (2), ==, 1);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+
+  claim = g_build_filename (freeze.to, "b.bin", NULL);
+  g_assert_cmpint (lstat (claim, &st), ==, 0);
+  g_assert_cmpint (st.st_size, ==, 0);
+  cs_oracle_check (after_kill, CS_ORACLE_ALLOW_TEMP | CS_ORACLE_ALLOW_CLAIM);
+
+  cs_fault_remove ();
+  if (rerun_without_link)
+    {
+      cs_fault_install (killed);
+      no_noreplace_no_link (EPERM);
+    }
+  run_job (f->src, killed, DEFAULTS, &again);
+  g_assert_true (again.ok);
+  g_assert_cmpuint (again.errors->len, ==, 0);
+  cs_oracle_check (after_kill, CS_ORACLE_ALL_COMPLETE);
+  g_assert_cmpuint (cs_test_tree_find_temporaries (killed), ==, 0);
+  g_free (freeze.to);
+}
+
+/* An empty file under the final name that no claim of ours explains is
+ * someone's file, and the policy decides: here it is newer than the source
+ * and stays. */
+static void
+test_empty_file_not_a_claim (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->copy, "b.bin", NULL);
+  g_auto(Outcome) o = { 0 };
+
+  g_assert_cmpint (g_mkdir (f->copy, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, "", 0, NULL));
+  watch (f);
+  cs_fault_install (f->out);
+  no_noreplace_no_link (EPERM);
+  run (f, DEFAULTS, &o);
+
+  g_assert_true (o.ok);
+  cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+  g_assert_cmpint (cs_oracle_state (f->oracle, 0, "b.bin"), ==, CS_ORACLE_OLD);
+  g_assert_nonnull (find_error (&o, "b.bin"));
+}
+
 /* A file that only looks like a claim (its size, its owner, the start of the
  * text) is someone's file: with "never overwrite" it stays as it was. */
 static void
@@ -1130,7 +1277,7 @@ typedef struct {
   int      how;
 } Change;
 
-enum { GROW, SHRINK, REWRITE };
+enum { GROW, SHRINK, REWRITE, REWRITE_KEEP_TIME };
 
 static void
 change_source (const char *name,
@@ -1139,8 +1286,10 @@ change_source (const char *name,
   Change *change = data;
   g_autofree char *path = g_build_filename (change->f->src, "b.bin", NULL);
   int fd = open (path, O_WRONLY | O_CLOEXEC);
+  struct stat before;
 
   g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (fstat (fd, &before), ==, 0);
   switch (change->how)
     {
     case GROW:
@@ -1148,6 +1297,16 @@ change_source (const char *name,
       break;
     case SHRINK:
       g_assert_cmpint (ftruncate (fd, 1 << 20), ==, 0);
+      break;
+    case REWRITE_KEEP_TIME:
+      {
+        /* What a program that restores times does (tar, rsync, an editor's
+         * backup): size, mtime and inode as they were; only ctime moves. */
+        struct timespec times[2] = { before.st_atim, before.st_mtim };
+
+        g_assert_cmpint (pwrite (fd, "XXXX", 4, 100), ==, 4);
+        g_assert_cmpint (futimens (fd, times), ==, 0);
+      }
       break;
     case REWRITE:
     default:
@@ -1275,6 +1434,33 @@ test_big_file_read_error (Fixture       *f,
       g_assert_nonnull (find_error (&o, "/big"));
       rerun_converges (f);
     }
+}
+
+/* The destination fills up under a big file: the job stops with one clear
+ * error that names the file, and the file is counted as failed. In chunks it
+ * used to vanish from the record: no error, counted nowhere. */
+static void
+test_big_file_full (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_auto(Outcome) o = { 0 };
+  const CsRunError *e;
+
+  big_file_with_fault (f, (CsFaultRule) { CS_FAULT_COPY_RANGE, "big", 2, -1, CS_FAULT_ERRNO, ENOSPC });
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_WRITE, "big", 2, -1, CS_FAULT_ERRNO, ENOSPC });
+  run (f, (Options) { 4, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
+
+  g_assert_false (o.ok);
+  g_assert_error (o.error, CS_JOB_ERROR, CS_JOB_ERROR_DESTINATION);
+  g_assert_nonnull (strstr (o.error->message, "full"));
+  e = find_error (&o, "/big");
+  g_assert_nonnull (e);
+  g_assert_nonnull (strstr (e->message, "full"));
+  g_assert_cmpuint (o.errors->len, <=, 2);
+  g_assert_cmpuint (o.totals.v[CS_CLASS_FAILED][CS_KIND_FILES], ==, 1);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALLOW_TEMP);
+  g_assert_cmpint (cs_oracle_state (f->oracle, 0, "big"), ==, CS_ORACLE_ABSENT);
+  rerun_converges (f);
 }
 
 /* On a local disk a big file is copied whole, its source opened once; in
@@ -1582,6 +1768,7 @@ main (int    argc,
   ADD ("clone/eio-no-fallback", test_fast_path_eio, CS_FAULT_CLONE);
   ADD ("enospc/replacing", test_enospc_replace, 0);
   ADD ("destination/vanishes", test_destination_vanishes, 0);
+  ADD ("destination/folder-removed", test_destination_folder_removed, 0);
   ADD ("publish/noreplace-einval", test_noreplace_einval, 0);
   ADD ("publish/created-meanwhile", test_created_meanwhile, PUBLISH_UNNAMED);
   ADD ("publish/created-meanwhile-named", test_created_meanwhile, PUBLISH_NAMED);
@@ -1592,9 +1779,13 @@ main (int    argc,
   ADD ("publish/killed-while-claimed", test_killed_while_claimed, FALSE);
   ADD ("publish/killed-while-claimed-rerun-without-link", test_killed_while_claimed, TRUE);
   ADD ("publish/claim-lookalike-kept", test_claim_lookalike_kept, 0);
+  ADD ("publish/killed-while-claiming", test_killed_while_claiming, FALSE);
+  ADD ("publish/killed-while-claiming-rerun-without-link", test_killed_while_claiming, TRUE);
+  ADD ("publish/empty-file-not-a-claim", test_empty_file_not_a_claim, 0);
   ADD ("source/grows", test_source_changes, GROW);
   ADD ("source/shrinks", test_source_changes, SHRINK);
   ADD ("source/rewritten", test_source_changes, REWRITE);
+  ADD ("source/rewritten-time-restored", test_source_changes, REWRITE_KEEP_TIME);
   ADD ("open/eacces", test_open_create_errors, CS_FAULT_OPEN);
   ADD ("create/eio", test_open_create_errors, CS_FAULT_CREATE);
   ADD_CHUNKED ("big/read-transient", test_big_file_read_error, 1);
@@ -1602,6 +1793,8 @@ main (int    argc,
   ADD ("big/whole-read-transient", test_big_file_read_error, 1);
   ADD ("big/whole-read-sticky", test_big_file_read_error, -1);
   ADD ("big/whole-opens-once", test_big_file_opens, 0);
+  ADD_CHUNKED ("big/full", test_big_file_full, 0);
+  ADD ("big/whole-full", test_big_file_full, 0);
   ADD_CHUNKED ("big/chunks-open-again", test_big_file_opens, 0);
   ADD ("load/threads-agree-small", test_threads_agree, FALSE);
   ADD_CHUNKED ("load/threads-agree-big", test_threads_agree, TRUE);
@@ -1611,6 +1804,7 @@ main (int    argc,
   ADD ("root/ext4-full-replacing", test_ext4_full, TRUE);
   ADD ("root/inodes-exhausted", test_inodes_exhausted, 0);
   ADD ("recovery/symlink-temporary", test_leftover_symlink_temp, 0);
+  ADD ("recovery/single-file-temporary", test_single_file_leftover, 0);
   ADD ("modes/kept", test_modes, 0);
   ADD ("modes/chmod-refused", test_modes, MODES_REFUSED);
   ADD ("modes/kept-named", test_modes, MODES_NAMED);
