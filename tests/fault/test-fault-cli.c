@@ -1279,9 +1279,161 @@ test_quiet_lists_failures (Fixture       *f,
   cs_oracle_check (f->oracle, CS_ORACLE_NONE);
 }
 
+/* How a name is written in the failure list on stderr: bytes that are not
+ * UTF-8 and control characters as \xHH (a newline as \n, a backslash as \\),
+ * so every name takes one line and two names never read alike. */
+static char *
+escaped (const char *name)
+{
+  GString *out = g_string_new (NULL);
+  const char *p = name;
+
+  while (*p != '\0')
+    {
+      gunichar c = g_utf8_get_char_validated (p, -1);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          g_string_append_printf (out, "\\x%02x", (guchar) *p);
+          p++;
+          continue;
+        }
+      if (c == '\\')
+        g_string_append (out, "\\\\");
+      else if (c == '\n')
+        g_string_append (out, "\\n");
+      else if (c == '\t')
+        g_string_append (out, "\\t");
+      else if (c < 0x20 || c == 0x7f)
+        g_string_append_printf (out, "\\x%02x", c);
+      else
+        g_string_append_unichar (out, c);
+      p = g_utf8_next_char (p);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* Names that are not UTF-8, or hold a newline, fail: stderr lists each on a
+ * line of its own, told apart, and the JSON record keeps them apart too. */
+static void
+test_failed_names_exact (Fixture       *f,
+                         gconstpointer  data)
+{
+  const char *names[] = { "bad-\xff", "bad-\xfe", "new\nline", "back\\slash" };
+  g_autofree char *pattern = g_strconcat ("CSFAULT_PATH=", f->src, "/bad-*|", f->src, "/new*|",
+                                          f->src, "/back*", NULL);
+  const char *env[] = { pattern, "CSFAULT_OP=openat", "CSFAULT_ERRNO=EACCES", NULL };
+  How how = { env, TRUE };
+  g_auto(Result) r = { 0 };
+  g_autoptr(GHashTable) shown = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  JsonArray *errors;
+
+  if (!need_shim ())
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *p = g_build_filename (f->src, names[i], NULL);
+      write_pattern (p, 100 + i, i, 0644);
+    }
+  watch (f);
+  run_copy (f, &how, &r, "-q", f->src, f->out, NULL);
+
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpuint (text_lines (r.err), ==, G_N_ELEMENTS (names));
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *full = g_build_filename (f->src, names[i], NULL);
+      g_autofree char *line = escaped (full);
+      g_autofree char *prefix = g_strconcat (line, ": ", NULL);
+
+      g_test_message ("expecting a line starting with %s", prefix);
+      g_assert_true (g_str_has_prefix (r.err, prefix) || strstr (r.err, prefix) != NULL);
+      g_assert_nonnull (report_error (&r, names[i]));
+    }
+  /* Two names that differ only in bytes that are not UTF-8 read apart in "path". */
+  errors = json_object_get_array_member (json_node_get_object (r.report), "errors");
+  for (guint i = 0; i < json_array_get_length (errors); i++)
+    {
+      JsonObject *e = json_array_get_object_element (errors, i);
+
+      g_hash_table_add (shown, g_strdup (json_object_get_string_member (e, "path")));
+    }
+  g_assert_cmpuint (g_hash_table_size (shown), ==, G_N_ELEMENTS (names));
+}
+
 /* ---- Files whose size says nothing: /proc and /sys ------------------------------- */
 
+/* A pseudo-filesystem's file reports size 0 (procfs) or a page (sysfs) and
+ * holds what reading it gives. cp reads to the end; so must we, and say
+ * nothing went wrong. */
+static void
+test_pseudo_files (Fixture       *f,
+                   gconstpointer  data)
+{
+  const char *candidates[] = {
+    "/proc/version", "/proc/sys/kernel/ostype", "/sys/devices/system/cpu/possible",
+    "/sys/kernel/mm/transparent_hugepage/enabled", "/sys/power/state",
+  };
+  g_auto(Result) r = { 0 };
+  guint tried = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
+    {
+      g_autofree char *expected = NULL;
+      g_autofree char *got = NULL;
+      g_autofree char *base = g_path_get_basename (candidates[i]);
+      g_autofree char *copy = g_build_filename (f->out, base, NULL);
+      gsize expected_len = 0, got_len = 0;
+      struct stat st;
+
+      if (stat (candidates[i], &st) != 0 || !g_file_get_contents (candidates[i], &expected, &expected_len, NULL)
+          || expected_len == 0)
+        continue;
+      g_test_message ("%s: size %" G_GINT64_FORMAT ", %" G_GSIZE_FORMAT " bytes read",
+                      candidates[i], (gint64) st.st_size, expected_len);
+      run_copy (f, NULL, &r, candidates[i], f->out, NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_cmpuint (report_n_errors (&r), ==, 0);
+      g_assert_true (g_file_get_contents (copy, &got, &got_len, NULL));
+      g_assert_cmpmem (got, got_len, expected, expected_len);
+      g_assert_cmpint (report_total (&r, "copied", "bytes"), ==, (gint64) expected_len);
+      tried++;
+    }
+  if (tried == 0)
+    g_test_skip ("no readable file in /proc or /sys here");
+}
+
 /* ---- The destination going away ------------------------------------------------------ */
+
+/* The copy's folder is deleted while it is written: exit 3, one clear error
+ * (the README's promise for a destination that became unusable), not a line
+ * per file still to come. */
+static void
+test_destination_folder_removed (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_autofree char *pattern = g_strconcat ("CSFAULT_PATH=", f->root, "/out/*", NULL);
+  const char *env[] = { pattern, "CSFAULT_OP=write,copy_file_range", "CSFAULT_DELAY_US=20000", NULL };
+  g_autofree char *out = path_in (f, "stdout");
+  g_autofree char *err = path_in (f, "stderr");
+  g_autofree char *text = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  GPid pid;
+  int status;
+
+  if (!need_shim ())
+    return;
+  make_wide_tree (f);
+  process = launch_copy (env, out, err, &pid, "--threads=4", f->src, f->out, NULL);
+  g_usleep (G_USEC_PER_SEC / 2);
+  cs_test_tree_remove (f->copy);
+  status = wait_bounded (process, pid, 30);
+  text = read_text (err);
+  g_test_message ("exit %d, stderr:\n%.2000s", status, text);
+  g_assert_cmpint (status, ==, 3);
+  g_assert_cmpuint (text_lines (text), <=, 2);
+  g_assert_nonnull (strstr (text, "removed"));
+}
 
 /* ---- Signals ---------------------------------------------------------------------- */
 
@@ -1337,6 +1489,132 @@ test_sighup (Fixture       *f,
 
 /* ---- Counts ---------------------------------------------------------------------- */
 
+/* A fatal stop: the summary says the copy stopped and why, and its counts add
+ * up (the files not reached are counted as not copied). */
+static void
+test_counts_after_fatal_stop (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *mnt = path_in (f, "mnt");
+  g_autofree char *copy = NULL;
+  g_auto(Result) r = { 0 };
+  JsonObject *totals, *stopped;
+  gint64 total, accounted;
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("needs root to mount a small tmpfs");
+      return;
+    }
+  g_assert_cmpint (g_mkdir (mnt, 0755), ==, 0);
+  if (mount ("tmpfs", mnt, "tmpfs", 0, "size=1m") != 0)
+    {
+      g_test_skip_printf ("cannot mount tmpfs: %s", g_strerror (errno));
+      return;
+    }
+  f->mnt = g_strdup (mnt);
+  for (guint i = 0; i < 40; i++)
+    {
+      g_autofree char *p = g_strdup_printf ("%s/f%02u", f->src, i);
+      write_pattern (p, 200000, i, 0644);
+    }
+  copy = g_build_filename (mnt, "src", NULL);
+  f->oracle = cs_oracle_new ();
+  cs_oracle_add_pair (f->oracle, f->src, copy);
+  run_copy (f, NULL, &r, "--threads=1", f->src, mnt, NULL);
+
+  g_assert_cmpint (r.status, ==, 3);
+  cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+  g_assert_nonnull (strstr (r.out, "Stopped"));
+  g_assert_nonnull (strstr (r.out, "full"));
+  totals = json_object_get_object_member (json_node_get_object (r.report), "totals");
+  g_assert_true (json_object_has_member (totals, "not_copied"));
+  stopped = json_object_get_object_member (totals, "not_copied");
+  total = report_total (&r, "total", "files");
+  accounted = report_total (&r, "copied", "files") + report_total (&r, "skipped", "files")
+              + report_total (&r, "mismatch", "files") + report_total (&r, "failed", "files")
+              + json_object_get_int_member (stopped, "files");
+  g_test_message ("%" G_GINT64_FORMAT " found, %" G_GINT64_FORMAT " accounted for", total, accounted);
+  g_assert_cmpint (total, ==, 40);
+  g_assert_cmpint (accounted, ==, total);
+  g_assert_cmpint (json_object_get_int_member (stopped, "files"), >, 0);
+}
+
+/* A folder source that cannot be entered fails as a folder, not as a file. */
+static void
+test_counts_failed_folder (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *locked = path_in (f, "out/locked");
+  g_autofree char *target = path_in (f, "out/locked/new");
+  g_auto(Result) r = { 0 };
+  How how = { NULL, FALSE, TRUE };
+  uid_t uid;
+  gid_t gid;
+
+  if (!can_drop_privileges (&uid, &gid))
+    return;
+  make_small_tree (f);
+  /* nobody may create in it, but not list it. */
+  g_assert_cmpint (g_mkdir (locked, 0333), ==, 0);
+  g_assert_cmpint (g_chmod (locked, 0333), ==, 0);
+  run_copy (f, &how, &r, f->src, target, NULL);
+  g_test_message ("failed: %" G_GINT64_FORMAT " dirs, %" G_GINT64_FORMAT " files",
+                  report_total (&r, "failed", "dirs"), report_total (&r, "failed", "files"));
+  g_assert_cmpint (r.status, !=, 0);
+  if (r.status == 1)
+    {
+      g_assert_cmpint (report_total (&r, "failed", "files"), ==, 0);
+      g_assert_cmpint (report_total (&r, "failed", "dirs"), ==, 1);
+    }
+}
+
+/* A skip says where the newer file is: the destination's path, which exists. */
+static void
+test_counts_skip_names_destination (Fixture       *f,
+                                    gconstpointer  data)
+{
+  g_autofree char *one = g_build_filename (f->src, "a.txt", NULL);
+  g_autofree char *target = path_in (f, "out/renamed.txt");
+  g_auto(Result) r = { 0 };
+  JsonObject *e;
+  struct timespec future[2] = { { 2000000000, 0 }, { 2000000000, 0 } };
+  const char *path;
+
+  make_small_tree (f);
+  write_pattern (target, 10, 77, 0644);
+  g_assert_cmpint (utimensat (AT_FDCWD, target, future, 0), ==, 0);
+  run_copy (f, NULL, &r, one, target, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  e = report_error (&r, "renamed.txt");
+  g_assert_nonnull (e);
+  path = json_object_get_string_member (e, "path");
+  g_test_message ("skip reported for %s", path);
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_cmpstr (path, ==, target);
+}
+
+/* Out of quota is not "full": the user can do something else about it. */
+static void
+test_counts_edquot_wording (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *pattern = g_strconcat ("CSFAULT_PATH=", f->root, "/out/*", NULL);
+  const char *env[] = { pattern, "CSFAULT_OP=write,copy_file_range", "CSFAULT_ERRNO=EDQUOT", NULL };
+  How how = { env, TRUE };
+  g_auto(Result) r = { 0 };
+
+  if (!need_shim ())
+    return;
+  make_small_tree (f);
+  watch (f);
+  run_copy (f, &how, &r, "-q", f->src, f->out, NULL);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.err, "quota"));
+  g_assert_null (strstr (r.err, "full"));
+  cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+}
+
 /* The record and the samples cannot both go to stdout: nobody could read it. */
 static void
 test_counts_one_stdout (Fixture       *f,
@@ -1351,6 +1629,72 @@ test_counts_one_stdout (Fixture       *f,
   g_assert_nonnull (strstr (r.err, "stdout"));
   cs_oracle_check (f->oracle, CS_ORACLE_NONE);
   g_assert_cmpint (cs_oracle_state (f->oracle, 0, "a.txt"), ==, CS_ORACLE_ABSENT);
+}
+
+/* Two identical copies started together into the same place: both succeed,
+ * the tree is the source's, and neither reports the files the other copied
+ * identically as failures. Some files are replacements and there are
+ * symlinks, so named temporaries are in flight. */
+static void
+test_two_identical_runs (Fixture       *f,
+                         gconstpointer  data)
+{
+  for (guint round = 0; round < 3; round++)
+    {
+      g_autofree char *out_a = path_in (f, "a.out");
+      g_autofree char *err_a = path_in (f, "a.err");
+      g_autofree char *out_b = path_in (f, "b.out");
+      g_autofree char *err_b = path_in (f, "b.err");
+      g_autofree char *json_a = path_in (f, "report/a.json");
+      g_autofree char *json_b = path_in (f, "report/b.json");
+      g_autofree char *text_a = NULL;
+      g_autofree char *text_b = NULL;
+      g_autoptr(GSubprocess) a = NULL;
+      g_autoptr(GSubprocess) b = NULL;
+      GPid pid_a, pid_b;
+      int status_a, status_b;
+
+      if (round == 0)
+        {
+          make_wide_tree (f);
+          for (guint i = 0; i < 50; i++)
+            {
+              g_autofree char *link = g_strdup_printf ("%s/d0/link%02u", f->src, i);
+              g_autofree char *target = g_strdup_printf ("f%03u", i);
+              g_assert_cmpint (symlink (target, link), ==, 0);
+            }
+        }
+      cs_test_tree_remove (f->copy);
+      if (round > 0)
+        {
+          /* Older versions of some files: replaced through named temporaries. */
+          g_autofree char *d1 = g_build_filename (f->copy, "d1", NULL);
+
+          g_assert_cmpint (g_mkdir_with_parents (d1, 0755), ==, 0);
+          for (guint i = 0; i < 100; i += 3)
+            {
+              g_autofree char *p = g_strdup_printf ("%s/f%03u", d1, i);
+              struct timespec older[2] = { { 1500000000, 0 }, { 1500000000, 0 } };
+
+              write_pattern (p, 50, 5000 + i, 0644);
+              g_assert_cmpint (utimensat (AT_FDCWD, p, older, 0), ==, 0);
+            }
+        }
+      watch (f);
+      a = launch_copy (NULL, out_a, err_a, &pid_a, "--threads=4", "--json", json_a, f->src, f->out, NULL);
+      b = launch_copy (NULL, out_b, err_b, &pid_b, "--threads=4", "--json", json_b, f->src, f->out, NULL);
+      status_a = wait_bounded (a, pid_a, 60);
+      status_b = wait_bounded (b, pid_b, 60);
+      text_a = read_text (err_a);
+      text_b = read_text (err_b);
+      g_test_message ("round %u: exit %d and %d; stderr:\n%.1500s\n--\n%.1500s", round, status_a,
+                      status_b, text_a, text_b);
+      g_assert_cmpint (status_a, ==, 0);
+      g_assert_cmpint (status_b, ==, 0);
+      g_assert_null (strstr (text_a, "Another program"));
+      g_assert_null (strstr (text_b, "Another program"));
+      cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+    }
 }
 
 /* ---- Resources ---------------------------------------------------------------------- */
@@ -1428,9 +1772,17 @@ main (int    argc,
   ADD ("bad/unreadable-as-nobody", test_unreadable, NULL);
   ADD ("bad/symlink-loops-and-dangling", test_symlinks, NULL);
   ADD ("bad/fifo-socket-device", test_special_files, NULL);
+  ADD ("bad/pseudo-files", test_pseudo_files, NULL);
   ADD ("quiet/failures-listed", test_quiet_lists_failures, NULL);
+  ADD ("quiet/names-exact", test_failed_names_exact, NULL);
+  ADD ("destination/folder-removed", test_destination_folder_removed, NULL);
   ADD ("signal/hup", test_sighup, NULL);
+  ADD ("counts/after-fatal-stop", test_counts_after_fatal_stop, NULL);
+  ADD ("counts/failed-folder", test_counts_failed_folder, NULL);
+  ADD ("counts/skip-names-destination", test_counts_skip_names_destination, NULL);
+  ADD ("counts/edquot-wording", test_counts_edquot_wording, NULL);
   ADD ("counts/one-stdout", test_counts_one_stdout, NULL);
+  ADD ("load/two-identical-runs", test_two_identical_runs, NULL);
   ADD ("bad/names", test_names, NULL);
   ADD ("bad/longer-than-path-max", test_long_path, NULL);
   ADD ("bad/1000-levels", test_deep_tree, GUINT_TO_POINTER (1000));
