@@ -804,22 +804,59 @@ test_special_files (Fixture       *f,
     g_test_message ("no device node tried: mknod needs root");
 
   watch (f);
-  cs_oracle_never_copied (f->oracle, 0, "fifo");
+  /* A socket belongs to the program listening on it: skipped with a note, as
+   * cp -a and rsync -a do. FIFOs and devices are recreated, never read. */
   cs_oracle_never_copied (f->oracle, 0, "socket");
-  cs_oracle_never_copied (f->oracle, 0, "zero-device");
   run_copy (f, NULL, &r, "--threads=2", f->src, f->out, NULL);
-  close (s);
 
   g_assert_cmpfloat (r.seconds, <, 20.0);
-  cs_oracle_check (f->oracle, CS_ORACLE_NONE);
-  g_assert_cmpint (cs_oracle_state (f->oracle, 0, "fifo"), ==, CS_ORACLE_ABSENT);
-  g_assert_nonnull (report_error (&r, "/fifo"));
-  g_assert_nonnull (report_error (&r, "/socket"));
-  if (have_dev)
-    g_assert_nonnull (report_error (&r, "/zero-device"));
-  g_assert_cmpint (report_total (&r, "skipped", "files"), ==, have_dev ? 3 : 2);
-  /* Reported, not failed: the exit says "all copied or skipped as asked". */
   g_assert_cmpint (r.status, ==, 0);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+  g_assert_cmpint (cs_oracle_state (f->oracle, 0, "fifo"), ==, CS_ORACLE_COMPLETE);
+  if (have_dev)
+    g_assert_cmpint (cs_oracle_state (f->oracle, 0, "zero-device"), ==, CS_ORACLE_COMPLETE);
+  g_assert_null (report_error (&r, "/fifo"));
+  g_assert_null (report_error (&r, "/zero-device"));
+  g_assert_nonnull (report_error (&r, "/socket"));
+  g_assert_cmpint (report_total (&r, "skipped", "files"), ==, 1);
+  g_assert_cmpint (report_total (&r, "copied", "files"), ==, have_dev ? 7 : 6);
+
+  /* Again: the recreated ones are identical now, and skipped. */
+  run_copy (f, NULL, &r, "--threads=2", f->src, f->out, NULL);
+  close (s);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpint (report_total (&r, "copied", "files"), ==, 0);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+}
+
+/* Without root a device cannot be made: skipped with a note, the rest copied. */
+static void
+test_device_as_nobody (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *dev = g_build_filename (f->src, "null-device", NULL);
+  g_auto(Result) r = { 0 };
+  How how = { NULL, FALSE, TRUE };
+  JsonObject *e;
+  uid_t uid;
+  gid_t gid;
+
+  if (!can_drop_privileges (&uid, &gid))
+    return;
+  make_small_tree (f);
+  g_assert_cmpint (mknod (dev, S_IFCHR | 0666, makedev (1, 3)), ==, 0);
+  chown_tree (f->src, uid, gid);
+  chown_tree (f->out, uid, gid);
+  watch (f);
+  cs_oracle_never_copied (f->oracle, 0, "null-device");
+  run_copy (f, &how, &r, f->src, f->out, NULL);
+
+  g_assert_cmpint (r.status, ==, 0);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+  e = report_error (&r, "/null-device");
+  g_assert_nonnull (e);
+  g_test_message ("reported: %s", json_object_get_string_member (e, "message"));
+  g_assert_cmpint (report_total (&r, "skipped", "files"), ==, 1);
 }
 
 static void
@@ -967,13 +1004,22 @@ test_hard_links_and_empty (Fixture       *f,
   watch (f);
   run_copy (f, NULL, &r, f->src, f->out, NULL);
   g_assert_cmpint (r.status, ==, 0);
+  /* The three names are one file in the copy too, as with cp -a. */
   cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
-  /* Each name gets its own complete copy; the link itself is not kept. */
   {
     g_autofree char *c = g_build_filename (f->copy, "hard-1", NULL);
     g_assert_cmpint (lstat (c, &st), ==, 0);
     g_test_message ("hard-linked source copied as %u link(s)", (guint) st.st_nlink);
+    g_assert_cmpuint (st.st_nlink, ==, 3);
   }
+  g_assert_cmpint (report_total (&r, "copied", "files"), ==, 27);
+  g_assert_cmpuint (report_n_errors (&r), ==, 0);
+
+  /* A rerun finds them all in place. */
+  run_copy (f, NULL, &r, f->src, f->out, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpint (report_total (&r, "copied", "files"), ==, 0);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
 }
 
 /* Sparse files keep their holes; a 100 GiB one with 1 MiB of data fits a
@@ -1772,6 +1818,7 @@ main (int    argc,
   ADD ("bad/unreadable-as-nobody", test_unreadable, NULL);
   ADD ("bad/symlink-loops-and-dangling", test_symlinks, NULL);
   ADD ("bad/fifo-socket-device", test_special_files, NULL);
+  ADD ("bad/device-as-nobody", test_device_as_nobody, NULL);
   ADD ("bad/pseudo-files", test_pseudo_files, NULL);
   ADD ("quiet/failures-listed", test_quiet_lists_failures, NULL);
   ADD ("quiet/names-exact", test_failed_names_exact, NULL);
