@@ -32,8 +32,9 @@ _cs_fatal_message (int error_code)
   switch (error_code)
     {
     case ENOSPC:
-    case EDQUOT:
       return "The destination is full";
+    case EDQUOT:
+      return "The disk quota at the destination is used up";
     case EROFS:
       return "The destination is read-only";
     default:
