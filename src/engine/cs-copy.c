@@ -33,6 +33,7 @@
 #define CS_ERR_APPEARED        (-1003)
 #define CS_ERR_NO_UNNAMED      (-1004)  /* an unnamed temporary could not be linked: write a named one */
 #define CS_ERR_NOT_HELD        (-1005)  /* the destination holds no such thing: said once, at the end */
+#define CS_ERR_DEST_REMOVED    (-1006)  /* the destination folder was deleted meanwhile */
 
 typedef struct {
   int         code;     /* errno or CS_ERR_*; 0 = success */
@@ -66,9 +67,44 @@ outcome_message (int code)
       return "Another program created this file during the copy; it was left untouched";
     case CS_ERR_NOT_HELD:
       return "The destination cannot hold symbolic links";
+    case CS_ERR_DEST_REMOVED:
+      return CS_DEST_REMOVED_MESSAGE;
     default:
       return code > 0 && _cs_is_fatal_errno (code) ? _cs_fatal_message (code) : NULL;
     }
+}
+
+/* Whether @code stops the whole job: a destination that is full, gone, or
+ * had a folder removed from under the copy. */
+static gboolean
+is_fatal (int code)
+{
+  return (code > 0 && _cs_is_fatal_errno (code)) || code == CS_ERR_DEST_REMOVED;
+}
+
+/* The first file to meet a fatal error names it, and the job stops; files
+ * that meet it after are cancelled, not a stream of identical errors. */
+static void
+settle_fatal (CsJob   *job,
+              Outcome *o)
+{
+  if (_cs_job_fatal (job, outcome_message (o->code)))
+    job->fatal_reported = TRUE;
+  else
+    o->code = CS_ERR_STOPPED;
+}
+
+/* A file that failed with an errno: its destination folder may be gone,
+ * removed by someone while we wrote into it (creating in it then answers
+ * ENOENT, or EPERM for an unnamed temporary). One fstat, on failures only. */
+static Outcome
+check_removed (CsJob   *job,
+               CsDir   *dir,
+               Outcome  o)
+{
+  if (o.code > 0 && !is_fatal (o.code) && _cs_dir_dst_removed (job, dir))
+    o.code = CS_ERR_DEST_REMOVED;
+  return o;
 }
 
 static gboolean
@@ -1269,13 +1305,13 @@ record_failure (CsJob      *job,
     }
   if (o.code == CS_ERR_NOT_HELD)
     _cs_metadata_lost (job, CS_METADATA_LINKS, dir, name, FALSE);
-  else if (o.code > 0 && _cs_is_fatal_errno (o.code))
+  else if (is_fatal (o.code))
     {
       /* The file that met the fatal error names it; the job report filters the
        * echoes of that error from elsewhere, so this one goes in directly. */
       g_autofree char *path = _cs_dir_dup_path (dir, name, FALSE);
 
-      _cs_run_add_error (job->run, path, o.op != NULL ? o.op : "copy", o.code,
+      _cs_run_add_error (job->run, path, o.op != NULL ? o.op : "copy", MAX (o.code, 0),
                          outcome_message (o.code), attempts);
     }
   else
@@ -1320,17 +1356,19 @@ with_retries (CsJob    *job,
 
   for (attempt = 1; ; attempt++)
     {
-      o = once (job, worker, item, action);
+      o = check_removed (job, item->dir, once (job, worker, item, action));
       if (o.code == 0 || o.code == CS_ERR_STOPPED)
         break;
-      if (o.code > 0 && _cs_is_fatal_errno (o.code))
+      if (is_fatal (o.code))
         {
-          /* The first file to hit it is reported (and the job stops); the files
-           * that hit it after are cancelled, not a stream of identical errors. */
-          if (_cs_job_fatal (job, _cs_fatal_message (o.code)))
-            job->fatal_reported = TRUE;
-          else
-            o.code = CS_ERR_STOPPED;
+          settle_fatal (job, &o);
+          break;
+        }
+      /* After a stop, a failure is one of its echoes (the destination gone, a
+       * cancel in flight): cancelled with the rest. */
+      if (_cs_job_stopping (job))
+        {
+          o.code = CS_ERR_STOPPED;
           break;
         }
       if (!is_retriable (o.code) || attempt > job->settings.retries)
@@ -1429,7 +1467,9 @@ copy_chunk (CsJob    *job,
     {
       big->opened = TRUE;
       big->dir = _cs_dir_ref (item->dir);
-      o = open_big (job, item);
+      o = check_removed (job, item->dir, open_big (job, item));
+      if (is_fatal (o.code))
+        settle_fatal (job, &o);
       if (o.code != 0)
         {
           big->failed = TRUE;
@@ -1459,10 +1499,12 @@ copy_chunk (CsJob    *job,
   if (atomic_fetch_sub (&big->remaining, 1) != 1)
     return;
 
-  /* The last chunk out finishes the file. */
+  /* The last chunk out finishes the file. A chunk that met the job's fatal
+   * error kept its code (settle_fatal): this file is the one that names it. */
   if (big->failed || !big->opened || _cs_job_stopping (job))
     {
-      if (big->failed && big->error_code != CS_ERR_STOPPED && !_cs_job_stopping (job))
+      if (big->failed && big->error_code != CS_ERR_STOPPED
+          && (!_cs_job_stopping (job) || is_fatal (big->error_code)))
         record_failure (job, item, final, fail (big->error_code, big->error_op), attempts,
                         (guint64) item->st.st_size);
       return;
@@ -1477,15 +1519,11 @@ copy_chunk (CsJob    *job,
       if (o.code == 0)
         big->published = TRUE;
     }
+  o = check_removed (job, item->dir, o);
+  if (is_fatal (o.code))
+    settle_fatal (job, &o);
   if (o.code == 0)
     record_success (job, worker, item, action, (guint64) item->st.st_size);
-  else if (o.code > 0 && _cs_is_fatal_errno (o.code))
-    {
-      if (!_cs_job_fatal (job, _cs_fatal_message (o.code)))
-        return;
-      job->fatal_reported = TRUE;
-      record_failure (job, item, final, o, 1, (guint64) item->st.st_size);
-    }
   else
     record_failure (job, item, final, o, 1, (guint64) item->st.st_size);
 }

@@ -88,6 +88,10 @@ CsDir    *_cs_dir_new              (CsJob        *job,
 CsDir    *_cs_dir_ref              (CsDir        *dir);
 /* any thread: the last reference finishes the folder */
 void      _cs_dir_unref            (CsDir        *dir);
+/* any thread, after an ENOENT: whether @dir's destination folder was removed
+ * while the copy wrote into it. */
+gboolean  _cs_dir_dst_removed      (CsJob        *job,
+                                    CsDir        *dir);
 /* any thread; for messages, conflicts and dry runs only — never on the hot path */
 char     *_cs_dir_dup_path         (CsDir        *dir,
                                     const char   *name,

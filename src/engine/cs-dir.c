@@ -108,6 +108,16 @@ _cs_dir_unref (CsDir *dir)
     }
 }
 
+gboolean
+_cs_dir_dst_removed (CsJob *job,
+                     CsDir *dir)
+{
+  struct stat st;
+
+  /* An open folder that was removed has no name left: no links. */
+  return dir->dst_fd >= 0 && _cs_io_fstat (&job->counters, dir->dst_fd, &st) == 0 && st.st_nlink == 0;
+}
+
 static void
 append_dir_path (GString *out,
                  CsDir   *dir,

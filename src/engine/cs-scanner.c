@@ -241,6 +241,8 @@ enter_dir (CsJob             *job,
 
       if (_cs_is_fatal_errno (saved))
         _cs_job_fatal (job, _cs_fatal_message (saved));
+      else if (saved == ENOENT && _cs_dir_dst_removed (job, parent))
+        _cs_job_fatal (job, CS_DEST_REMOVED_MESSAGE);
       else
         {
           _cs_job_report_item (job, parent, name, dir->dst_name, 0, TRUE, "create folder", saved, NULL, 1);
@@ -258,11 +260,18 @@ enter_dir (CsJob             *job,
         {
           int saved = errno;
 
-          _cs_job_report_item (job, parent, name, dir->dst_name, 0, TRUE, "open folder", saved,
-                               saved == ELOOP || saved == ENOTDIR
-                               ? "The destination exists and is not a folder; nothing was written through it"
-                               : NULL, 1);
-          _cs_job_add_dir_total (job, CS_CLASS_FAILED);
+          /* Made a moment ago: gone with the folder around it, or in a copy
+           * that stopped meanwhile. */
+          if (saved == ENOENT && _cs_dir_dst_removed (job, parent))
+            _cs_job_fatal (job, CS_DEST_REMOVED_MESSAGE);
+          else if (!_cs_job_stopping (job))
+            {
+              _cs_job_report_item (job, parent, name, dir->dst_name, 0, TRUE, "open folder", saved,
+                                   saved == ELOOP || saved == ENOTDIR
+                                   ? "The destination exists and is not a folder; nothing was written through it"
+                                   : NULL, 1);
+              _cs_job_add_dir_total (job, CS_CLASS_FAILED);
+            }
           _cs_dir_unref (dir);
           return;
         }
