@@ -127,6 +127,13 @@ is_retriable (int code)
     }
 }
 
+static gboolean
+same_time (const struct timespec *a,
+           const struct timespec *b)
+{
+  return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
 /* The precision a destination keeps shows in its stamp: trailing zeros in
  * the nanoseconds (a multiple of 10^6 for a share with milliseconds), none at
  * all for whole seconds, and an even whole second for a share that keeps 2 s
@@ -686,11 +693,15 @@ finish_temp (CsJob             *job,
   if (is_sparse (st) && _cs_io_ftruncate (&job->counters, tmp_fd, st->st_size) != 0)
     return fail (errno, "truncate");
 
-  /* The source must be the file we scanned, unchanged, or the copy is a mix. */
+  /* The source must be the file we scanned, unchanged, or the copy is a mix.
+   * The change time too: a program that rewrites a file and puts its mtime
+   * back (tar, rsync, a backup tool) leaves size, mtime and inode as they
+   * were, but not ctime, which no one can set. */
   if (_cs_io_fstat (&job->counters, src_fd, &now) != 0)
     return fail (errno, "stat");
-  if (now.st_size != st->st_size || now.st_mtim.tv_sec != st->st_mtim.tv_sec
-      || now.st_mtim.tv_nsec != st->st_mtim.tv_nsec || now.st_ino != st->st_ino)
+  if (now.st_size != st->st_size || !same_time (&now.st_mtim, &st->st_mtim)
+      || !same_time (&now.st_ctim, &st->st_ctim) || now.st_ino != st->st_ino
+      || now.st_dev != st->st_dev)
     return fail (CS_ERR_SOURCE_CHANGED, "copy");
 
   if (job->settings.verify && st->st_size > 0)
