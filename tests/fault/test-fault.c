@@ -1007,6 +1007,48 @@ test_leftover_symlink_temp (Fixture       *f,
   cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
 }
 
+typedef struct {
+  Fixture *f;
+  Outcome *second;
+} Overlap;
+
+/* While the first copy holds its finished temporary, a second copy of the
+ * same tree into the same place runs from start to end. */
+static void
+run_second_copy (const char *name,
+                 gpointer    data)
+{
+  Overlap *overlap = data;
+
+  run (overlap->f, DEFAULTS, overlap->second);
+}
+
+/* Two copies into one destination at once: the second must not take the
+ * first one's temporary for a killed run's leftover and remove it (the first
+ * would then fail to publish), and both end with the source's tree. */
+static void
+test_live_run_temporary_kept (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_auto(Outcome) o = { 0 };
+  g_auto(Outcome) second = { 0 };
+  Overlap overlap = { f, &second };
+
+  make_old_copy (f);
+  watch (f);
+  cs_fault_install (f->out);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_RENAME_REPLACE, "b.bin", 1, 1, CS_FAULT_HOOK, 0, run_second_copy, &overlap });
+  run (f, DEFAULTS, &o);
+
+  g_assert_cmpuint (cs_fault_hits (0), ==, 1);
+  g_assert_true (second.ok);
+  g_assert_cmpuint (second.errors->len, ==, 0);
+  g_assert_true (o.ok);
+  g_assert_cmpuint (o.errors->len, ==, 0);
+  g_assert_cmpuint (o.totals.v[CS_CLASS_FAILED][CS_KIND_FILES], ==, 0);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+}
+
 /* A run killed earlier left staging folders in the destination: ours with our
  * temporaries inside go, one with something else inside stays, untouched. */
 static void
@@ -1805,6 +1847,7 @@ main (int    argc,
   ADD ("root/inodes-exhausted", test_inodes_exhausted, 0);
   ADD ("recovery/symlink-temporary", test_leftover_symlink_temp, 0);
   ADD ("recovery/single-file-temporary", test_single_file_leftover, 0);
+  ADD ("recovery/live-run-temporary-kept", test_live_run_temporary_kept, 0);
   ADD ("modes/kept", test_modes, 0);
   ADD ("modes/chmod-refused", test_modes, MODES_REFUSED);
   ADD ("modes/kept-named", test_modes, MODES_NAMED);
