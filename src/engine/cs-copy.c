@@ -252,8 +252,9 @@ _cs_copy_decide (CsJob             *job,
       return CS_ACTION_FAIL;
     }
 
-  /* A claim a killed run left: ours, holding no data, replaced like a temporary. */
-  if (is_placeholder (job, dir, dst_name, &dst))
+  /* A claim a killed run left: ours, holding no data, replaced like a
+   * temporary — with its text, or killed before the text was written. */
+  if (is_placeholder (job, dir, dst_name, &dst) || _cs_dir_is_unwritten_claim (dir, dst_name, &dst))
     return CS_ACTION_REPLACE;
 
   if (job->settings.overwrite == CS_OVERWRITE_ALWAYS)
@@ -857,9 +858,13 @@ claim_intact (CsJob             *job,
  * is not a partial copy of anything, the oracle counts it with the
  * temporaries, and the next run recognises it by its exact size, owner and
  * text (is_placeholder) and replaces it with the file. A kill between the
- * create and the write of the text leaves an empty file instead, which is not
- * provably ours and so is treated like any file found there (with the default
- * policy: skipped as newer, and reported); that window is one request wide.
+ * create and the write of the text leaves an empty file instead, not ours by
+ * itself: so before the claim the finished temporary is renamed to say which
+ * name it is about to claim (".copyscope-<tag>-<n>.claim-<hash of the name>",
+ * one request more), and the next run, finding that temporary of a run that
+ * is gone, replaces the empty file of that name with the file
+ * (_cs_dir_is_unwritten_claim). Before that, the rerun took the empty file
+ * for a newer one and skipped it for ever.
  *
  * What no primitive these shares offer can close: a program that replaces
  * our claim by renaming over it, or rewrites it at its size, in the moment
@@ -867,7 +872,7 @@ claim_intact (CsJob             *job,
  * replaces a file it did not create, and the window is one request wide
  * instead of the whole check-to-rename gap.
  *
- * The fast paths never come here: it costs three requests more than a rename.
+ * The fast paths never come here: it costs four requests more than a rename.
  */
 static Outcome
 publish_claimed (CsJob      *job,
@@ -878,33 +883,53 @@ publish_claimed (CsJob      *job,
 {
   char text[CS_PLACEHOLDER_SIZE + 1];
   gsize len = placeholder_text (job, text, sizeof text);
+  char intent[96];
   struct stat claim;
+  Outcome o;
   ssize_t n;
-  int fd, saved;
+  int fd;
+
+  g_snprintf (intent, sizeof intent, CS_TEMP_PREFIX "%s-%" G_GUINT64_FORMAT CS_CLAIM_SUFFIX "%016"
+              G_GINT64_MODIFIER "x", job->job_tag, (guint64) atomic_fetch_add (&job->temp_seq, 1),
+              _cs_name_hash (final));
+  if (_cs_io_renameat2 (&job->counters, tmp_fd, tmp, dir->dst_fd, intent, 0) != 0)
+    return fail (errno, "rename");
 
   fd = _cs_io_openat (&job->counters, dir->dst_fd, final,
                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0400);
   if (fd < 0)
-    return fail (errno == EEXIST ? CS_ERR_APPEARED : errno, "rename");
+    {
+      o = fail (errno == EEXIST ? CS_ERR_APPEARED : errno, "rename");
+      goto give_back;
+    }
   n = _cs_io_pwrite (&job->counters, fd, text, len, 0);
   if (n != (ssize_t) len || _cs_io_fstat (&job->counters, fd, &claim) != 0)
     {
-      saved = n >= 0 && n != (ssize_t) len ? EIO : errno;
+      o = fail (n >= 0 && n != (ssize_t) len ? EIO : errno, "rename");
       _cs_io_close (&job->counters, fd);
       _cs_io_unlinkat (&job->counters, dir->dst_fd, final, 0);
-      return fail (saved, "rename");
+      goto give_back;
     }
   _cs_io_close (&job->counters, fd);
 
   if (!claim_intact (job, dir, final, &claim))
-    return fail (CS_ERR_APPEARED, "rename");
-  if (_cs_io_renameat2 (&job->counters, tmp_fd, tmp, dir->dst_fd, final, 0) == 0)
+    {
+      o = fail (CS_ERR_APPEARED, "rename");
+      goto give_back;
+    }
+  if (_cs_io_renameat2 (&job->counters, dir->dst_fd, intent, dir->dst_fd, final, 0) == 0)
     return OK;
 
-  saved = errno;
+  o = fail (errno, "rename");
   if (claim_intact (job, dir, final, &claim))
     _cs_io_unlinkat (&job->counters, dir->dst_fd, final, 0);
-  return fail (saved, "rename");
+
+give_back:
+  /* The caller still owns the temporary under its old name (keep-both tries
+   * the next name with it, a failure removes it). */
+  if (_cs_io_renameat2 (&job->counters, dir->dst_fd, intent, tmp_fd, tmp, 0) != 0)
+    _cs_io_unlinkat (&job->counters, dir->dst_fd, intent, 0);
+  return o;
 }
 
 /* Publishes a finished temporary without ever clobbering a file it did not decide to replace. */

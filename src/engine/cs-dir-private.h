@@ -36,6 +36,7 @@ struct _CsDir {
   gboolean     apply_attrs;   /* FALSE for the parents of file sources */
   atomic_int   no_stage;      /* on another filesystem than the staging folders */
   atomic_uint  n_files;       /* queued so far by the scanner */
+  GArray      *claims;        /* CsClaim: claims a killed run left unwritten here; usually NULL */
   CsJob       *job;           /* borrowed */
 };
 
@@ -88,6 +89,16 @@ CsDir    *_cs_dir_new              (CsJob        *job,
 CsDir    *_cs_dir_ref              (CsDir        *dir);
 /* any thread: the last reference finishes the folder */
 void      _cs_dir_unref            (CsDir        *dir);
+/* scanner thread, before the folder's items are queued: a claim's temporary a
+ * killed run left here, for the final name of @hash, renamed at @ctime. */
+void      _cs_dir_add_claim        (CsDir        *dir,
+                                    guint64       hash,
+                                    const struct timespec *ctime);
+/* any thread: whether @st, of the file under @name, is the empty claim such a
+ * run made on it and was killed before it could write its text. */
+gboolean  _cs_dir_is_unwritten_claim (CsDir      *dir,
+                                      const char *name,
+                                      const struct stat *st);
 /* any thread, after an ENOENT: whether @dir's destination folder was removed
  * while the copy wrote into it. */
 gboolean  _cs_dir_dst_removed      (CsJob        *job,

@@ -11,6 +11,12 @@
 #include "cs-dir-private.h"
 #include "cs-job-private.h"
 #include "cs-metadata-private.h"
+#include "cs-names-private.h"
+
+typedef struct {
+  guint64         hash;
+  struct timespec ctime;
+} CsClaim;
 
 CsDir *
 _cs_dir_new (CsJob      *job,
@@ -99,6 +105,7 @@ _cs_dir_unref (CsDir *dir)
       if (dir->dst_fd >= 0)
         _cs_io_close (&job->counters, dir->dst_fd);
       _cs_job_release_dir_fds (job, 2);
+      g_clear_pointer (&dir->claims, g_array_unref);
       if (dir->dst_name != dir->name)
         g_free (dir->dst_name);
       g_free (dir->name);
@@ -106,6 +113,48 @@ _cs_dir_unref (CsDir *dir)
 
       dir = parent;
     }
+}
+
+void
+_cs_dir_add_claim (CsDir                 *dir,
+                   guint64                hash,
+                   const struct timespec *ctime)
+{
+  CsClaim claim = { hash, *ctime };
+
+  if (dir->claims == NULL)
+    dir->claims = g_array_new (FALSE, FALSE, sizeof (CsClaim));
+  g_array_append_val (dir->claims, claim);
+}
+
+/*
+ * A claim is made by an exclusive create, then its text is written: a kill
+ * between the two leaves an empty file under the final name, not provably
+ * ours by itself. It is ours when the claim's temporary says it was about to
+ * claim this very name and the empty file was made no earlier than that
+ * (with 2 s to spare for a FAT share's clock): only a program that created an
+ * empty file of that name in the one request between the two, in a copy
+ * killed right there, could be taken for us.
+ */
+gboolean
+_cs_dir_is_unwritten_claim (CsDir             *dir,
+                            const char        *name,
+                            const struct stat *st)
+{
+  guint64 hash;
+
+  if (dir->claims == NULL || !S_ISREG (st->st_mode) || st->st_size != 0
+      || st->st_uid != dir->job->euid)
+    return FALSE;
+  hash = _cs_name_hash (name);
+  for (guint i = 0; i < dir->claims->len; i++)
+    {
+      const CsClaim *claim = &g_array_index (dir->claims, CsClaim, i);
+
+      if (claim->hash == hash && st->st_ctim.tv_sec + 2 >= claim->ctime.tv_sec)
+        return TRUE;
+    }
+  return FALSE;
 }
 
 gboolean

@@ -77,6 +77,7 @@ struct _CsJob {
   CsCancellable *cancellable;
   gulong        cancelled_id;
   char          job_tag[17];      /* 16 hex digits in temporary names: ours, from this run */
+  int           presence_fd;      /* says this tag's run is alive (cs-names.c), or -1 */
   uid_t         euid;
   gid_t         egid;
 

@@ -19,6 +19,7 @@
 #include "cs-env-private.h"
 #include "cs-errno-private.h"
 #include "cs-job-private.h"
+#include "cs-names-private.h"
 #include "cs-sampler-private.h"
 #include "cs-scanner-private.h"
 #include "cs-stage-private.h"
@@ -150,6 +151,7 @@ cs_job_init (CsJob *self)
     g_mutex_init (&self->link_locks[i]);
   self->stage_root_fd = -1;
   self->log_fd = -1;
+  self->presence_fd = -1;
   self->stages = g_ptr_array_new_with_free_func (g_free);
   self->free_stages = g_ptr_array_new ();
   g_cond_init (&self->cond);
@@ -1483,6 +1485,10 @@ controller_thread (gpointer data)
   }
   _cs_stage_teardown (job);
   _cs_metadata_report (job);
+  /* Nothing of this run is left to be taken for a live one's. */
+  if (job->presence_fd >= 0)
+    close (job->presence_fd);
+  job->presence_fd = -1;
 
   if (job->settings.flush && !job->settings.dry_run && !_cs_job_stopping (job))
     flush_destination (job);
@@ -1576,6 +1582,7 @@ start (CsJob         *self,
   self->context = g_main_context_ref (context);
 
   g_snprintf (self->job_tag, sizeof self->job_tag, "%016" G_GINT64_MODIFIER "x", tag);
+  self->presence_fd = _cs_names_announce (self->job_tag);
   self->euid = geteuid ();
   self->egid = getegid ();
   self->max_pending = 4096;

@@ -61,25 +61,52 @@ plan (CsJob      *job,
   job->plan_func (action, src, dst, job->plan_data);
 }
 
+/* A leftover of ours in @dir's destination folder, found by its name: removed
+ * when the run that left it is gone and it is ours to remove. A claim's
+ * temporary first says which final name it claimed (see publish_claimed). */
+static void
+remove_leftover (CsJob      *job,
+                 CsDir      *dir,
+                 const char *name)
+{
+  struct stat st;
+  guint64 hash;
+
+  if (job->settings.dry_run || _cs_name_run_alive (name))
+    return;
+  if (_cs_name_is_our_stage (name))
+    {
+      _cs_stage_remove_leftover (job, dir->dst_fd, name);
+      return;
+    }
+  if (_cs_io_fstatat (&job->counters, dir->dst_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0
+      || !(S_ISREG (st.st_mode) || S_ISLNK (st.st_mode)) || st.st_uid != job->euid)
+    return;
+  if (_cs_name_claim_hash (name, &hash))
+    _cs_dir_add_claim (dir, hash, &st.st_ctim);
+  _cs_io_unlinkat (&job->counters, dir->dst_fd, name, 0);
+}
+
 /*
  * Lists an existing destination folder before we write into it: removes the
- * temporaries (files, and the symlinks written for links) and staging folders that earlier runs of ours left after a crash
- * (the pattern is ours, and so is the owner), and remembers the other names so what is left once the
- * source folder is read counts as Extras.
+ * temporaries (files, and the symlinks written for links) and staging folders
+ * that earlier runs of ours left after a crash (the pattern is ours, so is the
+ * owner, and the run is gone), and, when @names is given, remembers the other
+ * names so what is left once the source folder is read counts as Extras.
  */
-static GHashTable *
-prepare_existing_dir (CsJob *job,
-                      CsDir *dir)
+static void
+prepare_existing_dir (CsJob      *job,
+                      CsDir      *dir,
+                      GHashTable *names)
 {
   g_autofree guint8 *buf = g_malloc (DENTS_BUFFER_SIZE);
-  GHashTable *names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   int fd;
   ssize_t n;
 
   /* A separate descriptor: the directory offset is shared by duplicates. */
   fd = _cs_io_openat (&job->counters, dir->dst_fd, ".", O_RDONLY | O_DIRECTORY, 0);
   if (fd < 0)
-    return names;
+    return;
 
   while ((n = _cs_io_getdents (&job->counters, fd, buf, DENTS_BUFFER_SIZE)) > 0)
     {
@@ -91,27 +118,13 @@ prepare_existing_dir (CsJob *job,
           off += d->d_reclen;
           if (strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
             continue;
-          if (_cs_name_is_our_temp (name))
-            {
-              struct stat st;
-
-              if (!job->settings.dry_run
-                  && _cs_io_fstatat (&job->counters, dir->dst_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
-                  && (S_ISREG (st.st_mode) || S_ISLNK (st.st_mode)) && st.st_uid == job->euid)
-                _cs_io_unlinkat (&job->counters, dir->dst_fd, name, 0);
-              continue;
-            }
-          if (_cs_name_is_our_stage (name))
-            {
-              _cs_stage_remove_leftover (job, dir->dst_fd, name);
-              continue;
-            }
-          g_hash_table_add (names, g_strdup (name));
+          if (_cs_name_is_our_temp (name) || _cs_name_is_our_stage (name))
+            remove_leftover (job, dir, name);
+          else if (names != NULL)
+            g_hash_table_add (names, g_strdup (name));
         }
     }
   _cs_io_close (&job->counters, fd);
-
-  return names;
 }
 
 static void
@@ -427,7 +440,10 @@ walk_dir (CsJob *job,
   ssize_t n;
 
   if (!dir->dst_new && dir->dst_fd >= 0)
-    existing = prepare_existing_dir (job, dir);
+    {
+      existing = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      prepare_existing_dir (job, dir, existing);
+    }
 
   while ((n = _cs_io_getdents (&job->counters, dir->src_fd, buf, bufsize)) > 0)
     {
@@ -509,6 +525,7 @@ _cs_scanner_run (CsJob *job)
       g_autofree char *dst_parent = NULL;
       g_autofree char *dst_name = NULL;
       CsDir *container;
+      struct stat src_st;
 
       /* "folder/" names the folder itself, as with cp. */
       while (strlen (trimmed) > 1 && g_str_has_suffix (trimmed, "/"))
@@ -545,6 +562,12 @@ _cs_scanner_run (CsJob *job)
         }
       if (job->settings.dry_run && container->dst_fd < 0)
         container->dst_new = TRUE;
+      /* A folder source's own folder is swept when it is entered; what a
+       * killed copy of a file left lies beside it, in the container. */
+      if (container->dst_fd >= 0 && !job->settings.dry_run
+          && _cs_io_fstatat (&job->counters, container->src_fd, src_name, &src_st, AT_SYMLINK_NOFOLLOW) == 0
+          && !S_ISDIR (src_st.st_mode))
+        prepare_existing_dir (job, container, NULL);
       /* Every source is copied into the same folder: staging goes there. */
       _cs_stage_setup (job, container->dst_fd);
       job->split_big = job->chunking == CS_CHUNKING_ALWAYS

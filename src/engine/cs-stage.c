@@ -90,7 +90,7 @@ _cs_stage_setup (CsJob *job,
           struct linux_dirent64 *d = (struct linux_dirent64 *) (buf + off);
 
           off += d->d_reclen;
-          if (_cs_name_is_our_stage (d->d_name))
+          if (_cs_name_is_our_stage (d->d_name) && !_cs_name_run_alive (d->d_name))
             _cs_stage_remove_leftover (job, job->stage_root_fd, d->d_name);
         }
     }

@@ -452,6 +452,15 @@ is_temporary_name (const char *name)
     return FALSE;
   while (g_ascii_isdigit (*p))
     p++;
+  if (g_str_has_prefix (p, ".claim-") && strlen (p) == strlen (".claim-") + 16)
+    {
+      /* A finished temporary about to claim a final name on a share without
+       * RENAME_NOREPLACE or links: ".claim-<16 hex of that name>". */
+      for (p += strlen (".claim-"); *p != '\0'; p++)
+        if (!g_ascii_isxdigit (*p))
+          return FALSE;
+      return TRUE;
+    }
   return strcmp (p, ".part") == 0;
 }
 

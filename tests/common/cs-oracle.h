@@ -16,7 +16,8 @@ G_BEGIN_DECLS
  *             nanosecond, contents (XXH3), symlink target, device numbers,
  *             xattrs (ACLs included);
  *   OLD       the previous file at that path, untouched;
- *   TEMP      a temporary of ours, ".copyscope-<16 hex>-<digits>.part";
+ *   TEMP      a temporary of ours, ".copyscope-<16 hex>-<digits>.part" (or
+ *             ".claim-<16 hex>" for one about to claim its final name);
  *
  * and fails the test on anything else — a partial or mixed file under a final
  * name above all — on any change to a source or a bystander, and on a previous

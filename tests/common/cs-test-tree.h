@@ -38,7 +38,8 @@ void        cs_test_tree_assert_partial    (const char *source,
                                             const char *copy,
                                             gboolean    allow_temporaries);
 
-/* TRUE for ".copyscope-<16 hex>-<digits>.part". */
+/* TRUE for ".copyscope-<16 hex>-<digits>.part" and for a claim's temporary,
+ * ".copyscope-<16 hex>-<digits>.claim-<16 hex>". */
 gboolean    cs_test_tree_is_temporary_name (const char *name);
 
 /* The number of entries whose name starts with ".copyscope-" in @dir and below;
