@@ -1319,6 +1319,27 @@ copy_symlink_once (CsJob    *job,
   return o;
 }
 
+/*
+ * The final name was taken while we copied: by another program, whose file is
+ * left alone and reported — or by another copy of the same file (two identical
+ * runs at once), whose file is what ours would have been. That one is what a
+ * rerun would skip as identical (the same type, size and time at the
+ * precision the destination keeps), so it counts as skipped, not as a
+ * failure.
+ */
+static gboolean
+appeared_identical (CsJob             *job,
+                    CsDir             *dir,
+                    const char        *final,
+                    const struct stat *src)
+{
+  struct stat dst;
+
+  return _cs_io_fstatat (&job->counters, dir->dst_fd, final, &dst, AT_SYMLINK_NOFOLLOW) == 0
+         && (dst.st_mode & S_IFMT) == (src->st_mode & S_IFMT) && dst.st_size == src->st_size
+         && same_mtime (&dst, src);
+}
+
 static void
 record_failure (CsJob      *job,
                 CsItem     *item,
@@ -1560,6 +1581,8 @@ copy_chunk (CsJob    *job,
     settle_fatal (job, &o);
   if (o.code == 0)
     record_success (job, worker, item, action, (guint64) item->st.st_size);
+  else if (o.code == CS_ERR_APPEARED && appeared_identical (job, item->dir, final, &item->st))
+    _cs_copy_account (job, item->dir, item->name, final, CS_ACTION_SKIP, (guint64) item->st.st_size);
   else
     record_failure (job, item, final, o, 1, (guint64) item->st.st_size);
 }
@@ -1604,6 +1627,8 @@ _cs_copy_item (CsJob    *job,
   atomic_fetch_sub_explicit (&job->bytes_partial, worker->partial, memory_order_relaxed);
   if (o.code == 0)
     record_success (job, worker, item, action, size);
+  else if (o.code == CS_ERR_APPEARED && appeared_identical (job, item->dir, final, &item->st))
+    _cs_copy_account (job, item->dir, item->name, final, CS_ACTION_SKIP, size);
   else
     record_failure (job, item, final, o, attempts, size);
 }
