@@ -521,6 +521,51 @@ copy_data (CsJob             *job,
   return copy_range (job, worker, src_fd, dst_fd, offset, length);
 }
 
+/*
+ * A file on a pseudo-filesystem (procfs, sysfs): its size says nothing (0 for
+ * /proc/version, a page for a sysfs attribute) and the kernel makes up what
+ * it holds as it is read, so it is read to its end, as cp does. The one
+ * exception to "bytes read == the source's size"; what was read is what the
+ * record counts. No fast path: copy_file_range and reflinks answer nothing
+ * useful here.
+ */
+static Outcome
+copy_to_end (CsJob    *job,
+             CsWorker *worker,
+             int       src_fd,
+             int       dst_fd,
+             guint64  *out_size)
+{
+  guint64 done = 0;
+
+  for (;;)
+    {
+      ssize_t n = _cs_io_pread (&job->counters, src_fd, worker->buffer, CS_BUFFER_SIZE, (off_t) done);
+
+      if (n < 0)
+        return fail (errno, "read");
+      if (n == 0)
+        break;
+      for (ssize_t w = 0; w < n;)
+        {
+          ssize_t m = _cs_io_pwrite (&job->counters, dst_fd, worker->buffer + w, (size_t) (n - w),
+                                     (off_t) (done + (guint64) w));
+          if (m < 0)
+            return fail (errno, "write");
+          if (m == 0)
+            return fail (EIO, "write");
+          w += m;
+        }
+      done += (guint64) n;
+      worker->partial += (guint64) n;
+      atomic_fetch_add_explicit (&job->bytes_partial, (guint64) n, memory_order_relaxed);
+      if (!_cs_job_wait_if_paused (job))
+        return fail (CS_ERR_STOPPED, NULL);
+    }
+  *out_size = done;
+  return OK;
+}
+
 static Outcome
 hash_file (CsJob    *job,
            CsWorker *worker,
@@ -691,7 +736,7 @@ finish_temp (CsJob             *job,
   struct stat now;
   Outcome o;
 
-  if (is_sparse (st) && _cs_io_ftruncate (&job->counters, tmp_fd, st->st_size) != 0)
+  if (!item->dir->src_pseudo && is_sparse (st) && _cs_io_ftruncate (&job->counters, tmp_fd, st->st_size) != 0)
     return fail (errno, "truncate");
 
   /* The source must be the file we scanned, unchanged, or the copy is a mix.
@@ -705,7 +750,9 @@ finish_temp (CsJob             *job,
       || now.st_dev != st->st_dev)
     return fail (CS_ERR_SOURCE_CHANGED, "copy");
 
-  if (job->settings.verify && st->st_size > 0)
+  /* A pseudo-file read again may read differently (a counter, the time): it
+   * is not read back. */
+  if (job->settings.verify && st->st_size > 0 && !item->dir->src_pseudo)
     {
       XXH64_hash_t a = 0, b = 0;
 
@@ -1177,7 +1224,9 @@ copy_file_attempt (CsJob    *job,
     }
 
   o = OK;
-  if (item->st.st_size > 0)
+  if (item->dir->src_pseudo)
+    o = copy_to_end (job, worker, src_fd, tmp_fd, &item->read_size);
+  else if (item->st.st_size > 0)
     {
       gboolean cloned = FALSE;
 
@@ -1625,7 +1674,13 @@ _cs_copy_item (CsJob    *job,
   o = with_retries (job, item->kind == CS_ITEM_SYMLINK ? symlink_once : copy_file_once,
                     worker, item, action, &attempts);
   atomic_fetch_sub_explicit (&job->bytes_partial, worker->partial, memory_order_relaxed);
-  if (o.code == 0)
+  if (o.code == 0 && item->dir->src_pseudo)
+    {
+      /* Counted by its size when found; by what it held once read. */
+      _cs_job_correct_found_bytes (job, size, item->read_size);
+      record_success (job, worker, item, action, item->read_size);
+    }
+  else if (o.code == 0)
     record_success (job, worker, item, action, size);
   else if (o.code == CS_ERR_APPEARED && appeared_identical (job, item->dir, final, &item->st))
     _cs_copy_account (job, item->dir, item->name, final, CS_ACTION_SKIP, size);

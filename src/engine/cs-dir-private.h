@@ -37,6 +37,8 @@ struct _CsDir {
   atomic_int   no_stage;      /* on another filesystem than the staging folders */
   atomic_uint  n_files;       /* queued so far by the scanner */
   GArray      *claims;        /* CsClaim: claims a killed run left unwritten here; usually NULL */
+  dev_t        src_dev;       /* the source folder's filesystem */
+  gboolean     src_pseudo;    /* on procfs, sysfs and the like: sizes say nothing */
   CsJob       *job;           /* borrowed */
 };
 
@@ -76,6 +78,7 @@ struct _CsItem {
   guint64      length;
   gboolean     replace;       /* the destination exists and is to be replaced */
   gboolean     keep_both;     /* publish under a free "name (N)" */
+  guint64      read_size;     /* files on a pseudo-filesystem: the bytes read, which st_size does not tell */
   guint        n_files;       /* batches: their members, each counted against the queue bound */
 };
 
@@ -89,6 +92,12 @@ CsDir    *_cs_dir_new              (CsJob        *job,
 CsDir    *_cs_dir_ref              (CsDir        *dir);
 /* any thread: the last reference finishes the folder */
 void      _cs_dir_unref            (CsDir        *dir);
+/* scanner thread, once @dir->src_fd is open: what kind of filesystem the
+ * source folder is on, asked only where it differs from @parent's (NULL: the
+ * container of a source). */
+void      _cs_dir_note_source      (CsJob        *job,
+                                    CsDir        *dir,
+                                    CsDir        *parent);
 /* scanner thread, before the folder's items are queued: a claim's temporary a
  * killed run left here, for the final name of @hash, renamed at @ctime. */
 void      _cs_dir_add_claim        (CsDir        *dir,

@@ -5,8 +5,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 
 #include "cs-dir-private.h"
 #include "cs-job-private.h"
@@ -113,6 +115,47 @@ _cs_dir_unref (CsDir *dir)
 
       dir = parent;
     }
+}
+
+/* Filesystems whose files make up their contents when read: /proc/version
+ * reports size 0, a sysfs attribute a page, whatever it holds. */
+static gboolean
+is_pseudo_filesystem (int fd)
+{
+  struct statfs sfs;
+
+  if (fstatfs (fd, &sfs) != 0)
+    return FALSE;
+  switch ((unsigned long) sfs.f_type)
+    {
+    case PROC_SUPER_MAGIC:
+    case SYSFS_MAGIC:
+    case DEBUGFS_MAGIC:
+    case TRACEFS_MAGIC:
+    case SECURITYFS_MAGIC:
+    case CGROUP_SUPER_MAGIC:
+    case CGROUP2_SUPER_MAGIC:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+void
+_cs_dir_note_source (CsJob *job,
+                     CsDir *dir,
+                     CsDir *parent)
+{
+  struct stat st;
+
+  if (parent != NULL && parent->src_dev == dir->st.st_dev)
+    {
+      dir->src_dev = parent->src_dev;
+      dir->src_pseudo = parent->src_pseudo;
+      return;
+    }
+  dir->src_dev = _cs_io_fstat (&job->counters, dir->src_fd, &st) == 0 ? st.st_dev : 0;
+  dir->src_pseudo = is_pseudo_filesystem (dir->src_fd);
 }
 
 void

@@ -195,6 +195,10 @@ void      _cs_job_add_total        (CsJob        *job,
                                     CsClass       klass,
                                     guint64       files,
                                     guint64       bytes);
+/* A file found at @found bytes turned out to hold @actual (a pseudo-file). */
+void      _cs_job_correct_found_bytes (CsJob     *job,
+                                       guint64    found,
+                                       guint64    actual);
 void      _cs_job_add_dir_total    (CsJob        *job,
                                     CsClass       klass);
 void      _cs_job_report           (CsJob        *job,

@@ -854,6 +854,17 @@ _cs_job_add_total (CsJob   *job,
 }
 
 void
+_cs_job_correct_found_bytes (CsJob   *job,
+                             guint64  found,
+                             guint64  actual)
+{
+  atomic_fetch_add_explicit (&job->totals[CS_CLASS_TOTAL][CS_KIND_BYTES], actual, memory_order_relaxed);
+  atomic_fetch_sub_explicit (&job->totals[CS_CLASS_TOTAL][CS_KIND_BYTES], found, memory_order_relaxed);
+  atomic_fetch_add_explicit (&job->bytes_found, actual, memory_order_relaxed);
+  atomic_fetch_sub_explicit (&job->bytes_found, found, memory_order_relaxed);
+}
+
+void
 _cs_job_add_dir_total (CsJob   *job,
                        CsClass  klass)
 {

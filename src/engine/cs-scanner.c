@@ -229,6 +229,7 @@ enter_dir (CsJob             *job,
       _cs_dir_unref (dir);
       return;
     }
+  _cs_dir_note_source (job, dir, parent);
 
   if (job->settings.dry_run)
     {
@@ -485,6 +486,7 @@ open_container (CsJob      *job,
       _cs_dir_unref (dir);
       return NULL;
     }
+  _cs_dir_note_source (job, dir, NULL);
 
   return dir;
 }
