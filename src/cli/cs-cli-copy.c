@@ -220,6 +220,23 @@ print_summary (FILE     *out,
         }
       fprintf (out, "\n");
     }
+  {
+    const char *outcome = cs_run_get_outcome (run);
+
+    /* Files found but never reached count in no class: said here, so the
+     * summary adds up and says why. */
+    if (g_strcmp0 (outcome, "failed") == 0 || g_strcmp0 (outcome, "cancelled") == 0)
+      {
+        const char *why = cs_run_get_fatal_error (run);
+        guint64 left[CS_N_KINDS];
+        g_autofree char *bytes = NULL;
+
+        cs_run_get_not_copied (run, left);
+        bytes = cs_cli_format_bytes (left[CS_KIND_BYTES]);
+        fprintf (out, "%8s : %s; %" G_GUINT64_FORMAT " files (%s) not copied\n", "Stopped",
+                 why != NULL ? why : "cancelled", left[CS_KIND_FILES], bytes);
+      }
+  }
   fprintf (out, "%8s : %s\n", "Times", time);
   if (duration > 0)
     fprintf (out, "%8s : %.2f MB/s, %.0f files/s\n", "Speed",

@@ -445,6 +445,33 @@ cs_run_get_totals (CsRun    *run,
   *out_totals = run->totals;
 }
 
+static void
+not_copied (const CsTotals *totals,
+            guint64         out[CS_N_KINDS])
+{
+  for (guint k = 0; k < CS_N_KINDS; k++)
+    {
+      guint64 left = totals->v[CS_CLASS_TOTAL][k];
+
+      for (guint c = CS_CLASS_COPIED; c <= CS_CLASS_FAILED; c++)
+        left -= MIN (left, totals->v[c][k]);
+      out[k] = left;
+    }
+}
+
+void
+cs_run_get_not_copied (CsRun   *run,
+                       guint64  out[CS_N_KINDS])
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+
+  g_return_if_fail (run != NULL);
+  g_return_if_fail (out != NULL);
+
+  locker = _cs_mutex_locker_new (&run->mutex);
+  not_copied (&run->totals, out);
+}
+
 const char *
 cs_run_get_outcome (CsRun *run)
 {
@@ -1092,6 +1119,17 @@ cs_run_to_json (CsRun *run)
         add_member_int (builder, kind_names[j], clamp_u64 (run->totals.v[k][j]));
       cs_json_builder_end_object (builder);
     }
+  {
+    guint64 left[CS_N_KINDS];
+
+    /* Derived, so the classes add up to the total for a reader; not read back. */
+    not_copied (&run->totals, left);
+    cs_json_builder_set_member_name (builder, "not_copied");
+    cs_json_builder_begin_object (builder);
+    for (guint j = 0; j < CS_N_KINDS; j++)
+      add_member_int (builder, kind_names[j], clamp_u64 (left[j]));
+    cs_json_builder_end_object (builder);
+  }
   cs_json_builder_end_object (builder);
 
   add_string_or_null (builder, "outcome", run->outcome);

@@ -150,6 +150,11 @@ const CsRunSettings     *cs_run_get_settings      (CsRun       *run);
 const CsRunEnvironment  *cs_run_get_environment   (CsRun       *run);
 void                     cs_run_get_totals        (CsRun       *run,
                                                    CsTotals    *out_totals);
+/* What the totals leave unaccounted: found (Total) but neither copied,
+ * skipped, mismatched nor failed, because the run stopped before reaching
+ * it (a fatal error, a cancel). Zero for a run that completed. */
+void                     cs_run_get_not_copied    (CsRun       *run,
+                                                   guint64      out[CS_N_KINDS]);
 const char              *cs_run_get_outcome       (CsRun       *run);  /* "completed", "cancelled", "failed", "running" */
 const char              *cs_run_get_fatal_error   (CsRun       *run);  /* NULL unless the job stopped on one */
 
