@@ -295,11 +295,30 @@ enter_dir (CsJob             *job,
   _cs_dir_unref (dir);
 }
 
+/* Something found that could not even be looked at or opened: failed, and
+ * found, so the classes still add up to the total; a folder as a folder. */
+static void
+count_unreadable (CsJob    *job,
+                  gboolean  folder)
+{
+  if (folder)
+    {
+      _cs_job_add_dir_total (job, CS_CLASS_TOTAL);
+      _cs_job_add_dir_total (job, CS_CLASS_FAILED);
+      return;
+    }
+  atomic_fetch_add (&job->files_found, 1);
+  _cs_job_add_total (job, CS_CLASS_TOTAL, 1, 0);
+  _cs_job_add_total (job, CS_CLASS_FAILED, 1, 0);
+}
+
+/* @d_type: what the folder listing said @name is (DT_UNKNOWN if it did not). */
 static void
 handle_entry (CsJob         *job,
               CsDir         *dir,
               const char    *name,
               const char    *dst_name,
+              unsigned char  d_type,
               GHashTable    *existing,
               guint          depth)
 {
@@ -312,8 +331,8 @@ handle_entry (CsJob         *job,
 
   if (_cs_io_fstatat (&job->counters, dir->src_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
     {
-      _cs_job_report_item (job, dir, name, NULL, 0, FALSE, "stat", errno, NULL, 1);
-      _cs_job_add_total (job, CS_CLASS_FAILED, 1, 0);
+      _cs_job_report_item (job, dir, name, NULL, 0, d_type == DT_DIR, "stat", errno, NULL, 1);
+      count_unreadable (job, d_type == DT_DIR);
       return;
     }
 
@@ -457,7 +476,7 @@ walk_dir (CsJob *job,
             continue;
           if (!_cs_job_wait_if_paused (job))
             return;
-          handle_entry (job, dir, d->d_name, NULL, existing, depth);
+          handle_entry (job, dir, d->d_name, NULL, d->d_type, existing, depth);
         }
     }
   if (n < 0)
@@ -558,8 +577,11 @@ _cs_scanner_run (CsJob *job)
       container = open_container (job, src_parent, dst_parent);
       if (container == NULL)
         {
-          _cs_job_report_item (job, NULL, trimmed, NULL, 0, FALSE, "open", errno, NULL, 1);
-          _cs_job_add_total (job, CS_CLASS_FAILED, 1, 0);
+          int saved = errno;
+          gboolean folder = lstat (trimmed, &src_st) == 0 && S_ISDIR (src_st.st_mode);
+
+          _cs_job_report_item (job, NULL, trimmed, NULL, 0, folder, "open", saved, NULL, 1);
+          count_unreadable (job, folder);
           continue;
         }
       if (job->settings.dry_run && container->dst_fd < 0)
@@ -578,7 +600,7 @@ _cs_scanner_run (CsJob *job)
                                || (container->dst_fd >= 0
                                    && _cs_is_remote_filesystem (container->dst_fd))));
       handle_entry (job, container, src_name, strcmp (src_name, dst_name) != 0 ? dst_name : NULL,
-                    NULL, 0);
+                    DT_UNKNOWN, NULL, 0);
       _cs_dir_unref (container);
     }
   flush_batch (job);
