@@ -301,8 +301,8 @@ _cs_copy_account (CsJob      *job,
   switch (action)
     {
     case CS_ACTION_SKIP_NEWER:
-      _cs_job_report (job, dir, dst_name, "skip", 0,
-                      "Skipped: the file at the destination is newer", 0);
+      _cs_job_report_destination (job, dir, dst_name, "skip",
+                                  "Skipped: the file at the destination is newer");
       _cs_job_log (job, dir, name, "skipped", size, "the file at the destination is newer");
       _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, size);
       break;

@@ -234,6 +234,13 @@ void      _cs_job_log_path         (CsJob        *job,
                                     const char   *action,
                                     guint64       bytes,
                                     const char   *why);
+/* The same, naming @name's destination path: for what concerns the file
+ * there (a newer one kept), which the source's path would not name. */
+void      _cs_job_report_destination (CsJob      *job,
+                                      CsDir      *dir,
+                                      const char *name,
+                                      const char *operation,
+                                      const char *message);
 void      _cs_job_post_sample      (CsJob        *job,
                                     const CsSample *sample);
 CsConflictAnswer _cs_job_ask       (CsJob        *job,

@@ -948,6 +948,21 @@ _cs_job_log_path (CsJob      *job,
   _cs_log_item (job->log, action, bytes, path, folder, why);
 }
 
+void
+_cs_job_report_destination (CsJob      *job,
+                            CsDir      *dir,
+                            const char *name,
+                            const char *operation,
+                            const char *message)
+{
+  g_autofree char *path = _cs_dir_dup_path (dir, name, TRUE);
+
+  _cs_run_add_error (job->run, path, operation, 0, message, 0);
+  _cs_mutex_lock (&job->notify_lock);
+  job->progress_dirty = TRUE;
+  _cs_mutex_unlock (&job->notify_lock);
+}
+
 /* ---- The channel to the main context ------------------------------------- */
 
 static void finish_on_main (CsJob *job);
