@@ -18,6 +18,7 @@
 #include "cs-metadata-private.h"
 #include "cs-names-private.h"
 #include "cs-stage-private.h"
+#include "cs-xattrs-private.h"
 
 /*
  * One file: written to a hidden temporary next to its final name, checked, given
@@ -25,6 +26,9 @@
  * always complete; a cancel, a kill or an error leaves at most a temporary that
  * the next run recognises and removes.
  */
+
+/* The worker's buffer also holds an extended attribute's list and value. */
+G_STATIC_ASSERT (CS_BUFFER_SIZE >= CS_XATTRS_BUFFER_SIZE);
 
 /* Our own error codes next to errno values; negative so they never collide. */
 #define CS_ERR_SOURCE_CHANGED  (-1000)
@@ -598,61 +602,6 @@ hash_file (CsJob    *job,
   return pos == size ? OK : fail (CS_ERR_MISMATCH, "verify");
 }
 
-/* POSIX ACLs travel as extended attributes, but a destination may keep one
- * and not the other, and users know them by their own name. */
-static CsMetadata
-xattr_kind (const char *attr)
-{
-  return g_str_has_prefix (attr, "system.posix_acl_") ? CS_METADATA_ACLS : CS_METADATA_XATTRS;
-}
-
-/*
- * Extended attributes (ACLs included) go with the data. One listing per file;
- * once the destination refused them, they are only counted as lost.
- */
-static void
-copy_xattrs (CsJob      *job,
-             CsWorker   *worker,
-             int         src_fd,
-             int         tmp_fd)
-{
-  /* The worker's buffer holds the largest list and value Linux allows (64 KiB each). */
-  char *list = (char *) worker->buffer;
-  char *value = (char *) worker->buffer + 65536;
-  ssize_t n;
-
-  if (atomic_load_explicit (&job->no_xattr, memory_order_relaxed))
-    return;
-  n = _cs_io_flistxattr (&job->counters, src_fd, list, 65536);
-  if (n < 0)
-    {
-      if (errno == ENOTSUP || errno == ENOSYS)
-        atomic_store (&job->no_xattr, 1);
-      return;
-    }
-
-  for (ssize_t off = 0; off < n; off += (ssize_t) strlen (list + off) + 1)
-    {
-      const char *attr = list + off;
-      CsMetadata kind = xattr_kind (attr);
-      ssize_t len;
-
-      if (_cs_metadata_refused (job, kind))
-        {
-          worker->lost |= 1u << kind;
-          continue;
-        }
-      len = _cs_io_fgetxattr (&job->counters, src_fd, attr, value, 65536);
-      if (len < 0)
-        continue;
-      if (_cs_io_fsetxattr (&job->counters, tmp_fd, attr, value, (size_t) len) != 0)
-        {
-          _cs_metadata_refuse (job, kind, errno);
-          worker->lost |= 1u << kind;
-        }
-    }
-}
-
 /* Whether @fd shows @st's owner; asked for alone, which a share answers from
  * the attributes the create brought back. */
 static gboolean
@@ -770,7 +719,7 @@ finish_temp (CsJob             *job,
         return fail (CS_ERR_MISMATCH, "verify");
     }
 
-  copy_xattrs (job, worker, src_fd, tmp_fd);
+  worker->lost |= _cs_xattrs_copy (job, src_fd, tmp_fd, (char *) worker->buffer);
   o = keep_owner (job, worker, item, tmp_fd, st);
   if (o.code != 0)
     return o;

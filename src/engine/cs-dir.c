@@ -14,6 +14,7 @@
 #include "cs-job-private.h"
 #include "cs-metadata-private.h"
 #include "cs-names-private.h"
+#include "cs-xattrs-private.h"
 
 typedef struct {
   guint64         hash;
@@ -73,6 +74,7 @@ finish_attributes (CsDir *dir)
   CsJob *job = dir->job;
   CsDir *parent = dir->parent;
   struct timespec times[2] = { dir->st.st_atim, dir->st.st_mtim };
+  guint lost;
 
   if (job->euid == 0 && !_cs_metadata_refused (job, CS_METADATA_OWNERS)
       && _cs_io_fchown (&job->counters, dir->dst_fd, dir->st.st_uid, dir->st.st_gid) != 0)
@@ -80,6 +82,12 @@ finish_attributes (CsDir *dir)
   if (job->euid == 0 && dir->dst_new && _cs_metadata_refused (job, CS_METADATA_OWNERS)
       && !shows (dir, STATX_UID | STATX_GID))
     _cs_metadata_lost (job, CS_METADATA_OWNERS, parent, dir->dst_name, TRUE);
+  /* ACLs and extended attributes as on files, before the mode: an ACL's mask
+   * is the group bits the mode then sets, as the source folder has them. */
+  lost = _cs_xattrs_copy (job, dir->src_fd, dir->dst_fd, NULL);
+  for (guint kind = 0; dir->dst_new && kind < CS_N_METADATA; kind++)
+    if (lost & (1u << kind))
+      _cs_metadata_lost (job, kind, parent, dir->dst_name, TRUE);
   if (!_cs_metadata_refused (job, CS_METADATA_MODES)
       && _cs_io_fchmod (&job->counters, dir->dst_fd, dir->st.st_mode & 07777) != 0
       && !_cs_metadata_refuse (job, CS_METADATA_MODES, errno))

@@ -73,6 +73,8 @@ typedef struct {
   off_t   (*lseek)           (int fd, off_t offset, int whence);
   ssize_t (*readlinkat)      (int dirfd, const char *path, char *buf, size_t size);
   int     (*symlinkat)       (const char *target, int newdirfd, const char *linkpath);
+  int     (*mknodat)         (int dirfd, const char *path, mode_t mode, dev_t dev);
+  int     (*fchmodat)        (int dirfd, const char *path, mode_t mode, int flags);
   ssize_t (*getdents)        (int fd, void *buf, size_t size);
   int     (*syncfs)          (int fd);
   ssize_t (*flistxattr)      (int fd, char *list, size_t size);
@@ -117,6 +119,8 @@ int     _cs_io_ftruncate (CsCounters *c, int fd, off_t length);
 off_t   _cs_io_lseek     (CsCounters *c, int fd, off_t offset, int whence);
 ssize_t _cs_io_readlinkat (CsCounters *c, int dirfd, const char *path, char *buf, size_t size);
 int     _cs_io_symlinkat (CsCounters *c, const char *target, int newdirfd, const char *linkpath);
+int     _cs_io_mknodat   (CsCounters *c, int dirfd, const char *path, mode_t mode, dev_t dev);
+int     _cs_io_fchmodat  (CsCounters *c, int dirfd, const char *path, mode_t mode);
 /* What getdents64 fills @buf with: records of d_reclen bytes each. */
 struct linux_dirent64 {
   guint64        d_ino;

@@ -82,6 +82,8 @@ static const CsIoTable default_table = {
   .lseek = lseek,
   .readlinkat = readlinkat,
   .symlinkat = symlinkat,
+  .mknodat = mknodat,
+  .fchmodat = fchmodat,
   .getdents = default_getdents,
   .syncfs = syncfs,
   .flistxattr = flistxattr,
@@ -314,6 +316,18 @@ int
 _cs_io_symlinkat (CsCounters *c, const char *target, int newdirfd, const char *linkpath)
 {
   SIMPLE (CS_REQ_OTHER, io->symlinkat (target, newdirfd, linkpath));
+}
+
+int
+_cs_io_mknodat (CsCounters *c, int dirfd, const char *path, mode_t mode, dev_t dev)
+{
+  SIMPLE (CS_REQ_CREATE, io->mknodat (dirfd, path, mode, dev));
+}
+
+int
+_cs_io_fchmodat (CsCounters *c, int dirfd, const char *path, mode_t mode)
+{
+  SIMPLE (CS_REQ_SETATTR, io->fchmodat (dirfd, path, mode, 0));
 }
 
 ssize_t
