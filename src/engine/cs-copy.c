@@ -38,6 +38,7 @@ G_STATIC_ASSERT (CS_BUFFER_SIZE >= CS_XATTRS_BUFFER_SIZE);
 #define CS_ERR_NO_UNNAMED      (-1004)  /* an unnamed temporary could not be linked: write a named one */
 #define CS_ERR_NOT_HELD        (-1005)  /* the destination holds no such thing: said once, at the end */
 #define CS_ERR_DEST_REMOVED    (-1006)  /* the destination folder was deleted meanwhile */
+#define CS_ERR_CANNOT_MAKE     (-1007)  /* a device without root, or a node the destination cannot hold */
 
 typedef struct {
   int         code;     /* errno or CS_ERR_*; 0 = success */
@@ -264,7 +265,8 @@ _cs_copy_decide (CsJob             *job,
   if (job->settings.overwrite == CS_OVERWRITE_ALWAYS)
     return CS_ACTION_REPLACE;
   if (dst.st_size == src->st_size && same_mtime (&dst, src)
-      && (S_ISLNK (dst.st_mode) == S_ISLNK (src->st_mode)))
+      && (dst.st_mode & S_IFMT) == (src->st_mode & S_IFMT)
+      && (!(S_ISCHR (src->st_mode) || S_ISBLK (src->st_mode)) || dst.st_rdev == src->st_rdev))
     return CS_ACTION_SKIP;
 
   switch (job->settings.overwrite)
@@ -1318,6 +1320,49 @@ copy_symlink_once (CsJob    *job,
 }
 
 /*
+ * A FIFO or a device node: made anew under a temporary name with mknod, given
+ * its owner (as root), mode and times, and published like a file. Never
+ * opened: a FIFO's read would wait for a writer, a device's would read the
+ * device. Making a device needs root (CAP_MKNOD); without it, or on a
+ * destination that cannot hold such nodes, it is skipped with a note.
+ */
+static Outcome
+copy_special_once (CsJob    *job,
+                   CsItem   *item,
+                   CsAction  action)
+{
+  const char *final = item->dst_name != NULL ? item->dst_name : item->name;
+  struct timespec times[2] = { item->st.st_atim, item->st.st_mtim };
+  int dst_fd = item->dir->dst_fd;
+  char tmp[64];
+  Outcome o = OK;
+
+  temp_name (job, tmp, sizeof tmp);
+  if (_cs_io_mknodat (&job->counters, dst_fd, tmp, (item->st.st_mode & S_IFMT) | 0600,
+                      item->st.st_rdev) != 0)
+    return fail (errno == EPERM || _cs_io_is_unsupported (errno) ? CS_ERR_CANNOT_MAKE : errno, "create");
+
+  if (job->euid == 0 && !_cs_metadata_refused (job, CS_METADATA_OWNERS)
+      && _cs_io_fchownat (&job->counters, dst_fd, tmp, item->st.st_uid, item->st.st_gid,
+                          AT_SYMLINK_NOFOLLOW) != 0
+      && !_cs_metadata_refuse (job, CS_METADATA_OWNERS, errno))
+    o = fail (errno, "chown");
+  if (o.code == 0 && !_cs_metadata_refused (job, CS_METADATA_MODES)
+      && _cs_io_fchmodat (&job->counters, dst_fd, tmp, item->st.st_mode & 07777) != 0
+      && !_cs_metadata_refuse (job, CS_METADATA_MODES, errno))
+    o = fail (errno, "chmod");
+  if (o.code == 0
+      && _cs_io_utimensat (&job->counters, dst_fd, tmp, times, AT_SYMLINK_NOFOLLOW) != 0)
+    o = fail (errno, "set times");
+  if (o.code == 0)
+    o = publish (job, dst_fd, tmp, item->dir, final, action);
+  if (o.code != 0)
+    _cs_io_unlinkat (&job->counters, dst_fd, tmp, 0);
+
+  return o;
+}
+
+/*
  * The final name was taken while we copied: by another program, whose file is
  * left alone and reported — or by another copy of the same file (two identical
  * runs at once), whose file is what ours would have been. That one is what a
@@ -1452,6 +1497,15 @@ symlink_once (CsJob    *job,
               CsAction  action)
 {
   return copy_symlink_once (job, worker, item, action);
+}
+
+static Outcome
+special_once (CsJob    *job,
+              CsWorker *worker,
+              CsItem   *item,
+              CsAction  action)
+{
+  return copy_special_once (job, item, action);
 }
 
 static Outcome
@@ -1620,7 +1674,8 @@ _cs_copy_item (CsJob    *job,
   if (!_cs_limiter_take (&job->file_limit, 1))
     return;
 
-  o = with_retries (job, item->kind == CS_ITEM_SYMLINK ? symlink_once : copy_file_once,
+  o = with_retries (job, item->kind == CS_ITEM_SYMLINK ? symlink_once
+                         : item->kind == CS_ITEM_SPECIAL ? special_once : copy_file_once,
                     worker, item, action, &attempts);
   atomic_fetch_sub_explicit (&job->bytes_partial, worker->partial, memory_order_relaxed);
   if (o.code == 0 && item->dir->src_pseudo)
@@ -1633,6 +1688,17 @@ _cs_copy_item (CsJob    *job,
     record_success (job, worker, item, action, size);
   else if (o.code == CS_ERR_APPEARED && appeared_identical (job, item->dir, final, &item->st))
     _cs_copy_account (job, item->dir, item->name, final, CS_ACTION_SKIP, size);
+  else if (o.code == CS_ERR_CANNOT_MAKE)
+    {
+      const char *message = S_ISFIFO (item->st.st_mode) || job->euid == 0
+                            ? "Not copied: the destination cannot hold this FIFO or device"
+                            : "Not copied: only root can make a device node";
+
+      _cs_job_report (job, item->dir, item->name, "special file", 0, message, 0);
+      _cs_job_log (job, item->dir, item->name, "skipped", 0, message + strlen ("Not copied: "));
+      _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, 0);
+      atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);
+    }
   else
     record_failure (job, item, final, o, attempts, size);
 }

@@ -62,6 +62,7 @@ struct _CsBig {
 typedef enum {
   CS_ITEM_FILE,
   CS_ITEM_SYMLINK,
+  CS_ITEM_SPECIAL,    /* a FIFO or a device: recreated, never opened */
   CS_ITEM_CHUNK,
   CS_ITEM_BATCH,      /* small files handed over together: one queue trip for several */
 } CsItemKind;

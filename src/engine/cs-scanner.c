@@ -80,7 +80,7 @@ remove_leftover (CsJob      *job,
       return;
     }
   if (_cs_io_fstatat (&job->counters, dir->dst_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0
-      || !(S_ISREG (st.st_mode) || S_ISLNK (st.st_mode)) || st.st_uid != job->euid)
+      || S_ISDIR (st.st_mode) || st.st_uid != job->euid)
     return;
   if (_cs_name_claim_hash (name, &hash))
     _cs_dir_add_claim (dir, hash, &st.st_ctim);
@@ -342,7 +342,10 @@ handle_entry (CsJob         *job,
       return;
     }
 
-  if (S_ISREG (st.st_mode) || S_ISLNK (st.st_mode))
+  /* FIFOs and devices are recreated, never opened (a read could block for ever
+   * or consume someone's data), as cp -a does. */
+  if (S_ISREG (st.st_mode) || S_ISLNK (st.st_mode) || S_ISFIFO (st.st_mode)
+      || S_ISCHR (st.st_mode) || S_ISBLK (st.st_mode))
     {
       guint64 size = S_ISREG (st.st_mode) ? (guint64) st.st_size : 0;
 
@@ -424,7 +427,8 @@ handle_entry (CsJob         *job,
       {
         CsItem *item = g_new0 (CsItem, 1);
 
-        item->kind = S_ISREG (st.st_mode) ? CS_ITEM_FILE : CS_ITEM_SYMLINK;
+        item->kind = S_ISREG (st.st_mode) ? CS_ITEM_FILE : S_ISLNK (st.st_mode) ? CS_ITEM_SYMLINK
+                   : CS_ITEM_SPECIAL;
         item->dir = _cs_dir_ref (dir);
         item->name = g_strdup (name);
         item->dst_name = g_strdup (dst_name);
@@ -434,12 +438,11 @@ handle_entry (CsJob         *job,
       return;
     }
 
-  /* Fifos, sockets and devices: reading them could block forever or consume data. */
+  /* A socket belongs to the program listening on it, and a node made in its
+   * place would answer nobody: skipped, with a note. */
   {
-    const char *what = S_ISFIFO (st.st_mode) ? "a fifo"
-                     : S_ISSOCK (st.st_mode) ? "a socket"
-                     : "a device";
-    g_autofree char *message = g_strdup_printf ("Not copied: %s is not a regular file", what);
+    const char *message = S_ISSOCK (st.st_mode) ? "Not copied: a socket belongs to the program that listens on it"
+                                                : "Not copied: not a file, folder, link, FIFO or device";
 
     atomic_fetch_add (&job->files_found, 1);
     _cs_job_add_total (job, CS_CLASS_TOTAL, 1, 0);

@@ -660,8 +660,9 @@ classify (CsOracle     *oracle,
       return CS_ORACLE_ABSENT;
     }
 
-  /* Links are published through a temporary symlink, files through a file. */
-  if ((s == NULL && is_temporary_name (base) && (S_ISREG (now->mode) || S_ISLNK (now->mode)))
+  /* Links are published through a temporary symlink, files through a file,
+   * FIFOs and devices through a node of their own kind. */
+  if ((s == NULL && is_temporary_name (base) && !S_ISDIR (now->mode))
       || (old == NULL && is_placeholder (path, now)))
     {
       if (!(flags & CS_ORACLE_ALLOW_TEMP))
