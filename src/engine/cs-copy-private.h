@@ -39,8 +39,10 @@ guint64   _cs_copy_limit_take      (CsJob        *job,
 void      _cs_copy_limit_refund    (CsJob        *job,
                                     guint64       taken,
                                     gssize        moved);
-/* worker thread */
-void      _cs_copy_item            (CsJob        *job,
+/* worker thread: copies, links or skips @item. FALSE when the item was put
+ * aside, to be taken up and freed by another worker (a later name of a file
+ * whose first name is still being copied); TRUE when the caller frees it. */
+gboolean  _cs_copy_item            (CsJob        *job,
                                     CsWorker     *worker,
                                     CsItem       *item);
 

@@ -16,6 +16,7 @@
 #include "cs-errno-private.h"
 #include "cs-job-private.h"
 #include "cs-metadata-private.h"
+#include "cs-links-private.h"
 #include "cs-names-private.h"
 #include "cs-stage-private.h"
 #include "cs-xattrs-private.h"
@@ -39,6 +40,7 @@ G_STATIC_ASSERT (CS_BUFFER_SIZE >= CS_XATTRS_BUFFER_SIZE);
 #define CS_ERR_NOT_HELD        (-1005)  /* the destination holds no such thing: said once, at the end */
 #define CS_ERR_DEST_REMOVED    (-1006)  /* the destination folder was deleted meanwhile */
 #define CS_ERR_CANNOT_MAKE     (-1007)  /* a device without root, or a node the destination cannot hold */
+#define CS_ERR_NO_LINK         (-1008)  /* a later name cannot be linked here: copy it */
 
 typedef struct {
   int         code;     /* errno or CS_ERR_*; 0 = success */
@@ -1328,6 +1330,7 @@ copy_symlink_once (CsJob    *job,
  */
 static Outcome
 copy_special_once (CsJob    *job,
+                   CsWorker *worker,
                    CsItem   *item,
                    CsAction  action)
 {
@@ -1342,15 +1345,20 @@ copy_special_once (CsJob    *job,
                       item->st.st_rdev) != 0)
     return fail (errno == EPERM || _cs_io_is_unsupported (errno) ? CS_ERR_CANNOT_MAKE : errno, "create");
 
+  /* What the destination refuses is counted as lost, as for files. */
   if (job->euid == 0 && !_cs_metadata_refused (job, CS_METADATA_OWNERS)
       && _cs_io_fchownat (&job->counters, dst_fd, tmp, item->st.st_uid, item->st.st_gid,
                           AT_SYMLINK_NOFOLLOW) != 0
       && !_cs_metadata_refuse (job, CS_METADATA_OWNERS, errno))
     o = fail (errno, "chown");
+  if (job->euid == 0 && _cs_metadata_refused (job, CS_METADATA_OWNERS))
+    worker->lost |= 1u << CS_METADATA_OWNERS;
   if (o.code == 0 && !_cs_metadata_refused (job, CS_METADATA_MODES)
       && _cs_io_fchmodat (&job->counters, dst_fd, tmp, item->st.st_mode & 07777) != 0
       && !_cs_metadata_refuse (job, CS_METADATA_MODES, errno))
     o = fail (errno, "chmod");
+  if (_cs_metadata_refused (job, CS_METADATA_MODES))
+    worker->lost |= 1u << CS_METADATA_MODES;
   if (o.code == 0
       && _cs_io_utimensat (&job->counters, dst_fd, tmp, times, AT_SYMLINK_NOFOLLOW) != 0)
     o = fail (errno, "set times");
@@ -1505,8 +1513,10 @@ special_once (CsJob    *job,
               CsItem   *item,
               CsAction  action)
 {
-  return copy_special_once (job, item, action);
+  return copy_special_once (job, worker, item, action);
 }
+
+static void settle_first (CsJob *job, CsWorker *worker, CsLink *link, gboolean ready);
 
 static Outcome
 open_big (CsJob  *job,
@@ -1637,16 +1647,93 @@ copy_chunk (CsJob    *job,
     _cs_copy_account (job, item->dir, item->name, final, CS_ACTION_SKIP, (guint64) item->st.st_size);
   else
     record_failure (job, item, final, o, 1, (guint64) item->st.st_size);
+  if (big->link != NULL)
+    settle_first (job, worker, big->link,
+                  (o.code == 0 && action != CS_ACTION_KEEP_BOTH) || o.code == CS_ERR_APPEARED);
+}
+
+/* A later name's copy in place of a link: the destination cannot link
+ * (FAT, most SMB shares; then it is not asked again), the first name's copy
+ * is gone, or it has too many links. The contents are the same either way,
+ * and what was not kept is said at the end (cs-metadata.c). */
+static gboolean
+link_refused (CsJob *job,
+              int    code)
+{
+  if (_cs_metadata_refuse (job, CS_METADATA_HARD_LINKS, code))
+    return TRUE;
+  return code == EMLINK || code == EXDEV || code == ENOENT || code == ENAMETOOLONG
+         || _cs_io_is_unsupported (code);
+}
+
+/* A later name of a file, linked to the copy of its first name: new by one
+ * hard link (which fails on an existing name, as RENAME_NOREPLACE does); in
+ * place of an older file by a link under a temporary name and a rename over
+ * it, so the old file stays whole until then. */
+static Outcome
+link_once (CsJob    *job,
+           CsWorker *worker,
+           CsItem   *item,
+           CsAction  action)
+{
+  const char *final = item->dst_name != NULL ? item->dst_name : item->name;
+  const char *target = _cs_link_target (item->link);
+  int dst_fd = item->dir->dst_fd;
+  char tmp[64];
+  Outcome o;
+
+  if (action == CS_ACTION_COPY)
+    {
+      if (_cs_io_linkat (&job->counters, AT_FDCWD, target, dst_fd, final, 0) == 0)
+        return OK;
+      if (errno == EEXIST)
+        return fail (CS_ERR_APPEARED, "link");
+      return fail (link_refused (job, errno) ? CS_ERR_NO_LINK : errno, "link");
+    }
+
+  temp_name (job, tmp, sizeof tmp);
+  if (_cs_io_linkat (&job->counters, AT_FDCWD, target, dst_fd, tmp, 0) != 0)
+    return fail (link_refused (job, errno) ? CS_ERR_NO_LINK : errno, "link");
+  if (_cs_io_renameat2 (&job->counters, dst_fd, tmp, dst_fd, final, 0) == 0)
+    return OK;
+  o = fail (errno, "rename");
+  _cs_io_unlinkat (&job->counters, dst_fd, tmp, 0);
+  return o;
+}
+
+/* The first name of a file is done: @ready when its copy is at the
+ * destination, identical. The names that waited for it are taken up here. */
+static void
+settle_first (CsJob    *job,
+              CsWorker *worker,
+              CsLink   *link,
+              gboolean  ready)
+{
+  CsItem *waiter = _cs_link_settle (job, link, ready);
+
+  while (waiter != NULL)
+    {
+      CsItem *next = waiter->next;
+
+      waiter->next = NULL;
+      /* Settled: it cannot be put aside again. */
+      _cs_copy_item (job, worker, waiter);
+      _cs_item_free (waiter);
+      _cs_job_release_held (job);
+      waiter = next;
+    }
 }
 
 /* worker thread */
-void
+gboolean
 _cs_copy_item (CsJob    *job,
                CsWorker *worker,
                CsItem   *item)
 {
   const char *final = item->dst_name != NULL ? item->dst_name : item->name;
   guint64 size = item->kind == CS_ITEM_SYMLINK ? 0 : (guint64) item->st.st_size;
+  gboolean first = item->link != NULL && item->link_first;
+  gboolean linked = FALSE, ready = FALSE;
   CsAction action;
   guint attempts = 0;
   Outcome o;
@@ -1659,24 +1746,48 @@ _cs_copy_item (CsJob    *job,
       /* A big file's chunks count as progress until the whole file is done. */
       atomic_fetch_add (&item->big->partial, worker->partial);
       _cs_big_unref (job, item->big);
-      return;
+      return TRUE;
     }
 
   if (_cs_job_stopping (job))
-    return;
+    return TRUE;
+
+  /* A later name: linked once its first name's copy is there; until then
+   * it waits with that file, off the queue. */
+  if (item->link != NULL && !first)
+    switch (_cs_link_wait (job, item))
+      {
+      case CS_LINK_PENDING:
+        return FALSE;
+      case CS_LINK_READY:
+        linked = TRUE;
+        break;
+      case CS_LINK_NONE:
+      default:
+        break;
+      }
 
   action = _cs_copy_decide (job, item->dir, item->name, final, &item->st);
   if (action >= CS_ACTION_SKIP)
     {
       _cs_copy_account (job, item->dir, item->name, final, action, size);
-      return;
+      /* Only an identical file there is one the later names may share. */
+      if (first)
+        settle_first (job, worker, item->link, action == CS_ACTION_SKIP);
+      return TRUE;
     }
   if (!_cs_limiter_take (&job->file_limit, 1))
-    return;
+    return TRUE;
 
-  o = with_retries (job, item->kind == CS_ITEM_SYMLINK ? symlink_once
-                         : item->kind == CS_ITEM_SPECIAL ? special_once : copy_file_once,
-                    worker, item, action, &attempts);
+  o = fail (CS_ERR_NO_LINK, NULL);
+  if (linked && action != CS_ACTION_KEEP_BOTH && !_cs_metadata_refused (job, CS_METADATA_HARD_LINKS))
+    o = with_retries (job, link_once, worker, item, action, &attempts);
+  if (o.code == CS_ERR_NO_LINK && linked)
+    worker->lost |= 1u << CS_METADATA_HARD_LINKS;
+  if (o.code == CS_ERR_NO_LINK)
+    o = with_retries (job, item->kind == CS_ITEM_SYMLINK ? symlink_once
+                           : item->kind == CS_ITEM_SPECIAL ? special_once : copy_file_once,
+                      worker, item, action, &attempts);
   atomic_fetch_sub_explicit (&job->bytes_partial, worker->partial, memory_order_relaxed);
   if (o.code == 0 && item->dir->src_pseudo)
     {
@@ -1685,9 +1796,15 @@ _cs_copy_item (CsJob    *job,
       record_success (job, worker, item, action, item->read_size);
     }
   else if (o.code == 0)
-    record_success (job, worker, item, action, size);
+    {
+      record_success (job, worker, item, action, size);
+      ready = action != CS_ACTION_KEEP_BOTH;
+    }
   else if (o.code == CS_ERR_APPEARED && appeared_identical (job, item->dir, final, &item->st))
-    _cs_copy_account (job, item->dir, item->name, final, CS_ACTION_SKIP, size);
+    {
+      _cs_copy_account (job, item->dir, item->name, final, CS_ACTION_SKIP, size);
+      ready = TRUE;
+    }
   else if (o.code == CS_ERR_CANNOT_MAKE)
     {
       const char *message = S_ISFIFO (item->st.st_mode) || job->euid == 0
@@ -1701,4 +1818,8 @@ _cs_copy_item (CsJob    *job,
     }
   else
     record_failure (job, item, final, o, attempts, size);
+
+  if (first)
+    settle_first (job, worker, item->link, ready);
+  return TRUE;
 }

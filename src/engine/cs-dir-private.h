@@ -18,6 +18,7 @@ G_BEGIN_DECLS
 typedef struct _CsDir  CsDir;
 typedef struct _CsBig  CsBig;
 typedef struct _CsItem CsItem;
+typedef struct _CsLink CsLink;
 
 /*
  * A folder being copied. Holds its source and destination descriptors while
@@ -57,6 +58,7 @@ struct _CsBig {
   int          tmp_fd;
   char         tmp_name[64];
   atomic_uint_fast64_t partial;   /* bytes its chunks copied, shown as progress */
+  CsLink      *link;          /* a reference when it is the first name of several (cs-links.c) */
 };
 
 typedef enum {
@@ -80,6 +82,8 @@ struct _CsItem {
   gboolean     replace;       /* the destination exists and is to be replaced */
   gboolean     keep_both;     /* publish under a free "name (N)" */
   guint64      read_size;     /* files on a pseudo-filesystem: the bytes read, which st_size does not tell */
+  CsLink      *link;          /* a reference: a file with several names (cs-links.c) */
+  gboolean     link_first;    /* the name that is copied; the others are linked to it */
   guint        n_files;       /* batches: their members, each counted against the queue bound */
 };
 

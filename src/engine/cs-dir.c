@@ -13,6 +13,7 @@
 #include "cs-dir-private.h"
 #include "cs-job-private.h"
 #include "cs-metadata-private.h"
+#include "cs-links-private.h"
 #include "cs-names-private.h"
 #include "cs-xattrs-private.h"
 
@@ -265,6 +266,25 @@ _cs_big_new (int n_chunks)
   return big;
 }
 
+/* A first name that goes without being settled (the job stopped before a
+ * worker took it): the names that waited for it are cancelled with it. */
+static void
+abandon_link (CsJob  *job,
+              CsLink *link)
+{
+  CsItem *waiter = _cs_link_settle (job, link, FALSE);
+
+  while (waiter != NULL)
+    {
+      CsItem *next = waiter->next;
+
+      waiter->next = NULL;
+      _cs_item_free (waiter);
+      _cs_job_release_held (job);
+      waiter = next;
+    }
+}
+
 void
 _cs_big_unref (CsJob *job,
                CsBig *big)
@@ -279,6 +299,11 @@ _cs_big_unref (CsJob *job,
     _cs_io_unlinkat (&job->counters, big->dir->dst_fd, big->tmp_name, 0);
   if (big->src_fd >= 0)
     _cs_io_close (&job->counters, big->src_fd);
+  if (big->link != NULL)
+    {
+      abandon_link (job, big->link);
+      _cs_link_unref (big->link);
+    }
   if (big->dir != NULL)
     _cs_dir_unref (big->dir);
   g_free (big->error_op);
@@ -289,6 +314,12 @@ _cs_big_unref (CsJob *job,
 void
 _cs_item_free (CsItem *item)
 {
+  if (item->link != NULL)
+    {
+      if (item->link_first)
+        abandon_link (item->dir->job, item->link);
+      _cs_link_unref (item->link);
+    }
   if (item->dir != NULL)
     _cs_dir_unref (item->dir);
   g_free (item->name);

@@ -132,6 +132,10 @@ struct _CsJob {
   atomic_int    no_staging;       /* creating one failed: beside from now on */
   GMutex        link_locks[CS_JOB_LINK_LOCKS];  /* see publish_link */
 
+  /* Hard links (cs-links.c) */
+  GHashTable   *links;            /* scanner only: files with names not met yet */
+  GMutex        link_lock;        /* every entry's state and waiters */
+
   /* The pause gate and the bounded queue */
   GMutex        lock;
   GCond         cond;
@@ -263,6 +267,11 @@ void      _cs_job_apply_threads    (CsJob        *job,
 void      _cs_job_auto_feed        (CsJob        *job,
                                     const CsSample *sample,
                                     double        bytes_per_file);
+
+/* A queued item a worker put aside (a later name of a file whose first name
+ * is being copied): the job counts it as in flight until it is released. */
+void      _cs_job_hold_item        (CsJob        *job);
+void      _cs_job_release_held     (CsJob        *job);
 
 /* Folder descriptors against the budget; the scanner may wait for one. */
 void      _cs_job_acquire_dir_fds  (CsJob        *job,

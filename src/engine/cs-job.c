@@ -19,6 +19,7 @@
 #include "cs-env-private.h"
 #include "cs-errno-private.h"
 #include "cs-job-private.h"
+#include "cs-links-private.h"
 #include "cs-names-private.h"
 #include "cs-sampler-private.h"
 #include "cs-scanner-private.h"
@@ -93,6 +94,7 @@ cs_job_finalize (GObject *object)
   g_mutex_clear (&self->ask_lock);
   g_mutex_clear (&self->notify_lock);
   g_mutex_clear (&self->stage_lock);
+  g_mutex_clear (&self->link_lock);
   for (guint i = 0; i < CS_JOB_LINK_LOCKS; i++)
     g_mutex_clear (&self->link_locks[i]);
   g_ptr_array_unref (self->free_stages);
@@ -147,6 +149,7 @@ cs_job_init (CsJob *self)
   g_mutex_init (&self->ask_lock);
   g_mutex_init (&self->notify_lock);
   g_mutex_init (&self->stage_lock);
+  g_mutex_init (&self->link_lock);
   for (guint i = 0; i < CS_JOB_LINK_LOCKS; i++)
     g_mutex_init (&self->link_locks[i]);
   self->stage_root_fd = -1;
@@ -737,6 +740,23 @@ budget_limits_items (CsJob *job)
 }
 
 void
+_cs_job_hold_item (CsJob *job)
+{
+  _cs_mutex_lock (&job->lock);
+  __atomic_fetch_add (&job->pending, 1, __ATOMIC_RELAXED);
+  _cs_mutex_unlock (&job->lock);
+}
+
+void
+_cs_job_release_held (CsJob *job)
+{
+  _cs_mutex_lock (&job->lock);
+  if (__atomic_sub_fetch (&job->pending, 1, __ATOMIC_RELAXED) == 0)
+    g_cond_broadcast (&job->cond);
+  _cs_mutex_unlock (&job->lock);
+}
+
+void
 _cs_job_acquire_dir_fds (CsJob *job,
                          guint  n)
 {
@@ -815,15 +835,17 @@ worker_func (gpointer data,
       while ((member = item->next) != NULL)
         {
           item->next = member->next;
-          if (_cs_job_wait_if_paused (job))
-            _cs_copy_item (job, worker, member);
-          _cs_item_free (member);
+          member->next = NULL;
+          /* A member put aside (see _cs_copy_item) is freed by whoever takes it up. */
+          if (!_cs_job_wait_if_paused (job) || _cs_copy_item (job, worker, member))
+            _cs_item_free (member);
         }
+      _cs_item_free (item);
     }
-  else if (_cs_job_wait_if_paused (job) || item->kind == CS_ITEM_CHUNK)
-    _cs_copy_item (job, worker, item);
+  else if (!(_cs_job_wait_if_paused (job) || item->kind == CS_ITEM_CHUNK)
+           || _cs_copy_item (job, worker, item))
+    _cs_item_free (item);
   atomic_fetch_sub (&job->active, 1);
-  _cs_item_free (item);
 
   /* Only a few waiters care: the scanner when the queue was full or it waits for
    * folder descriptors, and the controller when the queue empties. Waking them
@@ -1492,6 +1514,7 @@ controller_thread (gpointer data)
   CsStopReason reason;
 
   _cs_scanner_run (job);
+  _cs_links_clear (job);
   _cs_job_size_up_end (job);
   atomic_store (&job->scanning, 0);
   record_environment (job);

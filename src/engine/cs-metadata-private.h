@@ -27,6 +27,7 @@ typedef enum {
   CS_METADATA_ACLS,
   CS_METADATA_LINK_TIMES,
   CS_METADATA_LINKS,        /* symbolic links themselves */
+  CS_METADATA_HARD_LINKS,   /* names of one file, copied as separate files */
   CS_N_METADATA
 } CsMetadata;
 

@@ -23,6 +23,8 @@ static const struct {
   [CS_METADATA_LINK_TIMES] = { "set link times", "the times of symbolic links",
                                "have other times there than at the source" },
   [CS_METADATA_LINKS] = { "create link", "symbolic links", "were not copied" },
+  [CS_METADATA_HARD_LINKS] = { "link", "hard links",
+                               "were copied as separate files, where the source has them as names of one file" },
 };
 
 void
@@ -69,6 +71,8 @@ means_refused (CsMetadata what,
     case CS_METADATA_ACLS:
       return code == EOPNOTSUPP || code == ENOSYS;
     case CS_METADATA_LINKS:
+      return code == EPERM || code == EOPNOTSUPP || code == ENOSYS;
+    case CS_METADATA_HARD_LINKS:
       return code == EPERM || code == EOPNOTSUPP || code == ENOSYS;
     case CS_METADATA_LINK_TIMES:
       return code == ENOENT || _cs_share_refuses (code);

@@ -13,6 +13,7 @@
 #include "cs-dir-private.h"
 #include "cs-errno-private.h"
 #include "cs-job-private.h"
+#include "cs-links-private.h"
 #include "cs-names-private.h"
 #include "cs-scanner-private.h"
 #include "cs-stage-private.h"
@@ -348,20 +349,27 @@ handle_entry (CsJob         *job,
       || S_ISCHR (st.st_mode) || S_ISBLK (st.st_mode))
     {
       guint64 size = S_ISREG (st.st_mode) ? (guint64) st.st_size : 0;
+      const char *final = dst_name != NULL ? dst_name : name;
+      CsLink *link = NULL;
+      gboolean first = TRUE;
 
       atomic_fetch_add (&job->files_found, 1);
       atomic_fetch_add (&job->bytes_found, size);
       _cs_job_add_total (job, CS_CLASS_TOTAL, 1, size);
 
+      if (S_ISREG (st.st_mode) && st.st_nlink > 1)
+        link = _cs_links_meet (job, dir, final, &st, &first);
+
       if (job->settings.dry_run)
         {
           CsAction action = dir->dst_fd >= 0
-            ? _cs_copy_decide (job, dir, name, dst_name != NULL ? dst_name : name, &st)
+            ? _cs_copy_decide (job, dir, name, final, &st)
             : CS_ACTION_COPY;
           static const char *names[] = { "copy", "replace", "keep both", "skip", "skip (destination is newer)",
                                          "skip (kept)", "fail" };
 
-          plan (job, names[action], dir, name, dst_name != NULL ? dst_name : name);
+          _cs_link_unref (link);
+          plan (job, action <= CS_ACTION_REPLACE && !first ? "hard link" : names[action], dir, name, final);
           if (action <= CS_ACTION_KEEP_BOTH)
             {
               _cs_job_add_total (job, CS_CLASS_COPIED, 1, size);
@@ -376,20 +384,29 @@ handle_entry (CsJob         *job,
       if (S_ISREG (st.st_mode))
         _cs_job_size_up (job, size);
 
-      if (S_ISREG (st.st_mode) && size >= CS_BIG_FILE_MIN && job->split_big)
+      /* A later name of a file is linked, not copied, whatever its size. */
+      if (S_ISREG (st.st_mode) && size >= CS_BIG_FILE_MIN && job->split_big && first)
         {
           /* Decided here, once, so every chunk agrees on what to do. */
-          CsAction action = _cs_copy_decide (job, dir, name, dst_name != NULL ? dst_name : name, &st);
+          CsAction action = _cs_copy_decide (job, dir, name, final, &st);
           CsBig *big;
           guint64 off;
 
           if (action >= CS_ACTION_SKIP)
             {
-              _cs_copy_account (job, dir, name, dst_name != NULL ? dst_name : name, action, size);
+              if (link != NULL)
+                {
+                  /* No name can wait for it yet: it is the first met; only an
+                   * identical file there is one the later names may share. */
+                  _cs_link_settle (job, link, action == CS_ACTION_SKIP);
+                  _cs_link_unref (link);
+                }
+              _cs_copy_account (job, dir, name, final, action, size);
               return;
             }
 
           big = _cs_big_new ((int) ((size + CS_CHUNK_SIZE - 1) / CS_CHUNK_SIZE));
+          big->link = link;
 
           for (off = 0; off < size; off += CS_CHUNK_SIZE)
             {
@@ -433,6 +450,8 @@ handle_entry (CsJob         *job,
         item->name = g_strdup (name);
         item->dst_name = g_strdup (dst_name);
         item->st = st;
+        item->link = link;
+        item->link_first = first;
         queue_item (job, item);
       }
       return;

@@ -1668,6 +1668,125 @@ test_queue_bounded_in_files (Fixture       *f,
   cs_oracle_check (oracle, CS_ORACLE_ALL_COMPLETE);
 }
 
+/* ---- Hard links ------------------------------------------------------------------ */
+
+/* @n files in @dir, each with a second name: next to it (the two may travel
+ * in one batch, later name first) and in a folder of its own. */
+static void
+make_linked_pairs (const char *dir,
+                   guint       n)
+{
+  g_autofree char *other = g_strconcat (dir, "-links", NULL);
+
+  g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (other, 0755), ==, 0);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *p = g_strdup_printf ("%s/f%04u", dir, i);
+      g_autofree char *q = g_strdup_printf ("%s/g%04u", dir, i);
+      g_autofree char *r = g_strdup_printf ("%s/h%04u", other, i);
+
+      write_pattern (p, 100 + i % 700, i, 0644);
+      g_assert_cmpint (link (p, q), ==, 0);
+      if (i % 3 == 0)
+        g_assert_cmpint (link (p, r), ==, 0);
+    }
+}
+
+/* Many linked names, some met before their first name is copied: all kept
+ * as links, nothing lost, nothing waits for ever. */
+static void
+test_links_kept (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *pairs = g_build_filename (f->src, "pairs", NULL);
+  g_auto(Outcome) o = { 0 };
+  g_auto(Outcome) again = { 0 };
+
+  make_linked_pairs (pairs, 600);
+  watch (f);
+  run (f, (Options) { 4, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (o.errors->len, ==, 0);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+  /* Copied once, linked the rest: the rerun finds everything in place. */
+  run (f, DEFAULTS, &again);
+  g_assert_true (again.ok);
+  g_assert_cmpuint (again.totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, 0);
+}
+
+/* A destination without hard links (FAT, many shares): every name copied as
+ * a file of its own, complete, and that said once. */
+static void
+test_links_refused (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *pairs = g_build_filename (f->src, "pairs", NULL);
+  g_auto(Outcome) o = { 0 };
+  guint notes = 0;
+
+  make_linked_pairs (pairs, 50);
+  watch (f);
+  cs_fault_install (f->out);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_LINK, NULL, 1, -1, CS_FAULT_ERRNO, EPERM });
+  run (f, (Options) { 4, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
+
+  g_assert_true (o.ok);
+  for (guint i = 0; i < o.errors->len; i++)
+    {
+      const CsRunError *e = g_ptr_array_index (o.errors, i);
+
+      g_assert_cmpstr (e->operation, ==, "link");
+      g_assert_nonnull (strstr (e->message, "hard links"));
+      notes++;
+    }
+  g_assert_cmpuint (notes, ==, 1);
+  g_assert_cmpuint (o.totals.v[CS_CLASS_FAILED][CS_KIND_FILES], ==, 0);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE | CS_ORACLE_NO_LINKS);
+}
+
+typedef struct {
+  CsJob *job;
+  int    cancelled;
+} Canceller;
+
+static void
+cancel_job (const char *name,
+            gpointer    data)
+{
+  Canceller *c = data;
+
+  if (g_atomic_int_compare_and_exchange (&c->cancelled, 0, 1))
+    cs_job_cancel (c->job);
+}
+
+/* Cancelled while later names wait for their first: the job ends, clean. */
+static void
+test_links_cancelled (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *pairs = g_build_filename (f->src, "pairs", NULL);
+  g_autoptr(CsJob) job = cs_job_new ();
+  g_autoptr(GError) error = NULL;
+  Canceller canceller = { job, 0 };
+
+  make_linked_pairs (pairs, 400);
+  watch (f);
+  cs_fault_install (f->out);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_OPEN, NULL, 150, 1, CS_FAULT_HOOK, 0, cancel_job, &canceller });
+  cs_job_add_source (job, f->src);
+  cs_job_set_destination (job, f->out);
+  cs_job_set_threads (job, 4, NULL);
+  cs_job_set_interval (job, 0);
+  cs_job_set_flush (job, FALSE);
+  g_assert_false (cs_job_run_sync (job, NULL, &error));
+  g_assert_error (error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED);
+  g_assert_cmpuint (cs_fault_hits (0), ==, 1);
+  cs_oracle_check (f->oracle, CS_ORACLE_NONE);
+  rerun_converges (f);
+}
+
 /* ---- Real full filesystems (root) -------------------------------------------- */
 
 static gboolean
@@ -1842,6 +1961,9 @@ main (int    argc,
   ADD_CHUNKED ("load/threads-agree-big", test_threads_agree, TRUE);
   ADD ("load/threads-agree-big-whole", test_threads_agree, TRUE);
   ADD ("load/queue-bounded-in-files", test_queue_bounded_in_files, 0);
+  ADD ("links/kept", test_links_kept, 0);
+  ADD ("links/refused", test_links_refused, 0);
+  ADD ("links/cancelled-while-waiting", test_links_cancelled, 0);
   ADD ("root/ext4-full-new", test_ext4_full, FALSE);
   ADD ("root/ext4-full-replacing", test_ext4_full, TRUE);
   ADD ("root/inodes-exhausted", test_inodes_exhausted, 0);
