@@ -872,7 +872,8 @@ claim_intact (CsJob             *job,
  * replaces a file it did not create, and the window is one request wide
  * instead of the whole check-to-rename gap.
  *
- * The fast paths never come here: it costs four requests more than a rename.
+ * The fast paths never come here: it costs six requests more than a rename
+ * (seven where the share stamps the renamed file with the rename's time).
  */
 static Outcome
 publish_claimed (CsJob      *job,
@@ -884,7 +885,7 @@ publish_claimed (CsJob      *job,
   char text[CS_PLACEHOLDER_SIZE + 1];
   gsize len = placeholder_text (job, text, sizeof text);
   char intent[96];
-  struct stat claim;
+  struct stat claim, done;
   Outcome o;
   ssize_t n;
   int fd;
@@ -892,7 +893,9 @@ publish_claimed (CsJob      *job,
   g_snprintf (intent, sizeof intent, CS_TEMP_PREFIX "%s-%" G_GUINT64_FORMAT CS_CLAIM_SUFFIX "%016"
               G_GINT64_MODIFIER "x", job->job_tag, (guint64) atomic_fetch_add (&job->temp_seq, 1),
               _cs_name_hash (final));
-  if (_cs_io_renameat2 (&job->counters, tmp_fd, tmp, dir->dst_fd, intent, 0) != 0)
+  /* The times set on the temporary, before any rename here can stamp it. */
+  if (_cs_io_fstatat (&job->counters, tmp_fd, tmp, &done, AT_SYMLINK_NOFOLLOW) != 0
+      || _cs_io_renameat2 (&job->counters, tmp_fd, tmp, dir->dst_fd, intent, 0) != 0)
     return fail (errno, "rename");
 
   fd = _cs_io_openat (&job->counters, dir->dst_fd, final,
@@ -918,7 +921,18 @@ publish_claimed (CsJob      *job,
       goto give_back;
     }
   if (_cs_io_renameat2 (&job->counters, dir->dst_fd, intent, dir->dst_fd, final, 0) == 0)
-    return OK;
+    {
+      struct timespec times[2] = { done.st_atim, done.st_mtim };
+      struct stat now;
+
+      /* Some of these shares stamp a renamed file with the time of the rename
+       * (fusefat does): the times set on the temporary are put back. */
+      if (_cs_io_fstatat (&job->counters, dir->dst_fd, final, &now, AT_SYMLINK_NOFOLLOW) == 0
+          && now.st_mtim.tv_sec != done.st_mtim.tv_sec
+          && _cs_io_utimensat (&job->counters, dir->dst_fd, final, times, AT_SYMLINK_NOFOLLOW) != 0)
+        return fail (errno, "set times");
+      return OK;
+    }
 
   o = fail (errno, "rename");
   if (claim_intact (job, dir, final, &claim))
