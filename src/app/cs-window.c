@@ -536,6 +536,7 @@ cs_window_show_refusal (CsWindow     *self,
       break;
     case CS_JOB_ERROR_INVALID:
     case CS_JOB_ERROR_CANCELLED:
+    case CS_JOB_ERROR_SOURCE_INSIDE:
     default:
       lead = _("The copy cannot start.");
       break;

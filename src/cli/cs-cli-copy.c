@@ -102,9 +102,16 @@ on_plan (const char *action,
          const char *destination,
          gpointer    user_data)
 {
-  g_autofree char *src = g_filename_display_name (source);
   g_autofree char *dst = g_filename_display_name (destination);
+  g_autofree char *src = NULL;
 
+  /* A mirror's deletions name the destination alone. */
+  if (source == NULL)
+    {
+      g_print ("%-12s %s\n", action, dst);
+      return;
+    }
+  src = g_filename_display_name (source);
   g_print ("%-12s %s -> %s\n", action, src, dst);
 }
 
@@ -187,8 +194,61 @@ print_limits (FILE  *out,
     fprintf (out, "%8s : %s\n", _("Limits"), line->str);
 }
 
+/* What a move took from the source, a mirror from the destination. */
+static void
+print_removals (FILE  *out,
+                CsJob *job,
+                CsRun *run)
+{
+  CsOperation operation = cs_run_get_settings (run)->operation;
+  g_autofree char *files = NULL;
+  g_autofree char *bytes = NULL;
+  g_autofree char *dirs = NULL;
+  g_autofree char *left = NULL;
+  CsRemovals m;
+
+  cs_run_get_removals (run, &m);
+  if (operation == CS_OPERATION_MOVE)
+    {
+      files = g_strdup_printf ("%" G_GUINT64_FORMAT, m.moved_files);
+      bytes = cs_cli_format_bytes (m.moved_bytes);
+      dirs = g_strdup_printf ("%" G_GUINT64_FORMAT, m.moved_dirs);
+      left = g_strdup_printf ("%" G_GUINT64_FORMAT, m.kept_files);
+      fprintf (out, "%8s : ", _("Moved"));
+      /* Translators: "46 files (1.20 MB), 3 folders; 2 files left in the source" */
+      fprintf (out, _("%s files (%s), %s folders; %s files left in the source"), files, bytes, dirs, left);
+      fprintf (out, "\n");
+    }
+  else if (operation == CS_OPERATION_MIRROR && cs_run_get_settings (run)->dry_run)
+    {
+      CsDeletions *deletions = cs_job_get_deletions (job);
+
+      files = g_strdup_printf ("%" G_GUINT64_FORMAT, cs_deletions_get_n_files (deletions));
+      bytes = cs_cli_format_bytes (cs_deletions_get_bytes (deletions));
+      dirs = g_strdup_printf ("%" G_GUINT64_FORMAT, cs_deletions_get_n_dirs (deletions));
+      fprintf (out, "%8s : ", _("Extras"));
+      /* Translators: a mirror's dry run, "would delete 10 files (5.00 MB), 2 folders" */
+      fprintf (out, _("would delete %s files (%s), %s folders"), files, bytes, dirs);
+      if (cs_deletions_get_over_max (deletions))
+        fprintf (out, _(" — more than --max-delete allows, so a mirror would delete none"));
+      fprintf (out, "\n");
+    }
+  else if (operation == CS_OPERATION_MIRROR)
+    {
+      files = g_strdup_printf ("%" G_GUINT64_FORMAT, m.deleted_files);
+      bytes = cs_cli_format_bytes (m.deleted_bytes);
+      dirs = g_strdup_printf ("%" G_GUINT64_FORMAT, m.deleted_dirs);
+      left = g_strdup_printf ("%" G_GUINT64_FORMAT, m.not_deleted);
+      fprintf (out, "%8s : ", _("Deleted"));
+      /* Translators: "10 files (5.00 MB), 2 folders; 0 extras not deleted" */
+      fprintf (out, _("%s files (%s), %s folders; %s extras not deleted"), files, bytes, dirs, left);
+      fprintf (out, "\n");
+    }
+}
+
 static void
 print_summary (FILE     *out,
+               CsJob    *job,
                CsRun    *run,
                gboolean  auto_threads)
 {
@@ -257,6 +317,7 @@ print_summary (FILE     *out,
     fprintf (out, "\n");
   }
   print_limits (out, run);
+  print_removals (out, job, run);
 }
 
 /* A path as one line of stderr that says exactly which file: bytes that are
@@ -330,10 +391,12 @@ write_text (const char  *path,
   return g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
 }
 
-int
-cs_cli_copy (int    argc,
-             char **argv)
+static int
+transfer (int          argc,
+          char       **argv,
+          CsOperation  operation)
 {
+  const char *command = cs_operation_to_string (operation);
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(CsJob) job = NULL;
@@ -354,6 +417,10 @@ cs_cli_copy (int    argc,
   double wait = 1.0;
   gboolean auto_threads = FALSE, no_history = FALSE;
   gboolean verify = FALSE, durable = FALSE, no_flush = FALSE, dry_run = FALSE, quiet = FALSE;
+  g_autofree char *full_description = NULL;
+  g_autofree char *max_delete_arg = NULL;
+  const char *description;
+  gint64 max_delete = CS_JOB_DEFAULT_MAX_DELETE;
   CopyState state = { 0 };
   CsOverwrite overwrite = CS_OVERWRITE_NEWER;
   CsStaging staging = CS_STAGING_AUTO;
@@ -385,6 +452,10 @@ cs_cli_copy (int    argc,
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &paths, NULL, NULL },
     { NULL }
   };
+  const GOptionEntry mirror_entries[] = {
+    { "max-delete", 0, 0, G_OPTION_ARG_STRING, &max_delete_arg, N_("Delete nothing if the mirror would delete more than N files and folders (default 1000; unlimited for no limit)"), "N" },
+    { NULL }
+  };
 
   /* First of all, so a signal in the first moments still ends in a clean stop.
    * SIGHUP is what a dropped ssh session or a closed terminal sends. */
@@ -395,34 +466,79 @@ cs_cli_copy (int    argc,
    * end the process before the record and the history are saved. */
   signal (SIGPIPE, SIG_IGN);
 
-  context = g_option_context_new (_("SOURCE… DEST — copy files and folders"));
+  switch (operation)
+    {
+    case CS_OPERATION_MOVE:
+      context = g_option_context_new (_("SOURCE… DEST — move files and folders"));
+      description = _("Sources go where copy would put them (cp -r's rules). Within one filesystem each\n"
+                      "item is renamed; across filesystems each file is copied, and its source is\n"
+                      "removed only once the copy is published and flushed to disk (and verified with\n"
+                      "--verify), so a crash never loses a file. Into an existing folder, a move merges\n"
+                      "under --overwrite: a source whose copy is identical is removed; one kept because\n"
+                      "the destination is newer stays in the source and is reported. Source folders\n"
+                      "are removed once empty.");
+      break;
+    case CS_OPERATION_MIRROR:
+      context = g_option_context_new (_("SOURCE DEST — make the folder DEST a mirror of the folder SOURCE"));
+      description = _("Copies what is new or changed into DEST, then deletes from DEST what SOURCE no longer\n"
+                      "has (files and folders: the extras). Nothing is deleted before the copying is done,\n"
+                      "never through a symbolic link, never outside DEST, never a temporary of a copy in\n"
+                      "progress, and names matching --exclude are kept. --dry-run lists every deletion;\n"
+                      "--max-delete stops a mirror that would delete more, before it deletes anything.");
+      break;
+    case CS_OPERATION_COPY:
+    default:
+      context = g_option_context_new (_("SOURCE… DEST — copy files and folders"));
+      description = _("Folders are copied whole, with cp -r's rules: an existing destination folder receives\n"
+                      "each source by its name; a single source copied to a path that does not exist\n"
+                      "becomes that path. Files are written to hidden temporaries and renamed into place\n"
+                      "only when complete.");
+      break;
+    }
+  full_description = g_strconcat (description, "\n\n",
+    _("Exit status: 0 all copied or skipped as asked, 1 some items failed, 2 usage error,\n"
+      "3 fatal (nothing could start, or the destination became unusable),\n"
+      "4 verification mismatch, 130 interrupted (SIGINT, SIGTERM or SIGHUP)."), NULL);
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  g_option_context_set_description (context,
-    _("Folders are copied whole, with cp -r's rules: an existing destination folder receives\n"
-      "each source by its name; a single source copied to a path that does not exist\n"
-      "becomes that path. Files are written to hidden temporaries and renamed into place\n"
-      "only when complete.\n\n"
-      "Exit status: 0 all copied or skipped as asked, 1 some items failed, 2 usage error,\n"
-      "3 fatal (nothing could start, or the destination became unusable),\n"
-      "4 verification mismatch, 130 interrupted (SIGINT, SIGTERM or SIGHUP)."));
+  if (operation == CS_OPERATION_MIRROR)
+    g_option_context_add_main_entries (context, mirror_entries, GETTEXT_PACKAGE);
+  g_option_context_set_description (context, full_description);
 
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
-      cs_cli_usage_error ("copy", "%s", error->message);
+      cs_cli_usage_error (command, "%s", error->message);
       return CS_EXIT_USAGE;
     }
 
   n_paths = paths != NULL ? g_strv_length (paths) : 0;
   if (n_paths < 2)
     {
-      cs_cli_usage_error ("copy", _("Give at least one source and a destination"));
+      cs_cli_usage_error (command, _("Give at least one source and a destination"));
       return CS_EXIT_USAGE;
+    }
+  if (operation == CS_OPERATION_MIRROR && n_paths != 2)
+    {
+      cs_cli_usage_error (command, _("A mirror takes one source folder and one destination folder"));
+      return CS_EXIT_USAGE;
+    }
+  if (g_strcmp0 (max_delete_arg, "unlimited") == 0)
+    max_delete = -1;
+  else if (max_delete_arg != NULL)
+    {
+      guint64 v;
+
+      if (!g_ascii_string_to_unsigned (max_delete_arg, 10, 0, G_MAXINT64, &v, NULL))
+        {
+          cs_cli_usage_error (command, _("--max-delete takes a number or unlimited, not “%s”"), max_delete_arg);
+          return CS_EXIT_USAGE;
+        }
+      max_delete = (gint64) v;
     }
   for (guint i = 0; i < n_paths; i++)
     if (paths[i][0] == '\0')
       {
-        cs_cli_usage_error ("copy", _("An empty path is neither a file nor a folder"));
+        cs_cli_usage_error (command, _("An empty path is neither a file nor a folder"));
         return CS_EXIT_USAGE;
       }
   if (g_strcmp0 (threads_arg, "auto") == 0)
@@ -439,7 +555,7 @@ cs_cli_copy (int    argc,
 
       if (!g_ascii_string_to_unsigned (threads_arg, 10, CS_JOB_MIN_THREADS, CS_JOB_MAX_THREADS, &v, NULL))
         {
-          cs_cli_usage_error ("copy", _("The thread count must be auto or a number from %d to %d, not “%s”"),
+          cs_cli_usage_error (command, _("The thread count must be auto or a number from %d to %d, not “%s”"),
                               CS_JOB_MIN_THREADS, CS_JOB_MAX_THREADS, threads_arg);
           return CS_EXIT_USAGE;
         }
@@ -447,7 +563,7 @@ cs_cli_copy (int    argc,
     }
   if (overwrite_arg != NULL && !cs_overwrite_from_string (overwrite_arg, &overwrite))
     {
-      cs_cli_usage_error ("copy", _("--overwrite takes newer, never or always, not “%s”"), overwrite_arg);
+      cs_cli_usage_error (command, _("--overwrite takes newer, never or always, not “%s”"), overwrite_arg);
       return CS_EXIT_USAGE;
     }
   if (g_strcmp0 (staging_arg, "always") == 0)
@@ -456,53 +572,61 @@ cs_cli_copy (int    argc,
     staging = CS_STAGING_NEVER;
   else if (staging_arg != NULL && strcmp (staging_arg, "auto") != 0)
     {
-      cs_cli_usage_error ("copy", _("--staging takes auto, always or never, not “%s”"), staging_arg);
+      cs_cli_usage_error (command, _("--staging takes auto, always or never, not “%s”"), staging_arg);
       return CS_EXIT_USAGE;
     }
   if (overwrite == CS_OVERWRITE_ASK)
     {
-      cs_cli_usage_error ("copy", _("--overwrite=ask needs the window; use newer, never or always"));
+      cs_cli_usage_error (command, _("--overwrite=ask needs the window; use newer, never or always"));
       return CS_EXIT_USAGE;
     }
   if (retries < 0 || retries > 1000)
     {
-      cs_cli_usage_error ("copy", _("--retries must be between 0 and 1000"));
+      cs_cli_usage_error (command, _("--retries must be between 0 and 1000"));
       return CS_EXIT_USAGE;
     }
   if (!(wait >= 0 && wait <= 3600))
     {
-      cs_cli_usage_error ("copy", _("--wait must be between 0 and 3600 seconds"));
+      cs_cli_usage_error (command, _("--wait must be between 0 and 3600 seconds"));
       return CS_EXIT_USAGE;
     }
   if (g_strcmp0 (json_path, "-") == 0 && g_strcmp0 (csv_path, "-") == 0)
     {
-      cs_cli_usage_error ("copy", _("--json and --csv cannot both write to stdout; give one of them a file"));
+      cs_cli_usage_error (command, _("--json and --csv cannot both write to stdout; give one of them a file"));
       return CS_EXIT_USAGE;
     }
   if (interval != 0 && (interval < 100 || interval > 10000))
     {
-      cs_cli_usage_error ("copy", _("--interval must be 0 or between 100 and 10000 ms"));
+      cs_cli_usage_error (command, _("--interval must be 0 or between 100 and 10000 ms"));
       return CS_EXIT_USAGE;
     }
   if (g_strcmp0 (log_path, "-") == 0 && (g_strcmp0 (json_path, "-") == 0 || g_strcmp0 (csv_path, "-") == 0))
     {
-      cs_cli_usage_error ("copy", _("Only one of --log, --json and --csv can write to stdout"));
+      cs_cli_usage_error (command, _("Only one of --log, --json and --csv can write to stdout"));
       return CS_EXIT_USAGE;
     }
   if (max_rate_arg != NULL && !cs_cli_parse_rate (max_rate_arg, &max_rate))
     {
-      cs_cli_usage_error ("copy", _("--max-rate takes bytes per second such as 50M or 1.5G, not “%s”"), max_rate_arg);
+      cs_cli_usage_error (command, _("--max-rate takes bytes per second such as 50M or 1.5G, not “%s”"), max_rate_arg);
       return CS_EXIT_USAGE;
     }
   if (max_files_arg != NULL && !cs_cli_parse_files_rate (max_files_arg, &max_files))
     {
-      cs_cli_usage_error ("copy", _("--max-files takes files per second such as 500/s, not “%s”"), max_files_arg);
+      cs_cli_usage_error (command, _("--max-files takes files per second such as 500/s, not “%s”"), max_files_arg);
       return CS_EXIT_USAGE;
     }
 
   job = cs_job_new ();
-  for (guint i = 0; i + 1 < n_paths; i++)
-    cs_job_add_source (job, paths[i]);
+  cs_job_set_operation (job, operation);
+  /* A mirror makes DEST itself match SOURCE, as Robocopy /MIR and rclone sync do. */
+  if (operation == CS_OPERATION_MIRROR)
+    {
+      cs_job_add_source_as (job, paths[0], paths[1]);
+      cs_job_set_max_delete (job, max_delete);
+    }
+  else
+    for (guint i = 0; i + 1 < n_paths; i++)
+      cs_job_add_source (job, paths[i]);
   cs_job_set_destination (job, paths[n_paths - 1]);
   cs_job_set_threads (job, threads, NULL);
   cs_job_set_auto_threads (job, auto_threads);
@@ -575,7 +699,7 @@ cs_cli_copy (int    argc,
    * destination. */
   print_errors (run);
   if (!quiet)
-    print_summary (summary_out, run, auto_threads);
+    print_summary (summary_out, job, run, auto_threads);
 
   if (json_path != NULL)
     {
@@ -613,5 +737,35 @@ cs_cli_copy (int    argc,
     return CS_EXIT_MISMATCH;
   if (totals.v[CS_CLASS_FAILED][CS_KIND_FILES] > 0 || totals.v[CS_CLASS_FAILED][CS_KIND_DIRS] > 0)
     return CS_EXIT_FAILED;
+  /* Extras a mirror was to delete and did not (over --max-delete, changed
+   * since listed); --max-delete 0 asked for none. */
+  {
+    CsRemovals removals;
+
+    cs_run_get_removals (run, &removals);
+    if (removals.not_deleted > 0 && cs_run_get_settings (run)->max_delete != 0)
+      return CS_EXIT_FAILED;
+  }
   return CS_EXIT_OK;
+}
+
+int
+cs_cli_copy (int    argc,
+             char **argv)
+{
+  return transfer (argc, argv, CS_OPERATION_COPY);
+}
+
+int
+cs_cli_move (int    argc,
+             char **argv)
+{
+  return transfer (argc, argv, CS_OPERATION_MOVE);
+}
+
+int
+cs_cli_mirror (int    argc,
+               char **argv)
+{
+  return transfer (argc, argv, CS_OPERATION_MIRROR);
 }

@@ -16,6 +16,8 @@ enum {
 };
 
 int   cs_cli_copy        (int argc, char **argv);
+int   cs_cli_move        (int argc, char **argv);
+int   cs_cli_mirror      (int argc, char **argv);
 int   cs_cli_generate    (int argc, char **argv);
 int   cs_cli_sweep       (int argc, char **argv);
 int   cs_cli_demo        (int argc, char **argv);

@@ -4,6 +4,7 @@
 #include "cs-cancellable.h"
 #include "cs-conflict.h"
 #include "cs-counters.h"
+#include "cs-deletions.h"
 #include "cs-demo.h"
 #include "cs-generate.h"
 #include "cs-io-error.h"

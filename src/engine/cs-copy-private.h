@@ -8,6 +8,17 @@
 
 G_BEGIN_DECLS
 
+/* Our own error codes next to errno values; negative so they never collide. */
+#define CS_ERR_SOURCE_CHANGED  (-1000)
+#define CS_ERR_MISMATCH        (-1001)
+#define CS_ERR_STOPPED         (-1002)
+#define CS_ERR_APPEARED        (-1003)
+#define CS_ERR_NO_UNNAMED      (-1004)  /* an unnamed temporary could not be linked: write a named one */
+#define CS_ERR_NOT_HELD        (-1005)  /* the destination holds no such thing: said once, at the end */
+#define CS_ERR_DEST_REMOVED    (-1006)  /* the destination folder was deleted meanwhile */
+#define CS_ERR_CANNOT_MAKE     (-1007)  /* a device without root, or a node the destination cannot hold */
+#define CS_ERR_NO_LINK         (-1008)  /* a later name cannot be linked here: copy it */
+
 typedef enum {
   CS_ACTION_COPY,        /* nothing there yet */
   CS_ACTION_REPLACE,
@@ -39,6 +50,14 @@ guint64   _cs_copy_limit_take      (CsJob        *job,
 void      _cs_copy_limit_refund    (CsJob        *job,
                                     guint64       taken,
                                     gssize        moved);
+/* Counts a file as done in @klass (totals and progress). */
+void      _cs_copy_count_done      (CsJob        *job,
+                                    CsClass       klass,
+                                    guint64       size);
+/* "name (@n).ext": where "keep both" puts a file. */
+#define CS_KEEP_BOTH_MAX 10000
+char     *_cs_copy_numbered_name   (const char   *final,
+                                    guint         n);
 /* worker thread: copies, links or skips @item. FALSE when the item was put
  * aside, to be taken up and freed by another worker (a later name of a file
  * whose first name is still being copied); TRUE when the caller frees it. */

@@ -17,6 +17,7 @@
 #include "cs-job-private.h"
 #include "cs-metadata-private.h"
 #include "cs-links-private.h"
+#include "cs-move-private.h"
 #include "cs-names-private.h"
 #include "cs-stage-private.h"
 #include "cs-xattrs-private.h"
@@ -30,17 +31,6 @@
 
 /* The worker's buffer also holds an extended attribute's list and value. */
 G_STATIC_ASSERT (CS_BUFFER_SIZE >= CS_XATTRS_BUFFER_SIZE);
-
-/* Our own error codes next to errno values; negative so they never collide. */
-#define CS_ERR_SOURCE_CHANGED  (-1000)
-#define CS_ERR_MISMATCH        (-1001)
-#define CS_ERR_STOPPED         (-1002)
-#define CS_ERR_APPEARED        (-1003)
-#define CS_ERR_NO_UNNAMED      (-1004)  /* an unnamed temporary could not be linked: write a named one */
-#define CS_ERR_NOT_HELD        (-1005)  /* the destination holds no such thing: said once, at the end */
-#define CS_ERR_DEST_REMOVED    (-1006)  /* the destination folder was deleted meanwhile */
-#define CS_ERR_CANNOT_MAKE     (-1007)  /* a device without root, or a node the destination cannot hold */
-#define CS_ERR_NO_LINK         (-1008)  /* a later name cannot be linked here: copy it */
 
 typedef struct {
   int         code;     /* errno or CS_ERR_*; 0 = success */
@@ -306,20 +296,28 @@ _cs_copy_account (CsJob      *job,
                   CsAction    action,
                   guint64     size)
 {
+  /* A move leaves what it does not take in the source. */
+  gboolean move = job->settings.operation == CS_OPERATION_MOVE;
+  const char *skipped = move ? "kept" : "skipped";
+
   switch (action)
     {
     case CS_ACTION_SKIP_NEWER:
       _cs_job_report_destination (job, dir, dst_name, "skip",
-                                  "Skipped: the file at the destination is newer");
-      _cs_job_log (job, dir, name, "skipped", size, "the file at the destination is newer");
+                                  move ? "Left in the source: the file at the destination is newer"
+                                       : "Skipped: the file at the destination is newer");
+      _cs_job_log (job, dir, name, skipped, size, "the file at the destination is newer");
       _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, size);
       break;
     case CS_ACTION_SKIP:
-      _cs_job_log (job, dir, name, "skipped", size, "identical");
+      _cs_job_log (job, dir, name, skipped, size, "identical");
       _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, size);
       break;
     case CS_ACTION_SKIP_KEPT:
-      _cs_job_log (job, dir, name, "skipped", size, "the file at the destination differs and was kept");
+      if (move)
+        _cs_job_report (job, dir, dst_name, "skip", 0,
+                        "Left in the source: a different file of that name is at the destination", 0);
+      _cs_job_log (job, dir, name, skipped, size, "the file at the destination differs and was kept");
       _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, size);
       break;
     case CS_ACTION_FAIL:
@@ -331,6 +329,8 @@ _cs_copy_account (CsJob      *job,
     default:
       return;
     }
+  if (move && !job->settings.dry_run)
+    atomic_fetch_add (&job->kept_files, 1);
   atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);
   atomic_fetch_add_explicit (&job->counters.bytes_done, size, memory_order_relaxed);
 }
@@ -988,6 +988,17 @@ publish_noreplace (CsJob      *job,
   return publish_claimed (job, tmp_fd, tmp, dir, final);
 }
 
+char *
+_cs_copy_numbered_name (const char *final,
+                        guint       n)
+{
+  const char *dot = strrchr (final, '.');
+  g_autofree char *stem = (dot != NULL && dot != final) ? g_strndup (final, (gsize) (dot - final)) : g_strdup (final);
+  const char *ext = (dot != NULL && dot != final) ? dot : "";
+
+  return g_strdup_printf ("%s (%u)%s", stem, n, ext);
+}
+
 /* "name (2).ext", "name (3).ext", … until one is free. */
 static Outcome
 publish_keep_both (CsJob      *job,
@@ -996,13 +1007,9 @@ publish_keep_both (CsJob      *job,
                    CsDir      *dir,
                    const char *final)
 {
-  const char *dot = strrchr (final, '.');
-  g_autofree char *stem = (dot != NULL && dot != final) ? g_strndup (final, (gsize) (dot - final)) : g_strdup (final);
-  const char *ext = (dot != NULL && dot != final) ? dot : "";
-
-  for (guint n = 2; n < 10000; n++)
+  for (guint n = 2; n < CS_KEEP_BOTH_MAX; n++)
     {
-      g_autofree char *candidate = g_strdup_printf ("%s (%u)%s", stem, n, ext);
+      g_autofree char *candidate = _cs_copy_numbered_name (final, n);
       Outcome o = publish_noreplace (job, tmp_fd, tmp, dir, candidate);
 
       if (o.code != CS_ERR_APPEARED)
@@ -1260,6 +1267,7 @@ copy_file_once (CsJob    *job,
   CsStage *stage = NULL;
   Outcome o;
 
+
   /* Staging pays where workers queue for a folder's lock; one or two workers
    * hardly do, and a rename between folders costs them a round trip more
    * (lab NAS, 100 files, 1 thread: 1.5 s beside, 1.8 s staged). */
@@ -1417,6 +1425,8 @@ record_failure (CsJob      *job,
 
   if (o.code == CS_ERR_STOPPED)
     return;
+  if (job->settings.operation == CS_OPERATION_MOVE)
+    atomic_fetch_add (&job->kept_files, 1);
   if (job->log != NULL)
     {
       const char *message = outcome_message (o.code);
@@ -1444,6 +1454,16 @@ record_failure (CsJob      *job,
   atomic_fetch_add_explicit (&job->counters.bytes_done, size, memory_order_relaxed);
 }
 
+void
+_cs_copy_count_done (CsJob   *job,
+                     CsClass  klass,
+                     guint64  size)
+{
+  _cs_job_add_total (job, klass, 1, size);
+  atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit (&job->counters.bytes_done, size, memory_order_relaxed);
+}
+
 /* @item is published: what the destination did not keep of it counts now. */
 static void
 record_success (CsJob    *job,
@@ -1457,10 +1477,12 @@ record_success (CsJob    *job,
   for (guint i = 0; i < CS_N_METADATA; i++)
     if (worker->lost & (1u << i))
       _cs_metadata_lost (job, i, item->dir, final, FALSE);
-  _cs_job_log (job, item->dir, item->name, action == CS_ACTION_REPLACE ? "replaced" : "copied", size, NULL);
-  _cs_job_add_total (job, CS_CLASS_COPIED, 1, size);
-  atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);
-  atomic_fetch_add_explicit (&job->counters.bytes_done, size, memory_order_relaxed);
+  /* A move logs the file once its source is gone (cs-move.c). */
+  if (job->settings.operation == CS_OPERATION_MOVE)
+    _cs_move_copied (job, item);
+  else
+    _cs_job_log (job, item->dir, item->name, action == CS_ACTION_REPLACE ? "replaced" : "copied", size, NULL);
+  _cs_copy_count_done (job, CS_CLASS_COPIED, size);
 }
 
 /* Runs @once with retries; returns the last outcome. */
@@ -1782,6 +1804,14 @@ _cs_copy_item (CsJob    *job,
       }
 
   action = _cs_copy_decide (job, item->dir, item->name, final, &item->st);
+  if (job->settings.operation == CS_OPERATION_MOVE && _cs_move_item (job, worker, item, action))
+    {
+      /* As for a copy, only an identical file there is one the later names
+       * may share; renamed ones keep their links by themselves. */
+      if (first)
+        settle_first (job, worker, item->link, action == CS_ACTION_SKIP);
+      return TRUE;
+    }
   if (action >= CS_ACTION_SKIP)
     {
       _cs_copy_account (job, item->dir, item->name, final, action, size);
@@ -1829,6 +1859,8 @@ _cs_copy_item (CsJob    *job,
       _cs_job_log (job, item->dir, item->name, "skipped", 0, message + strlen ("Not copied: "));
       _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, 0);
       atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);
+      if (job->settings.operation == CS_OPERATION_MOVE)
+        atomic_fetch_add (&job->kept_files, 1);
     }
   else
     record_failure (job, item, final, o, attempts, size);

@@ -35,6 +35,9 @@ struct _CsDir {
   struct stat  st;            /* of the source folder */
   gboolean     dst_new;       /* we created it in this run: nothing to compare against */
   gboolean     apply_attrs;   /* FALSE for the parents of file sources */
+  atomic_int   same_fs;       /* move: source and destination on one filesystem, renames work */
+  int          mirror_root;   /* mirror: the root this folder lies in (CsDeletions), or -1 */
+  gboolean     is_mirror_root;
   atomic_int   no_stage;      /* on another filesystem than the staging folders */
   atomic_uint  n_files;       /* queued so far by the scanner */
   GArray      *claims;        /* CsClaim: claims a killed run left unwritten here; usually NULL */

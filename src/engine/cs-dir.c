@@ -14,6 +14,7 @@
 #include "cs-job-private.h"
 #include "cs-metadata-private.h"
 #include "cs-links-private.h"
+#include "cs-move-private.h"
 #include "cs-names-private.h"
 #include "cs-xattrs-private.h"
 
@@ -39,6 +40,7 @@ _cs_dir_new (CsJob      *job,
   dir->src_fd = -1;
   dir->dst_fd = -1;
   dir->apply_attrs = TRUE;
+  dir->mirror_root = parent != NULL ? parent->mirror_root : -1;
 
   return dir;
 }
@@ -111,6 +113,8 @@ _cs_dir_unref (CsDir *dir)
 
       if (dir->apply_attrs && dir->dst_fd >= 0 && !job->settings.dry_run)
         finish_attributes (dir);
+      if (dir->apply_attrs && job->settings.operation == CS_OPERATION_MOVE && !job->settings.dry_run)
+        _cs_move_finish_dir (job, dir);
       if (dir->src_fd >= 0)
         _cs_io_close (&job->counters, dir->src_fd);
       if (dir->dst_fd >= 0)

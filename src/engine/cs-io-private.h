@@ -80,6 +80,7 @@ typedef struct {
   ssize_t (*flistxattr)      (int fd, char *list, size_t size);
   ssize_t (*fgetxattr)       (int fd, const char *name, void *value, size_t size);
   int     (*fsetxattr)       (int fd, const char *name, const void *value, size_t size, int flags);
+  int     (*mount_root)      (int dirfd, const char *path);  /* 1: a mount's root, 0: not, -1: errno */
 } CsIoTable;
 
 /* The table in use; tests may replace it before a job starts and restore it after. */
@@ -134,6 +135,10 @@ int     _cs_io_syncfs    (CsCounters *c, int fd);
 ssize_t _cs_io_flistxattr (CsCounters *c, int fd, char *list, size_t size);
 ssize_t _cs_io_fgetxattr (CsCounters *c, int fd, const char *name, void *value, size_t size);
 int     _cs_io_fsetxattr (CsCounters *c, int fd, const char *name, const void *value, size_t size);
+
+/* Whether @path in @dirfd (not followed) is where another filesystem, or a
+ * bind mount, is mounted: 1, 0, or -1 with errno. */
+int     _cs_io_mount_root (CsCounters *c, int dirfd, const char *path);
 
 /* Errors that mean "this way of copying is not available here", never data errors. */
 gboolean _cs_io_is_unsupported (int error_code);

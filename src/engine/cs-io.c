@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +58,24 @@ default_getdents (int fd, void *buf, size_t size)
   return syscall (SYS_getdents64, fd, buf, size);
 }
 
+/* statx says so where the kernel knows (5.8 and later); before, another
+ * device than the folder's is the sign, which misses bind mounts. */
+static int
+default_mount_root (int         dirfd,
+                    const char *path)
+{
+  struct statx stx;
+  struct stat parent;
+
+  if (statx (dirfd, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &stx) != 0)
+    return -1;
+  if (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)
+    return (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
+  if (fstat (dirfd, &parent) != 0)
+    return -1;
+  return makedev (stx.stx_dev_major, stx.stx_dev_minor) != parent.st_dev;
+}
+
 static const CsIoTable default_table = {
   .openat = default_openat,
   .close = close,
@@ -89,6 +108,7 @@ static const CsIoTable default_table = {
   .flistxattr = flistxattr,
   .fgetxattr = fgetxattr,
   .fsetxattr = fsetxattr,
+  .mount_root = default_mount_root,
 };
 
 static const CsIoTable *io = &default_table;
@@ -215,6 +235,12 @@ int
 _cs_io_fstat (CsCounters *c, int fd, struct stat *st)
 {
   SIMPLE (CS_REQ_STAT, io->fstat (fd, st));
+}
+
+int
+_cs_io_mount_root (CsCounters *c, int dirfd, const char *path)
+{
+  SIMPLE (CS_REQ_STAT, io->mount_root (dirfd, path));
 }
 
 int

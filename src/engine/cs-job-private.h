@@ -12,6 +12,7 @@
 
 #include "cs-auto-tuner.h"
 #include "cs-conflict.h"
+#include "cs-deletions.h"
 #include "cs-dir-private.h"
 #include "cs-io-private.h"
 #include "cs-job.h"
@@ -116,6 +117,20 @@ struct _CsJob {
   CsLimiter     byte_limit;       /* data copied, bytes per second */
   CsLimiter     file_limit;       /* files written, moved or deleted per second */
 
+  /* What a move took out of the source and a mirror out of the destination
+   * (CsRemovals), bumped by whoever did it */
+  atomic_uint_fast64_t moved_files, moved_bytes, moved_dirs, kept_files;
+  atomic_uint_fast64_t deleted_files, deleted_dirs, deleted_bytes, not_deleted;
+  /* Sources waiting for a flush of the destination (cs-move.c) */
+  GMutex        move_lock;
+  GPtrArray    *removals;
+  gint64        removals_since;
+  gboolean      draining;
+
+  /* Mirror (cs-mirror.c) */
+  CsDeletions  *deletions;        /* the extras, listed by the scanner */
+  gboolean      confirm_deletions;
+
   CsLog        *log;              /* the per-file log, or NULL */
   int           log_fd;
 
@@ -177,6 +192,7 @@ struct _CsJob {
   GSource      *notify_source;
   GArray       *pending_samples;  /* CsSample */
   GPtrArray    *pending_conflicts;
+  CsDeletions  *pending_deletions;
   GArray       *pending_thread_changes; /* guint pairs: from, to */
   gboolean      progress_dirty;
   gboolean      done_pending;
@@ -255,6 +271,10 @@ CsConflictAnswer _cs_job_ask       (CsJob        *job,
                                     gboolean     *out_apply_all);
 gboolean  _cs_job_sleep            (CsJob        *job,
                                     double        seconds);  /* FALSE when stopping */
+/* controller thread: emits "deletions" on the main context and waits for the
+ * answer, the clock held meanwhile; TRUE to delete. */
+gboolean  _cs_job_confirm_deletions (CsJob       *job,
+                                     CsDeletions *deletions);
 
 /* any thread */
 /* Scanner: each regular file found, and the end of the scan. */

@@ -15,11 +15,14 @@
 #include "cs-auto-memory-private.h"
 #include "cs-conflict-private.h"
 #include "cs-copy-private.h"
+#include "cs-deletions-private.h"
+#include "cs-mirror-private.h"
 #include "cs-dir-private.h"
 #include "cs-env-private.h"
 #include "cs-errno-private.h"
 #include "cs-job-private.h"
 #include "cs-links-private.h"
+#include "cs-move-private.h"
 #include "cs-names-private.h"
 #include "cs-sampler-private.h"
 #include "cs-scanner-private.h"
@@ -41,6 +44,7 @@ enum {
   SIGNAL_SAMPLE,
   SIGNAL_THREADS_CHANGED,
   SIGNAL_CONFLICT,
+  SIGNAL_DELETIONS,
   N_SIGNALS
 };
 
@@ -86,6 +90,8 @@ cs_job_finalize (GObject *object)
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_pointer (&self->pending_samples, g_array_unref);
   g_clear_pointer (&self->pending_conflicts, g_ptr_array_unref);
+  g_clear_object (&self->pending_deletions);
+  g_clear_object (&self->deletions);
   g_clear_pointer (&self->pending_thread_changes, g_array_unref);
   g_clear_error (&self->run_error);
   g_free (self->fatal_message);
@@ -95,6 +101,7 @@ cs_job_finalize (GObject *object)
   g_mutex_clear (&self->notify_lock);
   g_mutex_clear (&self->stage_lock);
   g_mutex_clear (&self->link_lock);
+  g_mutex_clear (&self->move_lock);
   for (guint i = 0; i < CS_JOB_LINK_LOCKS; i++)
     g_mutex_clear (&self->link_locks[i]);
   g_ptr_array_unref (self->free_stages);
@@ -128,6 +135,9 @@ cs_job_class_init (CsJobClass *klass)
   signals[SIGNAL_CONFLICT] =
     g_signal_new ("conflict", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, CS_TYPE_CONFLICT);
+  signals[SIGNAL_DELETIONS] =
+    g_signal_new ("deletions", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, CS_TYPE_DELETIONS);
 }
 
 static void
@@ -141,6 +151,7 @@ cs_job_init (CsJob *self)
   self->settings.wait = 1.0;
   self->settings.interval_ms = 250;
   self->settings.flush = TRUE;
+  self->settings.max_delete = CS_JOB_DEFAULT_MAX_DELETE;
   self->worker_nice = CS_JOB_DEFAULT_WORKER_NICE;
   atomic_init (&self->threads, CS_JOB_DEFAULT_THREADS);
   self->run = cs_run_new ();
@@ -150,6 +161,7 @@ cs_job_init (CsJob *self)
   g_mutex_init (&self->notify_lock);
   g_mutex_init (&self->stage_lock);
   g_mutex_init (&self->link_lock);
+  g_mutex_init (&self->move_lock);
   for (guint i = 0; i < CS_JOB_LINK_LOCKS; i++)
     g_mutex_init (&self->link_locks[i]);
   self->stage_root_fd = -1;
@@ -210,6 +222,46 @@ cs_job_set_destination (CsJob      *self,
 
   g_free (self->destination);
   self->destination = g_strdup (path);
+}
+
+void
+cs_job_set_operation (CsJob       *self,
+                      CsOperation  operation)
+{
+  RETURN_IF_STARTED (self);
+  g_return_if_fail (operation <= CS_OPERATION_MIRROR);
+  self->settings.operation = operation;
+}
+
+void
+cs_job_set_max_delete (CsJob  *self,
+                       gint64  max)
+{
+  RETURN_IF_STARTED (self);
+  g_return_if_fail (max >= -1);
+  self->settings.max_delete = max;
+}
+
+void
+cs_job_set_confirm_deletions (CsJob    *self,
+                              gboolean  confirm)
+{
+  RETURN_IF_STARTED (self);
+  self->confirm_deletions = !!confirm;
+}
+
+CsDeletions *
+cs_job_get_deletions (CsJob *self)
+{
+  g_return_val_if_fail (CS_IS_JOB (self), NULL);
+  return self->deletions;
+}
+
+CsOperation
+cs_job_get_operation (CsJob *self)
+{
+  g_return_val_if_fail (CS_IS_JOB (self), CS_OPERATION_COPY);
+  return self->settings.operation;
 }
 
 void
@@ -528,6 +580,17 @@ cs_job_check (CsJob   *self,
           && tst.st_dev == st.st_dev && tst.st_ino == st.st_ino)
         return set_error (error, CS_JOB_ERROR_SAME_FILE, source,
                           "The source and the destination are the same file");
+
+      if (self->settings.operation == CS_OPERATION_MIRROR && !S_ISDIR (st.st_mode))
+        return set_error (error, CS_JOB_ERROR_INVALID, source,
+                          "A mirror makes a folder match a folder, and this is not a folder");
+      /* Everything in a mirror's destination that its source lacks goes: the
+       * source itself, if it lay there. */
+      if (self->settings.operation == CS_OPERATION_MIRROR && stat (target, &tst) == 0 && S_ISDIR (tst.st_mode)
+          && is_ancestor_or_self (&tst, trimmed))
+        return set_error (error, CS_JOB_ERROR_SOURCE_INSIDE, source,
+                          "The source lies inside the mirror's destination %s, which would delete it",
+                          target);
 
       if (S_ISDIR (st.st_mode))
         {
@@ -996,6 +1059,7 @@ dispatch (gpointer data)
   g_autoptr(GArray) samples = NULL;
   g_autoptr(GPtrArray) conflicts = NULL;
   g_autoptr(GArray) changes = NULL;
+  g_autoptr(CsDeletions) deletions = NULL;
   gboolean progress, done;
 
   _cs_mutex_lock (&job->notify_lock);
@@ -1003,6 +1067,7 @@ dispatch (gpointer data)
   job->pending_samples = g_array_new (FALSE, FALSE, sizeof (CsSample));
   conflicts = g_steal_pointer (&job->pending_conflicts);
   job->pending_conflicts = g_ptr_array_new_with_free_func (g_object_unref);
+  deletions = g_steal_pointer (&job->pending_deletions);
   changes = g_steal_pointer (&job->pending_thread_changes);
   job->pending_thread_changes = g_array_new (FALSE, FALSE, sizeof (guint));
   progress = job->progress_dirty;
@@ -1022,6 +1087,8 @@ dispatch (gpointer data)
     g_signal_emit (job, signals[SIGNAL_PROGRESS], 0);
   for (guint i = 0; i < conflicts->len; i++)
     g_signal_emit (job, signals[SIGNAL_CONFLICT], 0, g_ptr_array_index (conflicts, i));
+  if (deletions != NULL)
+    g_signal_emit (job, signals[SIGNAL_DELETIONS], 0, deletions);
   if (done)
     finish_on_main (job);
 
@@ -1103,6 +1170,23 @@ _cs_job_ask (CsJob             *job,
   _cs_mutex_unlock (&job->ask_lock);
 
   *out_apply_all = all;
+  return answer;
+}
+
+gboolean
+_cs_job_confirm_deletions (CsJob       *job,
+                           CsDeletions *deletions)
+{
+  gboolean answer;
+
+  _cs_job_hold_clock (job);
+  _cs_mutex_lock (&job->notify_lock);
+  g_set_object (&job->pending_deletions, deletions);
+  schedule_locked (job);
+  _cs_mutex_unlock (&job->notify_lock);
+  answer = _cs_deletions_wait (deletions, job);
+  _cs_job_release_clock (job);
+
   return answer;
 }
 
@@ -1532,7 +1616,13 @@ controller_thread (gpointer data)
     _cs_mutex_unlock (&job->lock);
     g_thread_pool_free (pool, FALSE, TRUE);
   }
+  /* A move's last sources go once their copies are flushed; after a cancel
+   * too, since their copies are complete. */
+  if (job->settings.operation == CS_OPERATION_MOVE)
+    _cs_move_drain (job, TRUE);
   _cs_stage_teardown (job);
+  /* A mirror deletes its extras only once everything is copied. */
+  _cs_mirror_finish (job);
   _cs_metadata_report (job);
   /* Nothing of this run is left to be taken for a live one's. */
   if (job->presence_fd >= 0)
@@ -1555,6 +1645,16 @@ controller_thread (gpointer data)
     for (guint k = 0; k < CS_N_KINDS; k++)
       totals.v[c][k] = atomic_load (&job->totals[c][k]);
   _cs_run_set_totals (job->run, &totals);
+  {
+    CsRemovals removals = {
+      atomic_load (&job->moved_files), atomic_load (&job->moved_bytes),
+      atomic_load (&job->moved_dirs), atomic_load (&job->kept_files),
+      atomic_load (&job->deleted_files), atomic_load (&job->deleted_dirs),
+      atomic_load (&job->deleted_bytes), atomic_load (&job->not_deleted),
+    };
+
+    _cs_run_set_removals (job->run, &removals);
+  }
   _cs_run_set_duration (job->run, _cs_job_elapsed (job));
 
   reason = atomic_load (&job->stop);
@@ -1637,6 +1737,8 @@ start (CsJob         *self,
   self->max_pending = 4096;
   if (self->log_fd >= 0)
     self->log = _cs_log_new (self->log_fd);
+  if (self->settings.operation == CS_OPERATION_MIRROR)
+    self->deletions = _cs_deletions_new (self->settings.max_delete);
   plan_fd_budget (self);
   record_start (self);
 

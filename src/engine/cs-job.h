@@ -7,6 +7,7 @@
 #include "cs-io-error.h"
 
 #include "cs-conflict.h"
+#include "cs-deletions.h"
 #include "cs-run.h"
 
 G_BEGIN_DECLS
@@ -16,6 +17,8 @@ G_BEGIN_DECLS
 #define CS_JOB_DEFAULT_THREADS 8
 #define CS_JOB_DEFAULT_WORKER_NICE 4
 #define CS_JOB_MAX_WORKER_NICE 19
+/* A mirror that would delete more files and folders than this deletes none. */
+#define CS_JOB_DEFAULT_MAX_DELETE 1000
 
 typedef enum {
   CS_JOB_STATE_READY,
@@ -54,6 +57,7 @@ typedef enum {
   CS_JOB_ERROR_DUPLICATE_SOURCE,
   CS_JOB_ERROR_DESTINATION,      /* destination unusable: not a folder, unwritable, full, vanished */
   CS_JOB_ERROR_CANCELLED,
+  CS_JOB_ERROR_SOURCE_INSIDE,    /* mirror: a source lies inside the destination, which it would delete */
 } CsJobErrorCode;
 
 /* Where small files are written before they are published. */
@@ -74,8 +78,10 @@ typedef enum {
   CS_CHUNKING_NEVER,
 } CsChunking;
 
-/* Called on the scanning thread for every planned action when dry_run is set. */
-typedef void (*CsJobPlanFunc) (const char *action,      /* "copy", "replace", "skip", "mkdir", … */
+/* Called on the scanning thread for every planned action when dry_run is set;
+ * a mirror's deletions ("delete", "delete folder") come on the controller
+ * thread at the end, with @source NULL. */
+typedef void (*CsJobPlanFunc) (const char *action,      /* "copy", "replace", "skip", "mkdir", "move", … */
                                const char *source,
                                const char *destination,
                                gpointer    user_data);
@@ -103,6 +109,23 @@ void        cs_job_set_destination  (CsJob          *self,
  * becomes that destination. */
 void        cs_job_set_into         (CsJob          *self,
                                      gboolean        into);
+/* Copy (the default), move or mirror; see CsOperation, and cs-move-private.h
+ * and cs-mirror-private.h for what each promises. */
+void        cs_job_set_operation    (CsJob          *self,
+                                     CsOperation     operation);
+CsOperation cs_job_get_operation    (CsJob          *self);
+/* Mirror: at most @max deletions (-1: no limit, 0: delete nothing, only
+ * list). A mirror that would delete more deletes nothing and says so. */
+void        cs_job_set_max_delete   (CsJob          *self,
+                                     gint64          max);
+/* Mirror: once everything is copied and before anything is deleted, emit
+ * "deletions" with the list and wait for cs_deletions_answer (); without
+ * this the job deletes what it listed (within the maximum). */
+void        cs_job_set_confirm_deletions (CsJob     *self,
+                                          gboolean   confirm);
+/* Mirror: what it deletes (or would, in a dry run); complete once the
+ * copying is done. NULL for a copy or a move, or before the job runs. */
+CsDeletions *cs_job_get_deletions   (CsJob          *self);
 void        cs_job_set_overwrite    (CsJob          *self,
                                      CsOverwrite     overwrite);
 void        cs_job_set_verify       (CsJob          *self,
@@ -199,6 +222,7 @@ CsRun      *cs_job_get_run          (CsJob          *self);
  *   "sample"          (gpointer CsSample*) — each new sample, in order
  *   "threads-changed" (guint from, guint to)
  *   "conflict"        (CsConflict*)        — only with CS_OVERWRITE_ASK
+ *   "deletions"       (CsDeletions*)       — a mirror's, with cs_job_set_confirm_deletions
  * run_sync iterates its own main context, so these are delivered on its thread.
  * The result is TRUE when the job ran to its end (failed files do not count as
  * an error); FALSE with CS_JOB_ERROR for refusals, fatal destination errors and

@@ -19,6 +19,7 @@ G_BEGIN_DECLS
  * which: ".copyscope-<16 hex>-<digits>.claim-<16 hex of the final name>". */
 #define CS_CLAIM_SUFFIX    ".claim-"
 
+
 /* The claim on a final name where a share can neither rename without replacing
  * nor hard-link: this, the job tag and a newline (cs-copy.c, publish_claimed). */
 #define CS_PLACEHOLDER_PREFIX "copyscope placeholder "

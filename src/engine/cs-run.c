@@ -45,6 +45,7 @@ struct _CsRun
   CsRunSettings     settings;
   CsRunEnvironment  environment;
   CsTotals          totals;
+  CsRemovals        removals;
   const char       *outcome;      /* interned */
   char             *fatal_error;
   GArray           *samples;      /* of CsSample */
@@ -472,6 +473,19 @@ cs_run_get_not_copied (CsRun   *run,
   not_copied (&run->totals, out);
 }
 
+void
+cs_run_get_removals (CsRun      *run,
+                     CsRemovals *out_removals)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+
+  g_return_if_fail (run != NULL);
+  g_return_if_fail (out_removals != NULL);
+
+  locker = _cs_mutex_locker_new (&run->mutex);
+  *out_removals = run->removals;
+}
+
 const char *
 cs_run_get_outcome (CsRun *run)
 {
@@ -838,6 +852,19 @@ _cs_run_set_totals (CsRun          *run,
 }
 
 void
+_cs_run_set_removals (CsRun            *run,
+                      const CsRemovals *removals)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+
+  g_return_if_fail (run != NULL);
+  g_return_if_fail (removals != NULL);
+
+  locker = _cs_mutex_locker_new (&run->mutex);
+  run->removals = *removals;
+}
+
+void
 _cs_run_set_outcome (CsRun      *run,
                      const char *outcome,
                      const char *fatal_error)
@@ -972,6 +999,8 @@ build_settings (CsJsonBuilder         *builder,
   add_string_or_null (builder, "operation", cs_operation_to_string (MIN (s->operation, CS_OPERATION_MIRROR)));
   add_member_double (builder, "max_rate", s->max_rate);
   add_member_double (builder, "max_files", s->max_files);
+  if (s->operation == CS_OPERATION_MIRROR)
+    add_member_int (builder, "max_delete", s->max_delete);
   cs_json_builder_end_object (builder);
 }
 
@@ -1131,6 +1160,23 @@ cs_run_to_json (CsRun *run)
     cs_json_builder_end_object (builder);
   }
   cs_json_builder_end_object (builder);
+
+  if (run->settings.operation != CS_OPERATION_COPY)
+    {
+      const CsRemovals *m = &run->removals;
+
+      cs_json_builder_set_member_name (builder, "removals");
+      cs_json_builder_begin_object (builder);
+      add_member_int (builder, "moved_files", clamp_u64 (m->moved_files));
+      add_member_int (builder, "moved_bytes", clamp_u64 (m->moved_bytes));
+      add_member_int (builder, "moved_dirs", clamp_u64 (m->moved_dirs));
+      add_member_int (builder, "kept_files", clamp_u64 (m->kept_files));
+      add_member_int (builder, "deleted_files", clamp_u64 (m->deleted_files));
+      add_member_int (builder, "deleted_dirs", clamp_u64 (m->deleted_dirs));
+      add_member_int (builder, "deleted_bytes", clamp_u64 (m->deleted_bytes));
+      add_member_int (builder, "not_deleted", clamp_u64 (m->not_deleted));
+      cs_json_builder_end_object (builder);
+    }
 
   add_string_or_null (builder, "outcome", run->outcome);
   add_string_or_null (builder, "fatal_error", run->fatal_error);
@@ -1553,6 +1599,9 @@ read_settings (Reader        *r,
     s->max_rate = read_double (r, o, "settings", "max_rate", 0, 1e15);
   if (cs_json_object_get_member (o, "max_files") != NULL)
     s->max_files = read_double (r, o, "settings", "max_files", 0, 1e9);
+  s->max_delete = -1;
+  if (cs_json_object_get_member (o, "max_delete") != NULL)
+    s->max_delete = read_int (r, o, "settings", "max_delete", -1, (double) G_MAXINT64);
 
   excludes = read_array (r, o, "settings", "excludes", TRUE);
   if (excludes == NULL)
@@ -1604,6 +1653,29 @@ read_totals (Reader     *r,
         totals->v[k][j] = read_int (r, c, where, kind_names[j], 0,
                                     j == CS_KIND_BYTES ? MAX_BYTES : MAX_COUNT);
     }
+}
+
+/* Written for moves and mirrors only. */
+static void
+read_removals (Reader       *r,
+               CsJsonObject *root,
+               CsRemovals   *m)
+{
+  CsJsonObject *o;
+
+  if (cs_json_object_get_member (root, "removals") == NULL)
+    return;
+  o = read_object (r, root, "", "removals");
+  if (o == NULL)
+    return;
+  m->moved_files = (guint64) read_int (r, o, "removals", "moved_files", 0, (double) G_MAXINT64);
+  m->moved_bytes = (guint64) read_int (r, o, "removals", "moved_bytes", 0, (double) G_MAXINT64);
+  m->moved_dirs = (guint64) read_int (r, o, "removals", "moved_dirs", 0, (double) G_MAXINT64);
+  m->kept_files = (guint64) read_int (r, o, "removals", "kept_files", 0, (double) G_MAXINT64);
+  m->deleted_files = (guint64) read_int (r, o, "removals", "deleted_files", 0, (double) G_MAXINT64);
+  m->deleted_dirs = (guint64) read_int (r, o, "removals", "deleted_dirs", 0, (double) G_MAXINT64);
+  m->deleted_bytes = (guint64) read_int (r, o, "removals", "deleted_bytes", 0, (double) G_MAXINT64);
+  m->not_deleted = (guint64) read_int (r, o, "removals", "not_deleted", 0, (double) G_MAXINT64);
 }
 
 static void
@@ -1909,6 +1981,7 @@ cs_run_new_from_json (CsJsonNode  *node,
   read_settings (&r, root, &run->settings);
   read_environment (&r, root, &run->environment);
   read_totals (&r, root, &run->totals);
+  read_removals (&r, root, &run->removals);
 
   outcome = read_string (&r, root, "", "outcome", FALSE);
   if (outcome != NULL && !outcome_is_known (outcome))

@@ -57,6 +57,22 @@ typedef struct {
   guint64 v[CS_N_CLASSES][CS_N_KINDS];
 } CsTotals;
 
+/* What a move took out of the source and a mirror out of the destination;
+ * all zero for a copy. */
+typedef struct {
+  guint64 moved_files;      /* move: source files gone to the destination (renamed, or
+                             * removed once their copy was published and flushed) */
+  guint64 moved_bytes;
+  guint64 moved_dirs;       /* move: source folders renamed whole or removed once empty */
+  guint64 kept_files;       /* move: files left in the source (newer or different at the
+                             * destination, failed, changed meanwhile) */
+  guint64 deleted_files;    /* mirror: extras deleted from the destination */
+  guint64 deleted_dirs;
+  guint64 deleted_bytes;
+  guint64 not_deleted;      /* mirror: extras listed but not deleted (over the maximum,
+                             * changed since they were listed, or refused) */
+} CsRemovals;
+
 /* One sample of every counter, taken at a fixed interval. */
 typedef struct {
   double  t;                        /* seconds since the run started */
@@ -109,6 +125,7 @@ typedef struct {
   CsOperation  operation;
   double       max_rate;            /* bytes/s at the start, 0: none; changes are events */
   double       max_files;           /* files/s at the start, 0: none */
+  gint64       max_delete;          /* mirror: at most this many deletions, -1: no limit */
 } CsRunSettings;
 
 typedef struct {
@@ -155,6 +172,8 @@ void                     cs_run_get_totals        (CsRun       *run,
  * it (a fatal error, a cancel). Zero for a run that completed. */
 void                     cs_run_get_not_copied    (CsRun       *run,
                                                    guint64      out[CS_N_KINDS]);
+void                     cs_run_get_removals      (CsRun       *run,
+                                                   CsRemovals  *out_removals);
 const char              *cs_run_get_outcome       (CsRun       *run);  /* "completed", "cancelled", "failed", "running" */
 const char              *cs_run_get_fatal_error   (CsRun       *run);  /* NULL unless the job stopped on one */
 

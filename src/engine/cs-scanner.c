@@ -14,6 +14,8 @@
 #include "cs-errno-private.h"
 #include "cs-job-private.h"
 #include "cs-links-private.h"
+#include "cs-mirror-private.h"
+#include "cs-move-private.h"
 #include "cs-names-private.h"
 #include "cs-scanner-private.h"
 #include "cs-stage-private.h"
@@ -29,9 +31,9 @@
 #define DENTS_BUFFER_SIZE      (32 * 1024)
 #define DENTS_BUFFER_SIZE_DEEP (4 * 1024)
 
-static gboolean
-is_excluded (CsJob      *job,
-             const char *name)
+gboolean
+_cs_scanner_is_excluded (CsJob      *job,
+                         const char *name)
 {
   if (job->excludes == NULL)
     return FALSE;
@@ -292,6 +294,10 @@ enter_dir (CsJob             *job,
         }
     }
 
+  if (job->settings.operation == CS_OPERATION_MOVE)
+    _cs_move_probe_dir (job, dir);
+  if (job->settings.operation == CS_OPERATION_MIRROR && parent->parent == NULL)
+    _cs_mirror_add_root (job, dir);
   walk_dir (job, dir, depth + 1);
   _cs_dir_unref (dir);
 }
@@ -325,7 +331,7 @@ handle_entry (CsJob         *job,
 {
   struct stat st;
 
-  if (is_excluded (job, name))
+  if (_cs_scanner_is_excluded (job, name))
     return;
   if (existing != NULL)
     g_hash_table_remove (existing, dst_name != NULL ? dst_name : name);
@@ -339,6 +345,10 @@ handle_entry (CsJob         *job,
 
   if (S_ISDIR (st.st_mode))
     {
+      /* A move takes a whole folder by one rename when its name is free. */
+      if (job->settings.operation == CS_OPERATION_MOVE && !job->settings.dry_run
+          && _cs_move_rename_whole (job, dir, name, dst_name != NULL ? dst_name : name, &st))
+        return;
       enter_dir (job, dir, name, dst_name != NULL ? dst_name : name, &st, depth);
       return;
     }
@@ -367,9 +377,14 @@ handle_entry (CsJob         *job,
             : CS_ACTION_COPY;
           static const char *names[] = { "copy", "replace", "keep both", "skip", "skip (destination is newer)",
                                          "skip (kept)", "fail" };
+          static const char *move_names[] = { "move", "move (replace)", "move (keep both)",
+                                              "remove source (identical)", "keep (destination is newer)",
+                                              "keep", "fail" };
 
           _cs_link_unref (link);
-          plan (job, action <= CS_ACTION_REPLACE && !first ? "hard link" : names[action], dir, name, final);
+          plan (job, job->settings.operation == CS_OPERATION_MOVE ? move_names[action]
+                     : action <= CS_ACTION_REPLACE && !first ? "hard link" : names[action],
+                dir, name, final);
           if (action <= CS_ACTION_KEEP_BOTH)
             {
               _cs_job_add_total (job, CS_CLASS_COPIED, 1, size);
@@ -392,6 +407,11 @@ handle_entry (CsJob         *job,
           CsBig *big;
           guint64 off;
 
+          /* A move decides for itself in the worker (renaming, or comparing
+           * before removing the source). */
+          if (job->settings.operation == CS_OPERATION_MOVE
+              && (action >= CS_ACTION_SKIP || atomic_load (&dir->same_fs)))
+            goto whole;
           if (action >= CS_ACTION_SKIP)
             {
               if (link != NULL)
@@ -441,6 +461,7 @@ handle_entry (CsJob         *job,
           return;
         }
 
+    whole:
       {
         CsItem *item = g_new0 (CsItem, 1);
 
@@ -508,7 +529,12 @@ walk_dir (CsJob *job,
   flush_batch (job);
 
   if (existing != NULL && !_cs_job_stopping (job))
-    count_extras (job, dir, existing);
+    {
+      count_extras (job, dir, existing);
+      /* Only a folder read to its end tells what its source no longer has. */
+      if (n == 0 && job->settings.operation == CS_OPERATION_MIRROR)
+        _cs_mirror_note_extras (job, dir, existing);
+    }
 }
 
 /* Opens @path's parent folder as a pseudo folder whose attributes are left alone. */
@@ -528,6 +554,8 @@ open_container (CsJob      *job,
       return NULL;
     }
   _cs_dir_note_source (job, dir, NULL);
+  if (job->settings.operation == CS_OPERATION_MOVE)
+    _cs_move_probe_dir (job, dir);
 
   return dir;
 }

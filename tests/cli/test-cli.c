@@ -540,6 +540,10 @@ test_exit_usage (Fixture       *f,
     { { "copy", "--max-rate", "5Q", "SRC", "DST" }, "“5Q”" },
     { { "copy", "--max-files", "10/min", "SRC", "DST" }, "“10/min”" },
     { { "copy", "--log", "-", "--json", "-", "SRC", "DST" }, "--log" },
+    { { "mirror", "SRC" }, "source" },
+    { { "mirror", "SRC", "SRC", "DST" }, "one source" },
+    { { "mirror", "--max-delete", "many", "SRC", "DST" }, "“many”" },
+    { { "move", "--overwrite=ask", "SRC", "DST" }, "ask" },
     { { "frobnicate", "SRC", "DST" }, "frobnicate" },
   };
   g_autofree char *src = fixture_path (f, "src");
@@ -1789,6 +1793,66 @@ test_log_and_limits (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (settings, "operation"), ==, "copy");
 }
 
+/* move: the tree ends up where copy would put it, and the source is gone. */
+static void
+test_move (Fixture       *f,
+           gconstpointer  data)
+{
+  g_autofree char *src = fixture_path (f, "src");
+  g_autofree char *ref = fixture_path (f, "ref");
+  g_autofree char *dst = fixture_path (f, "dst");
+  g_autofree char *moved = fixture_path (f, "dst/src");
+  g_auto(CliResult) r = { 0 };
+  g_auto(CliResult) c = { 0 };
+
+  make_sample_tree (src);
+  run_cli (&c, "copy", src, ref, NULL);
+  g_assert_cmpint (c.status, ==, 0);
+  make_dir (dst, 0755);
+  run_cli (&r, "move", src, dst, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Moved"));
+  g_assert_false (g_file_test (src, G_FILE_TEST_EXISTS));
+  cs_test_tree_assert_equal (ref, moved);
+}
+
+/* mirror: the dry run lists the deletions, --max-delete stops a larger one
+ * with status 1, and the mirror makes DEST equal SOURCE. */
+static void
+test_mirror (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *src = fixture_path (f, "src");
+  g_autofree char *dst = fixture_path (f, "dst");
+  g_autofree char *extra = fixture_path (f, "dst/only-here.txt");
+  g_autofree char *extra_dir = fixture_path (f, "dst/old-folder");
+  g_autofree char *extra_in = fixture_path (f, "dst/old-folder/x");
+  g_auto(CliResult) r = { 0 };
+
+  make_sample_tree (src);
+  make_dir (dst, 0755);
+  g_assert_true (g_file_set_contents (extra, "x", 1, NULL));
+  make_dir (extra_dir, 0755);
+  g_assert_true (g_file_set_contents (extra_in, "y", 1, NULL));
+
+  run_cli (&r, "mirror", "--dry-run", src, dst, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "delete       "));
+  g_assert_nonnull (strstr (r.out, "only-here.txt"));
+  g_assert_nonnull (strstr (r.out, "delete folder"));
+  g_assert_true (g_file_test (extra, G_FILE_TEST_EXISTS));
+
+  run_cli (&r, "mirror", "--max-delete", "2", src, dst, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "--max-delete"));
+  g_assert_true (g_file_test (extra_in, G_FILE_TEST_EXISTS));
+
+  run_cli (&r, "mirror", src, dst, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Deleted"));
+  cs_test_tree_assert_equal (src, dst);
+}
+
 static void
 add (const char    *path,
      gconstpointer  data,
@@ -1862,6 +1926,8 @@ main (int    argc,
   add ("/cli/rerun/overwrite-always", NULL, test_rerun_always);
   add ("/cli/rerun/overwrite-never", NULL, test_rerun_never);
   add ("/cli/log-and-limits", NULL, test_log_and_limits);
+  add ("/cli/move", NULL, test_move);
+  add ("/cli/mirror", NULL, test_mirror);
 
   status = g_test_run ();
 

@@ -54,6 +54,7 @@ struct _CsOracle {
   GPtrArray *pairs;
   GPtrArray *bystanders;
   gboolean   compare_owner;
+  gboolean   move;
   guint8    *buffer;
 };
 
@@ -582,6 +583,13 @@ cs_oracle_set_compare_owner (CsOracle *oracle,
 }
 
 void
+cs_oracle_set_move (CsOracle *oracle,
+                    gboolean  move)
+{
+  oracle->move = move;
+}
+
+void
 cs_oracle_update_source (CsOracle   *oracle,
                          guint       pair,
                          const char *relative)
@@ -811,6 +819,78 @@ check_unchanged (CsOracle   *oracle,
       }
 }
 
+/* A move's source: each entry still there is untouched; each one gone has a
+ * COMPLETE copy (a folder, a folder at the copy's path); nothing is new. */
+static void
+check_moved (CsOracle *oracle,
+             Pair     *p)
+{
+  g_autoptr(GHashTable) now = snapshot (p->source, oracle->buffer);
+  g_autoptr(GHashTable) copy = snapshot (p->copy, oracle->buffer);
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&iter, p->src);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      const Entry *then = value;
+      const Entry *e = g_hash_table_lookup (now, key);
+      const Entry *c = g_hash_table_lookup (copy, key);
+      g_autofree char *path = full_path (p->source, key);
+
+      if (e != NULL)
+        {
+          /* A folder being emptied changes; its entries are checked one by one. */
+          if (!S_ISDIR (then->mode) && !identical (oracle, then, e))
+            {
+              g_autofree char *was = entry_to_string (then);
+              g_autofree char *is = entry_to_string (e);
+
+              fail (path, "the source changed: it was %s, now %s", was, is);
+              return;
+            }
+          if (S_ISDIR (then->mode) && !S_ISDIR (e->mode))
+            {
+              fail (path, "the source folder is no longer a folder");
+              return;
+            }
+          continue;
+        }
+      if (c == NULL)
+        {
+          g_autofree char *was = entry_to_string (then);
+
+          fail (path, "LOST: gone from the source and not in the copy (it was %s)", was);
+          return;
+        }
+      if (!S_ISDIR (then->mode))
+        {
+          g_autofree char *diff = copy_difference (oracle, then, c, FALSE);
+
+          if (diff != NULL)
+            {
+              fail (path, "gone from the source, and its copy is not COMPLETE: %s", diff);
+              return;
+            }
+        }
+      else if (!S_ISDIR (c->mode))
+        {
+          fail (path, "a folder gone from the source, and its copy is no folder");
+          return;
+        }
+    }
+  g_hash_table_iter_init (&iter, now);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    if (!g_hash_table_contains (p->src, key))
+      {
+        g_autofree char *path = full_path (p->source, key);
+        g_autofree char *is = entry_to_string (value);
+
+        fail (path, "the source gained an entry: %s", is);
+        return;
+      }
+}
+
 CsOracleCounts
 cs_oracle_check (CsOracle      *oracle,
                  CsOracleFlags  flags)
@@ -824,7 +904,10 @@ cs_oracle_check (CsOracle      *oracle,
       GHashTableIter iter;
       gpointer key, value;
 
-      check_unchanged (oracle, p->source, p->src, "the source");
+      if (oracle->move)
+        check_moved (oracle, p);
+      else
+        check_unchanged (oracle, p->source, p->src, "the source");
       now = snapshot (p->copy, oracle->buffer);
 
       g_hash_table_iter_init (&iter, now);

@@ -78,6 +78,11 @@ void          cs_oracle_never_copied   (CsOracle    *oracle,
  * (a copy made by an unprivileged user belongs to that user). */
 void          cs_oracle_set_compare_owner (CsOracle *oracle,
                                            gboolean  compare);
+/* The job moves (CS_OPERATION_MOVE): a source entry may be gone from the
+ * source, but only if its copy is COMPLETE — every file in the source, the
+ * copy or both, never neither — and the source gains nothing. */
+void          cs_oracle_set_move       (CsOracle    *oracle,
+                                        gboolean     move);
 /* The test changed a source entry on purpose: take its new state as the truth. */
 void          cs_oracle_update_source  (CsOracle    *oracle,
                                         guint        pair,
