@@ -15,7 +15,7 @@
  * doubling takes the same room and the marks at 1, 2, 4 … 128 are evenly
  * spaced; any whole count in between can be reached and is shown exactly.
  * The Auto switch beside it hands the count to the job's controller; moving
- * the slider by hand takes it back.
+ * the slider by hand takes it back. Scrolling over it scrolls the page.
  */
 
 struct _CsThreadSlider
@@ -88,6 +88,28 @@ static void
 auto_switch_changed_cb (CsThreadSlider *self)
 {
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_AUTO]);
+}
+
+/* A wheel or touchpad scrolling the page past the slider changed the count
+ * (and the remembered one) on its way: the scale gives its scroll controller
+ * up, so scrolling over it scrolls the page like over any other row. The
+ * pointer and the keyboard still move it. */
+static void
+cs_thread_slider_drop_scrolling (CsThreadSlider *self)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (self->scale));
+  g_autoptr(GPtrArray) scrolling = g_ptr_array_new_with_free_func (g_object_unref);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_EVENT_CONTROLLER_SCROLL (controller))
+        g_ptr_array_add (scrolling, g_steal_pointer (&controller));
+    }
+
+  for (guint i = 0; i < scrolling->len; i++)
+    gtk_widget_remove_controller (GTK_WIDGET (self->scale), g_ptr_array_index (scrolling, i));
 }
 
 static void
@@ -191,6 +213,7 @@ cs_thread_slider_init (CsThreadSlider *self)
   GtkLayoutManager *layout;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  cs_thread_slider_drop_scrolling (self);
 
   layout = gtk_widget_get_layout_manager (GTK_WIDGET (self));
   gtk_box_layout_set_spacing (GTK_BOX_LAYOUT (layout), 12);

@@ -1217,6 +1217,36 @@ test_copy_into (void)
   cs_test_tree_remove (root);
 }
 
+/* A wheel or touchpad over the slider scrolls the page: the scale takes no
+ * scroll events, so they reach the page's scrolled window. */
+static void
+test_slider_scroll (void)
+{
+  CsWindow *window = cs_ui_window_new ();
+  CsThreadSlider *sliders[] = { setup_slider (window), live_slider (window) };
+
+  for (guint i = 0; i < G_N_ELEMENTS (sliders); i++)
+    {
+      GtkWidget *scale = cs_thread_slider_get_scale (sliders[i]);
+
+      for (GtkWidget *widget = scale; widget != NULL && !GTK_IS_SCROLLED_WINDOW (widget);
+           widget = gtk_widget_get_parent (widget))
+        {
+          g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+          for (guint j = 0; j < g_list_model_get_n_items (controllers); j++)
+            {
+              g_autoptr(GObject) controller = g_list_model_get_item (controllers, j);
+
+              g_assert_false (GTK_IS_EVENT_CONTROLLER_SCROLL (controller));
+            }
+        }
+      g_assert_nonnull (gtk_widget_get_ancestor (scale, GTK_TYPE_SCROLLED_WINDOW));
+    }
+
+  cs_ui_window_destroy (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1232,6 +1262,7 @@ main (int   argc,
   g_test_add_func ("/window/thread-slider", test_thread_slider);
   g_test_add_func ("/window/accessibility", test_accessibility);
   g_test_add_func ("/window/drop", test_drop);
+  g_test_add_func ("/window/slider-scroll", test_slider_scroll);
   g_test_add_func ("/window/choose-destination", test_choose_destination);
   g_test_add_func ("/window/refusal", test_refusal);
   g_test_add_func ("/window/copy", test_copy);
