@@ -141,7 +141,11 @@ start_action (GtkWidget  *widget,
 
   _cs_window_configure_job (self, job);
   if (_cs_window_start (self, job))
-    g_clear_pointer (&self->retry_targets, g_hash_table_unref);
+    {
+      g_clear_pointer (&self->retry_targets, g_hash_table_unref);
+      /* They are the copy's now; what the setup page gets next is the next copy's. */
+      cs_setup_page_clear_sources (self->setup_page);
+    }
 }
 
 static void
@@ -177,13 +181,15 @@ new_copy_action (GtkWidget  *widget,
 {
   CsWindow *self = CS_WINDOW (widget);
 
-  if (self->job != NULL)
-    return;
-
-  /* The destination and the options usually carry over; the sources do not. */
-  cs_setup_page_clear_sources (self->setup_page);
+  /* The destination and the options carry over; the sources went with the
+   * copy that started, and what was handed over since waits here. */
   cs_setup_page_show_refusal (self->setup_page, NULL);
-  gtk_stack_set_visible_child_name (self->stack, "setup");
+
+  /* During a copy, the next one is set up on top of it: Back returns to it. */
+  if (self->job != NULL)
+    _cs_window_navigate (self, "setup");
+  else
+    _cs_window_show_home (self, "setup");
 }
 
 /* The folder of the destination where @source (a path that failed) belongs,
@@ -336,15 +342,7 @@ go_back_action (GtkWidget  *widget,
                 const char *action_name,
                 GVariant   *parameter)
 {
-  CsWindow *self = CS_WINDOW (widget);
-  g_autofree char *page = NULL;
-
-  if (self->job != NULL || self->back_stack->len == 0)
-    return;
-
-  page = g_strdup (g_ptr_array_index (self->back_stack, self->back_stack->len - 1));
-  g_ptr_array_remove_index (self->back_stack, self->back_stack->len - 1);
-  gtk_stack_set_visible_child_name (self->stack, page);
+  _cs_window_go_back (CS_WINDOW (widget));
 }
 
 static void
@@ -358,7 +356,7 @@ show_history_action (GtkWidget  *widget,
     return;
 
   cs_history_page_reload (self->history_page);
-  _cs_window_navigate (self, "history");
+  _cs_window_show_section (self, "history");
 }
 
 static void
@@ -369,7 +367,7 @@ show_sweep_action (GtkWidget  *widget,
   CsWindow *self = CS_WINDOW (widget);
 
   if (self->job == NULL)
-    _cs_window_navigate (self, "sweep");
+    _cs_window_show_section (self, "sweep");
 }
 
 static void
@@ -380,7 +378,7 @@ show_demo_action (GtkWidget  *widget,
   CsWindow *self = CS_WINDOW (widget);
 
   if (self->job == NULL)
-    _cs_window_navigate (self, "demo");
+    _cs_window_show_section (self, "demo");
 }
 
 static void
@@ -432,22 +430,24 @@ _cs_window_actions_update (CsWindow *self)
   GtkWidget *widget = GTK_WIDGET (self);
   const char *page = gtk_stack_get_visible_child_name (self->stack);
   gboolean running = self->job != NULL;
-  gboolean setup = !running && g_strcmp0 (page, "setup") == 0;
+  gboolean on_setup = g_strcmp0 (page, "setup") == 0;
+  gboolean setup = !running && on_setup;
   gboolean summary = !running && g_strcmp0 (page, "summary") == 0;
   gboolean paused = running && cs_job_get_state (self->job) == CS_JOB_STATE_PAUSED;
   CsRun *run = cs_summary_page_get_run (self->summary_page);
   guint n_sources = g_list_model_get_n_items (cs_setup_page_get_sources (self->setup_page));
 
-  gtk_widget_action_set_enabled (widget, "win.add-files", !running);
-  gtk_widget_action_set_enabled (widget, "win.add-folder", !running);
-  gtk_widget_action_set_enabled (widget, "win.clear-sources", setup && n_sources > 0);
-  gtk_widget_action_set_enabled (widget, "win.choose-destination", setup);
+  /* The next copy can be set up at any time, even while one runs. */
+  gtk_widget_action_set_enabled (widget, "win.add-files", TRUE);
+  gtk_widget_action_set_enabled (widget, "win.add-folder", TRUE);
+  gtk_widget_action_set_enabled (widget, "win.clear-sources", on_setup && n_sources > 0);
+  gtk_widget_action_set_enabled (widget, "win.choose-destination", on_setup);
+  gtk_widget_action_set_enabled (widget, "win.new-copy", TRUE);
   gtk_widget_action_set_enabled (widget, "win.start",
                                  setup && n_sources > 0 &&
                                  cs_setup_page_get_destination (self->setup_page) != NULL);
   gtk_widget_action_set_enabled (widget, "win.pause", running);
   gtk_widget_action_set_enabled (widget, "win.cancel", running);
-  gtk_widget_action_set_enabled (widget, "win.new-copy", summary);
   gtk_widget_action_set_enabled (widget, "win.export", summary && run != NULL);
   gtk_widget_action_set_enabled (widget, "win.open-destination",
                                  summary && run != NULL && cs_run_get_destination (run) != NULL);
@@ -456,7 +456,7 @@ _cs_window_actions_update (CsWindow *self)
                                  !self->summary_from_history);
 
   gtk_widget_set_visible (GTK_WIDGET (self->start_button), setup);
-  gtk_widget_set_visible (GTK_WIDGET (self->add_button), setup);
+  gtk_widget_set_visible (GTK_WIDGET (self->add_button), on_setup);
   gtk_widget_set_visible (GTK_WIDGET (self->pause_button), running);
   gtk_widget_set_visible (GTK_WIDGET (self->cancel_button), running);
 
@@ -467,11 +467,11 @@ _cs_window_actions_update (CsWindow *self)
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, paused ? _("Resume") : _("Pause"),
                                   -1);
 
-  gtk_widget_action_set_enabled (widget, "win.go-back", !running && self->back_stack->len > 0);
+  gtk_widget_action_set_enabled (widget, "win.go-back", self->back_stack->len > 0);
   gtk_widget_action_set_enabled (widget, "win.show-history", !running);
   gtk_widget_action_set_enabled (widget, "win.show-sweep", !running);
   gtk_widget_action_set_enabled (widget, "win.show-demo", !running);
-  gtk_widget_set_visible (GTK_WIDGET (self->back_button), !running && self->back_stack->len > 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->back_button), self->back_stack->len > 0);
   gtk_widget_set_visible (GTK_WIDGET (self->history_button), !running);
 }
 

@@ -48,6 +48,7 @@ struct _CsWindow
   guint                 inhibit_cookie;
   CsJobState            last_state;
   GPtrArray            *back_stack;      /* of page names, for win.go-back */
+  CsRun                *copy_run;        /* the last copy's, for its summary */
   CsLoopProbe          *loop_probe;      /* the last copy's, with COPYSCOPE_LOOP_PROBE */
 
   /* Borrowed: these dialogs destroy themselves when answered */
@@ -78,8 +79,13 @@ void     _cs_window_configure_job         (CsWindow       *self,
 void     _cs_window_ask_cancel            (CsWindow       *self);
 void     _cs_window_show_toast            (CsWindow       *self,
                                            const char     *title);
+void     _cs_window_show_home             (CsWindow       *self,
+                                           const char     *page);
 void     _cs_window_navigate              (CsWindow       *self,
                                            const char     *page);
+void     _cs_window_show_section          (CsWindow       *self,
+                                           const char     *page);
+gboolean _cs_window_go_back               (CsWindow       *self);
 void     _cs_window_open_folder           (CsWindow       *self,
                                            const char     *path);
 

@@ -116,7 +116,40 @@ static const struct {
   { "demo", N_("Demonstration") },
 };
 
-/* Shows @page, remembering the one it leaves for win.go-back. */
+/*
+ * Going back is one logical step, not the walk through every page seen: the
+ * pages where a copy is set up, runs and ends (setup, copying, its summary)
+ * are the bottom; History, the sweep and the demonstration open on top of
+ * the bottom page; a run, a comparison or a sweep opened from them goes on
+ * top of them.
+ */
+
+/* The summary at the bottom is the last copy's, even after History showed
+ * another run on the same page. */
+static void
+cs_window_restore_copy_summary (CsWindow   *self,
+                                const char *page)
+{
+  if (g_strcmp0 (page, "summary") != 0 || self->copy_run == NULL ||
+      !self->summary_from_history)
+    return;
+
+  cs_summary_page_set_run (self->summary_page, self->copy_run);
+  self->summary_from_history = FALSE;
+}
+
+/* Shows @page, a bottom page: nothing to go back to. */
+void
+_cs_window_show_home (CsWindow   *self,
+                      const char *page)
+{
+  g_ptr_array_set_size (self->back_stack, 0);
+  cs_window_restore_copy_summary (self, page);
+  gtk_stack_set_visible_child_name (self->stack, page);
+  _cs_window_actions_update (self);
+}
+
+/* Shows @page on top of the one shown now, which win.go-back returns to. */
 void
 _cs_window_navigate (CsWindow   *self,
                      const char *page)
@@ -128,6 +161,46 @@ _cs_window_navigate (CsWindow   *self,
 
   g_ptr_array_add (self->back_stack, g_strdup (current));
   gtk_stack_set_visible_child_name (self->stack, page);
+  _cs_window_actions_update (self);
+}
+
+/* Shows @page (History, the sweep, the demonstration) on top of the bottom
+ * page, whichever of them is shown now. */
+void
+_cs_window_show_section (CsWindow   *self,
+                         const char *page)
+{
+  const char *current = gtk_stack_get_visible_child_name (self->stack);
+  g_autofree char *bottom = NULL;
+
+  if (g_strcmp0 (current, page) == 0)
+    return;
+
+  bottom = self->back_stack->len > 0 ? g_strdup (g_ptr_array_index (self->back_stack, 0))
+                                     : g_strdup (current);
+  g_ptr_array_set_size (self->back_stack, 0);
+  g_ptr_array_add (self->back_stack, g_steal_pointer (&bottom));
+  gtk_stack_set_visible_child_name (self->stack, page);
+  _cs_window_actions_update (self);
+}
+
+/* One step back; FALSE when there is none. */
+gboolean
+_cs_window_go_back (CsWindow *self)
+{
+  g_autofree char *page = NULL;
+
+  if (self->back_stack->len == 0)
+    return FALSE;
+
+  page = g_strdup (g_ptr_array_index (self->back_stack, self->back_stack->len - 1));
+  g_ptr_array_remove_index (self->back_stack, self->back_stack->len - 1);
+  if (self->back_stack->len == 0)
+    cs_window_restore_copy_summary (self, page);
+  gtk_stack_set_visible_child_name (self->stack, page);
+  _cs_window_actions_update (self);
+
+  return TRUE;
 }
 
 static void
@@ -136,19 +209,14 @@ visible_page_changed_cb (CsWindow *self)
   const char *page = gtk_stack_get_visible_child_name (self->stack);
   const char *subtitle = NULL;
 
-  /* A copy, or the setup of the next one, starts afresh. */
-  if (g_strcmp0 (page, "setup") == 0 || g_strcmp0 (page, "copying") == 0)
-    g_ptr_array_set_size (self->back_stack, 0);
-  if (g_strcmp0 (page, "copying") == 0)
-    self->summary_from_history = FALSE;
-
   for (guint i = 0; i < G_N_ELEMENTS (page_subtitles); i++)
     if (g_strcmp0 (page, page_subtitles[i].page) == 0)
       subtitle = _(page_subtitles[i].subtitle);
 
-  if (subtitle != NULL)
+  /* While a copy runs, the subtitle is its progress, whatever page is shown. */
+  if (subtitle != NULL && self->job == NULL)
     adw_window_title_set_subtitle (self->window_title, subtitle);
-  else if (g_strcmp0 (page, "copying") != 0)
+  else if (self->job == NULL)
     adw_window_title_set_subtitle (self->window_title, NULL);
 
   _cs_window_actions_update (self);
@@ -439,6 +507,47 @@ cs_window_uninhibit (CsWindow *self)
 }
 
 static void
+show_summary_cb (CsWindow *self)
+{
+  _cs_window_show_home (self, "summary");
+}
+
+/* Whoever watched the copy sees its summary; someone setting up the next copy
+ * meanwhile stays there and is told, with a way to the summary. */
+static void
+cs_window_show_summary_or_tell (CsWindow *self,
+                                CsRun    *run)
+{
+  const char *page = gtk_stack_get_visible_child_name (self->stack);
+  AdwToast *toast;
+
+  if (g_strcmp0 (page, "copying") == 0 || g_strcmp0 (page, "summary") == 0)
+    {
+      _cs_window_show_home (self, "summary");
+      return;
+    }
+
+  /* The copy's page under this one is its summary now. */
+  for (guint i = 0; i < self->back_stack->len; i++)
+    if (g_strcmp0 (g_ptr_array_index (self->back_stack, i), "copying") == 0)
+      {
+        g_free (self->back_stack->pdata[i]);
+        self->back_stack->pdata[i] = g_strdup ("summary");
+      }
+
+  if (g_strcmp0 (cs_run_get_outcome (run), "completed") == 0 && cs_run_get_n_errors (run) == 0)
+    toast = adw_toast_new (_("The copy is complete"));
+  else
+    toast = adw_toast_new (_("The copy has ended; its summary says how"));
+  adw_toast_set_button_label (toast, _("_Show Summary"));
+  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  g_signal_connect_object (toast, "button-clicked", G_CALLBACK (show_summary_cb), self,
+                           G_CONNECT_SWAPPED);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+  _cs_window_actions_update (self);
+}
+
+static void
 run_done_cb (CsJob        *job,
              const GError *error,
              gpointer      user_data)
@@ -477,10 +586,12 @@ run_done_cb (CsJob        *job,
 
   run = cs_job_get_run (finished);
   cs_window_save_run (self, run);
+  g_clear_pointer (&self->copy_run, cs_run_unref);
+  self->copy_run = cs_run_ref (run);
   cs_summary_page_set_run (self->summary_page, run);
+  self->summary_from_history = FALSE;
   adw_window_title_set_subtitle (self->window_title, NULL);
-  gtk_stack_set_visible_child_name (self->stack, "summary");
-  _cs_window_actions_update (self);
+  cs_window_show_summary_or_tell (self, run);
 
   /* The user closed the window during the copy and has seen it cancelled. */
   if (self->close_when_done)
@@ -681,8 +792,7 @@ _cs_window_start (CsWindow *self,
   if (!cs_job_check (job, &error))
     {
       cs_window_show_refusal (self, error);
-      gtk_stack_set_visible_child_name (self->stack, "setup");
-      _cs_window_actions_update (self);
+      _cs_window_show_home (self, "setup");
       return FALSE;
     }
   cs_window_show_refusal (self, NULL);
@@ -699,8 +809,7 @@ _cs_window_start (CsWindow *self,
   self->inhibit_cookie = session->inhibit (GTK_WINDOW (self), _("Copying files"));
 
   adw_window_title_set_subtitle (self->window_title, _("Copying"));
-  gtk_stack_set_visible_child_name (self->stack, "copying");
-  _cs_window_actions_update (self);
+  _cs_window_show_home (self, "copying");
 
   self->job_running = FALSE;
   cs_window_run_when_drawn (self);
@@ -828,6 +937,7 @@ cs_window_finalize (GObject *object)
   g_clear_pointer (&self->loop_probe, cs_loop_probe_free);
   g_clear_pointer (&self->retry_targets, g_hash_table_unref);
   g_clear_pointer (&self->back_stack, g_ptr_array_unref);
+  g_clear_pointer (&self->copy_run, cs_run_unref);
 
   G_OBJECT_CLASS (cs_window_parent_class)->finalize (object);
 }
@@ -924,8 +1034,7 @@ cs_window_init (CsWindow *self)
   g_signal_connect_object (self->demo_page, "toast", G_CALLBACK (page_toast_cb), self,
                            G_CONNECT_SWAPPED);
 
-  gtk_stack_set_visible_child_name (self->stack, "setup");
-  _cs_window_actions_update (self);
+  _cs_window_show_home (self, "setup");
 }
 
 CsWindow *
@@ -938,30 +1047,86 @@ cs_window_new (CsApplication *application)
                        NULL);
 }
 
+static void
+show_next_copy_cb (CsWindow *self)
+{
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.new-copy", NULL);
+}
+
+/* What was handed to the window is always somewhere to be seen: on the setup
+ * page, shown unless a copy runs; while one runs it waits there for the next
+ * copy, and a toast says so. */
+static void
+cs_window_show_handed_over (CsWindow   *self,
+                            const char *running_title)
+{
+  AdwToast *toast;
+
+  if (self->job == NULL)
+    {
+      if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "setup") != 0)
+        _cs_window_show_home (self, "setup");
+      return;
+    }
+
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "setup") == 0)
+    return;
+
+  toast = adw_toast_new (running_title);
+  adw_toast_set_button_label (toast, _("_Show"));
+  g_signal_connect_object (toast, "button-clicked", G_CALLBACK (show_next_copy_cb), self,
+                           G_CONNECT_SWAPPED);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+/* Sources for the next copy, from a drop, a chooser, the command line or the
+ * file manager. */
 void
 cs_window_add_sources (CsWindow  *self,
                        GFile    **files,
                        guint      n_files)
 {
-  g_return_if_fail (CS_IS_WINDOW (self));
+  g_autofree char *title = NULL;
 
-  if (self->job != NULL)
+  g_return_if_fail (CS_IS_WINDOW (self));
+  g_return_if_fail (files != NULL || n_files == 0);
+
+  if (n_files == 0)
     return;
 
-  /* Files handed over after a copy start the next one. */
-  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "summary") == 0)
-    gtk_stack_set_visible_child_name (self->stack, "setup");
-
   cs_setup_page_add_sources (self->setup_page, files, n_files);
+
+  if (n_files == 1)
+    {
+      g_autofree char *name = _cs_display_name (files[0]);
+
+      /* Translators: a source given while a copy runs */
+      title = g_strdup_printf (_("“%s” waits for the next copy"), name);
+    }
+  else
+    title = g_strdup_printf (ngettext ("%u source waits for the next copy",
+                                       "%u sources wait for the next copy", n_files),
+                             n_files);
+  cs_window_show_handed_over (self, title);
 }
 
+/* The destination of the next copy. */
 void
 cs_window_set_destination (CsWindow *self,
                            GFile    *destination)
 {
+  g_autofree char *name = NULL;
+  g_autofree char *title = NULL;
+
   g_return_if_fail (CS_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (destination));
 
   cs_setup_page_set_destination (self->setup_page, destination);
+
+  name = _cs_display_name (destination);
+  /* Translators: a destination given while a copy runs */
+  title = g_strdup_printf (_("The next copy goes into “%s”"), name);
+  cs_window_show_handed_over (self, title);
 }
 
 /* The count for the next copy, as if set on the setup page's slider. */

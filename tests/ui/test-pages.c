@@ -360,6 +360,247 @@ test_demo (void)
   cs_test_tree_remove (root);
 }
 
+static CsSetupPage *
+setup_page (CsWindow *window)
+{
+  return CS_SETUP_PAGE (cs_ui_find (window, CS_TYPE_SETUP_PAGE));
+}
+
+static guint
+n_sources (CsWindow *window)
+{
+  return g_list_model_get_n_items (cs_setup_page_get_sources (setup_page (window)));
+}
+
+/* What the user sees of an action: its button there and usable. */
+static gboolean
+button_usable (CsWindow   *window,
+               const char *label)
+{
+  GtkWidget *button = cs_ui_find_button (window, label);
+
+  g_assert_nonnull (button);
+  return gtk_widget_get_visible (button) && gtk_widget_is_sensitive (button);
+}
+
+static gboolean
+can_go_back (CsWindow *window)
+{
+  return button_usable (window, "Back");
+}
+
+static void
+go_back (CsWindow *window)
+{
+  g_assert_true (can_go_back (window));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.go-back", NULL);
+  cs_ui_iterate ();
+}
+
+/* A finished copy of @source into @destination; its summary on screen. */
+static void
+copy_and_wait (CsWindow   *window,
+               const char *source,
+               const char *destination)
+{
+  g_autoptr(GFile) source_file = g_file_new_for_path (source);
+  g_autoptr(GFile) destination_file = g_file_new_for_path (destination);
+  GFile *sources[] = { source_file };
+
+  cs_window_add_sources (window, sources, 1);
+  cs_window_set_destination (window, destination_file);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_nonnull (cs_window_get_job (window));
+  g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "summary");
+}
+
+/* Back is one logical step: from a section (History, the sweep, the demo) to
+ * the copy's page below it, from what a section opened to the section. */
+static void
+test_back (void)
+{
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *source = g_build_filename (root, "source", NULL);
+  g_autofree char *destination = g_build_filename (root, "destination", NULL);
+  g_autoptr(CsRun) old = synthetic_run ("Old", g_get_real_time () - (gint64) G_USEC_PER_SEC * 3600, 1, 50, 10);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *copy_id = NULL;
+  CsHistoryRow *row = NULL;
+  CsWindow *window;
+
+  clear_history ();
+  path = cs_history_save (old, &error);
+  g_assert_no_error (error);
+  generate (source, 20, 4000);
+
+  window = cs_ui_window_new ();
+  g_assert_false (can_go_back (window));
+
+  /* History, then the sweep from there: Back leads home, not to History. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-history", NULL);
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "history");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sweep", NULL);
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "sweep");
+  go_back (window);
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "setup");
+  g_assert_false (can_go_back (window));
+
+  /* After a copy its summary is home; a run opened from History goes on top
+   * of History, and two steps back is the copy's own summary again. */
+  copy_and_wait (window, source, destination);
+  copy_id = g_strdup (cs_run_get_id (cs_summary_page_get_run (summary_page (window))));
+  g_assert_false (can_go_back (window));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-history", NULL);
+  for (guint i = 0; i < cs_history_page_get_n_runs (history_page (window)); i++)
+    if (g_strcmp0 (cs_run_get_id (cs_history_row_get_run (cs_history_page_get_run_row (history_page (window), i))),
+                   cs_run_get_id (old)) == 0)
+      row = cs_history_page_get_run_row (history_page (window), i);
+  g_assert_nonnull (row);
+  g_signal_emit_by_name (row, "activate");
+  cs_ui_iterate ();
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "summary");
+  g_assert_cmpstr (cs_run_get_id (cs_summary_page_get_run (summary_page (window))), ==, cs_run_get_id (old));
+
+  go_back (window);
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "history");
+  go_back (window);
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "summary");
+  g_assert_cmpstr (cs_run_get_id (cs_summary_page_get_run (summary_page (window))), ==, copy_id);
+  g_assert_false (can_go_back (window));
+
+  cs_ui_window_destroy (window);
+  cs_test_tree_remove (root);
+}
+
+/* New Copy from every page: the setup, the destination kept, no sources of
+ * the copy before. */
+static void
+test_new_copy (void)
+{
+  const char *pages[] = { "summary", "history", "sweep", "demo", "compare", "setup" };
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *source = g_build_filename (root, "source", NULL);
+  g_autofree char *destination = g_build_filename (root, "destination", NULL);
+  g_autoptr(CsRun) t1 = synthetic_run ("T1", g_get_real_time () - (gint64) G_USEC_PER_SEC * 60, 1, 50, 10);
+  g_autoptr(CsRun) t2 = synthetic_run ("T2", g_get_real_time (), 2, 100, 25);
+  CsWindow *window;
+
+  generate (source, 20, 4000);
+  window = cs_ui_window_new ();
+  copy_and_wait (window, source, destination);
+
+  for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
+    {
+      if (g_strcmp0 (pages[i], "history") == 0)
+        gtk_widget_activate_action (GTK_WIDGET (window), "win.show-history", NULL);
+      else if (g_strcmp0 (pages[i], "sweep") == 0)
+        gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sweep", NULL);
+      else if (g_strcmp0 (pages[i], "demo") == 0)
+        gtk_widget_activate_action (GTK_WIDGET (window), "win.show-demo", NULL);
+      else if (g_strcmp0 (pages[i], "compare") == 0)
+        {
+          g_autoptr(GPtrArray) pair = g_ptr_array_new ();
+
+          g_ptr_array_add (pair, t1);
+          g_ptr_array_add (pair, t2);
+          gtk_widget_activate_action (GTK_WIDGET (window), "win.show-history", NULL);
+          g_signal_emit_by_name (history_page (window), "compare", pair);
+        }
+      g_assert_cmpstr (cs_ui_visible_page (window), ==, pages[i]);
+
+      gtk_widget_activate_action (GTK_WIDGET (window), "win.new-copy", NULL);
+      cs_ui_iterate ();
+      g_assert_cmpstr (cs_ui_visible_page (window), ==, "setup");
+      g_assert_cmpuint (n_sources (window), ==, 0);
+      g_assert_nonnull (cs_setup_page_get_destination (setup_page (window)));
+      g_assert_false (can_go_back (window));
+    }
+
+  cs_ui_window_destroy (window);
+  cs_test_tree_remove (root);
+}
+
+static gboolean
+job_started (gpointer data)
+{
+  CsJob *job = cs_window_get_job (CS_WINDOW (data));
+
+  return job == NULL || cs_job_get_state (job) == CS_JOB_STATE_RUNNING;
+}
+
+/* A source or destination handed to the window (the command line, the file
+ * manager) always shows: on the setup page, or, while a copy runs, kept for
+ * the next copy and said in a toast. */
+static void
+test_handed_over (void)
+{
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *source = g_build_filename (root, "source", NULL);
+  g_autofree char *later = g_build_filename (root, "later", NULL);
+  g_autofree char *destination = g_build_filename (root, "destination", NULL);
+  g_autofree char *elsewhere = g_build_filename (root, "elsewhere", NULL);
+  g_autoptr(GFile) source_file = g_file_new_for_path (source);
+  g_autoptr(GFile) later_file = g_file_new_for_path (later);
+  g_autoptr(GFile) destination_file = g_file_new_for_path (destination);
+  g_autoptr(GFile) elsewhere_file = g_file_new_for_path (elsewhere);
+  GFile *sources[] = { source_file };
+  GFile *later_sources[] = { later_file };
+  CsWindow *window;
+
+  generate (source, 40, 4 << 20);
+  generate (later, 5, 1000);
+  window = cs_ui_window_new ();
+
+  /* Another page shown, no copy: the setup comes forward with them. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-history", NULL);
+  cs_window_add_sources (window, sources, 1);
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "setup");
+  g_assert_cmpuint (n_sources (window), ==, 1);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sweep", NULL);
+  cs_window_set_destination (window, destination_file);
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "setup");
+  g_assert_true (g_file_equal (cs_setup_page_get_destination (setup_page (window)), destination_file));
+
+  /* A copy runs (held paused): they wait on the setup page, a toast says so. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_true (cs_ui_wait_until (job_started, window, WAIT_SECONDS));
+  g_assert_nonnull (cs_window_get_job (window));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.pause", NULL);
+  g_assert_cmpint (cs_job_get_state (cs_window_get_job (window)), ==, CS_JOB_STATE_PAUSED);
+  g_assert_cmpuint (n_sources (window), ==, 0);
+  cs_window_add_sources (window, later_sources, 1);
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "copying");
+  g_assert_nonnull (cs_ui_find_label (window, "“later” waits for the next copy"));
+  cs_window_set_destination (window, elsewhere_file);
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "copying");
+  g_assert_cmpuint (n_sources (window), ==, 1);
+  g_assert_true (g_file_equal (cs_setup_page_get_destination (setup_page (window)), elsewhere_file));
+
+  /* New Copy during the copy shows them; Back returns to the copy. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.new-copy", NULL);
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "setup");
+  g_assert_false (button_usable (window, "Start Copy"));
+  go_back (window);
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "copying");
+
+  /* Setting up the next copy when this one ends: it stays, a toast tells. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.new-copy", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.pause", NULL);
+  g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "setup");
+  g_assert_nonnull (cs_ui_find_label (window, "The copy is complete"));
+  g_assert_cmpuint (n_sources (window), ==, 1);
+  g_assert_true (button_usable (window, "Start Copy"));
+  cs_ui_screenshot (window, "16-next-copy.png");
+  go_back (window);
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "summary");
+
+  cs_ui_window_destroy (window);
+  cs_test_tree_remove (root);
+}
+
 static void
 test_auto (void)
 {
@@ -514,6 +755,9 @@ main (int   argc,
   g_test_add_func ("/pages/sweep", test_sweep);
   g_test_add_func ("/pages/demo", test_demo);
   g_test_add_func ("/pages/auto", test_auto);
+  g_test_add_func ("/pages/back", test_back);
+  g_test_add_func ("/pages/new-copy", test_new_copy);
+  g_test_add_func ("/pages/handed-over", test_handed_over);
 
   status = g_test_run ();
   cs_test_tree_remove (home);
