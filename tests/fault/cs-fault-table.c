@@ -29,6 +29,7 @@ static guint n_rules;
 static char *dest_root;
 static char *fd_path[MAX_FD];     /* where each descriptor the engine opened points */
 static char *fd_name[MAX_FD];     /* the source file it concerns, for sources and temporaries */
+static gboolean fd_created[MAX_FD];  /* opened with O_CREAT */
 static GHashTable *calls;         /* "op/name" → count */
 static guint total_injected;
 
@@ -181,6 +182,7 @@ f_openat (int dirfd, const char *path, int flags, mode_t mode)
       fd_path[fd] = g_strdup (target);
       g_free (fd_name[fd]);
       fd_name[fd] = g_strdup (name);
+      fd_created[fd] = (flags & O_CREAT) != 0;
       _cs_mutex_unlock (&lock);
       if (file)
         g_private_replace (&last_source, g_strdup (base));
@@ -191,14 +193,24 @@ f_openat (int dirfd, const char *path, int flags, mode_t mode)
 static int
 f_close (int fd)
 {
+  g_autofree char *path = NULL;
+  g_autofree char *name = NULL;
+  gboolean created = FALSE;
+  int r;
+
   if (fd >= 0 && fd < MAX_FD)
     {
       _cs_mutex_lock (&lock);
-      g_clear_pointer (&fd_path[fd], g_free);
-      g_clear_pointer (&fd_name[fd], g_free);
+      path = g_steal_pointer (&fd_path[fd]);
+      name = g_steal_pointer (&fd_name[fd]);
+      created = fd_created[fd];
+      fd_created[fd] = FALSE;
       _cs_mutex_unlock (&lock);
     }
-  return real->close (fd);
+  r = real->close (fd);
+  if (r == 0 && created && in_dest_path (path) && inject (CS_FAULT_CLOSE_STAMP, name))
+    utimensat (AT_FDCWD, path, NULL, 0);
+  return r;
 }
 
 /* A rule on a read or write of *@count bytes: FALSE to go on with the real
@@ -480,6 +492,7 @@ cs_fault_remove (void)
     {
       g_clear_pointer (&fd_path[i], g_free);
       g_clear_pointer (&fd_name[i], g_free);
+      fd_created[i] = FALSE;
     }
   _cs_mutex_unlock (&lock);
 }

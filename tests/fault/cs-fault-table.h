@@ -31,6 +31,9 @@ typedef enum {
   CS_FAULT_CHMOD,         /* fchmod of a temporary */
   CS_FAULT_SETXATTR,      /* fsetxattr of a temporary */
   CS_FAULT_SYMLINK,       /* symlinkat: the links' temporaries */
+  CS_FAULT_CLOSE_STAMP,   /* a close of a created file stamps the time of the close
+                           * on it, as Samba behind GVfs does (an errno rule only:
+                           * the close itself succeeds) */
   CS_FAULT_ANY_DEST,      /* every call on a descriptor or path in the destination */
   CS_FAULT_N_OPS
 } CsFaultOp;

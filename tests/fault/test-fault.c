@@ -897,6 +897,116 @@ test_modes (Fixture       *f,
     g_assert_cmpuint (o.errors->len, ==, 0);
 }
 
+/* A destination that stamps the time of the close on a file it was written
+ * to (Samba behind GVfs): the first file's time is read back, found lost and
+ * set again on its published name; every later file gets its time there, and
+ * once that was read back it is trusted. Every file keeps its source's time,
+ * nothing is reported, and a rerun skips every file silently. */
+static void
+test_times_stamped_at_close (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *src = g_build_filename (f->root, "times", NULL);
+  g_autofree char *parent = g_build_filename (f->root, "times-out", NULL);
+  g_auto(Outcome) o = { 0 };
+
+  g_assert_cmpint (g_mkdir (src, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (parent, 0755), ==, 0);
+  for (guint i = 0; i < 12; i++)
+    {
+      g_autofree char *p = g_strdup_printf ("%s/t%02u", src, i);
+
+      /* Well before the run: a copy showing this time cannot have been
+       * stamped with the clock. */
+      struct timespec old[2] = { { 1500000000 + i, 0 }, { 1500000000 + i, 123456789 } };
+
+      write_pattern (p, 1000 + i, i, 0644);
+      g_assert_cmpint (utimensat (AT_FDCWD, p, old, 0), ==, 0);
+    }
+
+  for (guint run = 0; run < 2; run++)
+    {
+      cs_fault_install (parent);
+      /* Named temporaries, as on a share without O_TMPFILE. */
+      cs_fault_add (&(CsFaultRule) { CS_FAULT_CREATE, NULL, 1, 1, CS_FAULT_ERRNO, EOPNOTSUPP });
+      cs_fault_add (&(CsFaultRule) { CS_FAULT_CLOSE_STAMP, NULL, 1, -1, CS_FAULT_ERRNO, 0 });
+      run_job (src, parent, (Options) { 1, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
+
+      g_assert_true (o.ok);
+      g_assert_cmpuint (o.errors->len, ==, 0);
+      g_assert_cmpuint (o.totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, run == 0 ? 12 : 0);
+      g_assert_cmpuint (o.totals.v[CS_CLASS_SKIPPED][CS_KIND_FILES], ==, run == 0 ? 0 : 12);
+      if (run == 0)
+        g_assert_cmpuint (cs_fault_hits (1), >=, 12);
+      for (guint i = 0; i < 12; i++)
+        {
+          g_autofree char *a = g_strdup_printf ("%s/t%02u", src, i);
+          g_autofree char *b = g_strdup_printf ("%s/times/t%02u", parent, i);
+          struct stat sa, sb;
+
+          g_assert_cmpint (lstat (a, &sa), ==, 0);
+          g_assert_cmpint (lstat (b, &sb), ==, 0);
+          g_assert_cmpint (sb.st_mtim.tv_sec, ==, sa.st_mtim.tv_sec);
+          g_assert_cmpint (sb.st_mtim.tv_nsec, ==, sa.st_mtim.tv_nsec);
+        }
+    }
+}
+
+static gboolean
+same_bytes (const char *a,
+            const char *b)
+{
+  g_autofree char *x = NULL;
+  g_autofree char *y = NULL;
+  gsize nx = 0, ny = 0;
+
+  g_assert_true (g_file_get_contents (a, &x, &nx, NULL));
+  g_assert_true (g_file_get_contents (b, &y, &ny, NULL));
+  return nx == ny && memcmp (x, y, nx) == 0;
+}
+
+/* A source replaced by a file with an older modification time (a version
+ * restored from a backup) changed after its copy was written: it is copied
+ * again, where a destination file written after its source changed is kept
+ * as newer. */
+static void
+test_older_replacement (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *a = g_build_filename (f->src, "a.txt", NULL);
+  g_autofree char *copy_a = g_build_filename (f->copy, "a.txt", NULL);
+  g_autofree char *c = g_build_filename (f->src, "c.dat", NULL);
+  g_autofree char *copy_c = g_build_filename (f->copy, "c.dat", NULL);
+  g_autofree char *restored = g_build_filename (f->root, "restored", NULL);
+  g_auto(Outcome) o = { 0 };
+  struct timespec older[2] = { { 1500000000, 0 }, { 1500000000, 0 } };
+  struct timespec newest[2] = { { 1900000000, 0 }, { 1900000000, 0 } };
+  struct stat st;
+
+  run_job (f->src, f->out, DEFAULTS, &o);
+  g_assert_true (o.ok);
+
+  /* a.txt: replaced at the source by older-dated bytes of the same size,
+   * later than the copy by more than the kernel's coarse clock tick. */
+  g_usleep (50 * 1000);
+  g_assert_cmpint (lstat (a, &st), ==, 0);
+  write_pattern (restored, (gsize) st.st_size, 77, 0644);
+  g_assert_cmpint (utimensat (AT_FDCWD, restored, older, 0), ==, 0);
+  g_assert_cmpint (g_rename (restored, a), ==, 0);
+  /* c.dat: the copy was edited after the source, and is newer. */
+  sleep (1);
+  write_pattern (copy_c, 200000, 78, 0600);
+  g_assert_cmpint (utimensat (AT_FDCWD, copy_c, newest, 0), ==, 0);
+
+  run_job (f->src, f->out, DEFAULTS, &o);
+  g_assert_true (o.ok);
+  g_assert_true (same_bytes (a, copy_a));
+  g_assert_cmpuint (o.totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, 1);
+  g_assert_false (same_bytes (c, copy_c));
+  g_assert_cmpint (lstat (copy_c, &st), ==, 0);
+  g_assert_cmpint (st.st_mtim.tv_sec, ==, newest[1].tv_sec);
+}
+
 /* A destination without extended attributes and without symbolic links is
  * asked once for each and never again in the run; what it did not keep is
  * said once per kind, with how many files and links lost it, and a rerun
@@ -1975,6 +2085,8 @@ main (int    argc,
   ADD ("modes/kept-named", test_modes, MODES_NAMED);
   ADD ("modes/chmod-refused-named", test_modes, MODES_REFUSED | MODES_NAMED);
   ADD ("metadata/xattrs-and-links-refused", test_metadata_refused, 0);
+  ADD ("times/stamped-at-close", test_times_stamped_at_close, 0);
+  ADD ("policy/older-replacement-copied", test_older_replacement, 0);
 
 #define ADD_STAGED(path, func, data) \
   add_wrapped ("/fault/staged/" path, test_staged, (GTestFixtureFunc) func, \
