@@ -179,6 +179,24 @@ newer (const struct stat *dst,
   return mtime_diff_ns (dst, src) >= kept_precision_ns (dst);
 }
 
+/* Whether the source changed (was written, replaced, renamed into place)
+ * after the destination file was last written: then a destination with a
+ * later modification time is a copy of what the source was, not a newer
+ * file, as when a source is replaced by an older-dated one (a version
+ * restored from a backup). To the nanosecond where the destination keeps
+ * them, else by whole seconds, as a share may keep no more. */
+static gboolean
+changed_since (const struct stat *src,
+               const struct stat *dst)
+{
+  if (dst->st_ctim.tv_sec == 0)
+    return FALSE;   /* a filesystem that shows no change time */
+  if (dst->st_ctim.tv_nsec == 0)
+    return src->st_ctim.tv_sec > dst->st_ctim.tv_sec;
+  return src->st_ctim.tv_sec > dst->st_ctim.tv_sec
+         || (src->st_ctim.tv_sec == dst->st_ctim.tv_sec && src->st_ctim.tv_nsec > dst->st_ctim.tv_nsec);
+}
+
 /* The text of a claim (see publish_claimed); returns its length. */
 static gsize
 placeholder_text (CsJob *job,
@@ -266,7 +284,7 @@ _cs_copy_decide (CsJob             *job,
     case CS_OVERWRITE_NEVER:
       return CS_ACTION_SKIP_KEPT;
     case CS_OVERWRITE_NEWER:
-      return newer (&dst, src) ? CS_ACTION_SKIP_NEWER : CS_ACTION_REPLACE;
+      return newer (&dst, src) && !changed_since (src, &dst) ? CS_ACTION_SKIP_NEWER : CS_ACTION_REPLACE;
     case CS_OVERWRITE_ASK:
       {
         gboolean all = FALSE;
@@ -675,7 +693,8 @@ keep_mode (CsJob    *job,
   return OK;
 }
 
-/* Everything between "all bytes are in the temporary" and "ready to publish". */
+/* Everything between "all bytes are in the temporary" and "ready to publish";
+ * the times too when @times_on_fd (see keep_times). */
 static Outcome
 finish_temp (CsJob             *job,
              CsWorker          *worker,
@@ -683,7 +702,8 @@ finish_temp (CsJob             *job,
              int                src_fd,
              int                tmp_fd,
              mode_t             created_mode,
-             const struct stat *st)
+             const struct stat *st,
+             gboolean           times_on_fd)
 {
   struct timespec times[2] = { st->st_atim, st->st_mtim };
   struct stat now;
@@ -730,7 +750,7 @@ finish_temp (CsJob             *job,
   o = keep_mode (job, worker, tmp_fd, created_mode, st->st_mode & 07777);
   if (o.code != 0)
     return o;
-  if (_cs_io_futimens (&job->counters, tmp_fd, times) != 0)
+  if (times_on_fd && _cs_io_futimens (&job->counters, tmp_fd, times) != 0)
     return fail (errno, "set times");
   if (job->settings.durable && _cs_io_fsync (&job->counters, tmp_fd) != 0)
     return fail (errno, "fsync");
@@ -872,8 +892,7 @@ claim_intact (CsJob             *job,
  * replaces a file it did not create, and the window is one request wide
  * instead of the whole check-to-rename gap.
  *
- * The fast paths never come here: it costs six requests more than a rename
- * (seven where the share stamps the renamed file with the rename's time).
+ * The fast paths never come here: it costs six requests more than a rename.
  */
 static Outcome
 publish_claimed (CsJob      *job,
@@ -885,7 +904,7 @@ publish_claimed (CsJob      *job,
   char text[CS_PLACEHOLDER_SIZE + 1];
   gsize len = placeholder_text (job, text, sizeof text);
   char intent[96];
-  struct stat claim, done;
+  struct stat claim;
   Outcome o;
   ssize_t n;
   int fd;
@@ -893,9 +912,7 @@ publish_claimed (CsJob      *job,
   g_snprintf (intent, sizeof intent, CS_TEMP_PREFIX "%s-%" G_GUINT64_FORMAT CS_CLAIM_SUFFIX "%016"
               G_GINT64_MODIFIER "x", job->job_tag, (guint64) atomic_fetch_add (&job->temp_seq, 1),
               _cs_name_hash (final));
-  /* The times set on the temporary, before any rename here can stamp it. */
-  if (_cs_io_fstatat (&job->counters, tmp_fd, tmp, &done, AT_SYMLINK_NOFOLLOW) != 0
-      || _cs_io_renameat2 (&job->counters, tmp_fd, tmp, dir->dst_fd, intent, 0) != 0)
+  if (_cs_io_renameat2 (&job->counters, tmp_fd, tmp, dir->dst_fd, intent, 0) != 0)
     return fail (errno, "rename");
 
   fd = _cs_io_openat (&job->counters, dir->dst_fd, final,
@@ -921,18 +938,7 @@ publish_claimed (CsJob      *job,
       goto give_back;
     }
   if (_cs_io_renameat2 (&job->counters, dir->dst_fd, intent, dir->dst_fd, final, 0) == 0)
-    {
-      struct timespec times[2] = { done.st_atim, done.st_mtim };
-      struct stat now;
-
-      /* Some of these shares stamp a renamed file with the time of the rename
-       * (fusefat does): the times set on the temporary are put back. */
-      if (_cs_io_fstatat (&job->counters, dir->dst_fd, final, &now, AT_SYMLINK_NOFOLLOW) == 0
-          && now.st_mtim.tv_sec != done.st_mtim.tv_sec
-          && _cs_io_utimensat (&job->counters, dir->dst_fd, final, times, AT_SYMLINK_NOFOLLOW) != 0)
-        return fail (errno, "set times");
-      return OK;
-    }
+    return OK;
 
   o = fail (errno, "rename");
   if (claim_intact (job, dir, final, &claim))
@@ -969,7 +975,10 @@ publish_noreplace (CsJob      *job,
   if (prefer_link && publish_by_link (job, tmp_fd, tmp, dir, final, &o))
     return o;
 
-  if (!atomic_load_explicit (&job->no_noreplace, memory_order_relaxed))
+  /* Where RENAME_NOREPLACE is a check and a plain rename (GVfs), a name
+   * created between the two would be clobbered: a hard link, or the claim. */
+  if (!atomic_load_explicit (&job->no_noreplace, memory_order_relaxed)
+      && !(dir->fs != NULL && dir->fs->noreplace_racy))
     {
       if (_cs_io_renameat2 (&job->counters, tmp_fd, tmp, fd, final, RENAME_NOREPLACE) == 0)
         return OK;
@@ -1133,6 +1142,113 @@ discard_temp (CsJob      *job,
     _cs_io_unlinkat (&job->counters, folder_fd, tmp, 0);
 }
 
+/*
+ * Times, kept as the destination keeps them. On a local disk, NFS, sshfs or
+ * the lab NAS the time set on the open temporary stays. Through GVfs the
+ * server stamps the time of the close over it, and the close comes when
+ * gvfsd-fuse gets to the release, which the kernel sends without waiting:
+ * a time set by name after close () may still come before it. Only a rename
+ * closes the file at once, so there the time is set on the published file.
+ * (Through FUSE the right time even shows for about a second, from the
+ * kernel's attribute cache, so a check must ask the server.)
+ *
+ * fusefat stamps the time of the rename instead.
+ *
+ * Which it is, each destination filesystem answers for itself: the first
+ * file published there is read back from the server (AT_STATX_FORCE_SYNC).
+ * If its time was lost, files get their times by name once published from
+ * then on, and the first of those is read back too; if even that is lost,
+ * every file is set and read back, and what still differs is reported. Only
+ * a file whose source time is well apart from the clock can show that a time
+ * was kept (a file written a moment ago looks the same either way), so until
+ * one comes every file is read back; usually only the first files of a run
+ * pay it.
+ */
+
+/* Farther than a FAT share's 2 s and a server's clock from now. */
+#define TIMES_TELLING_NS (G_GINT64_CONSTANT (10) * G_TIME_SPAN_SECOND * 1000)
+
+/* Whether @item's times are set on its published name (else on the open
+ * temporary), and the state that was decided by, for keep_times. */
+static gboolean
+times_when_published (CsItem  *item,
+                      CsTimes *state)
+{
+  *state = item->dir->fs != NULL ? (CsTimes) atomic_load (&item->dir->fs->times) : CS_TIMES_ON_FD;
+  return *state >= CS_TIMES_TRY_PUBLISHED;
+}
+
+/* Whether a copy showing @src's time proves that the time was kept, not
+ * stamped by the destination just now. */
+static gboolean
+telling_time (const struct stat *src)
+{
+  gint64 now = g_get_real_time () * 1000;
+  gint64 t = (gint64) src->st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + src->st_mtim.tv_nsec;
+
+  return ABS (now - t) > TIMES_TELLING_NS;
+}
+
+static gboolean
+shows_mtime (CsJob             *job,
+             int                dir_fd,
+             const char        *name,
+             const struct stat *src)
+{
+  struct statx stx;
+  struct stat dst = { 0 };
+
+  if (_cs_io_statx (&job->counters, dir_fd, name, AT_SYMLINK_NOFOLLOW | AT_STATX_FORCE_SYNC,
+                    STATX_MTIME, &stx) != 0)
+    return FALSE;
+  dst.st_mtim.tv_sec = stx.stx_mtime.tv_sec;
+  dst.st_mtim.tv_nsec = stx.stx_mtime.tv_nsec;
+  return same_mtime (&dst, src);
+}
+
+/* After @item is published: sets its times on its name when that is the
+ * way here, reads them back while that way is not known to work, moves the
+ * filesystem on to the next way when they were lost, and sets this file's
+ * times again if need be. */
+static void
+keep_times (CsJob    *job,
+            CsWorker *worker,
+            CsItem   *item,
+            CsAction  action,
+            gboolean  when_published,
+            CsTimes   state)
+{
+  const char *final = item->dst_name != NULL ? item->dst_name : item->name;
+  struct timespec times[2] = { item->st.st_atim, item->st.st_mtim };
+  int fd = item->dir->dst_fd;
+  CsTimes trying = when_published ? CS_TIMES_TRY_PUBLISHED : CS_TIMES_UNKNOWN;
+  int expected = (int) state;
+
+  /* "name (2)" is not under @final: its times were set on the temporary. */
+  if (item->dir->fs == NULL || action == CS_ACTION_KEEP_BOTH)
+    return;
+  if (when_published && _cs_io_utimensat (&job->counters, fd, final, times, AT_SYMLINK_NOFOLLOW) != 0)
+    {
+      worker->lost |= 1u << CS_METADATA_TIMES;
+      return;
+    }
+  if (state == (when_published ? CS_TIMES_PUBLISHED : CS_TIMES_ON_FD))
+    return;
+  if (shows_mtime (job, fd, final, &item->st))
+    {
+      if (state == trying && telling_time (&item->st))
+        atomic_compare_exchange_strong (&item->dir->fs->times, &expected,
+                                        when_published ? CS_TIMES_PUBLISHED : CS_TIMES_ON_FD);
+      return;
+    }
+  if (state == trying)
+    atomic_compare_exchange_strong (&item->dir->fs->times, &expected,
+                                    when_published ? CS_TIMES_LOST : CS_TIMES_TRY_PUBLISHED);
+  if (_cs_io_utimensat (&job->counters, fd, final, times, AT_SYMLINK_NOFOLLOW) != 0
+      || !shows_mtime (job, fd, final, &item->st))
+    worker->lost |= 1u << CS_METADATA_TIMES;
+}
+
 /* Writes @item into a temporary in @folder_fd and publishes it. */
 static Outcome
 copy_file_attempt (CsJob    *job,
@@ -1145,7 +1261,8 @@ copy_file_attempt (CsJob    *job,
   char tmp[64] = "";
   int src_fd, tmp_fd = -1;
   mode_t created_mode = 0600;
-  gboolean unnamed;
+  gboolean unnamed, when_published;
+  CsTimes times_state;
   Outcome o;
 
   src_fd = open_source (job, item->dir, item->name);
@@ -1217,8 +1334,9 @@ copy_file_attempt (CsJob    *job,
         o = copy_data (job, worker, src_fd, tmp_fd, &item->st, 0, (guint64) item->st.st_size);
     }
 
+  when_published = times_when_published (item, &times_state) && action != CS_ACTION_KEEP_BOTH;
   if (o.code == 0)
-    o = finish_temp (job, worker, item, src_fd, tmp_fd, created_mode, &item->st);
+    o = finish_temp (job, worker, item, src_fd, tmp_fd, created_mode, &item->st, !when_published);
   if (o.code == 0 && unnamed)
     {
       o = publish_unnamed (job, tmp_fd, item->dir, final);
@@ -1233,6 +1351,8 @@ copy_file_attempt (CsJob    *job,
       if (o.code == 0)
         tmp[0] = '\0';
     }
+  if (o.code == 0)
+    keep_times (job, worker, item, action, when_published, times_state);
 
 out:
   if (o.code != 0)
@@ -1607,6 +1727,8 @@ copy_chunk (CsJob    *job,
   CsAction action = item->keep_both ? CS_ACTION_KEEP_BOTH : item->replace ? CS_ACTION_REPLACE : CS_ACTION_COPY;
   const char *final = item->dst_name != NULL ? item->dst_name : item->name;
   Outcome o = OK;
+  CsTimes times_state;
+  gboolean when_published;
   guint attempts = 1;
   gboolean skip;
 
@@ -1665,7 +1787,8 @@ copy_chunk (CsJob    *job,
       return;
     }
 
-  o = finish_temp (job, worker, item, big->src_fd, big->tmp_fd, 0600, &item->st);
+  when_published = times_when_published (item, &times_state) && action != CS_ACTION_KEEP_BOTH;
+  o = finish_temp (job, worker, item, big->src_fd, big->tmp_fd, 0600, &item->st, !when_published);
   if (o.code == 0)
     {
       _cs_io_close (&job->counters, big->tmp_fd);
@@ -1677,6 +1800,8 @@ copy_chunk (CsJob    *job,
   o = check_removed (job, item->dir, o);
   if (is_fatal (o.code))
     settle_fatal (job, &o);
+  if (o.code == 0)
+    keep_times (job, worker, item, action, when_published, times_state);
   if (o.code == 0)
     record_success (job, worker, item, action, (guint64) item->st.st_size);
   else if (o.code == CS_ERR_APPEARED && appeared_identical (job, item->dir, final, &item->st))

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <sys/stat.h>
 
+#include "cs-dest-fs-private.h"
 #include "cs-job.h"
 
 G_BEGIN_DECLS
@@ -43,6 +44,7 @@ struct _CsDir {
   GArray      *claims;        /* CsClaim: claims a killed run left unwritten here; usually NULL */
   dev_t        src_dev;       /* the source folder's filesystem */
   gboolean     src_pseudo;    /* on procfs, sysfs and the like: sizes say nothing */
+  CsDestFs    *fs;            /* borrowed from the job: the destination folder's filesystem */
   CsJob       *job;           /* borrowed */
 };
 

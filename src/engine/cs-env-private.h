@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include <sys/types.h>
 
 #include "cs-run.h"
 
@@ -12,6 +13,9 @@ void     _cs_env_init_environment (CsRunEnvironment *env);
 
 /* The filesystem type of the mount holding @path ("ext4", "tmpfs", "fuse.sshfs" …). */
 char    *_cs_env_filesystem_type  (const char       *path);
+
+/* The filesystem type of device @dev, for a folder open as a descriptor. */
+char    *_cs_env_filesystem_type_of_dev (dev_t dev);
 
 /* The type and source of that mount ("nfs4 nas:/photos"): names a share across runs. */
 char    *_cs_env_filesystem_id    (const char       *path);

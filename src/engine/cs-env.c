@@ -50,20 +50,18 @@ unescape_mount_field (const char *field)
   return g_string_free (out, FALSE);
 }
 
+/* The mount of device @dev; among several, the longest that is a prefix of
+ * @path (when given). */
 static char *
-find_mount (const char *path,
-            gboolean    with_source)
+find_mount_of (dev_t       dev,
+               const char *path,
+               gboolean    with_source)
 {
   g_autofree char *contents = NULL;
   g_auto(GStrv) lines = NULL;
-  struct stat st;
   char *best = NULL;
   gsize best_len = 0;
 
-  g_return_val_if_fail (path != NULL, NULL);
-
-  if (stat (path, &st) != 0)
-    return g_strdup ("unknown");
   if (!g_file_get_contents ("/proc/self/mountinfo", &contents, NULL, NULL))
     return g_strdup ("unknown");
 
@@ -78,7 +76,7 @@ find_mount (const char *path,
 
       if (n < 7 || sscanf (fields[2], "%u:%u", &maj, &min) != 2)
         continue;
-      if (makedev (maj, min) != st.st_dev)
+      if (makedev (maj, min) != dev)
         continue;
       for (dash = 6; dash < n && strcmp (fields[dash], "-") != 0; dash++)
         ;
@@ -89,7 +87,7 @@ find_mount (const char *path,
         g_autofree char *mount_point = unescape_mount_field (fields[4]);
         gsize len = strlen (mount_point);
 
-        if (best == NULL || (g_str_has_prefix (path, mount_point) && len > best_len))
+        if (best == NULL || (path != NULL && g_str_has_prefix (path, mount_point) && len > best_len))
           {
             g_free (best);
             if (with_source && dash + 2 < n)
@@ -102,6 +100,25 @@ find_mount (const char *path,
     }
 
   return best != NULL ? best : g_strdup ("unknown");
+}
+
+static char *
+find_mount (const char *path,
+            gboolean    with_source)
+{
+  struct stat st;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (stat (path, &st) != 0)
+    return g_strdup ("unknown");
+  return find_mount_of (st.st_dev, path, with_source);
+}
+
+char *
+_cs_env_filesystem_type_of_dev (dev_t dev)
+{
+  return find_mount_of (dev, NULL, FALSE);
 }
 
 char *

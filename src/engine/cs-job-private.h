@@ -103,6 +103,7 @@ struct _CsJob {
   atomic_int    auto_threads;
   atomic_int    no_xattr;         /* a source filesystem without extended attributes */
   CsMetadataLoss metadata;        /* what the destination did not keep (cs-metadata.c) */
+  GPtrArray    *dest_filesystems; /* CsDestFs*, each met once (scanner thread) */
   CsAutoTuner   tuner;            /* sampler thread only */
   guint         auto_settled;     /* the count Auto last held */
   /* Auto's first look at the work (scanner thread): the mean size of the first

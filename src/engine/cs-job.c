@@ -111,6 +111,7 @@ cs_job_finalize (GObject *object)
   _cs_limiter_clear (&self->byte_limit);
   _cs_limiter_clear (&self->file_limit);
   _cs_metadata_clear (&self->metadata);
+  g_ptr_array_unref (self->dest_filesystems);
 
   G_OBJECT_CLASS (cs_job_parent_class)->finalize (object);
 }
@@ -174,6 +175,7 @@ cs_job_init (CsJob *self)
   _cs_limiter_init (&self->byte_limit);
   _cs_limiter_init (&self->file_limit);
   _cs_metadata_init (&self->metadata);
+  self->dest_filesystems = g_ptr_array_new_with_free_func ((GDestroyNotify) _cs_dest_fs_free);
   self->pending_samples = g_array_new (FALSE, FALSE, sizeof (CsSample));
   self->pending_conflicts = g_ptr_array_new_with_free_func (g_object_unref);
   self->pending_thread_changes = g_array_new (FALSE, FALSE, sizeof (guint));

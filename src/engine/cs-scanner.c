@@ -293,6 +293,7 @@ enter_dir (CsJob             *job,
           return;
         }
     }
+  dir->fs = _cs_dest_fs_for (job, dir->dst_fd, parent->fs);
 
   if (job->settings.operation == CS_OPERATION_MOVE)
     _cs_move_probe_dir (job, dir);
@@ -556,6 +557,7 @@ open_container (CsJob      *job,
   _cs_dir_note_source (job, dir, NULL);
   if (job->settings.operation == CS_OPERATION_MOVE)
     _cs_move_probe_dir (job, dir);
+  dir->fs = _cs_dest_fs_for (job, dir->dst_fd, NULL);
 
   return dir;
 }
