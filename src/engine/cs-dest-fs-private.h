@@ -2,11 +2,15 @@
 #pragma once
 
 /*
- * What a destination filesystem keeps, found out once per filesystem and run
- * by watching it, not by its name: whether the times set on a file survive
- * its publication. The one thing a filesystem cannot be asked is whether its
- * RENAME_NOREPLACE is atomic, so that alone comes from its type: GVfs's FUSE
- * bridge turns it into a stat and a plain rename.
+ * What a destination filesystem can hold, found out once per filesystem and
+ * run by asking it, not by its name: whether it tells names apart by case,
+ * which characters and endings it refuses in names, and whether the times
+ * set on a file survive its publication. The one thing a filesystem cannot be
+ * asked is whether its RENAME_NOREPLACE is atomic, so that alone comes from
+ * its type: GVfs's FUSE bridge turns it into a stat and a plain rename.
+ *
+ * The probes write only inside a folder named like our staging folders
+ * (".copyscope-<tag>-<n>.stage"), which a later run removes after a crash.
  */
 
 #include <glib.h>
@@ -29,15 +33,32 @@ typedef enum {
 typedef struct {
   dev_t       dev;
   char       *type;              /* "ext4", "fuse.gvfsd-fuse" … */
+  gboolean    probed;            /* the case probe could be made */
+  gboolean    case_insensitive;
   gboolean    noreplace_racy;    /* RENAME_NOREPLACE is a check and a plain rename */
+  guint       names_asked;       /* scanner only: bits of name_traits[] probed */
+  guint       names_refused;
   atomic_int  times;             /* CsTimes */
 } CsDestFs;
 
 /* scanner thread: the filesystem of the destination folder @dst_fd; @parent is
- * the folder's parent's (or NULL). */
+ * the folder's parent's (or NULL). Met for the first time, it is probed. */
 CsDestFs   *_cs_dest_fs_for          (CsJob      *job,
                                       int         dst_fd,
                                       CsDestFs   *parent);
 void        _cs_dest_fs_free         (CsDestFs   *fs);
+
+/* scanner thread: NULL when @fs can hold @name, else what in it the
+ * filesystem refuses ("names with “:”", "names ending in a dot"); probed
+ * in a folder inside @dir_fd the first time a name needs it. */
+const char *_cs_dest_fs_refused_in   (CsJob      *job,
+                                      CsDestFs   *fs,
+                                      int         dir_fd,
+                                      const char *name);
+
+/* Two names a case-insensitive filesystem takes for one have the same key:
+ * each character upper-cased alone, as SMB servers compare names (no
+ * expansions: "ß" stays itself). Bytes that are not UTF-8 are kept. */
+char       *_cs_dest_fs_fold         (const char *name);
 
 G_END_DECLS

@@ -90,6 +90,15 @@ remove_leftover (CsJob      *job,
   _cs_io_unlinkat (&job->counters, dir->dst_fd, name, 0);
 }
 
+/* A name as the destination folder's filesystem compares names: folded
+ * where it ignores case. */
+static char *
+dest_key (CsDir      *dir,
+          const char *name)
+{
+  return dir->fs != NULL && dir->fs->case_insensitive ? _cs_dest_fs_fold (name) : g_strdup (name);
+}
+
 /*
  * Lists an existing destination folder before we write into it: removes the
  * temporaries (files, and the symlinks written for links) and staging folders
@@ -124,7 +133,7 @@ prepare_existing_dir (CsJob      *job,
           if (_cs_name_is_our_temp (name) || _cs_name_is_our_stage (name))
             remove_leftover (job, dir, name);
           else if (names != NULL)
-            g_hash_table_add (names, g_strdup (name));
+            g_hash_table_insert (names, dest_key (dir, name), g_strdup (name));
         }
     }
   _cs_io_close (&job->counters, fd);
@@ -136,14 +145,14 @@ count_extras (CsJob      *job,
               GHashTable *names)
 {
   GHashTableIter iter;
-  gpointer key;
+  gpointer listed;
 
   g_hash_table_iter_init (&iter, names);
-  while (g_hash_table_iter_next (&iter, &key, NULL))
+  while (g_hash_table_iter_next (&iter, NULL, &listed))
     {
       struct stat st;
 
-      if (_cs_io_fstatat (&job->counters, dir->dst_fd, key, &st, AT_SYMLINK_NOFOLLOW) != 0)
+      if (_cs_io_fstatat (&job->counters, dir->dst_fd, listed, &st, AT_SYMLINK_NOFOLLOW) != 0)
         continue;
       if (S_ISDIR (st.st_mode))
         _cs_job_add_dir_total (job, CS_CLASS_EXTRAS);
@@ -321,21 +330,126 @@ count_unreadable (CsJob    *job,
 }
 
 /* @d_type: what the folder listing said @name is (DT_UNKNOWN if it did not). */
+/* What the scanner keeps while it reads one source folder. */
+typedef struct {
+  GHashTable *existing;     /* the destination folder's names not met yet, for Extras */
+  GHashTable *taken;        /* on a case-insensitive destination: folded name → source name */
+} FolderScan;
+
+/* Counts an entry that is not copied because the destination cannot hold
+ * it, and says why. */
+static void
+not_held (CsJob             *job,
+          CsDir             *dir,
+          const char        *name,
+          const char        *dst_name,
+          const struct stat *st,
+          const char        *message)
+{
+  gboolean folder = S_ISDIR (st->st_mode);
+  guint64 size = S_ISREG (st->st_mode) ? (guint64) st->st_size : 0;
+
+  if (folder)
+    {
+      atomic_fetch_add (&job->dirs_found, 1);
+      _cs_job_add_dir_total (job, CS_CLASS_TOTAL);
+      _cs_job_add_dir_total (job, CS_CLASS_FAILED);
+    }
+  else
+    {
+      atomic_fetch_add (&job->files_found, 1);
+      atomic_fetch_add (&job->bytes_found, size);
+      _cs_job_add_total (job, CS_CLASS_TOTAL, 1, size);
+      _cs_job_add_total (job, CS_CLASS_FAILED, 1, size);
+      atomic_fetch_add (&job->counters.files_done, 1);
+      atomic_fetch_add (&job->counters.bytes_done, size);
+    }
+  _cs_job_report_item (job, dir, name, dst_name, size, folder, "name", 0, message, 1);
+}
+
+/*
+ * Whether the destination can hold @name as it is, decided before anything of
+ * it is written: a name with a character the destination refuses, and on a
+ * destination that ignores case a second name that folds to one already met
+ * in this folder, are reported once each and not copied. Of two such names
+ * the one the destination already holds (@listed: the name it lists for
+ * this one, or NULL) keeps its place, else the first met; the other never
+ * overwrites it, run after run.
+ */
+static gboolean
+holdable (CsJob             *job,
+          CsDir             *dir,
+          const char        *name,
+          const char        *dst_name,
+          const struct stat *st,
+          FolderScan        *scan,
+          const char        *listed)
+{
+  const char *final = dst_name != NULL ? dst_name : name;
+  const char *refused;
+
+  if (dir->fs == NULL)
+    return TRUE;
+  refused = _cs_dest_fs_refused_in (job, dir->fs, dir->dst_fd, final);
+  if (refused != NULL)
+    {
+      g_autofree char *message = g_strdup_printf ("Not copied: the destination cannot hold %s",
+                                                  refused);
+
+      not_held (job, dir, name, dst_name, st, message);
+      return FALSE;
+    }
+  if (scan != NULL && scan->taken != NULL)
+    {
+      g_autofree char *key = _cs_dest_fs_fold (final);
+      const char *first = g_hash_table_lookup (scan->taken, key);
+      struct stat other;
+
+      /* The destination holds the pair's other name, which the source has
+       * too: that one stays, whichever the folder lists first. */
+      if (first == NULL && listed != NULL && dst_name == NULL && strcmp (listed, final) != 0
+          && _cs_io_fstatat (&job->counters, dir->src_fd, listed, &other, AT_SYMLINK_NOFOLLOW) == 0)
+        {
+          g_hash_table_insert (scan->taken, g_strdup (key), g_strdup (listed));
+          first = listed;
+        }
+      if (first != NULL && strcmp (first, final) != 0)
+        {
+          g_autofree char *a = g_filename_display_name (final);
+          g_autofree char *b = g_filename_display_name (first);
+          g_autofree char *message =
+            g_strdup_printf ("Not copied: “%s” and “%s” differ only in case, which the destination "
+                             "does not tell apart; it keeps “%s”", a, b, b);
+
+          not_held (job, dir, name, dst_name, st, message);
+          return FALSE;
+        }
+      g_hash_table_insert (scan->taken, g_steal_pointer (&key), g_strdup (final));
+    }
+  return TRUE;
+}
+
 static void
 handle_entry (CsJob         *job,
               CsDir         *dir,
               const char    *name,
               const char    *dst_name,
               unsigned char  d_type,
-              GHashTable    *existing,
+              FolderScan    *scan,
               guint          depth)
 {
+  g_autofree char *listed = NULL;
   struct stat st;
 
   if (_cs_scanner_is_excluded (job, name))
     return;
-  if (existing != NULL)
-    g_hash_table_remove (existing, dst_name != NULL ? dst_name : name);
+  if (scan != NULL && scan->existing != NULL)
+    {
+      g_autofree char *key = dest_key (dir, dst_name != NULL ? dst_name : name);
+
+      listed = g_strdup (g_hash_table_lookup (scan->existing, key));
+      g_hash_table_remove (scan->existing, key);
+    }
 
   if (_cs_io_fstatat (&job->counters, dir->src_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
     {
@@ -343,6 +457,8 @@ handle_entry (CsJob         *job,
       count_unreadable (job, d_type == DT_DIR);
       return;
     }
+  if (!holdable (job, dir, name, dst_name, &st, scan, listed))
+    return;
 
   if (S_ISDIR (st.st_mode))
     {
@@ -501,13 +617,19 @@ walk_dir (CsJob *job,
   gsize bufsize = depth < 64 ? DENTS_BUFFER_SIZE : DENTS_BUFFER_SIZE_DEEP;
   g_autofree guint8 *buf = g_malloc (bufsize);
   g_autoptr(GHashTable) existing = NULL;
+  g_autoptr(GHashTable) taken = NULL;
+  FolderScan scan;
   ssize_t n;
 
   if (!dir->dst_new && dir->dst_fd >= 0)
     {
-      existing = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      existing = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
       prepare_existing_dir (job, dir, existing);
     }
+  /* Only where case is ignored: a name per entry of the folder, freed with it. */
+  if (dir->fs != NULL && dir->fs->case_insensitive)
+    taken = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  scan = (FolderScan) { existing, taken };
 
   while ((n = _cs_io_getdents (&job->counters, dir->src_fd, buf, bufsize)) > 0)
     {
@@ -520,7 +642,7 @@ walk_dir (CsJob *job,
             continue;
           if (!_cs_job_wait_if_paused (job))
             return;
-          handle_entry (job, dir, d->d_name, NULL, d->d_type, existing, depth);
+          handle_entry (job, dir, d->d_name, NULL, d->d_type, &scan, depth);
         }
     }
   if (n < 0)

@@ -2,6 +2,7 @@
 
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -219,10 +220,17 @@ _cs_stage_remove_leftover (CsJob      *job,
           struct stat tst;
 
           off += d->d_reclen;
+          if (strcmp (d->d_name, ".") == 0 || strcmp (d->d_name, "..") == 0)
+            continue;
           if (_cs_name_is_our_temp (d->d_name)
               && _cs_io_fstatat (&job->counters, fd, d->d_name, &tst, AT_SYMLINK_NOFOLLOW) == 0
               && (S_ISREG (tst.st_mode) || S_ISLNK (tst.st_mode)) && tst.st_uid == job->euid)
             _cs_io_unlinkat (&job->counters, fd, d->d_name, 0);
+          /* The empty folders a probe of names makes (cs-dest-fs.c), under
+           * whatever name the filesystem gave them; a folder with anything
+           * in it stays. */
+          else if (d->d_type == DT_DIR || d->d_type == DT_UNKNOWN)
+            _cs_io_unlinkat (&job->counters, fd, d->d_name, AT_REMOVEDIR);
         }
     }
   _cs_io_close (&job->counters, fd);

@@ -19,7 +19,7 @@
 
 /*
  * A mirror deletes only extras, only inside its destination (RELIABILITY.md,
- * rule 15): the list of deletions is exactly the extras, symbolic links are
+ * rule 16): the list of deletions is exactly the extras, symbolic links are
  * removed as links and never followed, a folder that could not be read whole
  * deletes nothing, the maximum stops a mirror before it deletes anything,
  * excluded names, a running copy's temporaries and whatever lies across a

@@ -21,7 +21,7 @@
 #include "cs-test-tree.h"
 
 /*
- * Moving never loses a file (RELIABILITY.md, rule 14). Each test ends with the
+ * Moving never loses a file (RELIABILITY.md, rule 15). Each test ends with the
  * oracle in its move mode: every source entry is still in the source,
  * untouched, or gone with a COMPLETE copy — never neither. Moves within one
  * filesystem rename; across filesystems (a tmpfs mounted for the test) the
