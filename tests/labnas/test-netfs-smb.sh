@@ -297,12 +297,15 @@ mkdir -p "$work/race"
 head -c 60000000 /dev/urandom >"$work/race/race.bin"
 printf 'written by smbclient meanwhile\n' >"$work/theirs"
 mkdir -p "$mnt/race"
-"$cli" copy --no-history --quiet --threads 1 --json "$work/r1.json" "$work/race" "$mnt" \
+# At 10 MB/s the copy writes for 6 s: time for smbclient to log in and put
+# its file while ours is still a temporary.
+"$cli" copy --no-history --quiet --threads 1 --max-rate 10M --json "$work/r1.json" "$work/race" "$mnt" \
   >"$work/r1.json.out" 2>&1 &
 copier=$!
-# The copy has scanned and is writing once its temporary holds data.
+# The copy has scanned and is writing once its temporary holds data (under
+# its .part name: renamed for the claim, it is about to be published).
 for _ in $(seq 600); do
-  [[ -n $(find "$work/backing/race" -name '.copyscope-*' -size +1M 2>/dev/null) ]] && break
+  [[ -n $(find "$work/backing/race" -name '.copyscope-*.part' -size +1M 2>/dev/null) ]] && break
   sleep 0.02
 done
 if "$smbnas" client "$mnt" -c "put $work/theirs race/race.bin" >"$work/put.log" 2>&1; then
@@ -319,6 +322,12 @@ if "$smbnas" client "$mnt" -c "put $work/theirs race/race.bin" >"$work/put.log" 
   else
     fail "the conflict: exit $race_rc, reported $(errors "$work/r1.json")"
   fi
+elif grep -q 'NT_STATUS_ACCESS_DENIED\|NT_STATUS_OBJECT_NAME_COLLISION' "$work/put.log"; then
+  # Too late for the race: our claim already held the name, and smbclient
+  # was told so. Nothing of its is lost, but the conflict was not tried.
+  cat "$work/put.log"
+  wait "$copier" || true
+  fail "smbclient came after the claim (a slow machine?): the race was not tried"
 else
   cat "$work/put.log"
   wait "$copier" || true
