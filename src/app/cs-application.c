@@ -76,8 +76,8 @@ parse_threads (const char *text,
 }
 
 /*
- * "copyscope [--destination DIR] [--choose-destination] [--threads N|auto] [--start]
- * [--close-when-done] [SOURCE…]". It runs in the primary instance, so a second
+ * "copyscope [--move] [--destination DIR] [--choose-destination] [--threads N|auto]
+ * [--start] [--close-when-done] [SOURCE…]". It runs in the primary instance, so a second
  * command line sets up (or starts) a copy in the window already open, with paths
  * resolved against the caller's working folder rather than the primary's.
  */
@@ -94,6 +94,7 @@ cs_application_command_line (GApplication            *app,
   gboolean start = FALSE;
   gboolean close_when_done = FALSE;
   gboolean choose_destination = FALSE;
+  gboolean move = FALSE;
   gboolean auto_threads = FALSE;
   guint threads = 0;
   CsWindow *window;
@@ -104,6 +105,7 @@ cs_application_command_line (GApplication            *app,
   g_variant_dict_lookup (options, "start", "b", &start);
   g_variant_dict_lookup (options, "close-when-done", "b", &close_when_done);
   g_variant_dict_lookup (options, "choose-destination", "b", &choose_destination);
+  g_variant_dict_lookup (options, "move", "b", &move);
 
   if (threads_text != NULL && !parse_threads (threads_text, &threads, &auto_threads))
     {
@@ -135,6 +137,9 @@ cs_application_command_line (GApplication            *app,
                                                                             sources[i]));
 
   window = cs_application_get_main_window (self);
+  /* Sources handed over say, with or without --move, what is done with them. */
+  if (files->len > 0 || move)
+    cs_window_set_move (window, move);
   if (files->len > 0)
     cs_window_add_sources (window, (GFile **) files->pdata, files->len);
   if (destination != NULL)
@@ -154,7 +159,8 @@ cs_application_command_line (GApplication            *app,
   if (start && !cs_window_start_copy (window, close_when_done))
     {
       g_application_command_line_printerr (command_line,
-                                           _("The copy cannot start; the window says why\n"));
+                                           move ? _("The move cannot start; the window says why\n")
+                                                : _("The copy cannot start; the window says why\n"));
       return 3;
     }
 
@@ -298,6 +304,9 @@ static void
 cs_application_init (CsApplication *self)
 {
   static const GOptionEntry entries[] = {
+    { "move", 'm', 0, G_OPTION_ARG_NONE, NULL,
+      N_("Move the sources instead of copying them: each is removed once its copy is complete"),
+      NULL },
     { "destination", 'd', 0, G_OPTION_ARG_FILENAME, NULL,
       N_("Copy into DIR (the sources are the files and folders named after the options)"),
       N_("DIR") },

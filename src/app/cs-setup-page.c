@@ -12,9 +12,10 @@
 #include "cs-source-list.h"
 
 /*
- * The next copy: its sources, its destination, the thread count (with the
- * one that worked best there last time) and the options. "changed" says that
- * the sources or the destination changed; the window decides what can start.
+ * The next copy: its sources, whether it copies or moves them, its
+ * destination, the thread count (with the one that worked best there last
+ * time) and the options. "changed" says that the sources or the destination
+ * changed; the window decides what can start.
  */
 
 struct _CsSetupPage
@@ -26,6 +27,7 @@ struct _CsSetupPage
   CsSourceList     *source_list;
   CsDestinationRow *destination_row;
   CsThreadSlider   *thread_slider;
+  GtkToggleButton  *move_toggle;
   AdwActionRow     *remembered_row;
   GtkButton        *remembered_button;
   CsOptionsGroup   *options_group;
@@ -33,6 +35,7 @@ struct _CsSetupPage
   /* Owned */
   GSettings        *settings;
   guint             remembered_threads;
+  gboolean          move;
 };
 
 G_DEFINE_FINAL_TYPE (CsSetupPage, cs_setup_page, GTK_TYPE_WIDGET)
@@ -43,6 +46,14 @@ enum {
 };
 
 static guint signals[N_SIGNALS];
+
+enum {
+  PROP_0,
+  PROP_MOVE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 static void
 cs_setup_page_update_remembered (CsSetupPage *self)
@@ -115,6 +126,48 @@ sources_changed_cb (CsSetupPage *self)
 }
 
 static void
+move_toggled_cb (CsSetupPage *self)
+{
+  cs_setup_page_set_move (self, gtk_toggle_button_get_active (self->move_toggle));
+}
+
+static void
+cs_setup_page_get_property (GObject    *object,
+                            guint       prop_id,
+                            GValue     *value,
+                            GParamSpec *pspec)
+{
+  CsSetupPage *self = CS_SETUP_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_MOVE:
+      g_value_set_boolean (value, self->move);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cs_setup_page_set_property (GObject      *object,
+                            guint         prop_id,
+                            const GValue *value,
+                            GParamSpec   *pspec)
+{
+  CsSetupPage *self = CS_SETUP_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_MOVE:
+      cs_setup_page_set_move (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 cs_setup_page_dispose (GObject *object)
 {
   CsSetupPage *self = CS_SETUP_PAGE (object);
@@ -137,6 +190,15 @@ cs_setup_page_class_init (CsSetupPageClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = cs_setup_page_dispose;
+  object_class->get_property = cs_setup_page_get_property;
+  object_class->set_property = cs_setup_page_set_property;
+
+  /* The sources are moved rather than copied. */
+  properties[PROP_MOVE] =
+    g_param_spec_boolean ("move", NULL, NULL,
+                          FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /* The sources or the destination changed. */
   signals[CHANGED] =
@@ -157,12 +219,14 @@ cs_setup_page_class_init (CsSetupPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, source_list);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, destination_row);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, thread_slider);
+  gtk_widget_class_bind_template_child (widget_class, CsSetupPage, move_toggle);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, remembered_row);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, remembered_button);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, options_group);
 
   gtk_widget_class_install_action (widget_class, "setup.use-remembered-threads", NULL,
                                    use_remembered_threads_action);
+  gtk_widget_class_bind_template_callback (widget_class, move_toggled_cb);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "setuppage");
@@ -263,6 +327,33 @@ cs_setup_page_configure_job (CsSetupPage *self,
   cs_job_set_wait (job, cs_options_group_get_wait (self->options_group));
   cs_job_set_threads (job, cs_thread_slider_get_threads (self->thread_slider), NULL);
   cs_job_set_auto_threads (job, cs_thread_slider_get_auto (self->thread_slider));
+  cs_job_set_operation (job, self->move ? CS_OPERATION_MOVE : CS_OPERATION_COPY);
+}
+
+/* Whether the next job moves its sources rather than copying them. */
+gboolean
+cs_setup_page_get_move (CsSetupPage *self)
+{
+  g_return_val_if_fail (CS_IS_SETUP_PAGE (self), FALSE);
+
+  return self->move;
+}
+
+void
+cs_setup_page_set_move (CsSetupPage *self,
+                        gboolean     move)
+{
+  g_return_if_fail (CS_IS_SETUP_PAGE (self));
+
+  move = !!move;
+  if (gtk_toggle_button_get_active (self->move_toggle) != move)
+    gtk_toggle_button_set_active (self->move_toggle, move);
+  if (self->move == move)
+    return;
+  self->move = move;
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->destination_row),
+                                 move ? _("Move Into") : _("Copy Into"));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MOVE]);
 }
 
 void

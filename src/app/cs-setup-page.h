@@ -24,6 +24,9 @@ void            cs_setup_page_set_destination   (CsSetupPage   *self,
 CsThreadSlider *cs_setup_page_get_thread_slider (CsSetupPage   *self);
 void            cs_setup_page_configure_job     (CsSetupPage   *self,
                                                  CsJob         *job);
+gboolean        cs_setup_page_get_move          (CsSetupPage   *self);
+void            cs_setup_page_set_move          (CsSetupPage   *self,
+                                                 gboolean       move);
 void            cs_setup_page_set_overwrite     (CsSetupPage   *self,
                                                  CsOverwrite    overwrite);
 void            cs_setup_page_show_refusal      (CsSetupPage   *self,

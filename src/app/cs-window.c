@@ -319,10 +319,15 @@ job_progress_cb (CsWindow *self,
       g_autofree char *subtitle = NULL;
       double percent = 100.0 * (double) progress.bytes_done / (double) progress.bytes_found;
 
+      gboolean move = cs_job_get_operation (job) == CS_OPERATION_MOVE;
+
       if (progress.state == CS_JOB_STATE_PAUSED)
         subtitle = g_strdup (_("Paused"));
       else if (progress.scanning)
-        subtitle = g_strdup (_("Copying"));
+        subtitle = g_strdup (move ? _("Moving") : _("Copying"));
+      else if (move)
+        /* Translators: the window subtitle while moving, like "Moving · 42 %" */
+        subtitle = g_strdup_printf (_("Moving · %.0f %%"), MIN (percent, 100.0));
       else
         /* Translators: the window subtitle while copying, like "Copying · 42 %" */
         subtitle = g_strdup_printf (_("Copying · %.0f %%"), MIN (percent, 100.0));
@@ -806,9 +811,16 @@ _cs_window_start (CsWindow *self,
   cs_copy_page_set_job (self->copy_page, job);
 
   /* A copy that a suspend or a logout cuts off is left for the next run to clean up. */
-  self->inhibit_cookie = session->inhibit (GTK_WINDOW (self), _("Copying files"));
-
-  adw_window_title_set_subtitle (self->window_title, _("Copying"));
+  if (cs_job_get_operation (job) == CS_OPERATION_MOVE)
+    {
+      self->inhibit_cookie = session->inhibit (GTK_WINDOW (self), _("Moving files"));
+      adw_window_title_set_subtitle (self->window_title, _("Moving"));
+    }
+  else
+    {
+      self->inhibit_cookie = session->inhibit (GTK_WINDOW (self), _("Copying files"));
+      adw_window_title_set_subtitle (self->window_title, _("Copying"));
+    }
   _cs_window_show_home (self, "copying");
 
   self->job_running = FALSE;
@@ -985,6 +997,22 @@ cs_window_class_init (CsWindowClass *klass)
   _cs_window_class_install_actions (widget_class);
 }
 
+/* The Start button says what the job will do. */
+static void
+move_changed_cb (CsWindow *self)
+{
+  gboolean move = cs_setup_page_get_move (self->setup_page);
+
+  gtk_button_set_label (self->start_button, move ? _("_Start Move") : _("_Start Copy"));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->start_button),
+                               move ? _("Start moving the sources into the destination")
+                                    : _("Start copying the sources into the destination"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->start_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  move ? _("Start Move") : _("Start Copy"),
+                                  -1);
+}
+
 static void
 cs_window_init (CsWindow *self)
 {
@@ -1012,6 +1040,8 @@ cs_window_init (CsWindow *self)
 
   g_signal_connect_object (self->setup_page, "changed",
                            G_CALLBACK (_cs_window_actions_update), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->setup_page, "notify::move",
+                           G_CALLBACK (move_changed_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->stack, "notify::visible-child",
                            G_CALLBACK (visible_page_changed_cb), self, G_CONNECT_SWAPPED);
 
@@ -1127,6 +1157,17 @@ cs_window_set_destination (CsWindow *self,
   /* Translators: a destination given while a copy runs */
   title = g_strdup_printf (_("The next copy goes into “%s”"), name);
   cs_window_show_handed_over (self, title);
+}
+
+/* Whether the next job moves its sources, as if chosen on the setup page
+ * (during a copy too: the next one is set up there meanwhile). */
+void
+cs_window_set_move (CsWindow *self,
+                    gboolean  move)
+{
+  g_return_if_fail (CS_IS_WINDOW (self));
+
+  cs_setup_page_set_move (self->setup_page, move);
 }
 
 /* The count for the next copy, as if set on the setup page's slider. */

@@ -19,9 +19,14 @@ role and name and activated through their AT-SPI action.
    running window takes the files and opens its destination chooser, where the
    second destination is typed and selected; Start copies it, byte for byte,
    and the history holds two runs.
-3. Ctrl+X: a cut. "Paste with Copyscope" and "Move to… with Copyscope" appear
-   exactly when the installed copyscope's command line offers --move.
-4. In Dutch, the items carry the Dutch catalogue's labels.
+3. Ctrl+X in a second folder: a cut. "Paste with Copyscope" and "Move to… with
+   Copyscope" appear exactly when the installed copyscope's command line offers
+   --move.
+4. Where it does, that cut pasted with Copyscope moves the files: they arrive
+   byte for byte and leave the folder they were cut from.
+5. "Move to… with Copyscope" on a third folder's files: the window's chooser
+   is called Move Into, its Start button Start Move, and the files move.
+6. In Dutch, the items carry the Dutch catalogue's labels.
 
 Screenshots of the menus go to OUTPUT_DIR. Exits 77 (skipped) when nautilus,
 nautilus-python, Xvfb, a session bus or AT-SPI are missing.
@@ -193,14 +198,56 @@ def copied(app, _, source, destination, home, runs, out_dir, name):
     return True
 
 
+def moved(app, _, reference, origin, destination, home, runs, out_dir, name):
+    """Whether the files of @origin (the same as @reference's) reached
+    @destination byte for byte, as copied() checks, and left @origin."""
+    if not copied(app, _, reference, destination, home, runs, out_dir, name):
+        return False
+    left = [file for file in FILES if os.path.lexists(os.path.join(origin, file))]
+    if left:
+        log(f'{name}: still in {origin} after the move: {left}')
+        return False
+    return True
+
+
+def choose_folder(app, _, title, folder, out_dir, name):
+    """Types @folder into the destination chooser called @title, which the
+    window opens, and selects it."""
+    from dogtail import rawinput
+    chooser = find_window(app, title)
+    if chooser is None:
+        log(f'{name}: no destination chooser called {title!r} opened')
+        screenshot(out_dir, f'nautilus-{name}-failed')
+        return False
+    click_corner(chooser)
+    rawinput.keyCombo('<Control>l')
+    rawinput.typeText(folder + '/\n')
+    # Enter on a folder's path selects it in GTK 4.8; Select, if it stays open.
+    if not window_closed(app, title, timeout=5):
+        select = find(chooser, 'push button', _('_Select').replace('_', ''))
+        if select is None:
+            log(f'{name}: the chooser has no Select button')
+            screenshot(out_dir, f'nautilus-{name}-chooser-failed')
+            return False
+        select.queryAction().doAction(0)
+        if not window_closed(app, title):
+            log(f'{name}: the chooser does not close')
+            return False
+    return True
+
+
 def check_english(prefix, work, home, out_dir):
     from dogtail import rawinput
     _ = gettext.translation('copyscope', os.path.join(prefix, 'share', 'locale'),
                             languages=['en'], fallback=True).gettext
     source = os.path.join(work, 'source')
-    pasted, chosen, cut_into = (os.path.join(work, name) for name in ('pasted', 'chosen', 'cut'))
-    for folder in (pasted, chosen, cut_into):
+    pasted, chosen, cut_into, moved_into = (os.path.join(work, name)
+                                            for name in ('pasted', 'chosen', 'cut', 'moved'))
+    to_move = [os.path.join(work, name) for name in ('to-cut', 'to-move')]
+    for folder in (pasted, chosen, cut_into, moved_into):
         os.makedirs(folder)
+    for folder in to_move:
+        shutil.copytree(source, folder)
     move = offers_move(prefix)
     log(f'the installed copyscope {"offers" if move else "does not offer"} --move')
 
@@ -241,10 +288,7 @@ def check_english(prefix, work, home, out_dir):
             return False
         screenshot(out_dir, 'nautilus-copy-to-en')
         copy_to.queryAction().doAction(0)
-        chooser = find_window(app, _('Copy Into'))
-        if chooser is None:
-            log('"Copy to… with Copyscope" opened no destination chooser')
-            screenshot(out_dir, 'nautilus-copy-to-failed')
+        if not choose_folder(app, _, _('Copy Into'), chosen, out_dir, 'copy-to'):
             return False
         # The second copyscope hands its command line to the first and leaves.
         deadline = time.monotonic() + 10
@@ -253,20 +297,6 @@ def check_english(prefix, work, home, out_dir):
         if len(copyscope_pids(prefix, home)) != 1:
             log(f'more than one copyscope runs: {copyscope_pids(prefix, home)}')
             return False
-        click_corner(chooser)
-        rawinput.keyCombo('<Control>l')
-        rawinput.typeText(chosen + '/\n')
-        # Enter on a folder's path selects it in GTK 4.8; Select, if it stays open.
-        if not window_closed(app, _('Copy Into'), timeout=5):
-            select = find(chooser, 'push button', _('_Select').replace('_', ''))
-            if select is None:
-                log('the chooser has no Select button')
-                screenshot(out_dir, 'nautilus-chooser-failed')
-                return False
-            select.queryAction().doAction(0)
-            if not window_closed(app, _('Copy Into')):
-                log('the chooser does not close')
-                return False
         start = find(app, 'push button', _('Start Copy'))
         if start is None:
             log('no Start button after choosing the destination')
@@ -278,7 +308,7 @@ def check_english(prefix, work, home, out_dir):
         log('"Copy to… with Copyscope": both files copied into the chosen folder')
 
         # 3. A cut is pasted with Copyscope only when it can move.
-        files.open(source, FIRST)
+        files.open(to_move[0], FIRST)
         rawinput.keyCombo('<Control>a')
         rawinput.keyCombo('<Control>x')
         files.open(cut_into, None)
@@ -290,8 +320,41 @@ def check_english(prefix, work, home, out_dir):
             log(f'"Paste with Copyscope" after a cut, with --move '
                 f'{"offered" if move else "not offered"}: {sorted(items)}')
             return False
-        files.close_menu()
         log('after a cut, "Paste with Copyscope" is ' + ('offered' if move else 'not offered'))
+        if not move:
+            files.close_menu()
+            return True
+
+        # 4. That cut pasted with Copyscope moves: the files arrive, byte for
+        # byte, and leave the folder they were cut from.
+        paste = items['Paste with Copyscope']
+        screenshot(out_dir, 'nautilus-paste-cut-en')
+        paste.queryAction().doAction(0)
+        if not moved(app, _, source, to_move[0], cut_into, home, 3, out_dir, 'paste-cut'):
+            return False
+        log('"Paste with Copyscope" after a cut: both files moved')
+
+        # 5. Move to… with Copyscope, into a folder chosen in its window.
+        files.open(to_move[1], FIRST)
+        rawinput.keyCombo('<Control>a')
+        items = files.menu()
+        move_to = items.get('Move to… with Copyscope')
+        if move_to is None:
+            log(f'the selection menu has no "Move to… with Copyscope": {sorted(items)}')
+            return False
+        move_to.queryAction().doAction(0)
+        if not choose_folder(app, _, _('Move Into'), moved_into, out_dir, 'move-to'):
+            return False
+        start = find(app, 'push button', _('Start Move'))
+        if start is None:
+            log('no Start Move button after choosing where to move')
+            screenshot(out_dir, 'nautilus-move-to-failed')
+            return False
+        screenshot(out_dir, 'nautilus-move-to-en')
+        start.queryAction().doAction(0)
+        if not moved(app, _, source, to_move[1], moved_into, home, 4, out_dir, 'move-to'):
+            return False
+        log('"Move to… with Copyscope": both files moved into the chosen folder')
     return True
 
 

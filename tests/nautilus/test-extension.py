@@ -6,7 +6,7 @@ its items appear, what each starts, and how it learns whether Copyscope moves.
 Usage: test-extension.py EXTENSION COPYSCOPE
 
 EXTENSION is the configured extension of the build, COPYSCOPE the built window
-program (its --help-all has no --move yet). Exits 77 when nautilus-python's
+program (its --help-all lists --move). Exits 77 when nautilus-python's
 Nautilus 4.0 bindings are missing.
 """
 
@@ -108,10 +108,10 @@ class OffersMove(unittest.TestCase):
         self.assertFalse(ext.offers_move('  --move-mode=MODE      How\n'))
         self.assertFalse(ext.offers_move('  --start   Start, then --move on\n'))
 
-    def test_built_copyscope_does_not_move(self):
+    def test_built_copyscope_moves(self):
         output = GLib.spawn_sync(None, [COPYSCOPE, '--help-all'], None, 0, None)[1].decode()
         self.assertIn('--choose-destination', output)
-        self.assertFalse(ext.offers_move(output))
+        self.assertTrue(ext.offers_move(output))
 
 
 class PasteArguments(unittest.TestCase):
@@ -218,8 +218,8 @@ class Capability(unittest.TestCase):
         provider.connect('items-updated', lambda *_: updates.append(1))
         # Let the answer come in.
         iterate_until(lambda: False, timeout=3)
-        self.assertFalse(provider.can_move)
-        self.assertEqual(updates, [])
+        self.assertTrue(provider.can_move)
+        self.assertEqual(updates, [1])
 
     def test_a_copyscope_that_moves(self):
         with tempfile.TemporaryDirectory() as work:

@@ -1247,6 +1247,67 @@ test_slider_scroll (void)
   cs_ui_window_destroy (window);
 }
 
+/* Move chosen on the setup page: the Start button and the chooser say so,
+ * the job moves, and the sources are gone once their copies are there. */
+static void
+test_move (void)
+{
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *photos = g_build_filename (root, "Photos", NULL);
+  g_autofree char *reference = g_build_filename (root, "reference", NULL);
+  g_autofree char *nas = g_build_filename (root, "nas1", NULL);
+  g_autofree char *moved = g_build_filename (nas, "Photos", NULL);
+  const char *cp[] = { "cp", "-a", photos, reference, NULL };
+  g_autoptr(GError) error = NULL;
+  GtkWidget *move_toggle;
+  CsWindow *window;
+  CsRun *run;
+  int status;
+
+  generate (photos, 20, 3000);
+  g_spawn_sync (NULL, (char **) cp, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_cmpint (g_mkdir (nas, 0755), ==, 0);
+
+  window = window_with_copy (photos, nas, 2);
+  g_assert_nonnull (cs_ui_find_button (window, "Start Copy"));
+  move_toggle = cs_ui_find_button (window, "Move");
+  g_assert_nonnull (move_toggle);
+  g_signal_emit_by_name (move_toggle, "clicked");
+  cs_ui_iterate ();
+  g_assert_null (cs_ui_find_button (window, "Start Copy"));
+  g_assert_nonnull (cs_ui_find_button (window, "Start Move"));
+  g_assert_nonnull (cs_ui_find_label (window, "Move Into"));
+  cs_ui_screenshot (window, "10-move-setup.png");
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
+  run = cs_summary_page_get_run (summary_page (window));
+  g_assert_cmpint (cs_run_get_settings (run)->operation, ==, CS_OPERATION_MOVE);
+  g_assert_cmpstr (cs_run_get_outcome (run), ==, "completed");
+  cs_test_tree_assert_equal (reference, moved);
+  g_assert_false (g_file_test (photos, G_FILE_TEST_EXISTS));
+
+  /* Files handed over now start the next job: the moved sources are not
+   * in it. */
+  {
+    g_autoptr(GFile) next = g_file_new_for_path (reference);
+    GFile *files[] = { next };
+
+    cs_window_add_sources (window, files, 1);
+    g_assert_cmpuint (g_list_model_get_n_items (cs_setup_page_get_sources (setup_page (window))), ==, 1);
+  }
+
+  /* Copy again: the choice stays until changed, as the other options do. */
+  g_assert_nonnull (cs_ui_find_button (window, "Start Move"));
+  cs_window_set_move (window, FALSE);
+  g_assert_nonnull (cs_ui_find_button (window, "Start Copy"));
+
+  cs_ui_window_destroy (window);
+  cs_test_tree_remove (root);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1267,6 +1328,7 @@ main (int   argc,
   g_test_add_func ("/window/refusal", test_refusal);
   g_test_add_func ("/window/copy", test_copy);
   g_test_add_func ("/window/copy-into", test_copy_into);
+  g_test_add_func ("/window/move", test_move);
   g_test_add_func ("/window/slider-live", test_slider);
   g_test_add_func ("/window/loop-probe", test_loop_probe);
   g_test_add_func ("/window/cancel", test_cancel);
