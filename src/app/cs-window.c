@@ -838,7 +838,10 @@ cancel_response_cb (CsWindow         *self,
 
   if (g_strcmp0 (response, "cancel") == 0 && self->job != NULL)
     {
+      GtkCheckButton *keep = g_object_get_data (G_OBJECT (dialog), "keep-partial");
+
       cs_window_drop_conflicts (self);
+      cs_job_set_keep_partial (self->job, keep != NULL && gtk_check_button_get_active (keep));
       cs_job_cancel (self->job);
       /* Only a run reports the end, even of a job cancelled before it began. */
       cs_window_run_job (self);
@@ -858,6 +861,8 @@ _cs_window_ask_cancel (CsWindow *self)
 
   builder = gtk_builder_new_from_resource ("/io/github/copyscope/Copyscope/ui/cs-cancel-dialog.ui");
   self->cancel_dialog = ADW_MESSAGE_DIALOG (gtk_builder_get_object (builder, "dialog"));
+  g_object_set_data (G_OBJECT (self->cancel_dialog), "keep-partial",
+                     gtk_builder_get_object (builder, "keep_partial"));
   gtk_window_set_transient_for (GTK_WINDOW (self->cancel_dialog), GTK_WINDOW (self));
   g_signal_connect_object (self->cancel_dialog, "response",
                            G_CALLBACK (cancel_response_cb), self, G_CONNECT_SWAPPED);

@@ -246,6 +246,30 @@ print_removals (FILE  *out,
     }
 }
 
+/* Big files that went on from an earlier run's partial copy. */
+static void
+print_resumed (FILE  *out,
+               CsRun *run)
+{
+  g_autoptr(GArray) events = cs_run_dup_events (run);
+
+  for (guint i = 0; i < events->len; i++)
+    {
+      const CsRunEvent *e = &g_array_index (events, CsRunEvent, i);
+      g_autofree char *kept = NULL, *size = NULL, *checked = NULL;
+
+      if (g_strcmp0 (e->kind, "resume") != 0)
+        continue;
+      kept = cs_cli_format_bytes ((guint64) e->value);
+      size = cs_cli_format_bytes (e->size);
+      checked = cs_cli_format_bytes (e->checked);
+      fprintf (out, "%8s : ", _("Resumed"));
+      /* Translators: "photos.tar at 17.9 GB of 20.0 GB (17.9 GB read back to check)" */
+      fprintf (out, _("%s at %s of %s (%s read back to check)"), e->path, kept, size, checked);
+      fprintf (out, "\n");
+    }
+}
+
 static void
 print_summary (FILE     *out,
                CsJob    *job,
@@ -317,6 +341,7 @@ print_summary (FILE     *out,
     fprintf (out, "\n");
   }
   print_limits (out, run);
+  print_resumed (out, run);
   print_removals (out, job, run);
 }
 
@@ -417,6 +442,7 @@ transfer (int          argc,
   double wait = 1.0;
   gboolean auto_threads = FALSE, no_history = FALSE;
   gboolean verify = FALSE, durable = FALSE, no_flush = FALSE, dry_run = FALSE, quiet = FALSE;
+  gboolean keep_partial = FALSE;
   g_autofree char *full_description = NULL;
   g_autofree char *max_delete_arg = NULL;
   const char *description;
@@ -437,6 +463,7 @@ transfer (int          argc,
     { "verify", 0, 0, G_OPTION_ARG_NONE, &verify, N_("Read every copy back and compare (XXH3) before publishing it"), NULL },
     { "durable", 0, 0, G_OPTION_ARG_NONE, &durable, N_("Flush every file and folder to disk before publishing it"), NULL },
     { "staging", 0, 0, G_OPTION_ARG_STRING, &staging_arg, N_("Write temporaries in staging folders: auto (on network shares, default), always or never"), "WHEN" },
+    { "keep-partial", 0, 0, G_OPTION_ARG_NONE, &keep_partial, N_("When interrupted, keep the partial copies of big files (64 MiB and more) for the next run to resume"), NULL },
     { "no-flush", 0, 0, G_OPTION_ARG_NONE, &no_flush, N_("Do not flush the destination to disk at the end"), NULL },
     { "dry-run", 'n', 0, G_OPTION_ARG_NONE, &dry_run, N_("List what would be done; write nothing"), NULL },
     { "exclude", 'x', 0, G_OPTION_ARG_STRING_ARRAY, &excludes, N_("Skip names matching GLOB (repeatable)"), "GLOB" },
@@ -634,6 +661,7 @@ transfer (int          argc,
   cs_job_set_wait (job, wait);
   cs_job_set_overwrite (job, overwrite);
   cs_job_set_verify (job, verify);
+  cs_job_set_keep_partial (job, keep_partial);
   cs_job_set_durable (job, durable);
   cs_job_set_flush (job, !no_flush);
   cs_job_set_staging (job, staging);

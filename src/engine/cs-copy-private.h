@@ -18,6 +18,7 @@ G_BEGIN_DECLS
 #define CS_ERR_DEST_REMOVED    (-1006)  /* the destination folder was deleted meanwhile */
 #define CS_ERR_CANNOT_MAKE     (-1007)  /* a device without root, or a node the destination cannot hold */
 #define CS_ERR_NO_LINK         (-1008)  /* a later name cannot be linked here: copy it */
+#define CS_ERR_NO_RESUME       (-1009)  /* no partial to write resumably: an ordinary temporary */
 
 typedef enum {
   CS_ACTION_COPY,        /* nothing there yet */

@@ -19,6 +19,7 @@
 #include "cs-links-private.h"
 #include "cs-move-private.h"
 #include "cs-names-private.h"
+#include "cs-resume-private.h"
 #include "cs-stage-private.h"
 #include "cs-xattrs-private.h"
 
@@ -477,6 +478,63 @@ copy_range (CsJob    *job,
     }
 
   return OK;
+}
+
+/* Like copy_range, through the worker's buffer, with the XXH3 of the bytes
+ * written in @out_hash: a partial's journal (cs-resume-private.h) needs
+ * each block's hash, and taking it from the buffer costs no second read of
+ * either file. */
+static Outcome
+copy_range_hashed (CsJob    *job,
+                   CsWorker *worker,
+                   int       src_fd,
+                   int       dst_fd,
+                   guint64   offset,
+                   guint64   length,
+                   guint64  *out_hash)
+{
+  XXH3_state_t *state = XXH3_createState ();
+  guint64 done = 0;
+  Outcome o = OK;
+
+  XXH3_64bits_reset (state);
+  while (done < length && o.code == 0)
+    {
+      guint64 want = MIN (length - done, CS_BUFFER_SIZE);
+      ssize_t n;
+
+      if (!_cs_job_wait_if_paused (job) || (want = _cs_copy_limit_take (job, want)) == 0)
+        {
+          o = fail (CS_ERR_STOPPED, NULL);
+          break;
+        }
+      n = _cs_io_pread (&job->counters, src_fd, worker->buffer, want, (off_t) (offset + done));
+      _cs_copy_limit_refund (job, want, n);
+      if (n <= 0)
+        {
+          o = n < 0 ? fail (errno, "read") : fail (CS_ERR_SOURCE_CHANGED, "read");
+          break;
+        }
+      XXH3_64bits_update (state, worker->buffer, (size_t) n);
+      for (ssize_t w = 0; w < n;)
+        {
+          ssize_t m = _cs_io_pwrite (&job->counters, dst_fd, worker->buffer + w, (size_t) (n - w),
+                                     (off_t) (offset + done + (guint64) w));
+          if (m <= 0)
+            {
+              o = m < 0 ? fail (errno, "write") : fail (EIO, "write");
+              break;
+            }
+          w += m;
+        }
+      done += (guint64) n;
+      worker->partial += (guint64) n;
+      atomic_fetch_add_explicit (&job->bytes_partial, (guint64) n, memory_order_relaxed);
+    }
+  *out_hash = XXH3_64bits_digest (state);
+  XXH3_freeState (state);
+
+  return o;
 }
 
 /* Like copy_range, but only the data extents, so holes stay holes. */
@@ -1362,6 +1420,79 @@ out:
   return o;
 }
 
+/* Whether a failed or stopped resumable copy keeps its partial for a later
+ * run: after an interruption that the user chose to resume from, or an error
+ * from the system (a lost share, a full disk, EIO); not when the source
+ * changed, the copy did not match, or the name was taken meanwhile. */
+static gboolean
+keeps_partial (CsJob *job,
+               int    code)
+{
+  if (code == CS_ERR_STOPPED)
+    return atomic_load (&job->keep_partial);
+  return code > 0;
+}
+
+/* A big file through its partial (cs-resume-private.h): the blocks an
+ * earlier run wrote and the journal proves are kept, the others copied. */
+static Outcome
+copy_resumable (CsJob    *job,
+                CsWorker *worker,
+                CsItem   *item,
+                CsAction  action)
+{
+  const char *final = item->dst_name != NULL ? item->dst_name : item->name;
+  guint64 size = (guint64) item->st.st_size;
+  CsResume *resume;
+  CsTimes times_state;
+  gboolean when_published;
+  Outcome o = OK;
+  int src_fd, tmp_fd;
+
+  src_fd = open_source (job, item->dir, item->name);
+  if (src_fd < 0)
+    return fail (errno, "open");
+  resume = _cs_resume_open (job, worker, item->dir, final, src_fd, &item->st);
+  if (resume == NULL)
+    {
+      o = errno == EBUSY || errno == EEXIST || _cs_io_is_unsupported (errno)
+          ? fail (CS_ERR_NO_RESUME, NULL) : fail (errno, "create");
+      _cs_io_close (&job->counters, src_fd);
+      return o;
+    }
+  tmp_fd = _cs_resume_get_fd (resume);
+  worker->resumed = _cs_resume_get_kept (resume);
+
+  for (guint64 off = 0; off < size && o.code == 0; off += CS_RESUME_BLOCK)
+    {
+      guint64 length = MIN (CS_RESUME_BLOCK, size - off);
+      guint64 hash;
+      int code;
+
+      if (_cs_resume_has_block (resume, off))
+        {
+          /* Kept: progress as if copied now. */
+          worker->partial += length;
+          atomic_fetch_add_explicit (&job->bytes_partial, length, memory_order_relaxed);
+          continue;
+        }
+      o = copy_range_hashed (job, worker, src_fd, tmp_fd, off, length, &hash);
+      if (o.code == 0 && (code = _cs_resume_wrote_block (job, resume, off, length, hash)) != 0)
+        o = fail (code, "write journal");
+    }
+  when_published = times_when_published (item, &times_state) && action != CS_ACTION_KEEP_BOTH;
+  if (o.code == 0)
+    o = finish_temp (job, worker, item, src_fd, tmp_fd, 0600, &item->st, !when_published);
+  if (o.code == 0)
+    o = publish (job, item->dir->dst_fd, _cs_resume_get_name (resume), item->dir, final, action);
+  _cs_resume_close (job, resume, o.code == 0, o.code != 0 && keeps_partial (job, o.code));
+  if (o.code == 0)
+    keep_times (job, worker, item, action, when_published, times_state);
+  _cs_io_close (&job->counters, src_fd);
+
+  return o;
+}
+
 /* copy_file_attempt, again with a named temporary when an unnamed one could
  * not be linked in (the job then writes named ones from the start). */
 static Outcome
@@ -1387,6 +1518,13 @@ copy_file_once (CsJob    *job,
   CsStage *stage = NULL;
   Outcome o;
 
+  /* Written beside its final name, never staged: the partial stays there. */
+  if (!item->dir->src_pseudo && _cs_resume_wanted (job, &item->st))
+    {
+      o = copy_resumable (job, worker, item, action);
+      if (o.code != CS_ERR_NO_RESUME)
+        return o;
+    }
 
   /* Staging pays where workers queue for a folder's lock; one or two workers
    * hardly do, and a rename between folders costs them a round trip more
@@ -1600,6 +1738,13 @@ record_success (CsJob    *job,
   /* A move logs the file once its source is gone (cs-move.c). */
   if (job->settings.operation == CS_OPERATION_MOVE)
     _cs_move_copied (job, item);
+  else if (worker->resumed > 0)
+    {
+      g_autofree char *why = g_strdup_printf ("at %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes",
+                                              worker->resumed, size);
+
+      _cs_job_log (job, item->dir, item->name, "resumed", size, why);
+    }
   else
     _cs_job_log (job, item->dir, item->name, action == CS_ACTION_REPLACE ? "replaced" : "copied", size, NULL);
   _cs_copy_count_done (job, CS_CLASS_COPIED, size);
@@ -1675,14 +1820,29 @@ special_once (CsJob    *job,
 static void settle_first (CsJob *job, CsWorker *worker, CsLink *link, gboolean ready);
 
 static Outcome
-open_big (CsJob  *job,
-          CsItem *item)
+open_big (CsJob    *job,
+          CsWorker *worker,
+          CsItem   *item)
 {
   CsBig *big = item->big;
 
   big->src_fd = open_source (job, item->dir, item->name);
   if (big->src_fd < 0)
     return fail (errno, "open");
+  if (_cs_resume_wanted (job, &item->st))
+    {
+      const char *final = item->dst_name != NULL ? item->dst_name : item->name;
+
+      big->resume = _cs_resume_open (job, worker, item->dir, final, big->src_fd, &item->st);
+      if (big->resume != NULL)
+        {
+          big->tmp_fd = _cs_resume_get_fd (big->resume);
+          g_strlcpy (big->tmp_name, _cs_resume_get_name (big->resume), sizeof big->tmp_name);
+          goto sized;
+        }
+      if (errno != EBUSY && errno != EEXIST && !_cs_io_is_unsupported (errno))
+        return fail (errno, "create");
+    }
   temp_name (job, big->tmp_name, sizeof big->tmp_name);
   big->tmp_fd = _cs_io_openat (&job->counters, item->dir->dst_fd, big->tmp_name,
                                O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
@@ -1691,11 +1851,28 @@ open_big (CsJob  *job,
       big->tmp_name[0] = '\0';
       return fail (errno, "create");
     }
-  /* The final size up front: chunks land at their offsets and holes stay holes. */
+sized:
+  /* The final size up front: chunks land at their offsets and holes stay
+   * holes; a partial keeps what it holds. */
   if (_cs_io_ftruncate (&job->counters, big->tmp_fd, item->st.st_size) != 0)
     return fail (errno, "truncate");
 
   return OK;
+}
+
+/* The last chunk is done with the file: its partial, if any, stays for a
+ * later run or goes (see keeps_partial). */
+static void
+end_resume (CsJob  *job,
+            CsBig  *big,
+            int     code)
+{
+  if (big->resume == NULL)
+    return;
+  _cs_resume_close (job, big->resume, big->published, !big->published && keeps_partial (job, code));
+  big->resume = NULL;
+  big->tmp_fd = -1;
+  big->tmp_name[0] = '\0';
 }
 
 static Outcome
@@ -1707,12 +1884,31 @@ chunk_once (CsJob    *job,
   Outcome o;
   int fd;
 
+  if (item->big->resume != NULL && _cs_resume_has_block (item->big->resume, item->offset))
+    {
+      /* Kept from an earlier run: progress as if copied now. */
+      worker->partial += item->length;
+      atomic_fetch_add_explicit (&job->bytes_partial, item->length, memory_order_relaxed);
+      return OK;
+    }
+
   /* A descriptor of its own: readahead state lives in the open file, and chunks
    * read at different offsets through one descriptor defeat it. */
   fd = open_source (job, item->dir, item->name);
   if (fd < 0)
     return fail (errno, "open");
-  o = copy_data (job, worker, fd, item->big->tmp_fd, &item->st, item->offset, item->length);
+  if (item->big->resume != NULL)
+    {
+      guint64 hash;
+      int code;
+
+      o = copy_range_hashed (job, worker, fd, item->big->tmp_fd, item->offset, item->length, &hash);
+      if (o.code == 0
+          && (code = _cs_resume_wrote_block (job, item->big->resume, item->offset, item->length, hash)) != 0)
+        o = fail (code, "write journal");
+    }
+  else
+    o = copy_data (job, worker, fd, item->big->tmp_fd, &item->st, item->offset, item->length);
   _cs_io_close (&job->counters, fd);
 
   return o;
@@ -1744,7 +1940,7 @@ copy_chunk (CsJob    *job,
     {
       big->opened = TRUE;
       big->dir = _cs_dir_ref (item->dir);
-      o = check_removed (job, item->dir, open_big (job, item));
+      o = check_removed (job, item->dir, open_big (job, worker, item));
       if (is_fatal (o.code))
         settle_fatal (job, &o);
       if (o.code != 0)
@@ -1780,6 +1976,7 @@ copy_chunk (CsJob    *job,
    * error kept its code (settle_fatal): this file is the one that names it. */
   if (big->failed || !big->opened || _cs_job_stopping (job))
     {
+      end_resume (job, big, big->failed ? big->error_code : CS_ERR_STOPPED);
       if (big->failed && big->error_code != CS_ERR_STOPPED
           && (!_cs_job_stopping (job) || is_fatal (big->error_code)))
         record_failure (job, item, final, fail (big->error_code, big->error_op), attempts,
@@ -1791,12 +1988,19 @@ copy_chunk (CsJob    *job,
   o = finish_temp (job, worker, item, big->src_fd, big->tmp_fd, 0600, &item->st, !when_published);
   if (o.code == 0)
     {
-      _cs_io_close (&job->counters, big->tmp_fd);
-      big->tmp_fd = -1;
+      /* A partial's descriptor holds its lock until its journal is gone. */
+      if (big->resume == NULL)
+        {
+          _cs_io_close (&job->counters, big->tmp_fd);
+          big->tmp_fd = -1;
+        }
       o = publish (job, item->dir->dst_fd, big->tmp_name, item->dir, final, action);
       if (o.code == 0)
         big->published = TRUE;
     }
+  if (big->resume != NULL)
+    worker->resumed = _cs_resume_get_kept (big->resume);
+  end_resume (job, big, o.code);
   o = check_removed (job, item->dir, o);
   if (is_fatal (o.code))
     settle_fatal (job, &o);
@@ -1901,6 +2105,7 @@ _cs_copy_item (CsJob    *job,
 
   worker->partial = 0;
   worker->lost = 0;
+  worker->resumed = 0;
   if (item->kind == CS_ITEM_CHUNK)
     {
       copy_chunk (job, worker, item);

@@ -16,6 +16,8 @@
 
 G_BEGIN_DECLS
 
+typedef struct _CsResume CsResume;
+
 typedef struct _CsDir  CsDir;
 typedef struct _CsBig  CsBig;
 typedef struct _CsItem CsItem;
@@ -42,6 +44,8 @@ struct _CsDir {
   atomic_int   no_stage;      /* on another filesystem than the staging folders */
   atomic_uint  n_files;       /* queued so far by the scanner */
   GArray      *claims;        /* CsClaim: claims a killed run left unwritten here; usually NULL */
+  GHashTable  *resumes;       /* scanner: partials and journals found here (names); usually NULL */
+  GHashTable  *resumes_wanted; /* scanner: final-name hashes of this run's big files here */
   dev_t        src_dev;       /* the source folder's filesystem */
   gboolean     src_pseudo;    /* on procfs, sysfs and the like: sizes say nothing */
   CsDestFs    *fs;            /* borrowed from the job: the destination folder's filesystem */
@@ -62,6 +66,7 @@ struct _CsBig {
   int          src_fd;
   int          tmp_fd;
   char         tmp_name[64];
+  CsResume    *resume;        /* its partial, when written resumably (cs-resume-private.h) */
   atomic_uint_fast64_t partial;   /* bytes its chunks copied, shown as progress */
   CsLink      *link;          /* a reference when it is the first name of several (cs-links.c) */
 };

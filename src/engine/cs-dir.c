@@ -16,6 +16,7 @@
 #include "cs-links-private.h"
 #include "cs-move-private.h"
 #include "cs-names-private.h"
+#include "cs-resume-private.h"
 #include "cs-xattrs-private.h"
 
 typedef struct {
@@ -121,6 +122,8 @@ _cs_dir_unref (CsDir *dir)
         _cs_io_close (&job->counters, dir->dst_fd);
       _cs_job_release_dir_fds (job, 2);
       g_clear_pointer (&dir->claims, g_array_unref);
+      g_clear_pointer (&dir->resumes, g_hash_table_unref);
+      g_clear_pointer (&dir->resumes_wanted, g_hash_table_unref);
       if (dir->dst_name != dir->name)
         g_free (dir->dst_name);
       g_free (dir->name);
@@ -297,6 +300,13 @@ _cs_big_unref (CsJob *job,
     return;
 
   atomic_fetch_sub_explicit (&job->bytes_partial, atomic_load (&big->partial), memory_order_relaxed);
+  /* The last chunk closed it; a file whose last chunk never ran keeps it. */
+  if (big->resume != NULL)
+    {
+      _cs_resume_close (job, big->resume, FALSE, TRUE);
+      big->tmp_fd = -1;
+      big->tmp_name[0] = '\0';
+    }
   if (big->tmp_fd >= 0)
     _cs_io_close (&job->counters, big->tmp_fd);
   if (!big->published && big->tmp_name[0] != '\0' && big->dir != NULL)

@@ -41,6 +41,7 @@ typedef struct {
   guint8  *buffer;
   guint64  partial;           /* bytes of the current item copied so far */
   guint    lost;              /* 1 << CsMetadata: what the destination did not keep of it */
+  guint64  resumed;           /* bytes of the current item kept from an earlier run's partial */
   int      nice;              /* the thread's nice value, as this file set it */
 } CsWorker;
 
@@ -94,6 +95,7 @@ struct _CsJob {
   atomic_uint   threads;
   atomic_int    stop;             /* CsStopReason */
   atomic_int    no_clone;         /* the fast paths answered "not supported" once */
+  atomic_int    keep_partial;     /* a cancel keeps big files' partials for a later run */
   atomic_int    no_copy_range;
   atomic_int    no_noreplace;
   atomic_int    no_link;          /* hard links refused (EPERM) or not supported */

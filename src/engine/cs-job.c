@@ -1403,6 +1403,16 @@ cs_job_resume (CsJob *self)
 
 /* any thread */
 void
+cs_job_set_keep_partial (CsJob    *self,
+                         gboolean  keep)
+{
+  g_return_if_fail (CS_IS_JOB (self));
+
+  atomic_store (&self->keep_partial, !!keep);
+}
+
+/* any thread */
+void
 cs_job_cancel (CsJob *self)
 {
   g_return_if_fail (CS_IS_JOB (self));

@@ -203,6 +203,12 @@ gboolean    cs_job_get_auto_threads (CsJob          *self);
 void        cs_job_pause            (CsJob          *self);
 void        cs_job_resume           (CsJob          *self);
 void        cs_job_cancel           (CsJob          *self);
+/* Any time, a cancel included: whether the partial copies of big files that a
+ * cancel cuts short stay (hidden, beside their final names) for a later run
+ * of the same copy to resume, rather than being removed. A kill, a lost
+ * destination or an error keeps them anyway. Default: FALSE. */
+void        cs_job_set_keep_partial (CsJob          *self,
+                                     gboolean        keep);
 CsJobState  cs_job_get_state        (CsJob          *self);
 void        cs_job_get_progress     (CsJob          *self,
                                      CsProgress     *out_progress);

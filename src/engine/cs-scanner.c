@@ -17,6 +17,7 @@
 #include "cs-mirror-private.h"
 #include "cs-move-private.h"
 #include "cs-names-private.h"
+#include "cs-resume-private.h"
 #include "cs-scanner-private.h"
 #include "cs-stage-private.h"
 
@@ -132,6 +133,15 @@ prepare_existing_dir (CsJob      *job,
             continue;
           if (_cs_name_is_our_temp (name) || _cs_name_is_our_stage (name))
             remove_leftover (job, dir, name);
+          else if (_cs_name_is_resume (name, NULL))
+            {
+              if (job->settings.dry_run)
+                continue;
+              /* Kept for the file it belongs to; swept once the folder is read. */
+              if (dir->resumes == NULL)
+                dir->resumes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+              g_hash_table_add (dir->resumes, g_strdup (name));
+            }
           else if (names != NULL)
             g_hash_table_insert (names, dest_key (dir, name), g_strdup (name));
         }
@@ -486,6 +496,14 @@ handle_entry (CsJob         *job,
 
       if (S_ISREG (st.st_mode) && st.st_nlink > 1)
         link = _cs_links_meet (job, dir, final, &st, &first);
+      if (dir->resumes != NULL && _cs_resume_wanted (job, &st))
+        {
+          guint64 hash = _cs_name_hash (final);
+
+          if (dir->resumes_wanted == NULL)
+            dir->resumes_wanted = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+          g_hash_table_add (dir->resumes_wanted, g_memdup2 (&hash, sizeof hash));
+        }
 
       if (job->settings.dry_run)
         {
@@ -650,6 +668,10 @@ walk_dir (CsJob *job,
 
   /* Hand over what this folder left in the batch before the scan moves on. */
   flush_batch (job);
+
+  /* Partials no file of this run goes to are stale once the folder is read. */
+  if (n == 0 && dir->resumes != NULL && !_cs_job_stopping (job))
+    _cs_resume_sweep (job, dir, dir->resumes, dir->resumes_wanted);
 
   if (existing != NULL && !_cs_job_stopping (job))
     {

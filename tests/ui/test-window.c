@@ -908,6 +908,95 @@ test_cancel (void)
   cs_test_tree_remove (root);
 }
 
+/* Files whose names start with ".copyscope-resume-" in @dir. */
+static guint
+count_partials (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    n += g_str_has_prefix (name, ".copyscope-resume-");
+  return n;
+}
+
+/* Whether a partial copy in @data (a folder) has a block journaled: a
+ * journal longer than its header. */
+static gboolean
+block_journaled (gpointer data)
+{
+  g_autoptr(GDir) d = g_dir_open (data, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    if (g_str_has_prefix (name, ".copyscope-resume-") && g_str_has_suffix (name, ".journal"))
+      {
+        g_autofree char *path = g_build_filename (data, name, NULL);
+        struct stat st;
+
+        if (stat (path, &st) == 0 && st.st_size > 80)
+          return TRUE;
+      }
+  return FALSE;
+}
+
+/* "Keep big files' partial copies" ticked in the cancel dialog: they stay,
+ * and the next copy of the same sources goes on from them. */
+static void
+test_cancel_keep (void)
+{
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *source = g_build_filename (root, "source", NULL);
+  g_autofree char *destination = g_build_filename (root, "destination", NULL);
+  g_autofree char *copy = g_build_filename (destination, "source", NULL);
+  g_autoptr(GArray) events = NULL;
+  AdwMessageDialog *dialog;
+  GtkCheckButton *keep;
+  CsWindow *window;
+  CsRun *run;
+  guint resumed = 0;
+
+  generate (source, 4, 96 << 20);
+  g_assert_cmpint (g_mkdir (destination, 0755), ==, 0);
+
+  window = window_with_copy (source, destination, 2);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_true (cs_ui_wait_until (block_journaled, copy, WAIT_SECONDS));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.pause", NULL);
+  g_assert_true (cs_ui_wait_until (job_paused, window, WAIT_SECONDS));
+  g_assert_nonnull (cs_window_get_job (window));
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel", NULL);
+  g_assert_true (cs_ui_wait_until (cancel_dialog_shown, window, WAIT_SECONDS));
+  dialog = cs_ui_find_dialog (window);
+  keep = GTK_CHECK_BUTTON (cs_ui_find (dialog, GTK_TYPE_CHECK_BUTTON));
+  g_assert_nonnull (keep);
+  gtk_check_button_set_active (keep, TRUE);
+  cs_ui_screenshot (dialog, "06-cancel-dialog-keep.png");
+  cs_ui_answer (dialog, "Cancel Copy");
+  g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
+  g_assert_cmpstr (cs_run_get_outcome (cs_summary_page_get_run (summary_page (window))), ==, "cancelled");
+  g_assert_cmpuint (count_partials (copy), >, 0);
+
+  /* The same copy again: it goes on, and leaves no partial behind. */
+  cs_ui_window_destroy (window);
+  window = window_with_copy (source, destination, 2);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
+  run = cs_summary_page_get_run (summary_page (window));
+  g_assert_cmpstr (cs_run_get_outcome (run), ==, "completed");
+  events = cs_run_dup_events (run);
+  for (guint i = 0; i < events->len; i++)
+    resumed += g_strcmp0 (g_array_index (events, CsRunEvent, i).kind, "resume") == 0;
+  g_assert_cmpuint (resumed, >, 0);
+  g_assert_cmpuint (count_partials (copy), ==, 0);
+  cs_test_tree_assert_equal (source, copy);
+
+  cs_ui_window_destroy (window);
+  cs_test_tree_remove (root);
+}
+
 static gboolean
 conflict_shown (gpointer data)
 {
@@ -1332,6 +1421,7 @@ main (int   argc,
   g_test_add_func ("/window/slider-live", test_slider);
   g_test_add_func ("/window/loop-probe", test_loop_probe);
   g_test_add_func ("/window/cancel", test_cancel);
+  g_test_add_func ("/window/cancel-keep", test_cancel_keep);
   g_test_add_func ("/window/conflict", test_conflict);
   g_test_add_func ("/window/retry-failed", test_retry_failed);
   g_test_add_func ("/window/inhibit", test_inhibit);

@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-resume"
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <xxhash.h>
+
+#include "cs-names-private.h"
+#include "cs-resume-private.h"
+
+#define JOURNAL_MAGIC   "CSRESUM1"
+#define PART_SUFFIX     ".part"
+#define JOURNAL_SUFFIX  ".journal"
+
+/* Both in the byte order of the machine that wrote them: a journal read on
+ * another one fails its checks and the file starts over, which is safe. */
+typedef struct {
+  char    magic[8];
+  guint64 dev, ino, size;
+  gint64  mtime_sec, mtime_nsec, ctime_sec, ctime_nsec;
+  guint64 block;
+  guint64 check;              /* XXH3 of everything above */
+} Header;
+
+typedef struct {
+  guint64 offset, length, hash;
+  guint64 check;              /* XXH3 of the three above: a torn record is ignored */
+} Record;
+
+struct _CsResume {
+  CsDir   *dir;               /* a reference */
+  char     name[64];          /* the partial */
+  char     journal[64];
+  int      fd;
+  int      journal_fd;
+  guint64  size;
+  guint8  *kept;              /* one per block: proven from before */
+  guint64  kept_bytes;
+  GMutex   lock;              /* the journal's end, for workers writing chunks */
+  guint64  journal_end;
+};
+
+gboolean
+_cs_resume_wanted (CsJob             *job,
+                   const struct stat *st)
+{
+  /* A sparse file's holes would be written as data: it is copied as before. */
+  return !job->settings.dry_run && S_ISREG (st->st_mode) && (guint64) st->st_size >= CS_RESUME_MIN
+         && (guint64) st->st_blocks * 512 >= (guint64) st->st_size;
+}
+
+static void
+fill_header (Header            *h,
+             const struct stat *st)
+{
+  memset (h, 0, sizeof *h);
+  memcpy (h->magic, JOURNAL_MAGIC, sizeof h->magic);
+  h->dev = st->st_dev;
+  h->ino = st->st_ino;
+  h->size = (guint64) st->st_size;
+  h->mtime_sec = st->st_mtim.tv_sec;
+  h->mtime_nsec = st->st_mtim.tv_nsec;
+  h->ctime_sec = st->st_ctim.tv_sec;
+  h->ctime_nsec = st->st_ctim.tv_nsec;
+  h->block = CS_RESUME_BLOCK;
+  h->check = XXH3_64bits (h, offsetof (Header, check));
+}
+
+static guint64
+block_length (CsResume *r,
+              guint64   offset)
+{
+  return MIN (CS_RESUME_BLOCK, r->size - offset);
+}
+
+/* XXH3 of [@offset, @offset + @length) of @fd, read through the worker's buffer. */
+static int
+hash_range (CsJob    *job,
+            CsWorker *worker,
+            int       fd,
+            guint64   offset,
+            guint64   length,
+            guint64  *out)
+{
+  XXH3_state_t *state = XXH3_createState ();
+  guint64 done = 0;
+
+  XXH3_64bits_reset (state);
+  while (done < length)
+    {
+      ssize_t n = _cs_io_pread (&job->counters, fd, worker->buffer, MIN (length - done, CS_BUFFER_SIZE),
+                                (off_t) (offset + done));
+
+      if (n <= 0)
+        {
+          int code = n < 0 ? errno : EIO;
+
+          XXH3_freeState (state);
+          return code;
+        }
+      XXH3_64bits_update (state, worker->buffer, (size_t) n);
+      done += (guint64) n;
+    }
+  *out = XXH3_64bits_digest (state);
+  XXH3_freeState (state);
+  return 0;
+}
+
+/* A journal of this very source: keeps each block whose record the partial
+ * still matches. FALSE when the partial is to start over. */
+static gboolean
+load (CsJob             *job,
+      CsWorker          *worker,
+      CsResume          *r,
+      int                src_fd,
+      const struct stat *st,
+      guint64           *out_checked)
+{
+  Header want, have;
+  struct stat jst;
+  g_autofree Record *records = NULL;
+  guint64 n_records, last = G_MAXUINT64, last_hash = 0, hash;
+  ssize_t n;
+
+  fill_header (&want, st);
+  if (_cs_io_fstat (&job->counters, r->journal_fd, &jst) != 0 || (guint64) jst.st_size < sizeof (Header))
+    return FALSE;
+  n = _cs_io_pread (&job->counters, r->journal_fd, &have, sizeof have, 0);
+  if (n != (ssize_t) sizeof have || memcmp (&have, &want, sizeof have) != 0)
+    return FALSE;
+
+  n_records = ((guint64) jst.st_size - sizeof (Header)) / sizeof (Record);
+  records = g_new (Record, MAX (n_records, 1));
+  n = _cs_io_pread (&job->counters, r->journal_fd, records, n_records * sizeof (Record), sizeof (Header));
+  if (n < 0)
+    return FALSE;
+  n_records = (guint64) n / sizeof (Record);
+  r->journal_end = sizeof (Header) + n_records * sizeof (Record);
+
+  for (guint64 i = 0; i < n_records; i++)
+    {
+      const Record *rec = &records[i];
+      guint64 index = rec->offset / CS_RESUME_BLOCK;
+
+      if (rec->check != XXH3_64bits (rec, offsetof (Record, check)) || rec->offset % CS_RESUME_BLOCK != 0
+          || rec->offset >= r->size || rec->length != block_length (r, rec->offset) || r->kept[index])
+        continue;
+      *out_checked += rec->length;
+      if (hash_range (job, worker, r->fd, rec->offset, rec->length, &hash) != 0 || hash != rec->hash)
+        continue;
+      r->kept[index] = TRUE;
+      r->kept_bytes += rec->length;
+      if (last == G_MAXUINT64 || rec->offset > last)
+        {
+          last = rec->offset;
+          last_hash = rec->hash;
+        }
+    }
+  if (last == G_MAXUINT64)
+    return FALSE;
+
+  /* The source said by its identity that it did not change; one block of its
+   * bytes says so too. */
+  if (hash_range (job, worker, src_fd, last, block_length (r, last), &hash) != 0 || hash != last_hash)
+    return FALSE;
+  return TRUE;
+}
+
+static int
+start_over (CsJob             *job,
+            CsResume          *r,
+            const struct stat *st)
+{
+  Header h;
+
+  memset (r->kept, 0, (r->size + CS_RESUME_BLOCK - 1) / CS_RESUME_BLOCK);
+  r->kept_bytes = 0;
+  fill_header (&h, st);
+  if (_cs_io_ftruncate (&job->counters, r->fd, 0) != 0 || _cs_io_ftruncate (&job->counters, r->journal_fd, 0) != 0)
+    return errno;
+  if (_cs_io_pwrite (&job->counters, r->journal_fd, &h, sizeof h, 0) != (ssize_t) sizeof h)
+    return errno != 0 ? errno : EIO;
+  r->journal_end = sizeof h;
+  return 0;
+}
+
+static void
+free_resume (CsJob    *job,
+             CsResume *r)
+{
+  if (r->journal_fd >= 0)
+    _cs_io_close (&job->counters, r->journal_fd);
+  if (r->fd >= 0)
+    _cs_io_close (&job->counters, r->fd);
+  _cs_dir_unref (r->dir);
+  g_mutex_clear (&r->lock);
+  g_free (r->kept);
+  g_free (r);
+}
+
+CsResume *
+_cs_resume_open (CsJob             *job,
+                 CsWorker          *worker,
+                 CsDir             *dir,
+                 const char        *final,
+                 int                src_fd,
+                 const struct stat *st)
+{
+  guint64 hash = _cs_name_hash (final);
+  CsResume *r = g_new0 (CsResume, 1);
+  guint64 checked = 0;
+  struct stat pst;
+  int code;
+
+  r->dir = _cs_dir_ref (dir);
+  r->fd = r->journal_fd = -1;
+  r->size = (guint64) st->st_size;
+  r->kept = g_new0 (guint8, (r->size + CS_RESUME_BLOCK - 1) / CS_RESUME_BLOCK);
+  g_mutex_init (&r->lock);
+  g_snprintf (r->name, sizeof r->name, CS_RESUME_PREFIX "%016" G_GINT64_MODIFIER "x" PART_SUFFIX, hash);
+  g_snprintf (r->journal, sizeof r->journal, CS_RESUME_PREFIX "%016" G_GINT64_MODIFIER "x" JOURNAL_SUFFIX, hash);
+
+  r->fd = _cs_io_openat (&job->counters, dir->dst_fd, r->name, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
+  if (r->fd < 0)
+    goto refuse;
+  /* Released by the kernel with the descriptor, a SIGKILL included. */
+  if (flock (r->fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      errno = errno == EWOULDBLOCK ? EBUSY : errno;
+      goto refuse;
+    }
+  if (_cs_io_fstat (&job->counters, r->fd, &pst) != 0)
+    goto refuse;
+  if (!S_ISREG (pst.st_mode) || pst.st_uid != job->euid || pst.st_nlink != 1)
+    {
+      /* Not one we could have written: left alone. */
+      errno = EEXIST;
+      goto refuse;
+    }
+  r->journal_fd = _cs_io_openat (&job->counters, dir->dst_fd, r->journal, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
+  if (r->journal_fd < 0)
+    goto refuse;
+
+  if (load (job, worker, r, src_fd, st, &checked))
+    {
+      g_autofree char *path = _cs_dir_dup_path (dir, final, TRUE);
+      g_autofree char *display = g_filename_display_name (path);
+      CsRunEvent event = { _cs_job_elapsed (job), (char *) "resume", (double) r->kept_bytes,
+                           r->size, checked, display };
+
+      _cs_run_add_event (job->run, &event);
+      return r;
+    }
+  code = start_over (job, r, st);
+  if (code == 0)
+    return r;
+  errno = code;
+
+refuse:
+  code = errno;
+  free_resume (job, r);
+  errno = code;
+  return NULL;
+}
+
+int
+_cs_resume_get_fd (CsResume *resume)
+{
+  return resume->fd;
+}
+
+const char *
+_cs_resume_get_name (CsResume *resume)
+{
+  return resume->name;
+}
+
+guint64
+_cs_resume_get_kept (CsResume *resume)
+{
+  return resume->kept_bytes;
+}
+
+gboolean
+_cs_resume_has_block (CsResume *resume,
+                      guint64   offset)
+{
+  return offset < resume->size && resume->kept[offset / CS_RESUME_BLOCK];
+}
+
+int
+_cs_resume_wrote_block (CsJob    *job,
+                        CsResume *resume,
+                        guint64   offset,
+                        guint64   length,
+                        guint64   hash)
+{
+  Record rec = { offset, length, hash, 0 };
+  ssize_t n;
+  int code;
+
+  rec.check = XXH3_64bits (&rec, offsetof (Record, check));
+  g_mutex_lock (&resume->lock);
+  n = _cs_io_pwrite (&job->counters, resume->journal_fd, &rec, sizeof rec, (off_t) resume->journal_end);
+  if (n == (ssize_t) sizeof rec)
+    resume->journal_end += sizeof rec;
+  code = n == (ssize_t) sizeof rec ? 0 : n < 0 ? errno : EIO;
+  g_mutex_unlock (&resume->lock);
+  return code;
+}
+
+void
+_cs_resume_close (CsJob    *job,
+                  CsResume *resume,
+                  gboolean  published,
+                  gboolean  keep)
+{
+  int dst_fd = resume->dir->dst_fd;
+
+  if (published || !keep)
+    _cs_io_unlinkat (&job->counters, dst_fd, resume->journal, 0);
+  if (!published && !keep)
+    _cs_io_unlinkat (&job->counters, dst_fd, resume->name, 0);
+  free_resume (job, resume);
+}
+
+gboolean
+_cs_name_is_resume (const char *name,
+                    guint64    *out_hash)
+{
+  const char *hex = name + strlen (CS_RESUME_PREFIX);
+  const char *suffix = hex + 16;
+  guint64 hash = 0;
+
+  if (!g_str_has_prefix (name, CS_RESUME_PREFIX) || strlen (hex) < 16
+      || (strcmp (suffix, PART_SUFFIX) != 0 && strcmp (suffix, JOURNAL_SUFFIX) != 0))
+    return FALSE;
+  for (guint i = 0; i < 16; i++)
+    {
+      int v = g_ascii_xdigit_value (hex[i]);
+
+      if (v < 0 || g_ascii_isupper (hex[i]))
+        return FALSE;
+      hash = (hash << 4) | (guint64) v;
+    }
+  if (out_hash != NULL)
+    *out_hash = hash;
+  return TRUE;
+}
+
+void
+_cs_resume_sweep (CsJob      *job,
+                  CsDir      *dir,
+                  GHashTable *found,
+                  GHashTable *wanted)
+{
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, found);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      const char *name = key;
+      char partner[64];
+      guint64 hash;
+      struct stat st;
+      int fd;
+
+      if (!_cs_name_is_resume (name, &hash) || (wanted != NULL && g_hash_table_contains (wanted, &hash)))
+        continue;
+      if (g_str_has_suffix (name, JOURNAL_SUFFIX))
+        {
+          /* A journal goes with its partial, or alone when that is gone. */
+          g_snprintf (partner, sizeof partner, CS_RESUME_PREFIX "%016" G_GINT64_MODIFIER "x" PART_SUFFIX, hash);
+          if (_cs_io_fstatat (&job->counters, dir->dst_fd, partner, &st, AT_SYMLINK_NOFOLLOW) != 0
+              && errno == ENOENT)
+            _cs_io_unlinkat (&job->counters, dir->dst_fd, name, 0);
+          continue;
+        }
+      fd = _cs_io_openat (&job->counters, dir->dst_fd, name, O_RDONLY | O_NOFOLLOW, 0);
+      if (fd < 0)
+        continue;
+      if (_cs_io_fstat (&job->counters, fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == job->euid
+          && flock (fd, LOCK_EX | LOCK_NB) == 0)
+        {
+          g_snprintf (partner, sizeof partner, CS_RESUME_PREFIX "%016" G_GINT64_MODIFIER "x" JOURNAL_SUFFIX, hash);
+          _cs_io_unlinkat (&job->counters, dir->dst_fd, partner, 0);
+          _cs_io_unlinkat (&job->counters, dir->dst_fd, name, 0);
+        }
+      _cs_io_close (&job->counters, fd);
+    }
+}
