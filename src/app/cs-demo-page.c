@@ -249,7 +249,7 @@ demo_done_cb (gpointer      owner,
 static gboolean
 demo_run (CsPageTask    *task,
           gpointer       data,
-          CsCancellable *cancellable,
+          GCancellable  *cancellable,
           GError       **error)
 {
   DemoWork *work = data;

@@ -25,7 +25,7 @@ typedef struct
   double            scale;
   guint64           seed;
   char             *dir;
-  CsCancellable    *cancellable;
+  GCancellable     *cancellable;
 
   /* Under lock */
   GMutex            lock;
@@ -260,7 +260,7 @@ static void
 cancel_clicked_cb (CsGenerateDialog *self)
 {
   if (self->task != NULL)
-    cs_cancellable_cancel (self->task->cancellable);
+    g_cancellable_cancel (self->task->cancellable);
   else
     gtk_window_destroy (GTK_WINDOW (self));
 }
@@ -280,7 +280,7 @@ cs_generate_dialog_dispose (GObject *object)
   /* The thread finishes on its own; its task no longer points here. */
   if (self->task != NULL)
     {
-      cs_cancellable_cancel (self->task->cancellable);
+      g_cancellable_cancel (self->task->cancellable);
       self->task->dialog = NULL;
       self->task = NULL;
     }
@@ -431,7 +431,7 @@ cs_generate_dialog_start (CsGenerateDialog *self)
                           cs_scenario_to_string (scenario), scale, task->seed);
   g_strdelimit (name, ",", '.');
   task->dir = g_build_filename (folder, name, NULL);
-  task->cancellable = cs_cancellable_new ();
+  task->cancellable = g_cancellable_new ();
   task->dialog = self;
   self->task = task;
 

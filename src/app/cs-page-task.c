@@ -10,7 +10,7 @@ struct _CsPageTask
   /* Set before the thread starts; read-only after */
   gpointer            data;
   GDestroyNotify      data_free;
-  CsCancellable      *cancellable;
+  GCancellable       *cancellable;
   CsPageTaskRunFunc   run;
   CsPageTaskPollFunc  poll;
   CsPageTaskDoneFunc  done;
@@ -116,7 +116,7 @@ _cs_page_task_start (const char         *thread_name,
   g_mutex_init (&task->lock);
   task->data = data;
   task->data_free = data_free;
-  task->cancellable = cs_cancellable_new ();
+  task->cancellable = g_cancellable_new ();
   task->run = run;
   task->poll = poll;
   task->done = done;
@@ -151,7 +151,7 @@ _cs_page_task_cancel (CsPageTask *task)
 {
   g_return_if_fail (task != NULL);
 
-  cs_cancellable_cancel (task->cancellable);
+  g_cancellable_cancel (task->cancellable);
 }
 
 /* main thread: the thread finishes on its own; the task no longer calls back */
@@ -160,7 +160,7 @@ _cs_page_task_abandon (CsPageTask *task)
 {
   g_return_if_fail (task != NULL);
 
-  cs_cancellable_cancel (task->cancellable);
+  g_cancellable_cancel (task->cancellable);
   g_clear_handle_id (&task->poll_id, g_source_remove);
   task->owner = NULL;
 }

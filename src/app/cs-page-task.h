@@ -22,7 +22,7 @@ typedef struct _CsPageTask CsPageTask;
 /* the task's thread */
 typedef gboolean (*CsPageTaskRunFunc)  (CsPageTask    *task,
                                         gpointer       data,
-                                        CsCancellable *cancellable,
+                                        GCancellable  *cancellable,
                                         GError       **error);
 /* main thread: @step of @n_steps, as the call last set them */
 typedef void     (*CsPageTaskPollFunc) (gpointer       owner,

@@ -336,7 +336,7 @@ sweep_done_cb (gpointer      owner,
 static gboolean
 sweep_run (CsPageTask    *task,
            gpointer       data,
-           CsCancellable *cancellable,
+           GCancellable  *cancellable,
            GError       **error)
 {
   return cs_sweep_run_sync (data, sweep_run_cb, task, cancellable, error);

@@ -39,7 +39,7 @@ struct _CsWindow
   /* Owned */
   GSettings            *settings;
   CsJob                *job;             /* while a copy runs */
-  CsCancellable        *cancellable;
+  GCancellable         *cancellable;
   GCancellable         *choosers;        /* the file choosers open, until the window goes */
   GQueue                conflicts;       /* of CsConflict, waiting for the dialog */
   guint                 run_timeout_id;  /* the job waits for its page to be drawn */

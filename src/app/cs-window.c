@@ -553,11 +553,13 @@ cs_window_show_summary_or_tell (CsWindow *self,
 }
 
 static void
-run_done_cb (CsJob        *job,
-             const GError *error,
+run_done_cb (GObject      *object,
+             GAsyncResult *result,
              gpointer      user_data)
 {
   g_autoptr(CsWindow) self = user_data;
+  CsJob *job = CS_JOB (object);
+  g_autoptr(GError) error = NULL;
   g_autoptr(CsJob) finished = NULL;
   CsRun *run;
 
@@ -571,7 +573,8 @@ run_done_cb (CsJob        *job,
       g_printerr ("%s\n", line);
     }
 
-  if (error != NULL && !g_error_matches (error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED))
+  if (!cs_job_run_finish (job, result, &error)
+      && !g_error_matches (error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED))
     g_message ("Copy stopped: %s", error->message);
 
   /* The window may be gone; the job's result is then nobody's concern. */
@@ -803,7 +806,7 @@ _cs_window_start (CsWindow *self,
   cs_window_show_refusal (self, NULL);
 
   self->job = g_object_ref (job);
-  self->cancellable = cs_cancellable_new ();
+  self->cancellable = g_cancellable_new ();
   self->last_state = CS_JOB_STATE_READY;
 
   g_signal_connect_object (job, "progress", G_CALLBACK (job_progress_cb), self, G_CONNECT_SWAPPED);
@@ -930,7 +933,7 @@ cs_window_dispose (GObject *object)
       g_clear_object (&self->job);
     }
 
-  cs_cancellable_cancel (self->cancellable);
+  g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_cancellable_cancel (self->choosers);
   g_clear_object (&self->choosers);

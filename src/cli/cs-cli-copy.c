@@ -127,15 +127,13 @@ on_signal (gpointer user_data)
 }
 
 static void
-on_done (CsJob        *job,
-         const GError *error,
+on_done (GObject      *object,
+         GAsyncResult *result,
          gpointer      user_data)
 {
   CopyState *state = user_data;
 
-  state->ok = error == NULL;
-  if (error != NULL)
-    state->error = g_error_copy (error);
+  state->ok = cs_job_run_finish (CS_JOB (object), result, &state->error);
   g_main_loop_quit (state->loop);
 }
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cs-io-error.h"
+#include <gio/gio.h>
 #include <glib/gi18n.h>
 
 #include "cs-cli-report.h"

@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-#include "cs-cancellable.h"
 #include "cs-conflict.h"
 #include "cs-counters.h"
 #include "cs-deletions.h"
 #include "cs-demo.h"
 #include "cs-generate.h"
-#include "cs-io-error.h"
 #include "cs-job.h"
 #include "cs-log.h"
 #include "cs-run.h"

@@ -110,7 +110,7 @@ static gboolean
 ensure_set (const char    *dir,
             guint64        n_files,
             guint64        size,
-            CsCancellable *cancellable,
+            GCancellable  *cancellable,
             GError       **error)
 {
   /* Beside the set, not in it: it must not be copied with it. */
@@ -133,7 +133,7 @@ copy_set (CsDemo        *demo,
           guint          threads,
           CsDemoRunFunc  func,
           gpointer       user_data,
-          CsCancellable *cancellable,
+          GCancellable  *cancellable,
           GError       **error)
 {
   static const char *names[] = { "big", "small", "small-t1", "small-t2" };
@@ -165,7 +165,7 @@ cs_demo_run_sync (CsDemo         *demo,
                   const char     *destination,
                   CsDemoRunFunc   func,
                   gpointer        user_data,
-                  CsCancellable  *cancellable,
+                  GCancellable   *cancellable,
                   GError        **error)
 {
   g_autofree char *tag = NULL;
@@ -182,7 +182,7 @@ cs_demo_run_sync (CsDemo         *demo,
 
   if (g_mkdir_with_parents (work_dir, 0755) != 0)
     {
-      g_set_error (error, CS_IO_ERROR, cs_io_error_from_errno (errno), "%s: %s", work_dir, g_strerror (errno));
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", work_dir, g_strerror (errno));
       return FALSE;
     }
   /* The same bytes in both: one file, or 12 KiB pieces. */

@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-#include <glib-object.h>
-
-#include "cs-cancellable.h"
-#include "cs-io-error.h"
+#include <gio/gio.h>
 
 #include "cs-job.h"
 
@@ -50,7 +47,7 @@ gboolean    cs_demo_run_sync        (CsDemo        *demo,
                                      const char    *destination,
                                      CsDemoRunFunc  func,
                                      gpointer       user_data,
-                                     CsCancellable *cancellable,
+                                     GCancellable  *cancellable,
                                      GError       **error);
 
 /* The run record of one copy; NULL if it did not run. */

@@ -72,7 +72,7 @@ typedef struct {
   const char   *root;
   const guint8 *block;     /* BLOCK_SIZE + CHUNK_SIZE bytes, read-only */
   guint64       seed;
-  CsCancellable *cancellable;
+  GCancellable  *cancellable;
 
   atomic_uint_fast64_t next_index;
   atomic_uint_fast64_t files_done;
@@ -392,7 +392,7 @@ set_error_from_errno (GError     **error,
   g_autofree char *display = g_filename_display_name (path);
   g_autofree char *message = g_strdup_printf (format, display);
 
-  g_set_error (error, CS_IO_ERROR, cs_io_error_from_errno (saved_errno),
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
                "%s: %s", message, g_strerror (saved_errno));
 }
 
@@ -428,7 +428,7 @@ static gboolean
 stop_requested (GenContext *ctx)
 {
   return atomic_load_explicit (&ctx->stop, memory_order_relaxed) != 0 ||
-         cs_cancellable_is_cancelled (ctx->cancellable);
+         g_cancellable_is_cancelled (ctx->cancellable);
 }
 
 /* any thread */
@@ -488,7 +488,7 @@ write_one (GenContext *ctx,
 
       if (chunk > 0 && stop_requested (ctx))
         {
-          cs_cancellable_set_error_if_cancelled (ctx->cancellable, error);
+          g_cancellable_set_error_if_cancelled (ctx->cancellable, error);
           close (fd);
           g_unlink (path);
           return FALSE;
@@ -659,7 +659,7 @@ generate_layout (const Layout            *layout,
                  guint64                  seed,
                  CsGenerateProgressFunc   progress,
                  gpointer                 user_data,
-                 CsCancellable           *cancellable,
+                 GCancellable            *cancellable,
                  GError                 **error)
 {
   g_autoptr(GPtrArray) folders = NULL;
@@ -670,7 +670,7 @@ generate_layout (const Layout            *layout,
   GenContext ctx;
   gboolean ok;
 
-  if (cs_cancellable_set_error_if_cancelled (cancellable, error))
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
 
   if (g_mkdir_with_parents (dir, 0755) < 0)
@@ -749,7 +749,7 @@ generate_layout (const Layout            *layout,
     g_thread_join (g_ptr_array_index (threads, i));
 
   if (ctx.error == NULL)
-    cs_cancellable_set_error_if_cancelled (cancellable, &ctx.error);
+    g_cancellable_set_error_if_cancelled (cancellable, &ctx.error);
 
   ok = ctx.error == NULL;
   if (ok)
@@ -783,19 +783,19 @@ cs_generate_sync (CsScenario              scenario,
                   guint64                 seed,
                   CsGenerateProgressFunc  progress,
                   gpointer                user_data,
-                  CsCancellable          *cancellable,
+                  GCancellable           *cancellable,
                   GError                **error)
 {
   Layout layout;
 
   g_return_val_if_fail (scenario < CS_N_SCENARIOS, FALSE);
   g_return_val_if_fail (dir != NULL, FALSE);
-  g_return_val_if_fail (!cancellable || CS_IS_CANCELLABLE (cancellable), FALSE);
+  g_return_val_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (!scale_is_valid (scale))
     {
-      g_set_error (error, CS_IO_ERROR, CS_IO_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    _("The scale must be a number above 0"));
       return FALSE;
     }
@@ -812,19 +812,19 @@ cs_generate_files_sync (const char             *dir,
                         guint64                 seed,
                         CsGenerateProgressFunc  progress,
                         gpointer                user_data,
-                        CsCancellable          *cancellable,
+                        GCancellable           *cancellable,
                         GError                **error)
 {
   Layout layout;
   g_autofree char *digits = NULL;
 
   g_return_val_if_fail (dir != NULL, FALSE);
-  g_return_val_if_fail (!cancellable || CS_IS_CANCELLABLE (cancellable), FALSE);
+  g_return_val_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (n_files == 0)
     {
-      g_set_error (error, CS_IO_ERROR, CS_IO_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    _("At least one file is needed"));
       return FALSE;
     }

@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-#include <glib-object.h>
-
-#include "cs-cancellable.h"
-#include "cs-io-error.h"
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
@@ -46,7 +43,7 @@ gboolean    cs_generate_sync        (CsScenario              scenario,
                                      guint64                 seed,
                                      CsGenerateProgressFunc  progress,
                                      gpointer                user_data,
-                                     CsCancellable          *cancellable,
+                                     GCancellable           *cancellable,
                                      GError                **error);
 
 /* Single custom set for the demo: @n_files of @file_size bytes each. */
@@ -56,7 +53,7 @@ gboolean    cs_generate_files_sync  (const char             *dir,
                                      guint64                 seed,
                                      CsGenerateProgressFunc  progress,
                                      gpointer                user_data,
-                                     CsCancellable          *cancellable,
+                                     GCancellable           *cancellable,
                                      GError                **error);
 
 G_END_DECLS

@@ -74,9 +74,8 @@ struct _CsJob {
   GThread      *sampler;
   struct _CsSampler *sampler_state; /* handed to the sampler thread */
   GMainContext *context;          /* where signals are emitted */
-  CsJobDoneFunc  done;
-  gpointer       done_data;
-  CsCancellable *cancellable;
+  GTask        *task;             /* run_async's, returned in finish_on_main */
+  GCancellable *cancellable;
   gulong        cancelled_id;
   char          job_tag[17];      /* 16 hex digits in temporary names: ours, from this run */
   int           presence_fd;      /* says this tag's run is alive (cs-names.c), or -1 */

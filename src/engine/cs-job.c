@@ -67,8 +67,9 @@ cs_job_dispose (GObject *object)
   CsJob *self = CS_JOB (object);
 
   /* A running job keeps itself alive through its threads; see run_async. */
+  g_clear_object (&self->task);
   if (self->cancellable != NULL && self->cancelled_id != 0)
-    cs_cancellable_disconnect (self->cancellable, self->cancelled_id);
+    g_cancellable_disconnect (self->cancellable, self->cancelled_id);
   self->cancelled_id = 0;
   g_clear_object (&self->cancellable);
 
@@ -1697,8 +1698,8 @@ controller_thread (gpointer data)
 
 
 static void
-on_cancelled (CsCancellable *cancellable,
-              gpointer       user_data)
+on_cancelled (GCancellable *cancellable,
+              gpointer      user_data)
 {
   cs_job_cancel (CS_JOB (user_data));
 }
@@ -1726,7 +1727,7 @@ record_start (CsJob *self)
 static gboolean
 start (CsJob         *self,
        GMainContext  *context,
-       CsCancellable *cancellable,
+       GCancellable  *cancellable,
        GError       **error)
 {
   guint64 tag = ((guint64) g_random_int () << 32) | g_random_int ();
@@ -1769,7 +1770,7 @@ start (CsJob         *self,
   if (cancellable != NULL)
     {
       self->cancellable = g_object_ref (cancellable);
-      self->cancelled_id = cs_cancellable_connect (cancellable, on_cancelled, self);
+      self->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (on_cancelled), self, NULL);
     }
 
   /* The threads hold a reference until finish_on_main() joins them. */
@@ -1794,15 +1795,18 @@ finish_on_main (CsJob *self)
 
   if (self->cancellable != NULL && self->cancelled_id != 0)
     {
-      cs_cancellable_disconnect (self->cancellable, self->cancelled_id);
+      g_cancellable_disconnect (self->cancellable, self->cancelled_id);
       self->cancelled_id = 0;
     }
 
-  if (self->done != NULL)
+  if (self->task != NULL)
     {
-      CsJobDoneFunc done = g_steal_pointer (&self->done);
+      g_autoptr(GTask) task = g_steal_pointer (&self->task);
 
-      done (self, self->run_error, self->done_data);
+      if (self->run_error != NULL)
+        g_task_return_error (task, g_error_copy (self->run_error));
+      else
+        g_task_return_boolean (task, TRUE);
     }
 
   g_object_unref (self);
@@ -1810,7 +1814,7 @@ finish_on_main (CsJob *self)
 
 gboolean
 cs_job_run_sync (CsJob         *self,
-                 CsCancellable *cancellable,
+                 GCancellable  *cancellable,
                  GError       **error)
 {
   g_autoptr(GMainContext) context = g_main_context_new ();
@@ -1841,57 +1845,44 @@ cs_job_run_sync (CsJob         *self,
   return TRUE;
 }
 
-/* A job that could not start answers like a finished one, from the main
- * context, so the caller never sees its callback before run_async returns. */
-typedef struct {
-  CsJob         *job;
-  GError        *error;
-  CsJobDoneFunc  done;
-  gpointer       done_data;
-} FailedStart;
-
-static gboolean
-report_failed_start (gpointer user_data)
-{
-  FailedStart *f = user_data;
-
-  f->done (f->job, f->error, f->done_data);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-failed_start_free (gpointer data)
-{
-  FailedStart *f = data;
-
-  g_error_free (f->error);
-  g_object_unref (f->job);
-  g_free (f);
-}
-
 void
-cs_job_run_async (CsJob         *self,
-                  CsCancellable *cancellable,
-                  CsJobDoneFunc  done,
-                  gpointer       user_data)
+cs_job_run_async (CsJob               *self,
+                  GCancellable        *cancellable,
+                  GAsyncReadyCallback  callback,
+                  gpointer             user_data)
 {
   g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
+  g_autoptr(GTask) task = NULL;
   GError *error = NULL;
 
   g_return_if_fail (CS_IS_JOB (self));
-  g_return_if_fail (done != NULL);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, cs_job_run_async);
+  /* A cancelled run answers CS_JOB_ERROR_CANCELLED once its record is
+   * complete, not GIO's error the moment the cancellable fires. */
+  g_task_set_check_cancellable (task, FALSE);
 
   if (!start (self, context, cancellable, &error))
     {
-      FailedStart *f = g_new (FailedStart, 1);
-      g_autoptr(GSource) source = g_idle_source_new ();
-
-      /* Not self->done: a job asked to run twice still reports its first run. */
-      *f = (FailedStart) { g_object_ref (self), error, done, user_data };
-      g_source_set_callback (source, report_failed_start, f, failed_start_free);
-      g_source_attach (source, context);
+      /* This call's own task: a job asked to run twice still reports its
+       * first run to the first caller. GTask answers from the main context,
+       * never from inside this call. */
+      g_task_return_error (task, error);
       return;
     }
-  self->done = done;
-  self->done_data = user_data;
+  self->task = g_steal_pointer (&task);
+}
+
+gboolean
+cs_job_run_finish (CsJob         *self,
+                   GAsyncResult  *result,
+                   GError       **error)
+{
+  g_return_val_if_fail (CS_IS_JOB (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == cs_job_run_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
 }

@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-#include <glib-object.h>
-
-#include "cs-cancellable.h"
-#include "cs-io-error.h"
+#include <gio/gio.h>
 
 #include "cs-conflict.h"
 #include "cs-deletions.h"
@@ -232,21 +229,21 @@ CsRun      *cs_job_get_run          (CsJob          *self);
  * run_sync iterates its own main context, so these are delivered on its thread.
  * The result is TRUE when the job ran to its end (failed files do not count as
  * an error); FALSE with CS_JOB_ERROR for refusals, fatal destination errors and
- * cancellation. The run record is complete either way.
+ * cancellation (cancelling @cancellable cancels the job, as cs_job_cancel()
+ * does). The run record is complete either way.
  */
 gboolean    cs_job_run_sync         (CsJob          *self,
-                                     CsCancellable  *cancellable,
+                                     GCancellable   *cancellable,
                                      GError        **error);
-/* @error is NULL when the job ran to its end; it is the job's until the
- * callback returns */
-typedef void (*CsJobDoneFunc)       (CsJob          *job,
-                                     const GError   *error,
-                                     gpointer        user_data);
-/* @done runs once, on the caller's thread-default main context, never from
- * inside this call */
+/* @callback runs once, on the caller's thread-default main context, never
+ * from inside this call; a job asked to run a second time answers that call
+ * with CS_JOB_ERROR_INVALID and goes on with its first run. */
 void        cs_job_run_async        (CsJob          *self,
-                                     CsCancellable  *cancellable,
-                                     CsJobDoneFunc   done,
+                                     GCancellable   *cancellable,
+                                     GAsyncReadyCallback callback,
                                      gpointer        user_data);
+gboolean    cs_job_run_finish       (CsJob          *self,
+                                     GAsyncResult   *result,
+                                     GError        **error);
 
 G_END_DECLS

@@ -400,7 +400,7 @@ gboolean
 cs_sweep_run_sync (CsSweep         *sweep,
                    CsSweepRunFunc   func,
                    gpointer         user_data,
-                   CsCancellable   *cancellable,
+                   GCancellable    *cancellable,
                    GError         **error)
 {
   guint total, index = 0;
@@ -424,7 +424,7 @@ cs_sweep_run_sync (CsSweep         *sweep,
         const char *mode;
         gboolean ok;
 
-        if (cs_cancellable_set_error_if_cancelled (cancellable, error))
+        if (g_cancellable_set_error_if_cancelled (cancellable, error))
           return FALSE;
 
         mode = prepare_cache (sweep);
@@ -459,9 +459,9 @@ cs_sweep_run_sync (CsSweep         *sweep,
         if (!ok)
           {
             if (g_error_matches (local_error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED)
-                || cs_cancellable_is_cancelled (cancellable))
+                || g_cancellable_is_cancelled (cancellable))
               {
-                g_set_error_literal (error, CS_IO_ERROR, CS_IO_ERROR_CANCELLED, "The sweep was cancelled");
+                g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "The sweep was cancelled");
                 return FALSE;
               }
             g_propagate_error (error, g_steal_pointer (&local_error));
@@ -546,7 +546,7 @@ static gboolean
 invalid (GError    **error,
          const char *what)
 {
-  g_set_error (error, CS_IO_ERROR, CS_IO_ERROR_INVALID_DATA, "Not a valid sweep file: %s", what);
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "Not a valid sweep file: %s", what);
   return FALSE;
 }
 
@@ -681,7 +681,7 @@ cs_sweep_load (const char  *path,
 
   if (stat (path, &st) == 0 && st.st_size > 64 * 1024 * 1024)
     {
-      g_set_error (error, CS_IO_ERROR, CS_IO_ERROR_INVALID_DATA, "%s is too large for a sweep file", path);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s is too large for a sweep file", path);
       return NULL;
     }
   if (!g_file_get_contents (path, &data, &len, error))

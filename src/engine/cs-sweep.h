@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-#include <glib-object.h>
-
-#include "cs-cancellable.h"
-#include "cs-io-error.h"
+#include <gio/gio.h>
 #include "cs-json.h"
 
 #include "cs-job.h"
@@ -80,7 +77,7 @@ typedef void (*CsSweepRunFunc) (CsSweep  *sweep,
 gboolean    cs_sweep_run_sync        (CsSweep        *sweep,
                                       CsSweepRunFunc  func,
                                       gpointer        user_data,
-                                      CsCancellable  *cancellable,
+                                      GCancellable   *cancellable,
                                       GError        **error);
 
 const char *cs_sweep_get_source      (CsSweep     *sweep);

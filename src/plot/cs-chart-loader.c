@@ -3,8 +3,8 @@
 
 #include "config.h"
 
+#include <gio/gio.h>
 #include <glib/gi18n-lib.h>
-#include "cs-io-error.h"
 #include <gmodule.h>
 
 #include "cs-chart.h"
@@ -134,7 +134,7 @@ cs_chart_render_throughput (CsPlotFormat      format,
 
   if (loaded->render == NULL)
     {
-      g_set_error (error, CS_IO_ERROR, CS_IO_ERROR_NOT_FOUND,
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                    _("Charts are not available: %s"), loaded->error);
       return NULL;
     }

@@ -1846,7 +1846,7 @@ cs_plot_render (CsPlotFormat     format,
 
   if (!(width >= 1.0 && width <= MAX_RENDER_SIZE && height >= 1.0 && height <= MAX_RENDER_SIZE))
     {
-      g_set_error (error, CS_IO_ERROR, CS_IO_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    _("Cannot draw a chart of %g × %g"), width, height);
       return NULL;
     }
@@ -1872,7 +1872,7 @@ cs_plot_render (CsPlotFormat     format,
       break;
 
     default:
-      g_set_error (error, CS_IO_ERROR, CS_IO_ERROR_NOT_SUPPORTED,
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                    _("Unknown chart file format"));
       return NULL;
     }
@@ -1893,7 +1893,7 @@ cs_plot_render (CsPlotFormat     format,
 
   if (status != CAIRO_STATUS_SUCCESS)
     {
-      g_set_error (error, CS_IO_ERROR, CS_IO_ERROR_FAILED,
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
                    _("Could not draw the chart: %s"), cairo_status_to_string (status));
       return NULL;
     }

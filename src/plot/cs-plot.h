@@ -8,7 +8,7 @@
  */
 
 #include <cairo.h>
-#include "cs-io-error.h"
+#include <gio/gio.h>
 
 #include "cs-run.h"
 

@@ -9,9 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gio/gio.h>
 #include <glib/gstdio.h>
-
-#include "cs-io-error.h"
 
 #include "cs-history.h"
 #include "cs-report.h"
@@ -53,7 +52,7 @@ check_id (const char  *id,
   if (id != NULL && g_uuid_string_is_valid (id))
     return TRUE;
 
-  g_set_error (error, CS_IO_ERROR, CS_IO_ERROR_INVALID_ARGUMENT,
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                "“%s” is not a run id", id != NULL ? id : "");
   return FALSE;
 }
@@ -78,7 +77,7 @@ find_path (const char  *id,
         return g_build_filename (dir_path, name, NULL);
     }
 
-  g_set_error (error, CS_IO_ERROR, CS_IO_ERROR_NOT_FOUND, "No saved run with id %s", id);
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "No saved run with id %s", id);
   return NULL;
 }
 
@@ -97,7 +96,7 @@ cs_history_save (CsRun   *run,
     {
       int saved = errno;
 
-      g_set_error (error, CS_IO_ERROR, cs_io_error_from_errno (saved),
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
                    "Cannot create %s: %s", dir, g_strerror (saved));
       return NULL;
     }
@@ -180,7 +179,7 @@ cs_history_commit (CsHistorySlot  *slot,
     {
       int saved = errno;
 
-      g_set_error (error, CS_IO_ERROR, cs_io_error_from_errno (saved),
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
                    "Cannot write %s: %s", slot->path, g_strerror (saved));
       return NULL;
     }
@@ -372,7 +371,7 @@ cs_history_delete (const char  *id,
     {
       int saved = errno;
 
-      g_set_error (error, CS_IO_ERROR, cs_io_error_from_errno (saved),
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
                    "Cannot delete %s: %s", path, g_strerror (saved));
       return FALSE;
     }

@@ -8,7 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cs-io-error.h"
+#include <gio/gio.h>
+
 #include "cs-json.h"
 
 #include "cs-report.h"
@@ -1461,7 +1462,7 @@ cs_report_render (CsRun               **runs,
     case CS_REPORT_FORMAT_PDF:
       return render_chart (compare, CS_PLOT_FORMAT_PDF, CHART_WIDTH, CHART_HEIGHT, error);
     default:
-      g_set_error (error, CS_IO_ERROR, CS_IO_ERROR_INVALID_ARGUMENT, "Unknown report format %d", format);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "Unknown report format %d", format);
       return NULL;
     }
 

@@ -456,7 +456,7 @@ typedef struct {
   guint64 last_bytes;
   guint64 files_total;
   guint64 bytes_total;
-  CsCancellable *cancel_on_first;
+  GCancellable  *cancel_on_first;
 } ProgressLog;
 
 static void
@@ -480,7 +480,7 @@ progress_cb (guint64  files_done,
   log->bytes_total = bytes_total;
 
   if (log->cancel_on_first != NULL)
-    cs_cancellable_cancel (log->cancel_on_first);
+    g_cancellable_cancel (log->cancel_on_first);
 }
 
 static void
@@ -509,13 +509,13 @@ test_cancel (Fixture       *fixture,
 {
   g_autofree char *dir = fixture_path (fixture, "tree");
   g_autofree char *dir2 = fixture_path (fixture, "tree2");
-  g_autoptr(CsCancellable) cancellable = cs_cancellable_new ();
-  g_autoptr(CsCancellable) later = cs_cancellable_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GCancellable) later = g_cancellable_new ();
   g_autofree char *big = NULL;
   ProgressLog log = { 0, };
   GError *error = NULL;
 
-  cs_cancellable_cancel (cancellable);
+  g_cancellable_cancel (cancellable);
   g_assert_false (cs_generate_sync (CS_SCENARIO_SMALL, dir, 0.01, 1, NULL, NULL, cancellable, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_clear_error (&error);

@@ -505,6 +505,78 @@ test_cancel (void)
 }
 
 static void
+on_sample_cancel_cancellable (CsJob    *job,
+                              gpointer  sample,
+                              gpointer  user_data)
+{
+  GCancellable *cancellable = user_data;
+  CsProgress p;
+
+  cs_job_get_progress (job, &p);
+  if (p.files_done > 3)
+    g_cancellable_cancel (cancellable);
+}
+
+static void
+on_done_quit (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  GError **error = user_data;
+
+  g_assert_false (cs_job_run_finish (CS_JOB (object), result, error));
+}
+
+/* The cancellable given to run stops the job as cs_job_cancel () does, and
+ * the job lets go of it at its end: cancelling it afterwards, with the job
+ * gone, touches nothing. */
+static void
+test_cancellable (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *src = make_many_files (root, 200, 64 * 1024);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autofree char *dst2 = g_build_filename (root, "dst2", NULL);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GCancellable) cancelled = g_cancellable_new ();
+  g_autoptr(GCancellable) unused = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  CsJob *job = job_for (src, dst, 4);
+
+  install_faults ();
+  atomic_store (&fault_delay_us, 3000);
+  g_signal_connect (job, "sample", G_CALLBACK (on_sample_cancel_cancellable), cancellable);
+  cs_job_run_async (job, cancellable, on_done_quit, &error);
+  while (error == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  remove_faults ();
+  /* The job's own error, once its record is complete; not GIO's. */
+  g_assert_error (error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED);
+  g_assert_cmpstr (cs_run_get_outcome (cs_job_get_run (job)), ==, "cancelled");
+  g_assert_cmpuint (cs_test_tree_find_temporaries (dst), ==, 0);
+  g_assert_finalize_object (job);
+  g_clear_error (&error);
+
+  /* Cancelled before it runs: stopped at once, nothing copied. */
+  g_cancellable_cancel (cancelled);
+  job = job_for (src, dst2, 4);
+  g_assert_false (cs_job_run_sync (job, cancelled, &error));
+  g_assert_error (error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED);
+  g_assert_cmpstr (cs_run_get_outcome (cs_job_get_run (job)), ==, "cancelled");
+  g_assert_finalize_object (job);
+  g_clear_error (&error);
+
+  /* Finished, then gone: its handler is no longer connected. */
+  job = job_for (src, dst2, 4);
+  g_assert_true (cs_job_run_sync (job, unused, &error));
+  g_assert_no_error (error);
+  g_assert_finalize_object (job);
+  g_cancellable_cancel (unused);
+
+  cs_test_tree_remove (root);
+}
+
+static void
 test_transient_read_error (void)
 {
   g_autofree char *root = tmp_dir ();
@@ -1021,14 +1093,16 @@ typedef struct {
 } Done;
 
 static void
-on_done (CsJob        *job,
-         const GError *error,
+on_done (GObject      *object,
+         GAsyncResult *result,
          gpointer      user_data)
 {
   Done *d = user_data;
+  gboolean ok;
 
   d->calls++;
-  d->error = error != NULL ? g_error_copy (error) : NULL;
+  ok = cs_job_run_finish (CS_JOB (object), result, &d->error);
+  g_assert_true (ok == (d->error == NULL));
 }
 
 /* run_async answers once, from the main context: after a copy, and also
@@ -1093,6 +1167,7 @@ main (int    argc,
   g_test_add_func ("/job/refusals", test_refusals);
   g_test_add_func ("/job/live-threads", test_live_threads);
   g_test_add_func ("/job/cancel", test_cancel);
+  g_test_add_func ("/job/cancellable", test_cancellable);
   g_test_add_func ("/job/transient-read-error", test_transient_read_error);
   g_test_add_func ("/job/sticky-read-error", test_sticky_read_error);
   g_test_add_func ("/job/thread-counts-agree", test_thread_counts_agree);
