@@ -50,6 +50,20 @@ gboolean    cs_demo_run_sync        (CsDemo        *demo,
                                      GCancellable  *cancellable,
                                      GError       **error);
 
+/* The same on a thread of GTask's; @func is called on that thread and
+ * @callback on the caller's thread-default main context. */
+void        cs_demo_run_async       (CsDemo              *demo,
+                                     const char          *work_dir,
+                                     const char          *destination,
+                                     CsDemoRunFunc        func,
+                                     gpointer             func_data,
+                                     GCancellable        *cancellable,
+                                     GAsyncReadyCallback  callback,
+                                     gpointer             user_data);
+gboolean    cs_demo_run_finish      (CsDemo              *demo,
+                                     GAsyncResult        *result,
+                                     GError             **error);
+
 /* The run record of one copy; NULL if it did not run. */
 CsRun      *cs_demo_get_run         (CsDemo      *demo,
                                      CsDemoRun    which);

@@ -46,6 +46,20 @@ gboolean    cs_generate_sync        (CsScenario              scenario,
                                      GCancellable           *cancellable,
                                      GError                **error);
 
+/* The same on a thread of GTask's; @progress is called on that thread and
+ * @callback on the caller's thread-default main context. */
+void        cs_generate_async       (CsScenario              scenario,
+                                     const char             *dir,
+                                     double                  scale,
+                                     guint64                 seed,
+                                     CsGenerateProgressFunc  progress,
+                                     gpointer                progress_data,
+                                     GCancellable           *cancellable,
+                                     GAsyncReadyCallback     callback,
+                                     gpointer                user_data);
+gboolean    cs_generate_finish      (GAsyncResult           *result,
+                                     GError                **error);
+
 /* Single custom set for the demo: @n_files of @file_size bytes each. */
 gboolean    cs_generate_files_sync  (const char             *dir,
                                      guint64                 n_files,

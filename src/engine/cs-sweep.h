@@ -2,6 +2,7 @@
 #pragma once
 
 #include <gio/gio.h>
+
 #include "cs-json.h"
 
 #include "cs-job.h"
@@ -79,6 +80,18 @@ gboolean    cs_sweep_run_sync        (CsSweep        *sweep,
                                       gpointer        user_data,
                                       GCancellable   *cancellable,
                                       GError        **error);
+
+/* The same on a thread of GTask's; @func is called on that thread and
+ * @callback on the caller's thread-default main context. */
+void        cs_sweep_run_async       (CsSweep             *sweep,
+                                      CsSweepRunFunc       func,
+                                      gpointer             func_data,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data);
+gboolean    cs_sweep_run_finish      (CsSweep             *sweep,
+                                      GAsyncResult        *result,
+                                      GError             **error);
 
 const char *cs_sweep_get_source      (CsSweep     *sweep);
 const char *cs_sweep_get_destination (CsSweep     *sweep);

@@ -13,6 +13,7 @@
 #include <glib/gstdio.h>
 
 #include "cs-generate.h"
+#include "cs-test-async.h"
 
 /* What a walk over a generated tree found, per file, by relative path. */
 typedef struct {
@@ -533,6 +534,54 @@ test_cancel (Fixture       *fixture,
   g_assert_false (g_file_test (big, G_FILE_TEST_EXISTS));
 }
 
+static void
+async_progress_cb (guint64  files_done,
+                   guint64  files_total,
+                   guint64  bytes_done,
+                   guint64  bytes_total,
+                   gpointer user_data)
+{
+  /* Only ever set: the main thread reads it after the task is over. */
+  if (!g_main_context_is_owner (g_main_context_default ()))
+    *(gboolean *) user_data = TRUE;
+}
+
+/* The async form writes what the sync one writes, off the main thread, and
+ * answers on the main context; a cancelled one answers G_IO_ERROR_CANCELLED. */
+static void
+test_async (Fixture       *fixture,
+            gconstpointer  data)
+{
+  g_autofree char *sync_dir = fixture_path (fixture, "sync");
+  g_autofree char *async_dir = fixture_path (fixture, "async");
+  g_autofree char *cancelled_dir = fixture_path (fixture, "cancelled");
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GHashTable) tree_sync = NULL;
+  g_autoptr(GHashTable) tree_async = NULL;
+  GAsyncResult *result = NULL;
+  gboolean progress_off_main = FALSE;
+  GError *error = NULL;
+
+  generate_ok (CS_SCENARIO_TEXT, sync_dir, 0.01, 9);
+  cs_generate_async (CS_SCENARIO_TEXT, async_dir, 0.01, 9, async_progress_cb, &progress_off_main,
+                     NULL, cs_test_async_store, &result);
+  g_assert_true (cs_generate_finish (cs_test_async_wait (&result), &error));
+  g_assert_no_error (error);
+  g_assert_true (progress_off_main);
+  tree_sync = walk_tree (sync_dir);
+  tree_async = walk_tree (async_dir);
+  assert_trees_equal (tree_sync, tree_async);
+  g_clear_object (&result);
+
+  g_cancellable_cancel (cancellable);
+  cs_generate_async (CS_SCENARIO_SMALL, cancelled_dir, 0.01, 1, NULL, NULL,
+                     cancellable, cs_test_async_store, &result);
+  g_assert_false (cs_generate_finish (cs_test_async_wait (&result), &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&error);
+  g_clear_object (&result);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -564,6 +613,8 @@ main (int   argc,
               fixture_setup, test_error_names_path, fixture_teardown);
   g_test_add ("/generate/progress", Fixture, NULL,
               fixture_setup, test_progress, fixture_teardown);
+  g_test_add ("/generate/async", Fixture, NULL,
+              fixture_setup, test_async, fixture_teardown);
   g_test_add ("/generate/cancel", Fixture, NULL,
               fixture_setup, test_cancel, fixture_teardown);
 

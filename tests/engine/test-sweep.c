@@ -9,6 +9,7 @@
 
 #include "copyscope-engine.h"
 #include "cs-env-private.h"
+#include "cs-test-async.h"
 
 /* Seconds per thread count, as a sweep would measure them (median, min, max). */
 static CsSweepStat
@@ -101,6 +102,93 @@ count_run (CsSweep *sweep,
   g_assert_cmpuint (total, ==, 4);
   g_assert_cmpuint (index, ==, *(guint *) user_data);
   (*(guint *) user_data)++;
+}
+
+/* Only the working thread writes it while the task runs. */
+typedef struct {
+  guint    calls;
+  gboolean off_main;
+} AsyncCalls;
+
+static void
+async_run_cb (CsSweep *sweep,
+              CsJob   *job,
+              guint    index,
+              guint    total,
+              gpointer user_data)
+{
+  AsyncCalls *calls = user_data;
+
+  calls->calls++;
+  if (!g_main_context_is_owner (g_main_context_default ()))
+    calls->off_main = TRUE;
+}
+
+static void
+async_demo_cb (CsDemo    *demo,
+               CsDemoRun  which,
+               CsJob     *job,
+               gpointer   user_data)
+{
+  async_run_cb (NULL, job, 0, 0, user_data);
+}
+
+/* The async forms run the copies off the main thread and answer on the
+ * main context, with what the sync forms answer. */
+static void
+test_async (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("cs-sweep-XXXXXX", NULL);
+  g_autofree char *src = make_source (root, 20);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autofree char *work = g_build_filename (root, "work", NULL);
+  g_autoptr(CsSweep) sweep = NULL;
+  g_autoptr(CsDemo) demo = cs_demo_new (100 * 12288);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  GAsyncResult *result = NULL;
+  AsyncCalls calls = { 0 };
+  const CsSweepRun *runs;
+  guint threads[] = { 1, 2 }, n_runs;
+
+  g_mkdir (dst, 0755);
+  sweep = cs_sweep_new (src, dst);
+  cs_sweep_set_threads (sweep, threads, 2);
+  cs_sweep_set_repeats (sweep, 1);
+  cs_sweep_set_cold (sweep, FALSE);
+  cs_sweep_run_async (sweep, async_run_cb, &calls, NULL, cs_test_async_store, &result);
+  g_assert_true (cs_sweep_run_finish (sweep, cs_test_async_wait (&result), &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (calls.calls, ==, 2);
+  g_assert_true (calls.off_main);
+  runs = cs_sweep_get_runs (sweep, &n_runs);
+  g_assert_cmpuint (n_runs, ==, 2);
+  g_assert_true (runs[0].ok && runs[1].ok);
+  g_clear_object (&result);
+
+  calls.calls = 0;
+  calls.off_main = FALSE;
+  cs_demo_run_async (demo, work, dst, async_demo_cb, &calls, NULL, cs_test_async_store, &result);
+  g_assert_true (cs_demo_run_finish (demo, cs_test_async_wait (&result), &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (calls.calls, ==, 2);
+  g_assert_true (calls.off_main);
+  g_assert_nonnull (cs_demo_get_run (demo, CS_DEMO_SMALL));
+  g_clear_object (&result);
+
+  /* Cancelled: the sweep stops before its first copy. */
+  g_cancellable_cancel (cancellable);
+  calls.calls = 0;
+  cs_sweep_run_async (sweep, async_run_cb, &calls, cancellable, cs_test_async_store, &result);
+  g_assert_false (cs_sweep_run_finish (sweep, cs_test_async_wait (&result), &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpuint (calls.calls, ==, 0);
+  g_clear_object (&result);
+
+  {
+    g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", root);
+    g_assert_cmpint (system (cmd), ==, 0);
+  }
 }
 
 static void
@@ -385,6 +473,7 @@ main (int    argc,
   g_test_add_func ("/sweep/end-to-end", test_sweep_end_to_end);
   g_test_add_func ("/sweep/bad-files", test_sweep_bad_files);
   g_test_add_func ("/demo/end-to-end", test_demo_end_to_end);
+  g_test_add_func ("/sweep/async", test_async);
   g_test_add_func ("/auto/remembered", test_remembered_threads);
   g_test_add_func ("/auto/start-by-size", test_auto_start_by_size);
 
