@@ -12,12 +12,13 @@
 
 #include <glib/gstdio.h>
 
+#include "cs-json-io.h"
 #include "cs-run.h"
 #include "cs-run-private.h"
 #include "cs-tsan-private.h"
 
 /* A run file this big is not something we wrote: refuse it before parsing. */
-#define MAX_FILE_SIZE     (256 * 1024 * 1024)
+#define MAX_FILE_SIZE     ((gsize) 256 * 1024 * 1024)
 /* The parser builds the whole tree; bounding the number of values bounds memory. */
 #define MAX_JSON_VALUES   (32 * 1000 * 1000)
 #define MAX_JSON_DEPTH    32
@@ -885,20 +886,20 @@ _cs_run_set_outcome (CsRun      *run,
  * plus the exact bytes in base64, since JSON strings must be UTF-8. */
 
 static void
-add_string_or_null (CsJsonBuilder *builder,
+add_string_or_null (JsonBuilder *builder,
                     const char  *member,
                     const char  *value)
 {
-  cs_json_builder_set_member_name (builder, member);
+  json_builder_set_member_name (builder, member);
   if (value == NULL)
     {
-      cs_json_builder_add_null_value (builder);
+      json_builder_add_null_value (builder);
     }
   else
     {
       g_autofree char *valid = g_utf8_make_valid (value, -1);
 
-      cs_json_builder_add_string_value (builder, valid);
+      json_builder_add_string_value (builder, valid);
     }
 }
 
@@ -912,41 +913,41 @@ path_raw_or_null (const char *path)
 }
 
 static void
-add_double_or_null (CsJsonBuilder *builder,
+add_double_or_null (JsonBuilder *builder,
                     double       value)
 {
   /* JSON has no NaN or infinity; null stands for "no value". */
   if (isfinite (value))
-    cs_json_builder_add_double_value (builder, value);
+    json_builder_add_double_value (builder, value);
   else
-    cs_json_builder_add_null_value (builder);
+    json_builder_add_null_value (builder);
 }
 
 static void
-add_member_double (CsJsonBuilder *builder,
+add_member_double (JsonBuilder *builder,
                    const char  *member,
                    double       value)
 {
-  cs_json_builder_set_member_name (builder, member);
+  json_builder_set_member_name (builder, member);
   add_double_or_null (builder, value);
 }
 
 static void
-add_member_int (CsJsonBuilder *builder,
+add_member_int (JsonBuilder *builder,
                 const char  *member,
                 gint64       value)
 {
-  cs_json_builder_set_member_name (builder, member);
-  cs_json_builder_add_int_value (builder, value);
+  json_builder_set_member_name (builder, member);
+  json_builder_add_int_value (builder, value);
 }
 
 static void
-add_member_bool (CsJsonBuilder *builder,
+add_member_bool (JsonBuilder *builder,
                  const char  *member,
                  gboolean     value)
 {
-  cs_json_builder_set_member_name (builder, member);
-  cs_json_builder_add_boolean_value (builder, value);
+  json_builder_set_member_name (builder, member);
+  json_builder_add_boolean_value (builder, value);
 }
 
 static gint64
@@ -970,14 +971,14 @@ format_iso8601 (gint64 unix_usec)
 }
 
 static void
-build_settings (CsJsonBuilder         *builder,
+build_settings (JsonBuilder         *builder,
                 const CsRunSettings *s)
 {
-  cs_json_builder_set_member_name (builder, "settings");
-  cs_json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "settings");
+  json_builder_begin_object (builder);
   add_member_int (builder, "threads", s->threads);
-  cs_json_builder_set_member_name (builder, "overwrite");
-  cs_json_builder_add_string_value (builder, s->overwrite <= CS_OVERWRITE_ASK
+  json_builder_set_member_name (builder, "overwrite");
+  json_builder_add_string_value (builder, s->overwrite <= CS_OVERWRITE_ASK
                                           ? cs_overwrite_to_string (s->overwrite)
                                           : "newer");
   add_member_bool (builder, "verify", s->verify);
@@ -987,29 +988,29 @@ build_settings (CsJsonBuilder         *builder,
   add_member_int (builder, "retries", s->retries);
   add_member_double (builder, "wait", s->wait);
   add_member_int (builder, "interval_ms", s->interval_ms);
-  cs_json_builder_set_member_name (builder, "excludes");
-  cs_json_builder_begin_array (builder);
+  json_builder_set_member_name (builder, "excludes");
+  json_builder_begin_array (builder);
   for (guint i = 0; s->excludes != NULL && s->excludes[i] != NULL; i++)
     {
       g_autofree char *valid = g_utf8_make_valid (s->excludes[i], -1);
 
-      cs_json_builder_add_string_value (builder, valid);
+      json_builder_add_string_value (builder, valid);
     }
-  cs_json_builder_end_array (builder);
+  json_builder_end_array (builder);
   add_string_or_null (builder, "operation", cs_operation_to_string (MIN (s->operation, CS_OPERATION_MIRROR)));
   add_member_double (builder, "max_rate", s->max_rate);
   add_member_double (builder, "max_files", s->max_files);
   if (s->operation == CS_OPERATION_MIRROR)
     add_member_int (builder, "max_delete", s->max_delete);
-  cs_json_builder_end_object (builder);
+  json_builder_end_object (builder);
 }
 
 static void
-build_environment (CsJsonBuilder            *builder,
+build_environment (JsonBuilder            *builder,
                    const CsRunEnvironment *e)
 {
-  cs_json_builder_set_member_name (builder, "environment");
-  cs_json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "environment");
+  json_builder_begin_object (builder);
   add_string_or_null (builder, "kernel", e->kernel);
   add_string_or_null (builder, "hostname", e->hostname);
   add_member_int (builder, "cpus", e->cpus);
@@ -1017,51 +1018,51 @@ build_environment (CsJsonBuilder            *builder,
   add_string_or_null (builder, "destination_fs", e->destination_fs);
   add_string_or_null (builder, "cache_mode", e->cache_mode);
   add_string_or_null (builder, "tool_version", e->tool_version);
-  cs_json_builder_end_object (builder);
+  json_builder_end_object (builder);
 }
 
 /* Called with the lock held. */
 static void
-build_samples (CsJsonBuilder *builder,
+build_samples (JsonBuilder *builder,
                GArray      *samples)
 {
-  cs_json_builder_set_member_name (builder, "samples");
-  cs_json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "samples");
+  json_builder_begin_object (builder);
 
-  cs_json_builder_set_member_name (builder, "t");
-  cs_json_builder_begin_array (builder);
+  json_builder_set_member_name (builder, "t");
+  json_builder_begin_array (builder);
   for (guint i = 0; i < samples->len; i++)
     add_double_or_null (builder, g_array_index (samples, CsSample, i).t);
-  cs_json_builder_end_array (builder);
+  json_builder_end_array (builder);
 
-  cs_json_builder_set_member_name (builder, "files_done");
-  cs_json_builder_begin_array (builder);
+  json_builder_set_member_name (builder, "files_done");
+  json_builder_begin_array (builder);
   for (guint i = 0; i < samples->len; i++)
-    cs_json_builder_add_int_value (builder, clamp_u64 (g_array_index (samples, CsSample, i).files_done));
-  cs_json_builder_end_array (builder);
+    json_builder_add_int_value (builder, clamp_u64 (g_array_index (samples, CsSample, i).files_done));
+  json_builder_end_array (builder);
 
-  cs_json_builder_set_member_name (builder, "bytes_done");
-  cs_json_builder_begin_array (builder);
+  json_builder_set_member_name (builder, "bytes_done");
+  json_builder_begin_array (builder);
   for (guint i = 0; i < samples->len; i++)
-    cs_json_builder_add_int_value (builder, clamp_u64 (g_array_index (samples, CsSample, i).bytes_done));
-  cs_json_builder_end_array (builder);
+    json_builder_add_int_value (builder, clamp_u64 (g_array_index (samples, CsSample, i).bytes_done));
+  json_builder_end_array (builder);
 
   for (guint c = 0; c < CS_N_COUNTERS; c++)
     {
-      cs_json_builder_set_member_name (builder, cs_counter_get_info (c)->key);
-      cs_json_builder_begin_array (builder);
+      json_builder_set_member_name (builder, cs_counter_get_info (c)->key);
+      json_builder_begin_array (builder);
       for (guint i = 0; i < samples->len; i++)
         add_double_or_null (builder, g_array_index (samples, CsSample, i).values[c]);
-      cs_json_builder_end_array (builder);
+      json_builder_end_array (builder);
     }
 
-  cs_json_builder_end_object (builder);
+  json_builder_end_object (builder);
 }
 
-CsJsonNode *
+JsonNode *
 cs_run_to_json (CsRun *run)
 {
-  g_autoptr(CsJsonBuilder) builder = NULL;
+  g_autoptr(JsonBuilder) builder = NULL;
   g_autoptr(CsMutexLocker) locker = NULL;
   g_autofree char *started = NULL;
   g_autofree char *destination_raw = NULL;
@@ -1075,14 +1076,14 @@ cs_run_to_json (CsRun *run)
   for (guint c = 0; c < CS_N_COUNTERS; c++)
     have_stat[c] = cs_run_get_stat (run, c, &stats[c]);
 
-  builder = cs_json_builder_new ();
-  cs_json_builder_begin_object (builder);
+  builder = json_builder_new ();
+  json_builder_begin_object (builder);
   add_member_int (builder, "schema_version", CS_RUN_SCHEMA_VERSION);
 
   locker = _cs_mutex_locker_new (&run->mutex);
 
-  cs_json_builder_set_member_name (builder, "id");
-  cs_json_builder_add_string_value (builder, run->id);
+  json_builder_set_member_name (builder, "id");
+  json_builder_add_string_value (builder, run->id);
   add_string_or_null (builder, "kind", run->kind);
   add_string_or_null (builder, "label", run->label);
 
@@ -1091,82 +1092,82 @@ cs_run_to_json (CsRun *run)
   add_member_int (builder, "started_usec", run->started);
   add_member_double (builder, "duration", run->duration);
 
-  cs_json_builder_set_member_name (builder, "sources");
-  cs_json_builder_begin_array (builder);
+  json_builder_set_member_name (builder, "sources");
+  json_builder_begin_array (builder);
   for (guint i = 0; run->sources[i] != NULL; i++)
     {
       g_autofree char *display = g_filename_display_name (run->sources[i]);
 
-      cs_json_builder_add_string_value (builder, display);
+      json_builder_add_string_value (builder, display);
       any_raw |= !g_utf8_validate (run->sources[i], -1, NULL);
     }
-  cs_json_builder_end_array (builder);
+  json_builder_end_array (builder);
   if (any_raw)
     {
-      cs_json_builder_set_member_name (builder, "sources_raw");
-      cs_json_builder_begin_array (builder);
+      json_builder_set_member_name (builder, "sources_raw");
+      json_builder_begin_array (builder);
       for (guint i = 0; run->sources[i] != NULL; i++)
         {
           g_autofree char *raw = path_raw_or_null (run->sources[i]);
 
           if (raw != NULL)
-            cs_json_builder_add_string_value (builder, raw);
+            json_builder_add_string_value (builder, raw);
           else
-            cs_json_builder_add_null_value (builder);
+            json_builder_add_null_value (builder);
         }
-      cs_json_builder_end_array (builder);
+      json_builder_end_array (builder);
     }
 
-  cs_json_builder_set_member_name (builder, "destination");
+  json_builder_set_member_name (builder, "destination");
   if (run->destination != NULL)
     {
       g_autofree char *display = g_filename_display_name (run->destination);
 
-      cs_json_builder_add_string_value (builder, display);
+      json_builder_add_string_value (builder, display);
     }
   else
     {
-      cs_json_builder_add_null_value (builder);
+      json_builder_add_null_value (builder);
     }
   destination_raw = path_raw_or_null (run->destination);
   if (destination_raw != NULL)
     {
-      cs_json_builder_set_member_name (builder, "destination_raw");
-      cs_json_builder_add_string_value (builder, destination_raw);
+      json_builder_set_member_name (builder, "destination_raw");
+      json_builder_add_string_value (builder, destination_raw);
     }
 
   build_settings (builder, &run->settings);
   build_environment (builder, &run->environment);
 
-  cs_json_builder_set_member_name (builder, "totals");
-  cs_json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "totals");
+  json_builder_begin_object (builder);
   for (guint k = 0; k < CS_N_CLASSES; k++)
     {
-      cs_json_builder_set_member_name (builder, class_names[k]);
-      cs_json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, class_names[k]);
+      json_builder_begin_object (builder);
       for (guint j = 0; j < CS_N_KINDS; j++)
         add_member_int (builder, kind_names[j], clamp_u64 (run->totals.v[k][j]));
-      cs_json_builder_end_object (builder);
+      json_builder_end_object (builder);
     }
   {
     guint64 left[CS_N_KINDS];
 
     /* Derived, so the classes add up to the total for a reader; not read back. */
     not_copied (&run->totals, left);
-    cs_json_builder_set_member_name (builder, "not_copied");
-    cs_json_builder_begin_object (builder);
+    json_builder_set_member_name (builder, "not_copied");
+    json_builder_begin_object (builder);
     for (guint j = 0; j < CS_N_KINDS; j++)
       add_member_int (builder, kind_names[j], clamp_u64 (left[j]));
-    cs_json_builder_end_object (builder);
+    json_builder_end_object (builder);
   }
-  cs_json_builder_end_object (builder);
+  json_builder_end_object (builder);
 
   if (run->settings.operation != CS_OPERATION_COPY)
     {
       const CsRemovals *m = &run->removals;
 
-      cs_json_builder_set_member_name (builder, "removals");
-      cs_json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "removals");
+      json_builder_begin_object (builder);
       add_member_int (builder, "moved_files", clamp_u64 (m->moved_files));
       add_member_int (builder, "moved_bytes", clamp_u64 (m->moved_bytes));
       add_member_int (builder, "moved_dirs", clamp_u64 (m->moved_dirs));
@@ -1175,34 +1176,34 @@ cs_run_to_json (CsRun *run)
       add_member_int (builder, "deleted_dirs", clamp_u64 (m->deleted_dirs));
       add_member_int (builder, "deleted_bytes", clamp_u64 (m->deleted_bytes));
       add_member_int (builder, "not_deleted", clamp_u64 (m->not_deleted));
-      cs_json_builder_end_object (builder);
+      json_builder_end_object (builder);
     }
 
   add_string_or_null (builder, "outcome", run->outcome);
   add_string_or_null (builder, "fatal_error", run->fatal_error);
 
-  cs_json_builder_set_member_name (builder, "thread_timeline");
-  cs_json_builder_begin_array (builder);
+  json_builder_set_member_name (builder, "thread_timeline");
+  json_builder_begin_array (builder);
   for (guint i = 0; i < run->timeline->len; i++)
     {
       const CsThreadChange *change = &g_array_index (run->timeline, CsThreadChange, i);
 
-      cs_json_builder_begin_object (builder);
+      json_builder_begin_object (builder);
       add_member_double (builder, "t", change->t);
       add_member_int (builder, "from", change->from);
       add_member_int (builder, "to", change->to);
       add_string_or_null (builder, "reason", change->reason);
-      cs_json_builder_end_object (builder);
+      json_builder_end_object (builder);
     }
-  cs_json_builder_end_array (builder);
+  json_builder_end_array (builder);
 
-  cs_json_builder_set_member_name (builder, "events");
-  cs_json_builder_begin_array (builder);
+  json_builder_set_member_name (builder, "events");
+  json_builder_begin_array (builder);
   for (guint i = 0; i < run->events->len; i++)
     {
       const CsRunEvent *event = &g_array_index (run->events, CsRunEvent, i);
 
-      cs_json_builder_begin_object (builder);
+      json_builder_begin_object (builder);
       add_member_double (builder, "t", event->t);
       add_string_or_null (builder, "kind", event->kind);
       add_member_double (builder, "value", event->value);
@@ -1212,17 +1213,17 @@ cs_run_to_json (CsRun *run)
         add_member_int (builder, "checked", clamp_u64 (event->checked));
       if (event->path != NULL)
         add_string_or_null (builder, "path", event->path);
-      cs_json_builder_end_object (builder);
+      json_builder_end_object (builder);
     }
-  cs_json_builder_end_array (builder);
+  json_builder_end_array (builder);
 
-  cs_json_builder_set_member_name (builder, "errors");
-  cs_json_builder_begin_array (builder);
+  json_builder_set_member_name (builder, "errors");
+  json_builder_begin_array (builder);
   for (guint i = 0; i < run->errors->len; i++)
     {
       const CsRunError *error = g_ptr_array_index (run->errors, i);
 
-      cs_json_builder_begin_object (builder);
+      json_builder_begin_object (builder);
       add_string_or_null (builder, "path", error->path);
       if (error->path_raw != NULL)
         add_string_or_null (builder, "path_raw", error->path_raw);
@@ -1230,13 +1231,13 @@ cs_run_to_json (CsRun *run)
       add_member_int (builder, "error_code", error->error_code);
       add_string_or_null (builder, "message", error->message);
       add_member_int (builder, "attempts", error->attempts);
-      cs_json_builder_end_object (builder);
+      json_builder_end_object (builder);
     }
-  cs_json_builder_end_array (builder);
+  json_builder_end_array (builder);
   add_member_int (builder, "errors_omitted", clamp_u64 (run->errors_omitted));
 
-  cs_json_builder_set_member_name (builder, "stats");
-  cs_json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "stats");
+  json_builder_begin_object (builder);
   for (guint c = 0; c < CS_N_COUNTERS; c++)
     {
       const CsCounterInfo *info = cs_counter_get_info (c);
@@ -1244,33 +1245,33 @@ cs_run_to_json (CsRun *run)
       if (!have_stat[c])
         continue;
 
-      cs_json_builder_set_member_name (builder, info->key);
-      cs_json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, info->key);
+      json_builder_begin_object (builder);
       add_member_double (builder, "avg", stats[c].avg);
       add_member_double (builder, "min", stats[c].min);
       add_member_double (builder, "max", stats[c].max);
-      cs_json_builder_set_member_name (builder, "direction");
-      cs_json_builder_add_string_value (builder,
+      json_builder_set_member_name (builder, "direction");
+      json_builder_add_string_value (builder,
                                      info->direction == CS_DIRECTION_MORE_IS_BETTER ? "more" :
                                      info->direction == CS_DIRECTION_LESS_IS_BETTER ? "less" : "none");
-      cs_json_builder_set_member_name (builder, "unit");
-      cs_json_builder_add_string_value (builder, info->unit);
-      cs_json_builder_end_object (builder);
+      json_builder_set_member_name (builder, "unit");
+      json_builder_add_string_value (builder, info->unit);
+      json_builder_end_object (builder);
     }
-  cs_json_builder_end_object (builder);
+  json_builder_end_object (builder);
 
   build_samples (builder, run->samples);
 
-  cs_json_builder_end_object (builder);
+  json_builder_end_object (builder);
 
-  return cs_json_builder_get_root (builder);
+  return json_builder_get_root (builder);
 }
 
 char *
 cs_run_to_json_string (CsRun    *run,
                        gboolean  pretty)
 {
-  g_autoptr(CsJsonNode) root = NULL;
+  g_autoptr(JsonNode) root = NULL;
 
   g_return_val_if_fail (run != NULL, NULL);
 
@@ -1322,104 +1323,104 @@ fail_field (Reader     *r,
     reader_fail (r, "“%s.%s” %s", where, name, what);
 }
 
-static CsJsonNode *
+static JsonNode *
 get_member (Reader     *r,
-            CsJsonObject *object,
+            JsonObject *object,
             const char *where,
             const char *name,
             gboolean    required)
 {
-  CsJsonNode *node;
+  JsonNode *node;
 
   if (r->failed)
     return NULL;
 
-  node = cs_json_object_get_member (object, name);
+  node = json_object_get_member (object, name);
   if (node == NULL && required)
     fail_field (r, where, name, "is missing");
 
   return node;
 }
 
-static CsJsonObject *
+static JsonObject *
 read_object (Reader     *r,
-             CsJsonObject *object,
+             JsonObject *object,
              const char *where,
              const char *name)
 {
-  CsJsonNode *node = get_member (r, object, where, name, TRUE);
+  JsonNode *node = get_member (r, object, where, name, TRUE);
 
   if (node == NULL)
     return NULL;
-  if (!CS_JSON_NODE_HOLDS_OBJECT (node))
+  if (!JSON_NODE_HOLDS_OBJECT (node))
     {
       fail_field (r, where, name, "must be an object");
       return NULL;
     }
 
-  return cs_json_node_get_object (node);
+  return json_node_get_object (node);
 }
 
-static CsJsonArray *
+static JsonArray *
 read_array (Reader     *r,
-            CsJsonObject *object,
+            JsonObject *object,
             const char *where,
             const char *name,
             gboolean    required)
 {
-  CsJsonNode *node = get_member (r, object, where, name, required);
+  JsonNode *node = get_member (r, object, where, name, required);
 
   if (node == NULL)
     return NULL;
-  if (!CS_JSON_NODE_HOLDS_ARRAY (node))
+  if (!JSON_NODE_HOLDS_ARRAY (node))
     {
       fail_field (r, where, name, "must be an array");
       return NULL;
     }
 
-  return cs_json_node_get_array (node);
+  return json_node_get_array (node);
 }
 
 /* Returns a new string, or NULL for null (when allowed) and on failure. */
 static char *
 read_string_node (Reader     *r,
-                  CsJsonNode   *node,
+                  JsonNode   *node,
                   const char *where,
                   const char *name,
                   gboolean    nullable)
 {
   if (r->failed)
     return NULL;
-  if (node == NULL || CS_JSON_NODE_HOLDS_NULL (node))
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
     {
       if (!nullable)
         fail_field (r, where, name, "must be a string");
       return NULL;
     }
-  if (!CS_JSON_NODE_HOLDS_VALUE (node) || cs_json_node_get_value_type (node) != G_TYPE_STRING)
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
     {
       fail_field (r, where, name, "must be a string");
       return NULL;
     }
 
-  return g_strdup (cs_json_node_get_string (node));
+  return g_strdup (json_node_get_string (node));
 }
 
 static char *
 read_string (Reader     *r,
-             CsJsonObject *object,
+             JsonObject *object,
              const char *where,
              const char *name,
              gboolean    nullable)
 {
-  CsJsonNode *node = get_member (r, object, where, name, TRUE);
+  JsonNode *node = get_member (r, object, where, name, TRUE);
 
   return read_string_node (r, node, where, name, nullable);
 }
 
 static gint64
 read_int_node (Reader     *r,
-               CsJsonNode   *node,
+               JsonNode   *node,
                const char *where,
                const char *name,
                gint64      min,
@@ -1429,13 +1430,13 @@ read_int_node (Reader     *r,
 
   if (r->failed || node == NULL)
     return 0;
-  if (!CS_JSON_NODE_HOLDS_VALUE (node) || cs_json_node_get_value_type (node) != G_TYPE_INT64)
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
     {
       fail_field (r, where, name, "must be a whole number");
       return 0;
     }
 
-  value = cs_json_node_get_int (node);
+  value = json_node_get_int (node);
   if (value < min || (double) value > max)
     {
       g_autofree char *what = g_strdup_printf ("is out of range (%" G_GINT64_FORMAT ")", value);
@@ -1449,13 +1450,13 @@ read_int_node (Reader     *r,
 
 static gint64
 read_int (Reader     *r,
-          CsJsonObject *object,
+          JsonObject *object,
           const char *where,
           const char *name,
           gint64      min,
           double      max)
 {
-  CsJsonNode *node = get_member (r, object, where, name, TRUE);
+  JsonNode *node = get_member (r, object, where, name, TRUE);
 
   return read_int_node (r, node, where, name, min, max);
 }
@@ -1463,7 +1464,7 @@ read_int (Reader     *r,
 /* Numbers are accepted as integers or doubles; null reads as NaN when allowed. */
 static double
 read_double_node (Reader     *r,
-                  CsJsonNode   *node,
+                  JsonNode   *node,
                   const char *where,
                   const char *name,
                   double      min,
@@ -1475,17 +1476,17 @@ read_double_node (Reader     *r,
 
   if (r->failed || node == NULL)
     return NAN;
-  if (nullable && CS_JSON_NODE_HOLDS_NULL (node))
+  if (nullable && JSON_NODE_HOLDS_NULL (node))
     return NAN;
 
-  type = CS_JSON_NODE_HOLDS_VALUE (node) ? cs_json_node_get_value_type (node) : G_TYPE_INVALID;
+  type = JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
   if (type != G_TYPE_INT64 && type != G_TYPE_DOUBLE)
     {
       fail_field (r, where, name, "must be a number");
       return NAN;
     }
 
-  value = cs_json_node_get_double (node);
+  value = json_node_get_double (node);
   if (!isfinite (value) || value < min || value > max)
     {
       char buf[G_ASCII_DTOSTR_BUF_SIZE];
@@ -1501,42 +1502,42 @@ read_double_node (Reader     *r,
 
 static double
 read_double (Reader     *r,
-             CsJsonObject *object,
+             JsonObject *object,
              const char *where,
              const char *name,
              double      min,
              double      max)
 {
-  CsJsonNode *node = get_member (r, object, where, name, TRUE);
+  JsonNode *node = get_member (r, object, where, name, TRUE);
 
   return read_double_node (r, node, where, name, min, max, FALSE);
 }
 
 static gboolean
 read_bool (Reader     *r,
-           CsJsonObject *object,
+           JsonObject *object,
            const char *where,
            const char *name)
 {
-  CsJsonNode *node = get_member (r, object, where, name, TRUE);
+  JsonNode *node = get_member (r, object, where, name, TRUE);
 
   if (node == NULL)
     return FALSE;
-  if (!CS_JSON_NODE_HOLDS_VALUE (node) || cs_json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
     {
       fail_field (r, where, name, "must be true or false");
       return FALSE;
     }
 
-  return cs_json_node_get_boolean (node);
+  return json_node_get_boolean (node);
 }
 
 /* A display path plus, optionally, its exact bytes in base64. Returns the
  * bytes to store (filename encoding). */
 static char *
 read_path (Reader     *r,
-           CsJsonNode   *display_node,
-           CsJsonNode   *raw_node,
+           JsonNode   *display_node,
+           JsonNode   *raw_node,
            const char *where,
            gboolean    nullable)
 {
@@ -1545,7 +1546,7 @@ read_path (Reader     *r,
   g_autofree guchar *bytes = NULL;
   gsize len = 0;
 
-  if (r->failed || raw_node == NULL || CS_JSON_NODE_HOLDS_NULL (raw_node))
+  if (r->failed || raw_node == NULL || JSON_NODE_HOLDS_NULL (raw_node))
     return g_steal_pointer (&display);
 
   raw = read_string_node (r, raw_node, where, "(raw)", FALSE);
@@ -1564,12 +1565,12 @@ read_path (Reader     *r,
 
 static void
 read_settings (Reader        *r,
-               CsJsonObject    *root,
+               JsonObject    *root,
                CsRunSettings *s)
 {
-  CsJsonObject *o = read_object (r, root, "", "settings");
+  JsonObject *o = read_object (r, root, "", "settings");
   g_autofree char *overwrite = NULL;
-  CsJsonArray *excludes;
+  JsonArray *excludes;
   guint n;
 
   if (o == NULL)
@@ -1588,37 +1589,37 @@ read_settings (Reader        *r,
   s->interval_ms = read_int (r, o, "settings", "interval_ms", 0, 3600 * 1000);
 
   /* Written since jobs move and mirror; older records copied, unlimited. */
-  if (cs_json_object_get_member (o, "operation") != NULL)
+  if (json_object_get_member (o, "operation") != NULL)
     {
       g_autofree char *operation = read_string (r, o, "settings", "operation", FALSE);
 
       if (operation != NULL && !cs_operation_from_string (operation, &s->operation))
         reader_fail (r, "“settings.operation” has an unknown value");
     }
-  if (cs_json_object_get_member (o, "max_rate") != NULL)
+  if (json_object_get_member (o, "max_rate") != NULL)
     s->max_rate = read_double (r, o, "settings", "max_rate", 0, 1e15);
-  if (cs_json_object_get_member (o, "max_files") != NULL)
+  if (json_object_get_member (o, "max_files") != NULL)
     s->max_files = read_double (r, o, "settings", "max_files", 0, 1e9);
   s->max_delete = -1;
-  if (cs_json_object_get_member (o, "max_delete") != NULL)
+  if (json_object_get_member (o, "max_delete") != NULL)
     s->max_delete = read_int (r, o, "settings", "max_delete", -1, (double) G_MAXINT64);
 
   excludes = read_array (r, o, "settings", "excludes", TRUE);
   if (excludes == NULL)
     return;
-  n = cs_json_array_get_length (excludes);
+  n = json_array_get_length (excludes);
   s->excludes = g_new0 (char *, n + 1);
   for (guint i = 0; i < n && !r->failed; i++)
-    s->excludes[i] = read_string_node (r, cs_json_array_get_element (excludes, i),
+    s->excludes[i] = read_string_node (r, json_array_get_element (excludes, i),
                                        "settings", "excludes[]", FALSE);
 }
 
 static void
 read_environment (Reader           *r,
-                  CsJsonObject       *root,
+                  JsonObject       *root,
                   CsRunEnvironment *e)
 {
-  CsJsonObject *o = read_object (r, root, "", "environment");
+  JsonObject *o = read_object (r, root, "", "environment");
 
   if (o == NULL)
     return;
@@ -1634,10 +1635,10 @@ read_environment (Reader           *r,
 
 static void
 read_totals (Reader     *r,
-             CsJsonObject *root,
+             JsonObject *root,
              CsTotals   *totals)
 {
-  CsJsonObject *o = read_object (r, root, "", "totals");
+  JsonObject *o = read_object (r, root, "", "totals");
 
   if (o == NULL)
     return;
@@ -1645,7 +1646,7 @@ read_totals (Reader     *r,
   for (guint k = 0; k < CS_N_CLASSES && !r->failed; k++)
     {
       g_autofree char *where = g_strconcat ("totals.", class_names[k], NULL);
-      CsJsonObject *c = read_object (r, o, "totals", class_names[k]);
+      JsonObject *c = read_object (r, o, "totals", class_names[k]);
 
       if (c == NULL)
         return;
@@ -1658,12 +1659,12 @@ read_totals (Reader     *r,
 /* Written for moves and mirrors only. */
 static void
 read_removals (Reader       *r,
-               CsJsonObject *root,
+               JsonObject   *root,
                CsRemovals   *m)
 {
-  CsJsonObject *o;
+  JsonObject *o;
 
-  if (cs_json_object_get_member (root, "removals") == NULL)
+  if (json_object_get_member (root, "removals") == NULL)
     return;
   o = read_object (r, root, "", "removals");
   if (o == NULL)
@@ -1680,27 +1681,27 @@ read_removals (Reader       *r,
 
 static void
 read_timeline (Reader     *r,
-               CsJsonObject *root,
+               JsonObject *root,
                GArray     *timeline)
 {
-  CsJsonArray *a = read_array (r, root, "", "thread_timeline", TRUE);
+  JsonArray *a = read_array (r, root, "", "thread_timeline", TRUE);
 
   if (a == NULL)
     return;
 
-  for (guint i = 0; i < cs_json_array_get_length (a) && !r->failed; i++)
+  for (guint i = 0; i < json_array_get_length (a) && !r->failed; i++)
     {
       g_autofree char *where = g_strdup_printf ("thread_timeline[%u]", i);
-      CsJsonNode *node = cs_json_array_get_element (a, i);
+      JsonNode *node = json_array_get_element (a, i);
       CsThreadChange change = { 0 };
-      CsJsonObject *o;
+      JsonObject *o;
 
-      if (!CS_JSON_NODE_HOLDS_OBJECT (node))
+      if (!JSON_NODE_HOLDS_OBJECT (node))
         {
           reader_fail (r, "“%s” must be an object", where);
           return;
         }
-      o = cs_json_node_get_object (node);
+      o = json_node_get_object (node);
       change.t = read_double (r, o, where, "t", 0, MAX_DURATION);
       change.from = read_int (r, o, where, "from", 0, MAX_THREADS);
       change.to = read_int (r, o, where, "to", 0, MAX_THREADS);
@@ -1717,42 +1718,42 @@ event_kind_is_known (const char *kind)
 
 static void
 read_events (Reader       *r,
-             CsJsonObject *root,
+             JsonObject *root,
              GArray       *events)
 {
-  CsJsonArray *a = read_array (r, root, "", "events", FALSE);
+  JsonArray *a = read_array (r, root, "", "events", FALSE);
 
   if (a == NULL)
     return;
-  if (cs_json_array_get_length (a) > CS_RUN_MAX_ERRORS)
+  if (json_array_get_length (a) > CS_RUN_MAX_ERRORS)
     {
       reader_fail (r, "“events” has more than %d entries", CS_RUN_MAX_ERRORS);
       return;
     }
 
-  for (guint i = 0; i < cs_json_array_get_length (a) && !r->failed; i++)
+  for (guint i = 0; i < json_array_get_length (a) && !r->failed; i++)
     {
       g_autofree char *where = g_strdup_printf ("events[%u]", i);
-      CsJsonNode *node = cs_json_array_get_element (a, i);
+      JsonNode *node = json_array_get_element (a, i);
       CsRunEvent event = { 0 };
-      CsJsonObject *o;
+      JsonObject *o;
 
-      if (!CS_JSON_NODE_HOLDS_OBJECT (node))
+      if (!JSON_NODE_HOLDS_OBJECT (node))
         {
           reader_fail (r, "“%s” must be an object", where);
           return;
         }
-      o = cs_json_node_get_object (node);
+      o = json_node_get_object (node);
       event.t = read_double (r, o, where, "t", 0, MAX_DURATION);
       event.kind = read_string (r, o, where, "kind", FALSE);
       if (event.kind != NULL && !event_kind_is_known (event.kind))
         reader_fail (r, "“%s.kind” has an unknown value", where);
       event.value = read_double (r, o, where, "value", 0, 1e18);
-      if (cs_json_object_get_member (o, "size") != NULL)
+      if (json_object_get_member (o, "size") != NULL)
         event.size = (guint64) read_int (r, o, where, "size", 0, (double) G_MAXINT64);
-      if (cs_json_object_get_member (o, "checked") != NULL)
+      if (json_object_get_member (o, "checked") != NULL)
         event.checked = (guint64) read_int (r, o, where, "checked", 0, (double) G_MAXINT64);
-      if (cs_json_object_get_member (o, "path") != NULL)
+      if (json_object_get_member (o, "path") != NULL)
         event.path = read_string (r, o, where, "path", TRUE);
       g_array_append_val (events, event);
     }
@@ -1760,41 +1761,41 @@ read_events (Reader       *r,
 
 static void
 read_errors (Reader     *r,
-             CsJsonObject *root,
+             JsonObject *root,
              GPtrArray  *errors,
              guint64    *omitted)
 {
-  CsJsonArray *a = read_array (r, root, "", "errors", TRUE);
+  JsonArray *a = read_array (r, root, "", "errors", TRUE);
 
   if (a == NULL)
     return;
 
-  if (cs_json_array_get_length (a) > CS_RUN_MAX_ERRORS)
+  if (json_array_get_length (a) > CS_RUN_MAX_ERRORS)
     {
       reader_fail (r, "“errors” has more than %d entries", CS_RUN_MAX_ERRORS);
       return;
     }
 
-  for (guint i = 0; i < cs_json_array_get_length (a) && !r->failed; i++)
+  for (guint i = 0; i < json_array_get_length (a) && !r->failed; i++)
     {
       g_autofree char *where = g_strdup_printf ("errors[%u]", i);
-      CsJsonNode *node = cs_json_array_get_element (a, i);
+      JsonNode *node = json_array_get_element (a, i);
       g_autofree guchar *bytes = NULL;
       CsRunError *error;
-      CsJsonObject *o;
+      JsonObject *o;
       gsize len;
 
-      if (!CS_JSON_NODE_HOLDS_OBJECT (node))
+      if (!JSON_NODE_HOLDS_OBJECT (node))
         {
           reader_fail (r, "“%s” must be an object", where);
           return;
         }
-      o = cs_json_node_get_object (node);
+      o = json_node_get_object (node);
 
       error = g_new0 (CsRunError, 1);
       g_ptr_array_add (errors, error);
       error->path = read_string (r, o, where, "path", TRUE);
-      if (cs_json_object_has_member (o, "path_raw"))
+      if (json_object_has_member (o, "path_raw"))
         {
           error->path_raw = read_string (r, o, where, "path_raw", TRUE);
           if (error->path_raw != NULL)
@@ -1810,23 +1811,23 @@ read_errors (Reader     *r,
       error->attempts = read_int (r, o, where, "attempts", 0, G_MAXUINT);
     }
 
-  if (cs_json_object_has_member (root, "errors_omitted"))
+  if (json_object_has_member (root, "errors_omitted"))
     *omitted = read_int (r, root, "", "errors_omitted", 0, MAX_COUNT);
 }
 
-static CsJsonArray *
+static JsonArray *
 read_column (Reader     *r,
-             CsJsonObject *o,
+             JsonObject *o,
              const char *name,
              gboolean    required,
              guint       n)
 {
-  CsJsonArray *a = read_array (r, o, "samples", name, required);
+  JsonArray *a = read_array (r, o, "samples", name, required);
 
-  if (a != NULL && cs_json_array_get_length (a) != n)
+  if (a != NULL && json_array_get_length (a) != n)
     {
       reader_fail (r, "“samples.%s” has %u values, “samples.t” has %u",
-                   name, cs_json_array_get_length (a), n);
+                   name, json_array_get_length (a), n);
       return NULL;
     }
 
@@ -1835,12 +1836,12 @@ read_column (Reader     *r,
 
 static void
 read_samples (Reader     *r,
-              CsJsonObject *root,
+              JsonObject *root,
               GArray     *samples)
 {
-  CsJsonObject *o = read_object (r, root, "", "samples");
-  CsJsonArray *t, *files, *bytes;
-  CsJsonArray *columns[CS_N_COUNTERS];
+  JsonObject *o = read_object (r, root, "", "samples");
+  JsonArray *t, *files, *bytes;
+  JsonArray *columns[CS_N_COUNTERS];
   guint n;
 
   if (o == NULL)
@@ -1849,7 +1850,7 @@ read_samples (Reader     *r,
   t = read_array (r, o, "samples", "t", TRUE);
   if (t == NULL)
     return;
-  n = cs_json_array_get_length (t);
+  n = json_array_get_length (t);
   if (n > MAX_SAMPLES)
     {
       reader_fail (r, "more than %d samples", MAX_SAMPLES);
@@ -1871,15 +1872,15 @@ read_samples (Reader     *r,
       char where[32];
 
       g_snprintf (where, sizeof where, "samples[%u]", i);
-      s->t = read_double_node (r, cs_json_array_get_element (t, i), where, "t", 0, MAX_DURATION, FALSE);
-      s->files_done = read_int_node (r, cs_json_array_get_element (files, i), where, "files_done", 0, MAX_COUNT);
-      s->bytes_done = read_int_node (r, cs_json_array_get_element (bytes, i), where, "bytes_done", 0, MAX_BYTES);
+      s->t = read_double_node (r, json_array_get_element (t, i), where, "t", 0, MAX_DURATION, FALSE);
+      s->files_done = read_int_node (r, json_array_get_element (files, i), where, "files_done", 0, MAX_COUNT);
+      s->bytes_done = read_int_node (r, json_array_get_element (bytes, i), where, "bytes_done", 0, MAX_BYTES);
       for (guint c = 0; c < CS_N_COUNTERS; c++)
         {
           if (columns[c] == NULL)
             s->values[c] = NAN;
           else
-            s->values[c] = read_double_node (r, cs_json_array_get_element (columns[c], i), where,
+            s->values[c] = read_double_node (r, json_array_get_element (columns[c], i), where,
                                              cs_counter_get_info (c)->key,
                                              0, MAX_COUNTER_VALUE, TRUE);
         }
@@ -1899,7 +1900,7 @@ outcome_is_known (const char *outcome)
 }
 
 CsRun *
-cs_run_new_from_json (CsJsonNode  *node,
+cs_run_new_from_json (JsonNode  *node,
                       GError   **error)
 {
   g_autoptr(CsRun) run = NULL;
@@ -1907,29 +1908,29 @@ cs_run_new_from_json (CsJsonNode  *node,
   g_autofree char *kind = NULL;
   g_autofree char *outcome = NULL;
   Reader r = { error, FALSE };
-  CsJsonObject *root;
-  CsJsonNode *version;
-  CsJsonArray *sources;
-  CsJsonArray *sources_raw;
+  JsonObject *root;
+  JsonNode *version;
+  JsonArray *sources;
+  JsonArray *sources_raw;
 
   g_return_val_if_fail (node != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!CS_JSON_NODE_HOLDS_OBJECT (node))
+  if (!JSON_NODE_HOLDS_OBJECT (node))
     {
       reader_fail (&r, "the top level must be an object");
       return NULL;
     }
-  root = cs_json_node_get_object (node);
+  root = json_node_get_object (node);
 
-  version = cs_json_object_get_member (root, "schema_version");
+  version = json_object_get_member (root, "schema_version");
   if (version == NULL)
     {
       reader_fail (&r, "“schema_version” is missing; this is not a Copyscope run");
       return NULL;
     }
-  if (!CS_JSON_NODE_HOLDS_VALUE (version) || cs_json_node_get_value_type (version) != G_TYPE_INT64 ||
-      cs_json_node_get_int (version) != CS_RUN_SCHEMA_VERSION)
+  if (!JSON_NODE_HOLDS_VALUE (version) || json_node_get_value_type (version) != G_TYPE_INT64 ||
+      json_node_get_int (version) != CS_RUN_SCHEMA_VERSION)
     {
       reader_fail (&r, "unsupported schema_version (this version reads %d)", CS_RUN_SCHEMA_VERSION);
       return NULL;
@@ -1961,21 +1962,21 @@ cs_run_new_from_json (CsJsonNode  *node,
   sources_raw = read_array (&r, root, "", "sources_raw", FALSE);
   if (sources != NULL)
     {
-      guint n = cs_json_array_get_length (sources);
+      guint n = json_array_get_length (sources);
 
-      if (sources_raw != NULL && cs_json_array_get_length (sources_raw) != n)
+      if (sources_raw != NULL && json_array_get_length (sources_raw) != n)
         reader_fail (&r, "“sources_raw” and “sources” differ in length");
 
       g_strfreev (run->sources);
       run->sources = g_new0 (char *, n + 1);
       for (guint i = 0; i < n && !r.failed; i++)
-        run->sources[i] = read_path (&r, cs_json_array_get_element (sources, i),
-                                     sources_raw != NULL ? cs_json_array_get_element (sources_raw, i) : NULL,
+        run->sources[i] = read_path (&r, json_array_get_element (sources, i),
+                                     sources_raw != NULL ? json_array_get_element (sources_raw, i) : NULL,
                                      "sources[]", FALSE);
     }
 
   run->destination = read_path (&r, get_member (&r, root, "", "destination", TRUE),
-                                cs_json_object_get_member (root, "destination_raw"),
+                                json_object_get_member (root, "destination_raw"),
                                 "destination", TRUE);
 
   read_settings (&r, root, &run->settings);
@@ -1997,7 +1998,7 @@ cs_run_new_from_json (CsJsonNode  *node,
   read_samples (&r, root, run->samples);
 
   /* Statistics are derived from the samples; only their shape is checked. */
-  if (!r.failed && cs_json_object_has_member (root, "stats"))
+  if (!r.failed && json_object_has_member (root, "stats"))
     read_object (&r, root, "", "stats");
 
   if (r.failed)
@@ -2006,203 +2007,34 @@ cs_run_new_from_json (CsJsonNode  *node,
   return g_steal_pointer (&run);
 }
 
-/* Counts values (commas and openings outside strings) so that a small file
- * cannot make the tree builder allocate gigabytes, and bounds the nesting,
- * which json-glib's recursive parser would otherwise follow until the stack
- * runs out. A run file nests four levels deep. */
-static gboolean
-json_shape_ok (const char  *data,
-               gsize        len,
-               GError     **error)
-{
-  gboolean in_string = FALSE;
-  guint64 n = 0;
-  guint depth = 0;
-
-  for (gsize i = 0; i < len; i++)
-    {
-      char c = data[i];
-
-      if (in_string)
-        {
-          if (c == '\\')
-            i++;
-          else if (c == '"')
-            in_string = FALSE;
-          continue;
-        }
-
-      switch (c)
-        {
-        case '"':
-          in_string = TRUE;
-          break;
-        case '[':
-        case '{':
-          if (++depth > MAX_JSON_DEPTH)
-            {
-              g_set_error (error, CS_RUN_ERROR, CS_RUN_ERROR_INVALID,
-                           "Invalid run file: nested more than %d levels deep", MAX_JSON_DEPTH);
-              return FALSE;
-            }
-          G_GNUC_FALLTHROUGH;
-        case ',':
-          if (++n > MAX_JSON_VALUES)
-            {
-              g_set_error (error, CS_RUN_ERROR, CS_RUN_ERROR_TOO_LARGE,
-                           "The file holds more than %d values", MAX_JSON_VALUES);
-              return FALSE;
-            }
-          break;
-        case ']':
-        case '}':
-          if (depth > 0)
-            depth--;
-          break;
-        default:
-          break;
-        }
-    }
-
-  return TRUE;
-}
-
-static char *
-read_bounded (const char  *path,
-              gsize       *out_len,
-              GError     **error)
-{
-  g_autofree char *data = NULL;
-  struct stat st;
-  gsize len = 0;
-  gsize cap;
-  int fd;
-
-  /* O_NONBLOCK: a FIFO named like a run file must not hang the caller. */
-  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0);
-  if (fd < 0)
-    {
-      int saved = errno;
-
-      g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (saved), g_strerror (saved));
-      return NULL;
-    }
-
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
-    {
-      close (fd);
-      g_set_error_literal (error, CS_RUN_ERROR, CS_RUN_ERROR_INVALID, "Not a regular file");
-      return NULL;
-    }
-
-  if (st.st_size > MAX_FILE_SIZE)
-    {
-      close (fd);
-      g_set_error (error, CS_RUN_ERROR, CS_RUN_ERROR_TOO_LARGE,
-                   "The file is too large for a run (%" G_GINT64_FORMAT " bytes; the limit is %d MiB)",
-                   (gint64) st.st_size, MAX_FILE_SIZE / (1024 * 1024));
-      return NULL;
-    }
-
-  /* The file may grow after fstat: read at most one byte past the limit. */
-  cap = (gsize) st.st_size + 1;
-  data = g_malloc (cap + 1);
-  for (;;)
-    {
-      gssize n;
-
-      if (len == cap)
-        {
-          if (cap > MAX_FILE_SIZE)
-            {
-              close (fd);
-              g_set_error (error, CS_RUN_ERROR, CS_RUN_ERROR_TOO_LARGE,
-                           "The file is too large for a run (the limit is %d MiB)",
-                           MAX_FILE_SIZE / (1024 * 1024));
-              return NULL;
-            }
-          cap = MIN (cap * 2, (gsize) MAX_FILE_SIZE + 1);
-          data = g_realloc (data, cap + 1);
-        }
-
-      n = read (fd, data + len, cap - len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          int saved = errno;
-
-          close (fd);
-          g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (saved), g_strerror (saved));
-          return NULL;
-        }
-      if (n == 0)
-        break;
-      len += (gsize) n;
-    }
-  close (fd);
-
-  data[len] = '\0';
-  *out_len = len;
-  return g_steal_pointer (&data);
-}
-
-/* The parser quotes the offending input, which may hold newlines, control
- * characters or a megabyte of text; errors must stay one short line. */
-static char *
-one_line (const char *message)
-{
-  g_autofree char *valid = g_utf8_make_valid (message, -1);
-  GString *out = g_string_new (NULL);
-  guint n = 0;
-
-  for (const char *p = valid; *p != '\0' && n < 160; p = g_utf8_next_char (p), n++)
-    {
-      gunichar c = g_utf8_get_char (p);
-
-      if (g_unichar_iscntrl (c))
-        g_string_append_c (out, ' ');
-      else
-        g_string_append_unichar (out, c);
-    }
-  if (n == 160 && *g_utf8_offset_to_pointer (valid, n) != '\0')
-    g_string_append (out, "…");
-
-  return g_string_free (out, FALSE);
-}
+static const CsJsonLimits run_limits = {
+  .what = "run",
+  .max_size = MAX_FILE_SIZE,
+  .max_depth = MAX_JSON_DEPTH,
+  .max_values = MAX_JSON_VALUES,
+};
 
 CsRun *
 cs_run_load (const char  *path,
              GError     **error)
 {
-  g_autoptr(CsJsonNode) root = NULL;
+  g_autoptr(JsonNode) root = NULL;
   g_autoptr(GError) local_error = NULL;
-  g_autofree char *data = NULL;
-  gsize len = 0;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  data = read_bounded (path, &len, error);
-  if (data == NULL)
-    return NULL;
-
-  if (len == 0)
-    {
-      g_set_error_literal (error, CS_RUN_ERROR, CS_RUN_ERROR_INVALID, "Invalid run file: the file is empty");
-      return NULL;
-    }
-
-  if (!json_shape_ok (data, len, error))
-    return NULL;
-
-  root = cs_json_parse (data, len, MAX_JSON_DEPTH, &local_error);
+  root = cs_json_load_file (path, &run_limits, &local_error);
   if (root == NULL)
     {
-      g_autofree char *reason = one_line (local_error->message);
-
-      g_set_error (error, CS_RUN_ERROR, CS_RUN_ERROR_INVALID,
-                   "Invalid run file: not valid JSON (%s)", reason);
+      if (local_error->domain != G_IO_ERROR)
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      else if (local_error->code == G_IO_ERROR_MESSAGE_TOO_LARGE)
+        g_set_error_literal (error, CS_RUN_ERROR, CS_RUN_ERROR_TOO_LARGE, local_error->message);
+      else if (local_error->code == G_IO_ERROR_INVALID_DATA)
+        g_set_error (error, CS_RUN_ERROR, CS_RUN_ERROR_INVALID, "Invalid run file: %s", local_error->message);
+      else
+        g_set_error_literal (error, CS_RUN_ERROR, CS_RUN_ERROR_INVALID, local_error->message);
       return NULL;
     }
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include <glib-object.h>
-#include "cs-json.h"
+#include <json-glib/json-glib.h>
 
 #include "cs-counters.h"
 
@@ -192,10 +192,10 @@ gboolean                 cs_run_get_stat          (CsRun       *run,
                                                    CsStat      *out_stat);
 
 /* Files. Numbers are written independently of the locale. */
-CsJsonNode                *cs_run_to_json           (CsRun       *run);
+JsonNode                *cs_run_to_json           (CsRun       *run);
 char                    *cs_run_to_json_string    (CsRun       *run,
                                                    gboolean     pretty);
-CsRun                   *cs_run_new_from_json     (CsJsonNode    *node,
+CsRun                   *cs_run_new_from_json     (JsonNode    *node,
                                                    GError     **error);
 CsRun                   *cs_run_load              (const char  *path,
                                                    GError     **error);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cs-json-io.h"
 #include "cs-run.h"
 #include "cs-sweep.h"
 #include "cs-tsan-private.h"
@@ -548,72 +549,72 @@ cs_sweep_run_finish (CsSweep       *sweep,
 
 /* ---- Files --------------------------------------------------------------- */
 
-CsJsonNode *
+JsonNode *
 cs_sweep_to_json (CsSweep *sweep)
 {
-  g_autoptr(CsJsonBuilder) b = cs_json_builder_new ();
+  g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autofree char *sentence = NULL;
   g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (sweep->started / G_USEC_PER_SEC);
   g_autofree char *iso = dt != NULL ? g_date_time_format_iso8601 (dt) : g_strdup ("");
   guint recommended = cs_sweep_get_recommended (sweep, &sentence);
 
-  cs_json_builder_begin_object (b);
-  cs_json_builder_set_member_name (b, "schema_version");
-  cs_json_builder_add_int_value (b, CS_SWEEP_SCHEMA_VERSION);
-  cs_json_builder_set_member_name (b, "kind");
-  cs_json_builder_add_string_value (b, "sweep");
-  cs_json_builder_set_member_name (b, "id");
-  cs_json_builder_add_string_value (b, sweep->id);
-  cs_json_builder_set_member_name (b, "source");
-  cs_json_builder_add_string_value (b, sweep->source);
-  cs_json_builder_set_member_name (b, "destination");
-  cs_json_builder_add_string_value (b, sweep->destination);
-  cs_json_builder_set_member_name (b, "started");
-  cs_json_builder_add_string_value (b, iso);
-  cs_json_builder_set_member_name (b, "started_us");
-  cs_json_builder_add_int_value (b, sweep->started);
-  cs_json_builder_set_member_name (b, "cache_mode");
-  cs_json_builder_add_string_value (b, sweep->cache_mode);
-  cs_json_builder_set_member_name (b, "repeats");
-  cs_json_builder_add_int_value (b, sweep->repeats);
-  cs_json_builder_set_member_name (b, "threads");
-  cs_json_builder_begin_array (b);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "schema_version");
+  json_builder_add_int_value (b, CS_SWEEP_SCHEMA_VERSION);
+  json_builder_set_member_name (b, "kind");
+  json_builder_add_string_value (b, "sweep");
+  json_builder_set_member_name (b, "id");
+  json_builder_add_string_value (b, sweep->id);
+  json_builder_set_member_name (b, "source");
+  json_builder_add_string_value (b, sweep->source);
+  json_builder_set_member_name (b, "destination");
+  json_builder_add_string_value (b, sweep->destination);
+  json_builder_set_member_name (b, "started");
+  json_builder_add_string_value (b, iso);
+  json_builder_set_member_name (b, "started_us");
+  json_builder_add_int_value (b, sweep->started);
+  json_builder_set_member_name (b, "cache_mode");
+  json_builder_add_string_value (b, sweep->cache_mode);
+  json_builder_set_member_name (b, "repeats");
+  json_builder_add_int_value (b, sweep->repeats);
+  json_builder_set_member_name (b, "threads");
+  json_builder_begin_array (b);
   for (guint i = 0; i < sweep->threads->len; i++)
-    cs_json_builder_add_int_value (b, g_array_index (sweep->threads, guint, i));
-  cs_json_builder_end_array (b);
-  cs_json_builder_set_member_name (b, "runs");
-  cs_json_builder_begin_array (b);
+    json_builder_add_int_value (b, g_array_index (sweep->threads, guint, i));
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "runs");
+  json_builder_begin_array (b);
   for (guint i = 0; i < sweep->runs->len; i++)
     {
       const CsSweepRun *run = &g_array_index (sweep->runs, CsSweepRun, i);
 
-      cs_json_builder_begin_object (b);
-      cs_json_builder_set_member_name (b, "threads");
-      cs_json_builder_add_int_value (b, run->threads);
-      cs_json_builder_set_member_name (b, "repeat");
-      cs_json_builder_add_int_value (b, run->repeat);
-      cs_json_builder_set_member_name (b, "seconds");
-      cs_json_builder_add_double_value (b, run->seconds);
-      cs_json_builder_set_member_name (b, "mb_per_second");
-      cs_json_builder_add_double_value (b, run->mb_per_second);
-      cs_json_builder_set_member_name (b, "files_per_second");
-      cs_json_builder_add_double_value (b, run->files_per_second);
-      cs_json_builder_set_member_name (b, "files");
-      cs_json_builder_add_int_value (b, (gint64) run->files);
-      cs_json_builder_set_member_name (b, "bytes");
-      cs_json_builder_add_int_value (b, (gint64) run->bytes);
-      cs_json_builder_set_member_name (b, "ok");
-      cs_json_builder_add_boolean_value (b, run->ok);
-      cs_json_builder_end_object (b);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "threads");
+      json_builder_add_int_value (b, run->threads);
+      json_builder_set_member_name (b, "repeat");
+      json_builder_add_int_value (b, run->repeat);
+      json_builder_set_member_name (b, "seconds");
+      json_builder_add_double_value (b, run->seconds);
+      json_builder_set_member_name (b, "mb_per_second");
+      json_builder_add_double_value (b, run->mb_per_second);
+      json_builder_set_member_name (b, "files_per_second");
+      json_builder_add_double_value (b, run->files_per_second);
+      json_builder_set_member_name (b, "files");
+      json_builder_add_int_value (b, (gint64) run->files);
+      json_builder_set_member_name (b, "bytes");
+      json_builder_add_int_value (b, (gint64) run->bytes);
+      json_builder_set_member_name (b, "ok");
+      json_builder_add_boolean_value (b, run->ok);
+      json_builder_end_object (b);
     }
-  cs_json_builder_end_array (b);
-  cs_json_builder_set_member_name (b, "recommended_threads");
-  cs_json_builder_add_int_value (b, recommended);
-  cs_json_builder_set_member_name (b, "recommendation");
-  cs_json_builder_add_string_value (b, sentence != NULL ? sentence : "");
-  cs_json_builder_end_object (b);
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "recommended_threads");
+  json_builder_add_int_value (b, recommended);
+  json_builder_set_member_name (b, "recommendation");
+  json_builder_add_string_value (b, sentence != NULL ? sentence : "");
+  json_builder_end_object (b);
 
-  return cs_json_builder_get_root (b);
+  return json_builder_get_root (b);
 }
 
 static gboolean
@@ -625,18 +626,19 @@ invalid (GError    **error,
 }
 
 static gboolean
-get_number (CsJsonObject *o,
+get_number (JsonObject *o,
             const char *name,
             double      max,
             double     *out,
             GError    **error)
 {
-  CsJsonNode *node = cs_json_object_get_member (o, name);
+  JsonNode *node = json_object_get_member (o, name);
+  GType type = node != NULL && JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
   double v;
 
-  if (node == NULL || cs_json_node_get_value_type (node) == G_TYPE_STRING || !CS_JSON_NODE_HOLDS_VALUE (node))
+  if (type != G_TYPE_INT64 && type != G_TYPE_DOUBLE)
     return invalid (error, name);
-  v = cs_json_node_get_double (node);
+  v = json_node_get_double (node);
   if (!isfinite (v) || v < 0 || v > max)
     return invalid (error, name);
   *out = v;
@@ -644,29 +646,42 @@ get_number (CsJsonObject *o,
 }
 
 static const char *
-get_string (CsJsonObject *o,
+get_string (JsonObject *o,
             const char *name)
 {
-  CsJsonNode *node = cs_json_object_get_member (o, name);
+  JsonNode *node = json_object_get_member (o, name);
 
-  if (node == NULL || !CS_JSON_NODE_HOLDS_VALUE (node) || cs_json_node_get_value_type (node) != G_TYPE_STRING)
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
     return NULL;
-  return cs_json_node_get_string (node);
+  return json_node_get_string (node);
+}
+
+/* @default_value unless the member is true or false. */
+static gboolean
+get_boolean (JsonObject *o,
+             const char *name,
+             gboolean    default_value)
+{
+  JsonNode *node = json_object_get_member (o, name);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+    return default_value;
+  return json_node_get_boolean (node);
 }
 
 CsSweep *
-cs_sweep_new_from_json (CsJsonNode  *node,
+cs_sweep_new_from_json (JsonNode  *node,
                         GError   **error)
 {
   g_autoptr(CsSweep) sweep = NULL;
-  CsJsonObject *o;
-  CsJsonArray *runs;
+  JsonObject *o;
+  JsonArray *runs;
   const char *source, *destination, *kind, *cache;
   double version, repeats, started;
 
-  if (node == NULL || !CS_JSON_NODE_HOLDS_OBJECT (node))
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     return invalid (error, "not an object"), NULL;
-  o = cs_json_node_get_object (node);
+  o = json_node_get_object (node);
   if (!get_number (o, "schema_version", 1000, &version, error))
     return NULL;
   if ((int) version != CS_SWEEP_SCHEMA_VERSION)
@@ -679,7 +694,7 @@ cs_sweep_new_from_json (CsJsonNode  *node,
     return invalid (error, "kind, source, destination or cache_mode"), NULL;
   if (!get_number (o, "repeats", 100, &repeats, error) || !get_number (o, "started_us", 1e17, &started, error))
     return NULL;
-  if (!cs_json_object_has_member (o, "runs") || !CS_JSON_NODE_HOLDS_ARRAY (cs_json_object_get_member (o, "runs")))
+  if (!json_object_has_member (o, "runs") || !JSON_NODE_HOLDS_ARRAY (json_object_get_member (o, "runs")))
     return invalid (error, "runs"), NULL;
 
   sweep = cs_sweep_new (source, destination);
@@ -693,21 +708,21 @@ cs_sweep_new_from_json (CsJsonNode  *node,
       sweep->id = g_strdup (get_string (o, "id"));
     }
 
-  runs = cs_json_object_get_array_member (o, "runs");
-  if (cs_json_array_get_length (runs) > 100000)
+  runs = json_object_get_array_member (o, "runs");
+  if (json_array_get_length (runs) > 100000)
     return invalid (error, "too many runs"), NULL;
   g_array_set_size (sweep->threads, 0);
-  for (guint i = 0; i < cs_json_array_get_length (runs); i++)
+  for (guint i = 0; i < json_array_get_length (runs); i++)
     {
-      CsJsonNode *rn = cs_json_array_get_element (runs, i);
-      CsJsonObject *ro;
+      JsonNode *rn = json_array_get_element (runs, i);
+      JsonObject *ro;
       CsSweepRun run = { 0 };
       double threads, repeat, files, bytes;
       gboolean seen = FALSE;
 
-      if (!CS_JSON_NODE_HOLDS_OBJECT (rn))
+      if (!JSON_NODE_HOLDS_OBJECT (rn))
         return invalid (error, "a run is not an object"), NULL;
-      ro = cs_json_node_get_object (rn);
+      ro = json_node_get_object (rn);
       if (!get_number (ro, "threads", CS_JOB_MAX_THREADS, &threads, error)
           || !get_number (ro, "repeat", 100, &repeat, error)
           || !get_number (ro, "seconds", 1e9, &run.seconds, error)
@@ -722,7 +737,7 @@ cs_sweep_new_from_json (CsJsonNode  *node,
       run.repeat = (guint) repeat;
       run.files = (guint64) files;
       run.bytes = (guint64) bytes;
-      run.ok = cs_json_object_get_boolean_member_with_default (ro, "ok", FALSE);
+      run.ok = get_boolean (ro, "ok", FALSE);
       g_array_append_val (sweep->runs, run);
       for (guint j = 0; j < sweep->threads->len; j++)
         seen |= g_array_index (sweep->threads, guint, j) == run.threads;
@@ -738,31 +753,38 @@ cs_sweep_save (CsSweep     *sweep,
                const char  *path,
                GError     **error)
 {
-  g_autoptr(CsJsonNode) root = cs_sweep_to_json (sweep);
+  g_autoptr(JsonNode) root = cs_sweep_to_json (sweep);
   g_autofree char *text = cs_json_to_string (root, TRUE);
 
   return g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
 }
 
+/* A sweep file is three levels deep and holds at most 100,000 runs. */
+static const CsJsonLimits sweep_limits = {
+  .what = "sweep",
+  .max_size = (gsize) 64 * 1024 * 1024,
+  .max_depth = 16,
+  .max_values = 4 * 1000 * 1000,
+};
+
 CsSweep *
 cs_sweep_load (const char  *path,
                GError     **error)
 {
-  g_autoptr(CsJsonNode) root = NULL;
-  g_autofree char *data = NULL;
-  gsize len = 0;
-  struct stat st;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) local_error = NULL;
 
-  if (stat (path, &st) == 0 && st.st_size > 64 * 1024 * 1024)
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  root = cs_json_load_file (path, &sweep_limits, &local_error);
+  if (root == NULL)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s is too large for a sweep file", path);
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA))
+        invalid (error, local_error->message);
+      else
+        g_propagate_error (error, g_steal_pointer (&local_error));
       return NULL;
     }
-  if (!g_file_get_contents (path, &data, &len, error))
-    return NULL;
-  /* a sweep file is three levels deep */
-  root = cs_json_parse (data, len, 16, error);
-  if (root == NULL)
-    return NULL;
   return cs_sweep_new_from_json (root, error);
 }

@@ -3,7 +3,7 @@
 
 #include <gio/gio.h>
 
-#include "cs-json.h"
+#include <json-glib/json-glib.h>
 
 #include "cs-job.h"
 
@@ -107,8 +107,8 @@ CsSweepStat *cs_sweep_dup_stats      (CsSweep     *sweep,
 guint       cs_sweep_get_recommended (CsSweep     *sweep,
                                       char       **out_sentence);
 
-CsJsonNode   *cs_sweep_to_json         (CsSweep     *sweep);
-CsSweep    *cs_sweep_new_from_json   (CsJsonNode    *node,
+JsonNode   *cs_sweep_to_json         (CsSweep     *sweep);
+CsSweep    *cs_sweep_new_from_json   (JsonNode    *node,
                                       GError     **error);
 gboolean    cs_sweep_save            (CsSweep     *sweep,
                                       const char  *path,

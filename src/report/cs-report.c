@@ -10,7 +10,7 @@
 
 #include <gio/gio.h>
 
-#include "cs-json.h"
+#include "cs-json-io.h"
 
 #include "cs-report.h"
 #include "cs-compare.h"
@@ -957,8 +957,8 @@ render_csv (CsCompare *compare)
 static char *
 render_json (CsCompare *compare)
 {
-  g_autoptr(CsJsonBuilder) builder = NULL;
-  g_autoptr(CsJsonNode) root = NULL;
+  g_autoptr(JsonBuilder) builder = NULL;
+  g_autoptr(JsonNode) root = NULL;
   g_autofree char *verdict = NULL;
   guint n = cs_compare_get_n_runs (compare);
 
@@ -966,95 +966,95 @@ render_json (CsCompare *compare)
     return cs_run_to_json_string (cs_compare_get_run (compare, 0), TRUE);
 
   /* A comparison keeps every run whole, so it can be imported again. */
-  builder = cs_json_builder_new ();
-  cs_json_builder_begin_object (builder);
-  cs_json_builder_set_member_name (builder, "schema_version");
-  cs_json_builder_add_int_value (builder, CS_RUN_SCHEMA_VERSION);
-  cs_json_builder_set_member_name (builder, "kind");
-  cs_json_builder_add_string_value (builder, "comparison");
+  builder = json_builder_new ();
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "schema_version");
+  json_builder_add_int_value (builder, CS_RUN_SCHEMA_VERSION);
+  json_builder_set_member_name (builder, "kind");
+  json_builder_add_string_value (builder, "comparison");
 
-  cs_json_builder_set_member_name (builder, "labels");
-  cs_json_builder_begin_array (builder);
+  json_builder_set_member_name (builder, "labels");
+  json_builder_begin_array (builder);
   for (guint i = 0; i < n; i++)
-    cs_json_builder_add_string_value (builder, cs_compare_get_label (compare, i));
-  cs_json_builder_end_array (builder);
+    json_builder_add_string_value (builder, cs_compare_get_label (compare, i));
+  json_builder_end_array (builder);
 
-  cs_json_builder_set_member_name (builder, "tests");
-  cs_json_builder_add_int_value (builder, cs_compare_get_n_tests (compare));
-  cs_json_builder_set_member_name (builder, "ties");
-  cs_json_builder_add_int_value (builder, cs_compare_get_n_ties (compare));
-  cs_json_builder_set_member_name (builder, "wins");
-  cs_json_builder_begin_array (builder);
+  json_builder_set_member_name (builder, "tests");
+  json_builder_add_int_value (builder, cs_compare_get_n_tests (compare));
+  json_builder_set_member_name (builder, "ties");
+  json_builder_add_int_value (builder, cs_compare_get_n_ties (compare));
+  json_builder_set_member_name (builder, "wins");
+  json_builder_begin_array (builder);
   for (guint i = 0; i < n; i++)
-    cs_json_builder_add_int_value (builder, cs_compare_get_wins (compare, i));
-  cs_json_builder_end_array (builder);
+    json_builder_add_int_value (builder, cs_compare_get_wins (compare, i));
+  json_builder_end_array (builder);
   verdict = cs_compare_dup_verdict (compare);
-  cs_json_builder_set_member_name (builder, "verdict");
-  cs_json_builder_add_string_value (builder, verdict);
+  json_builder_set_member_name (builder, "verdict");
+  json_builder_add_string_value (builder, verdict);
 
-  cs_json_builder_set_member_name (builder, "counters");
-  cs_json_builder_begin_array (builder);
+  json_builder_set_member_name (builder, "counters");
+  json_builder_begin_array (builder);
   for (guint c = 0; c < CS_N_COUNTERS; c++)
     {
       const CsCounterInfo *info = cs_counter_get_info (c);
       const CsCompareCounter *row = cs_compare_get_counter (compare, c);
       static const char * const stat_keys[] = { "avg", "min", "max" };
 
-      cs_json_builder_begin_object (builder);
-      cs_json_builder_set_member_name (builder, "key");
-      cs_json_builder_add_string_value (builder, info->key);
-      cs_json_builder_set_member_name (builder, "label");
-      cs_json_builder_add_string_value (builder, info->label);
-      cs_json_builder_set_member_name (builder, "unit");
-      cs_json_builder_add_string_value (builder, info->unit);
-      cs_json_builder_set_member_name (builder, "direction");
-      cs_json_builder_add_string_value (builder, info->direction == CS_DIRECTION_MORE_IS_BETTER ? "more"
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "key");
+      json_builder_add_string_value (builder, info->key);
+      json_builder_set_member_name (builder, "label");
+      json_builder_add_string_value (builder, info->label);
+      json_builder_set_member_name (builder, "unit");
+      json_builder_add_string_value (builder, info->unit);
+      json_builder_set_member_name (builder, "direction");
+      json_builder_add_string_value (builder, info->direction == CS_DIRECTION_MORE_IS_BETTER ? "more"
                                               : info->direction == CS_DIRECTION_LESS_IS_BETTER ? "less" : "none");
-      cs_json_builder_set_member_name (builder, "runs");
-      cs_json_builder_begin_array (builder);
+      json_builder_set_member_name (builder, "runs");
+      json_builder_begin_array (builder);
       for (guint i = 0; i < n; i++)
         {
           if (!row->valid[i])
             {
-              cs_json_builder_add_null_value (builder);
+              json_builder_add_null_value (builder);
               continue;
             }
-          cs_json_builder_begin_object (builder);
-          cs_json_builder_set_member_name (builder, "avg");
-          cs_json_builder_add_double_value (builder, row->stats[i].avg);
-          cs_json_builder_set_member_name (builder, "min");
-          cs_json_builder_add_double_value (builder, row->stats[i].min);
-          cs_json_builder_set_member_name (builder, "max");
-          cs_json_builder_add_double_value (builder, row->stats[i].max);
-          cs_json_builder_end_object (builder);
+          json_builder_begin_object (builder);
+          json_builder_set_member_name (builder, "avg");
+          json_builder_add_double_value (builder, row->stats[i].avg);
+          json_builder_set_member_name (builder, "min");
+          json_builder_add_double_value (builder, row->stats[i].min);
+          json_builder_set_member_name (builder, "max");
+          json_builder_add_double_value (builder, row->stats[i].max);
+          json_builder_end_object (builder);
         }
-      cs_json_builder_end_array (builder);
+      json_builder_end_array (builder);
 
-      cs_json_builder_set_member_name (builder, "best");
-      cs_json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "best");
+      json_builder_begin_object (builder);
       for (guint s = 0; s < CS_COMPARE_N_STATS; s++)
         {
-          cs_json_builder_set_member_name (builder, stat_keys[s]);
+          json_builder_set_member_name (builder, stat_keys[s]);
           if (row->best[s] >= 0)
-            cs_json_builder_add_int_value (builder, row->best[s]);
+            json_builder_add_int_value (builder, row->best[s]);
           else if (row->best[s] == CS_COMPARE_TIE)
-            cs_json_builder_add_string_value (builder, "tie");
+            json_builder_add_string_value (builder, "tie");
           else
-            cs_json_builder_add_null_value (builder);
+            json_builder_add_null_value (builder);
         }
-      cs_json_builder_end_object (builder);
-      cs_json_builder_end_object (builder);
+      json_builder_end_object (builder);
+      json_builder_end_object (builder);
     }
-  cs_json_builder_end_array (builder);
+  json_builder_end_array (builder);
 
-  cs_json_builder_set_member_name (builder, "runs");
-  cs_json_builder_begin_array (builder);
+  json_builder_set_member_name (builder, "runs");
+  json_builder_begin_array (builder);
   for (guint i = 0; i < n; i++)
-    cs_json_builder_add_value (builder, cs_run_to_json (cs_compare_get_run (compare, i)));
-  cs_json_builder_end_array (builder);
-  cs_json_builder_end_object (builder);
+    json_builder_add_value (builder, cs_run_to_json (cs_compare_get_run (compare, i)));
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
 
-  root = cs_json_builder_get_root (builder);
+  root = json_builder_get_root (builder);
 
   return cs_json_to_string (root, TRUE);
 }

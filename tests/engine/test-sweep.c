@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -265,7 +266,7 @@ test_sweep_bad_files (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
-      g_autoptr(CsJsonNode) root = cs_json_parse (bad[i], strlen (bad[i]), 16, NULL);
+      g_autoptr(JsonNode) root = json_from_string (bad[i], NULL);
       g_autoptr(GError) error = NULL;
       CsSweep *sweep;
 
@@ -274,6 +275,62 @@ test_sweep_bad_files (void)
       g_assert_null (sweep);
       g_assert_nonnull (error);
     }
+}
+
+/* cs_sweep_load reads through the same bounded reader as run records: a FIFO
+ * is refused without waiting for a writer, an oversized or deeply nested
+ * file before it is parsed. */
+static void
+test_sweep_load_bounded (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("cs-sweep-XXXXXX", NULL);
+  g_autofree char *fifo = g_build_filename (root, "fifo.json", NULL);
+  g_autofree char *big = g_build_filename (root, "big.json", NULL);
+  g_autofree char *deep = g_build_filename (root, "deep.json", NULL);
+  g_autofree char *comment = g_build_filename (root, "comment.json", NULL);
+  g_autoptr(GString) nested = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  CsSweep *sweep;
+  int fd;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  sweep = cs_sweep_load (fifo, &error);
+  g_assert_null (sweep);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
+  g_clear_error (&error);
+
+  /* Sparse: costs no disk space. */
+  fd = g_open (big, O_WRONLY | O_CREAT, 0600);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (ftruncate (fd, (off_t) 65 * 1024 * 1024), ==, 0);
+  close (fd);
+  sweep = cs_sweep_load (big, &error);
+  g_assert_null (sweep);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE);
+  g_clear_error (&error);
+
+  for (guint i = 0; i < 100; i++)
+    g_string_append_c (nested, '[');
+  for (guint i = 0; i < 100; i++)
+    g_string_append_c (nested, ']');
+  g_assert_true (g_file_set_contents (deep, nested->str, -1, NULL));
+  sweep = cs_sweep_load (deep, &error);
+  g_assert_null (sweep);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, "nested more than"));
+  g_clear_error (&error);
+
+  g_assert_true (g_file_set_contents (comment, "/* */ {}", -1, NULL));
+  sweep = cs_sweep_load (comment, &error);
+  g_assert_null (sweep);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, "not valid JSON"));
+  g_clear_error (&error);
+
+  {
+    g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", root);
+    g_assert_cmpint (system (cmd), ==, 0);
+  }
 }
 
 static void
@@ -472,6 +529,7 @@ main (int    argc,
   g_test_add_func ("/sweep/knee-empty", test_knee_empty);
   g_test_add_func ("/sweep/end-to-end", test_sweep_end_to_end);
   g_test_add_func ("/sweep/bad-files", test_sweep_bad_files);
+  g_test_add_func ("/sweep/load-bounded", test_sweep_load_bounded);
   g_test_add_func ("/demo/end-to-end", test_demo_end_to_end);
   g_test_add_func ("/sweep/async", test_async);
   g_test_add_func ("/auto/remembered", test_remembered_threads);

@@ -135,12 +135,7 @@ test_report_json (void)
 
   embedded = json_object_get_array_member (root, "runs");
   g_assert_cmpuint (json_array_get_length (embedded), ==, 2);
-  {
-    g_autoptr(CsJsonNode) ours = cs_json_parse (compare, strlen (compare), 64, &error);
-
-    g_assert_no_error (error);
-    back = cs_run_new_from_json (cs_json_array_get_element (cs_json_object_get_array_member (cs_json_node_get_object (ours), "runs"), 1), &error);
-  }
+  back = cs_run_new_from_json (json_array_get_element (embedded, 1), &error);
   g_assert_no_error (error);
   g_assert_cmpstr (cs_run_get_id (back), ==, ID_T2);
 }
