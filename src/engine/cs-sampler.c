@@ -9,25 +9,22 @@
 #include "cs-job-private.h"
 #include "cs-sampler-private.h"
 
-/* Reads the job's atomic counters at a fixed interval and turns the differences
- * into rates. Only the sampler thread touches this struct. */
-struct _CsSampler {
-  CsJob   *job;
-  double   last_t;
-  guint64  requests;
-  guint64  reads, writes, copies;
-  guint64  bytes_read, bytes_written;
-  guint64  read_ns, write_ns;
-  guint64  files_done;
-  guint64  bytes_done;
-  guint64  cpu_total, cpu_idle, cpu_system;
-  guint64  process_cpu;
-  gint64   last_mono;
-};
-
+/* The job's counters at one moment. */
 typedef struct {
   guint64 requests, reads, writes, copies, bytes_read, bytes_written, read_ns, write_ns, files_done;
 } Snapshot;
+
+/* Reads the job's atomic counters at a fixed interval and turns the differences
+ * into rates. Only the sampler thread touches this struct. */
+struct _CsSampler {
+  CsJob    *job;
+  Snapshot  last;         /* at the previous sample */
+  double    last_t;
+  guint64   bytes_done;
+  guint64   cpu_total, cpu_idle, cpu_system;
+  guint64   process_cpu;
+  gint64    last_mono;
+};
 
 static void
 snapshot (CsCounters *c,
@@ -50,19 +47,9 @@ CsSampler *
 _cs_sampler_new (CsJob *job)
 {
   CsSampler *self = g_new0 (CsSampler, 1);
-  Snapshot s;
 
   self->job = job;
-  snapshot (&job->counters, &s);
-  self->requests = s.requests;
-  self->reads = s.reads;
-  self->writes = s.writes;
-  self->copies = s.copies;
-  self->bytes_read = s.bytes_read;
-  self->bytes_written = s.bytes_written;
-  self->read_ns = s.read_ns;
-  self->write_ns = s.write_ns;
-  self->files_done = s.files_done;
+  snapshot (&job->counters, &self->last);
   _cs_env_read_cpu_times (&self->cpu_total, &self->cpu_idle, &self->cpu_system);
   self->process_cpu = _cs_env_process_cpu_usec ();
   self->last_mono = g_get_monotonic_time ();
@@ -91,7 +78,7 @@ _cs_sampler_take (CsSampler *self,
   double t = _cs_job_elapsed (job);
   double dt, wall_dt;
   guint64 d_reads, d_writes, d_copies, d_rbytes, d_wbytes;
-  double read_reqs, write_reqs;
+  double read_reqs, write_reqs, bytes_per_file;
 
   snapshot (&job->counters, &s);
   process_cpu = _cs_env_process_cpu_usec ();
@@ -103,30 +90,30 @@ _cs_sampler_take (CsSampler *self,
   if (dt <= 1e-6)
     dt = wall_dt > 1e-6 ? wall_dt : 1e-6;
 
-  d_reads = s.reads - self->reads;
-  d_writes = s.writes - self->writes;
-  d_copies = s.copies - self->copies;
-  d_rbytes = s.bytes_read - self->bytes_read;
-  d_wbytes = s.bytes_written - self->bytes_written;
+  d_reads = s.reads - self->last.reads;
+  d_writes = s.writes - self->last.writes;
+  d_copies = s.copies - self->last.copies;
+  d_rbytes = s.bytes_read - self->last.bytes_read;
+  d_wbytes = s.bytes_written - self->last.bytes_written;
   read_reqs = (double) (d_reads + d_copies);
   write_reqs = (double) (d_writes + d_copies);
 
   sample.t = t;
-  sample.values[CS_COUNTER_REQUEST_RATE] = (double) (s.requests - self->requests) / dt;
+  sample.values[CS_COUNTER_REQUEST_RATE] = (double) (s.requests - self->last.requests) / dt;
   sample.values[CS_COUNTER_DATA_REQUEST_RATE] = (double) (d_reads + d_writes + d_copies) / dt;
   sample.values[CS_COUNTER_READ_REQUEST_RATE] = read_reqs / dt;
   sample.values[CS_COUNTER_WRITE_REQUEST_RATE] = write_reqs / dt;
   sample.values[CS_COUNTER_DATA_TRANSFER_RATE] = (double) (d_rbytes + d_wbytes) / 1e6 / dt;
   sample.values[CS_COUNTER_READ_TRANSFER_RATE] = (double) d_rbytes / 1e6 / dt;
   sample.values[CS_COUNTER_WRITE_TRANSFER_RATE] = (double) d_wbytes / 1e6 / dt;
-  sample.values[CS_COUNTER_FILE_RATE] = (double) (s.files_done - self->files_done) / dt;
+  sample.values[CS_COUNTER_FILE_RATE] = (double) (s.files_done - self->last.files_done) / dt;
   sample.values[CS_COUNTER_AVG_REQUEST_SIZE] = ratio ((double) (d_rbytes + d_wbytes), read_reqs + write_reqs) / 1e3;
   sample.values[CS_COUNTER_AVG_READ_REQUEST_SIZE] = ratio ((double) d_rbytes, read_reqs) / 1e3;
   sample.values[CS_COUNTER_AVG_WRITE_REQUEST_SIZE] = ratio ((double) d_wbytes, write_reqs) / 1e3;
   sample.values[CS_COUNTER_AVG_REQUEST_TIME] =
-    ratio ((double) ((s.read_ns - self->read_ns) + (s.write_ns - self->write_ns)), read_reqs + write_reqs) / 1e6;
-  sample.values[CS_COUNTER_AVG_READ_REQUEST_TIME] = ratio ((double) (s.read_ns - self->read_ns), read_reqs) / 1e6;
-  sample.values[CS_COUNTER_AVG_WRITE_REQUEST_TIME] = ratio ((double) (s.write_ns - self->write_ns), write_reqs) / 1e6;
+    ratio ((double) ((s.read_ns - self->last.read_ns) + (s.write_ns - self->last.write_ns)), read_reqs + write_reqs) / 1e6;
+  sample.values[CS_COUNTER_AVG_READ_REQUEST_TIME] = ratio ((double) (s.read_ns - self->last.read_ns), read_reqs) / 1e6;
+  sample.values[CS_COUNTER_AVG_WRITE_REQUEST_TIME] = ratio ((double) (s.write_ns - self->last.write_ns), write_reqs) / 1e6;
   if (cpu_total > self->cpu_total)
     {
       double total = (double) (cpu_total - self->cpu_total);
@@ -145,16 +132,13 @@ _cs_sampler_take (CsSampler *self,
     if (!isfinite (sample.values[i]) || sample.values[i] < 0)
       sample.values[i] = 0;
 
+  bytes_per_file = s.files_done > self->last.files_done
+                   ? (double) (sample.bytes_done - self->bytes_done) / (double) (s.files_done - self->last.files_done)
+                   : 0.0;
+  self->last = s;
   self->last_t = t;
   self->last_mono = mono;
-  self->requests = s.requests;
-  self->reads = s.reads;
-  self->writes = s.writes;
-  self->copies = s.copies;
-  self->bytes_read = s.bytes_read;
-  self->bytes_written = s.bytes_written;
-  self->read_ns = s.read_ns;
-  self->write_ns = s.write_ns;
+  self->bytes_done = sample.bytes_done;
   if (cpu_total > 0)
     {
       self->cpu_total = cpu_total;
@@ -163,12 +147,7 @@ _cs_sampler_take (CsSampler *self,
     }
   self->process_cpu = process_cpu;
 
-  _cs_job_auto_feed (job, &sample,
-                     sample.files_done > self->files_done
-                     ? (double) (sample.bytes_done - self->bytes_done) / (double) (sample.files_done - self->files_done)
-                     : 0.0);
-  self->bytes_done = sample.bytes_done;
-  self->files_done = sample.files_done;
+  _cs_job_auto_feed (job, &sample, bytes_per_file);
 
   if (record)
     {
