@@ -2065,13 +2065,13 @@ cs_run_save (CsRun       *run,
                                    0644, error);
 }
 
-/* The shortest text that reads back as the same double, so CSV stays readable
- * ("0.1", not "0.10000000000000001") and still loses nothing. */
-static void
-append_double (GString *out,
-               double   value)
+void
+cs_string_append_double (GString *out,
+                         double   value)
 {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_return_if_fail (out != NULL);
 
   if (!isfinite (value))
     return;
@@ -2107,9 +2107,9 @@ cs_run_samples_to_csv (CsRun *run)
     {
       const CsSample *s = &samples[i];
 
-      append_double (out, s->t);
+      cs_string_append_double (out, s->t);
       g_string_append_c (out, ',');
-      append_double (out, s->values[CS_COUNTER_THREADS]);
+      cs_string_append_double (out, s->values[CS_COUNTER_THREADS]);
       g_string_append_printf (out, ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT,
                               s->files_done, s->bytes_done);
       for (guint c = 0; c < CS_N_COUNTERS; c++)
@@ -2117,7 +2117,7 @@ cs_run_samples_to_csv (CsRun *run)
           if (c == CS_COUNTER_THREADS)
             continue;
           g_string_append_c (out, ',');
-          append_double (out, s->values[c]);
+          cs_string_append_double (out, s->values[c]);
         }
       g_string_append (out, "\r\n");
     }

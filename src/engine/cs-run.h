@@ -209,6 +209,11 @@ char                    *cs_run_samples_to_csv    (CsRun       *run);
 void                     cs_run_error_clear       (CsRunError  *error);
 void                     cs_thread_change_clear   (CsThreadChange *change);
 void                     cs_run_event_clear       (CsRunEvent  *event);
+/* The shortest text that reads back as the same double ("0.1", not
+ * "0.10000000000000001"), whatever the locale; nothing for NaN or infinity.
+ * For the CSV exports. */
+void                     cs_string_append_double  (GString     *out,
+                                                   double       value);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CsRun, cs_run_unref)
 

@@ -142,22 +142,6 @@ format_fixed (const char *fmt,
   return g_strdup (g_ascii_formatd (buf, sizeof buf, fmt, value));
 }
 
-/* The shortest form that reads back as the same double. */
-static void
-append_number (GString *out,
-               double   value)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  if (!isfinite (value))
-    return;
-
-  g_ascii_formatd (buf, sizeof buf, "%.15g", value);
-  if (g_ascii_strtod (buf, NULL) != value)
-    g_ascii_formatd (buf, sizeof buf, "%.17g", value);
-  g_string_append (out, buf);
-}
-
 static char *
 format_started (gint64 unix_usec)
 {
@@ -843,13 +827,13 @@ csv_summary (GString   *out,
         {
           g_string_append_c (out, ',');
           if (row->valid[i])
-            append_number (out, row->stats[i].avg);
+            cs_string_append_double (out, row->stats[i].avg);
           g_string_append_c (out, ',');
           if (row->valid[i])
-            append_number (out, row->stats[i].min);
+            cs_string_append_double (out, row->stats[i].min);
           g_string_append_c (out, ',');
           if (row->valid[i])
-            append_number (out, row->stats[i].max);
+            cs_string_append_double (out, row->stats[i].max);
         }
       if (n > 1)
         {
