@@ -403,6 +403,336 @@ cs_report_append_csv_text (GString    *out,
     g_string_append_c (out, '"');
 }
 
+/* Tables: each built once from the runs, written as Markdown or as HTML */
+
+typedef enum {
+  CELL_PLAIN  = 0,
+  CELL_NUMBER = 1 << 0,   /* right-aligned */
+  CELL_BEST   = 1 << 1,   /* the best of its row: bold */
+  CELL_PATH   = 1 << 2,   /* a path: may break anywhere */
+} CellFlags;
+
+typedef struct {
+  char      *text;
+  CellFlags  flags;
+} Cell;
+
+/* The header row first, then the body, row by row. */
+typedef struct {
+  GArray   *cells;         /* Cell */
+  guint     n_columns;     /* 0 until the header is complete */
+  gboolean  row_headers;   /* the first cell of each body row names the row */
+} Table;
+
+static void
+cell_clear (gpointer data)
+{
+  g_free (((Cell *) data)->text);
+}
+
+static Table *
+table_new (gboolean row_headers)
+{
+  Table *table = g_new0 (Table, 1);
+
+  table->cells = g_array_new (FALSE, FALSE, sizeof (Cell));
+  g_array_set_clear_func (table->cells, cell_clear);
+  table->row_headers = row_headers;
+  return table;
+}
+
+static void
+table_free (Table *table)
+{
+  g_array_unref (table->cells);
+  g_free (table);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Table, table_free)
+
+/* Takes @text. */
+static void
+table_take (Table     *table,
+            CellFlags  flags,
+            char      *text)
+{
+  Cell cell = { text, flags };
+
+  g_array_append_val (table->cells, cell);
+}
+
+static void
+table_add (Table      *table,
+           CellFlags   flags,
+           const char *text)
+{
+  table_take (table, flags, g_strdup (text));
+}
+
+static void
+table_end_header (Table *table)
+{
+  table->n_columns = table->cells->len;
+}
+
+static gboolean
+table_column_is_numeric (const Table *table,
+                         guint        column)
+{
+  return table->cells->len > table->n_columns
+         && (g_array_index (table->cells, Cell, table->n_columns + column).flags & CELL_NUMBER);
+}
+
+static void
+md_table (GString     *out,
+          const Table *table)
+{
+  for (guint i = 0; i < table->cells->len; i++)
+    {
+      const Cell *cell = &g_array_index (table->cells, Cell, i);
+      guint column = i % table->n_columns;
+      gboolean bold = (cell->flags & CELL_BEST) != 0;
+
+      if (column == 0)
+        g_string_append_c (out, '|');
+      g_string_append (out, bold ? " **" : " ");
+      append_md (out, cell->text);
+      g_string_append (out, bold ? "** |" : " |");
+      if (column + 1 < table->n_columns)
+        continue;
+
+      g_string_append_c (out, '\n');
+      if (i + 1 == table->n_columns)
+        {
+          g_string_append_c (out, '|');
+          for (guint c = 0; c < table->n_columns; c++)
+            g_string_append (out, table_column_is_numeric (table, c) ? "--:|" : "---|");
+          g_string_append_c (out, '\n');
+        }
+    }
+}
+
+static void
+html_table (GString     *out,
+            const Table *table)
+{
+  g_string_append (out, "<table>\n");
+  for (guint i = 0; i < table->cells->len; i++)
+    {
+      const Cell *cell = &g_array_index (table->cells, Cell, i);
+      guint column = i % table->n_columns;
+      gboolean header = i < table->n_columns || (table->row_headers && column == 0);
+
+      if (column == 0)
+        g_string_append (out, "<tr>");
+      if (header)
+        {
+          g_string_append (out, "<th>");
+          append_html (out, cell->text);
+          g_string_append (out, "</th>");
+        }
+      else
+        {
+          const char *classes[3];
+          guint n = 0;
+
+          if (cell->flags & CELL_NUMBER)
+            classes[n++] = "n";
+          if (cell->flags & CELL_BEST)
+            classes[n++] = "best";
+          if (cell->flags & CELL_PATH)
+            classes[n++] = "path";
+          classes[n] = NULL;
+          if (n > 0)
+            {
+              g_autofree char *joined = g_strjoinv (" ", (char **) classes);
+
+              g_string_append_printf (out, "<td class=\"%s\">", joined);
+            }
+          else
+            g_string_append (out, "<td>");
+          append_html (out, cell->text);
+          g_string_append (out, "</td>");
+        }
+      if (column + 1 == table->n_columns)
+        g_string_append (out, "</tr>\n");
+    }
+  g_string_append (out, "</table>\n");
+}
+
+static char *
+format_stat_cell (CsCompare     *compare,
+                  CsCounter      counter,
+                  CsCompareStat  which,
+                  guint          run)
+{
+  const CsCompareCounter *row = cs_compare_get_counter (compare, counter);
+  double v;
+
+  if (!row->valid[run])
+    return g_strdup ("—");
+
+  v = which == CS_COMPARE_AVG ? row->stats[run].avg
+    : which == CS_COMPARE_MIN ? row->stats[run].min
+    : row->stats[run].max;
+
+  return cs_compare_format_value (counter, v);
+}
+
+static const char *
+direction_text (const CsCounterInfo *info)
+{
+  return info->direction == CS_DIRECTION_NONE ? "—" : cs_direction_to_string (info->direction);
+}
+
+/* Settings, environment and method: one column per run. */
+static Table *
+info_table (CsCompare *compare)
+{
+  guint n = cs_compare_get_n_runs (compare);
+  g_autofree GArray **infos = g_new0 (GArray *, n);
+  Table *table = table_new (TRUE);
+
+  for (guint i = 0; i < n; i++)
+    infos[i] = collect_info (cs_compare_get_run (compare, i));
+
+  table_add (table, CELL_PLAIN, n == 1 ? "Setting" : "");
+  for (guint i = 0; i < n; i++)
+    table_add (table, CELL_PLAIN, n == 1 ? "Value" : cs_compare_get_label (compare, i));
+  table_end_header (table);
+
+  for (guint r = 0; r < infos[0]->len; r++)
+    {
+      const char *key = g_array_index (infos[0], InfoRow, r).key;
+      gboolean is_path = strcmp (key, "Sources") == 0 || strcmp (key, "Destination") == 0;
+
+      table_add (table, CELL_PLAIN, key);
+      for (guint i = 0; i < n; i++)
+        table_add (table, is_path ? CELL_PATH : CELL_PLAIN, g_array_index (infos[i], InfoRow, r).value);
+    }
+
+  for (guint i = 0; i < n; i++)
+    g_array_unref (infos[i]);
+  return table;
+}
+
+static Table *
+totals_table (CsCompare *compare)
+{
+  guint n = cs_compare_get_n_runs (compare);
+  g_autofree CsTotals *totals = g_new0 (CsTotals, n);
+  Table *table = table_new (TRUE);
+
+  for (guint i = 0; i < n; i++)
+    cs_run_get_totals (cs_compare_get_run (compare, i), &totals[i]);
+
+  table_add (table, CELL_PLAIN, "");
+  for (guint i = 0; i < n; i++)
+    for (guint k = 0; k < CS_N_KINDS; k++)
+      table_take (table, CELL_PLAIN, n > 1 ? g_strdup_printf ("%s %s", cs_compare_get_label (compare, i), kind_labels[k])
+                                           : g_strdup (kind_labels[k]));
+  table_end_header (table);
+
+  for (guint c = 0; c < CS_N_CLASSES; c++)
+    {
+      table_add (table, CELL_PLAIN, class_labels[c]);
+      for (guint i = 0; i < n; i++)
+        for (guint k = 0; k < CS_N_KINDS; k++)
+          table_take (table, CELL_NUMBER, g_strdup_printf ("%" G_GUINT64_FORMAT, totals[i].v[c][k]));
+    }
+  return table;
+}
+
+/* The first MAX_LISTED_FAILURES failures of all runs; NULL when there are
+ * none. @out_more: how many are left out. */
+static Table *
+failures_table (CsCompare *compare,
+                guint     *out_more)
+{
+  guint n = cs_compare_get_n_runs (compare);
+  guint listed = 0, total = 0;
+  Table *table;
+
+  for (guint i = 0; i < n; i++)
+    total += cs_run_get_n_errors (cs_compare_get_run (compare, i));
+  *out_more = 0;
+  if (total == 0)
+    return NULL;
+
+  table = table_new (FALSE);
+  if (n > 1)
+    table_add (table, CELL_PLAIN, "Run");
+  table_add (table, CELL_PLAIN, "Path");
+  table_add (table, CELL_PLAIN, "Operation");
+  table_add (table, CELL_PLAIN, "Error");
+  table_add (table, CELL_PLAIN, "Attempts");
+  table_end_header (table);
+
+  for (guint i = 0; i < n && listed < MAX_LISTED_FAILURES; i++)
+    {
+      g_autoptr(GPtrArray) errors = cs_run_dup_errors (cs_compare_get_run (compare, i));
+
+      for (guint j = 0; j < errors->len && listed < MAX_LISTED_FAILURES; j++, listed++)
+        {
+          const CsRunError *error = g_ptr_array_index (errors, j);
+
+          if (n > 1)
+            table_add (table, CELL_PLAIN, cs_compare_get_label (compare, i));
+          table_add (table, CELL_PATH, error->path);
+          table_add (table, CELL_PLAIN, error->operation);
+          table_take (table, CELL_PLAIN, error_text (error));
+          table_take (table, CELL_NUMBER, g_strdup_printf ("%u", error->attempts));
+        }
+    }
+
+  *out_more = total - listed;
+  return table;
+}
+
+/* Every counter: average, minimum and maximum of one run, or the averages of
+ * several side by side with the best marked. */
+static Table *
+counters_table (CsCompare *compare)
+{
+  guint n = cs_compare_get_n_runs (compare);
+  Table *table = table_new (TRUE);
+
+  table_add (table, CELL_PLAIN, "Performance Counter");
+  if (n == 1)
+    {
+      table_add (table, CELL_PLAIN, "Average");
+      table_add (table, CELL_PLAIN, "Min");
+      table_add (table, CELL_PLAIN, "Max");
+    }
+  else
+    {
+      for (guint i = 0; i < n; i++)
+        table_add (table, CELL_PLAIN, cs_compare_get_label (compare, i));
+    }
+  table_add (table, CELL_PLAIN, "Direction");
+  table_end_header (table);
+
+  for (guint c = 0; c < CS_N_COUNTERS; c++)
+    {
+      const CsCounterInfo *info = cs_counter_get_info (c);
+
+      table_add (table, CELL_PLAIN, info->label);
+      if (n == 1)
+        {
+          for (guint s = 0; s < CS_COMPARE_N_STATS; s++)
+            table_take (table, CELL_NUMBER, format_stat_cell (compare, c, s, 0));
+        }
+      else
+        {
+          for (guint i = 0; i < n; i++)
+            table_take (table, CELL_NUMBER | (cs_compare_is_best (compare, c, CS_COMPARE_AVG, i) ? CELL_BEST : 0),
+                        format_stat_cell (compare, c, CS_COMPARE_AVG, i));
+        }
+      table_add (table, CELL_PLAIN, direction_text (info));
+    }
+  return table;
+}
+
 /* Charts */
 
 typedef struct {
@@ -469,179 +799,22 @@ render_chart (CsCompare     *compare,
 /* Markdown */
 
 static void
-md_table_header (GString            *out,
-                 const char * const *cells,
-                 guint               n,
-                 const char * const *labels,
-                 guint               n_labels,
-                 const char         *align_first,
-                 const char         *align_rest)
-{
-  guint total = n + n_labels;
-
-  g_string_append (out, "|");
-  for (guint i = 0; i < n; i++)
-    g_string_append_printf (out, " %s |", cells[i]);
-  for (guint i = 0; i < n_labels; i++)
-    {
-      g_string_append_c (out, ' ');
-      append_md (out, labels[i]);
-      g_string_append (out, " |");
-    }
-  g_string_append (out, "\n|");
-  for (guint i = 0; i < total; i++)
-    g_string_append_printf (out, "%s|", i == 0 ? align_first : align_rest);
-  g_string_append_c (out, '\n');
-}
-
-static void
-md_info (GString   *out,
-         CsCompare *compare)
-{
-  guint n = cs_compare_get_n_runs (compare);
-  g_autofree GArray **infos = g_new0 (GArray *, n);
-  const char *head[] = { "" };
-
-  for (guint i = 0; i < n; i++)
-    infos[i] = collect_info (cs_compare_get_run (compare, i));
-
-  g_string_append (out, "## Settings, environment and method\n\n");
-  if (n == 1)
-    {
-      const char *cells[] = { "Setting", "Value" };
-
-      md_table_header (out, cells, 2, NULL, 0, "---", "---");
-    }
-  else
-    {
-      const char *labels[n];
-
-      for (guint i = 0; i < n; i++)
-        labels[i] = cs_compare_get_label (compare, i);
-      md_table_header (out, head, 1, labels, n, "---", "---");
-    }
-
-  for (guint r = 0; r < infos[0]->len; r++)
-    {
-      g_string_append_printf (out, "| %s |", g_array_index (infos[0], InfoRow, r).key);
-      for (guint i = 0; i < n; i++)
-        {
-          g_string_append_c (out, ' ');
-          append_md (out, g_array_index (infos[i], InfoRow, r).value);
-          g_string_append (out, " |");
-        }
-      g_string_append_c (out, '\n');
-    }
-  g_string_append_printf (out, "\n%s\n\n", units_note);
-
-  for (guint i = 0; i < n; i++)
-    g_array_unref (infos[i]);
-}
-
-static void
-md_totals (GString   *out,
-           CsCompare *compare)
-{
-  guint n = cs_compare_get_n_runs (compare);
-  g_autofree CsTotals *totals = g_new0 (CsTotals, n);
-
-  for (guint i = 0; i < n; i++)
-    cs_run_get_totals (cs_compare_get_run (compare, i), &totals[i]);
-
-  g_string_append (out, "## Totals\n\n|   |");
-  for (guint i = 0; i < n; i++)
-    for (guint k = 0; k < CS_N_KINDS; k++)
-      {
-        g_string_append_c (out, ' ');
-        if (n > 1)
-          {
-            append_md (out, cs_compare_get_label (compare, i));
-            g_string_append_c (out, ' ');
-          }
-        g_string_append_printf (out, "%s |", kind_labels[k]);
-      }
-  g_string_append (out, "\n|---|");
-  for (guint i = 0; i < n * CS_N_KINDS; i++)
-    g_string_append (out, "--:|");
-  g_string_append_c (out, '\n');
-
-  for (guint c = 0; c < CS_N_CLASSES; c++)
-    {
-      g_string_append_printf (out, "| %s |", class_labels[c]);
-      for (guint i = 0; i < n; i++)
-        for (guint k = 0; k < CS_N_KINDS; k++)
-          g_string_append_printf (out, " %" G_GUINT64_FORMAT " |", totals[i].v[c][k]);
-      g_string_append_c (out, '\n');
-    }
-  g_string_append_c (out, '\n');
-}
-
-static char *
-format_stat_cell (CsCompare     *compare,
-                  CsCounter      counter,
-                  CsCompareStat  which,
-                  guint          run)
-{
-  const CsCompareCounter *row = cs_compare_get_counter (compare, counter);
-  double v;
-
-  if (!row->valid[run])
-    return g_strdup ("—");
-
-  v = which == CS_COMPARE_AVG ? row->stats[run].avg
-    : which == CS_COMPARE_MIN ? row->stats[run].min
-    : row->stats[run].max;
-
-  return cs_compare_format_value (counter, v);
-}
-
-static void
 md_failures (GString   *out,
              CsCompare *compare)
 {
-  guint n = cs_compare_get_n_runs (compare);
-  guint listed = 0;
-  guint total = 0;
-
-  for (guint i = 0; i < n; i++)
-    total += cs_run_get_n_errors (cs_compare_get_run (compare, i));
+  guint more = 0;
+  g_autoptr(Table) table = failures_table (compare, &more);
 
   g_string_append (out, "## Failures\n\n");
-  if (total == 0)
+  if (table == NULL)
     {
       g_string_append (out, "No failures.\n\n");
       return;
     }
 
-  g_string_append (out, n > 1 ? "| Run | Path | Operation | Error | Attempts |\n|---|---|---|---|--:|\n"
-                              : "| Path | Operation | Error | Attempts |\n|---|---|---|--:|\n");
-  for (guint i = 0; i < n && listed < MAX_LISTED_FAILURES; i++)
-    {
-      g_autoptr(GPtrArray) errors = cs_run_dup_errors (cs_compare_get_run (compare, i));
-
-      for (guint j = 0; j < errors->len && listed < MAX_LISTED_FAILURES; j++, listed++)
-        {
-          const CsRunError *error = g_ptr_array_index (errors, j);
-          g_autofree char *text = error_text (error);
-
-          g_string_append (out, "|");
-          if (n > 1)
-            {
-              g_string_append_c (out, ' ');
-              append_md (out, cs_compare_get_label (compare, i));
-              g_string_append (out, " |");
-            }
-          g_string_append_c (out, ' ');
-          append_md (out, error->path);
-          g_string_append (out, " | ");
-          append_md (out, error->operation);
-          g_string_append (out, " | ");
-          append_md (out, text);
-          g_string_append_printf (out, " | %u |\n", error->attempts);
-        }
-    }
-  if (listed < total)
-    g_string_append_printf (out, "\n%u more failures are in the CSV and JSON exports.\n", total - listed);
+  md_table (out, table);
+  if (more > 0)
+    g_string_append_printf (out, "\n%u more failures are in the CSV and JSON exports.\n", more);
   g_string_append_c (out, '\n');
 }
 
@@ -669,24 +842,27 @@ md_title (GString   *out,
   g_string_append (out, "\n\n");
 }
 
-static void
-md_single_counters (GString   *out,
-                    CsCompare *compare)
+/* Per counter, for a comparison: every statistic of every run. */
+static Table *
+counter_runs_table (CsCompare *compare,
+                    CsCounter  counter)
 {
-  g_string_append (out, "## Performance counters\n\n"
-                   "| Performance Counter | Average | Min | Max | Direction |\n"
-                   "|---|--:|--:|--:|---|\n");
-  for (guint c = 0; c < CS_N_COUNTERS; c++)
-    {
-      const CsCounterInfo *info = cs_counter_get_info (c);
-      g_autofree char *avg = format_stat_cell (compare, c, CS_COMPARE_AVG, 0);
-      g_autofree char *min = format_stat_cell (compare, c, CS_COMPARE_MIN, 0);
-      g_autofree char *max = format_stat_cell (compare, c, CS_COMPARE_MAX, 0);
+  guint n = cs_compare_get_n_runs (compare);
+  Table *table = table_new (TRUE);
 
-      g_string_append_printf (out, "| %s | %s | %s | %s | %s |\n", info->label, avg, min, max,
-                              info->direction == CS_DIRECTION_NONE ? "—" : cs_direction_to_string (info->direction));
+  table_add (table, CELL_PLAIN, "Run");
+  table_add (table, CELL_PLAIN, "Average");
+  table_add (table, CELL_PLAIN, "Min");
+  table_add (table, CELL_PLAIN, "Max");
+  table_end_header (table);
+  for (guint i = 0; i < n; i++)
+    {
+      table_add (table, CELL_PLAIN, cs_compare_get_label (compare, i));
+      for (guint s = 0; s < CS_COMPARE_N_STATS; s++)
+        table_take (table, CELL_NUMBER | (cs_compare_is_best (compare, counter, s, i) ? CELL_BEST : 0),
+                    format_stat_cell (compare, counter, s, i));
     }
-  g_string_append_c (out, '\n');
+  return table;
 }
 
 static void
@@ -695,30 +871,10 @@ md_comparison_counters (GString   *out,
 {
   guint n = cs_compare_get_n_runs (compare);
   g_autofree char *verdict = cs_compare_dup_verdict (compare);
-  const char *first[] = { "Performance Counter" };
-  const char *labels[n + 1];
-
-  for (guint i = 0; i < n; i++)
-    labels[i] = cs_compare_get_label (compare, i);
-  labels[n] = "Direction";
+  g_autoptr(Table) results = counters_table (compare);
 
   g_string_append (out, "## Results\n\nAverages; the best is in bold.\n\n");
-  md_table_header (out, first, 1, labels, n + 1, "---", "--:");
-  for (guint c = 0; c < CS_N_COUNTERS; c++)
-    {
-      const CsCounterInfo *info = cs_counter_get_info (c);
-
-      g_string_append_printf (out, "| %s |", info->label);
-      for (guint i = 0; i < n; i++)
-        {
-          g_autofree char *avg = format_stat_cell (compare, c, CS_COMPARE_AVG, i);
-          gboolean best = cs_compare_is_best (compare, c, CS_COMPARE_AVG, i);
-
-          g_string_append_printf (out, best ? " **%s** |" : " %s |", avg);
-        }
-      g_string_append_printf (out, " %s |\n",
-                              info->direction == CS_DIRECTION_NONE ? "—" : cs_direction_to_string (info->direction));
-    }
+  md_table (out, results);
   g_string_append_c (out, '\n');
   append_md (out, verdict);
   g_string_append (out, "\n\n");
@@ -727,6 +883,7 @@ md_comparison_counters (GString   *out,
     {
       const CsCounterInfo *info = cs_counter_get_info (c);
       g_autofree char *sentence = cs_compare_dup_counter_sentence (compare, c);
+      g_autoptr(Table) runs = NULL;
       CsStat pooled;
 
       if (sentence == NULL)
@@ -737,22 +894,11 @@ md_comparison_counters (GString   *out,
         {
           if (i > 0)
             g_string_append (out, " vs. ");
-          append_md (out, labels[i]);
+          append_md (out, cs_compare_get_label (compare, i));
         }
-      g_string_append_printf (out, " - %s\n\n| Run | Average | Min | Max |\n|---|--:|--:|--:|\n", info->label);
-      for (guint i = 0; i < n; i++)
-        {
-          g_string_append (out, "| ");
-          append_md (out, labels[i]);
-          g_string_append (out, " |");
-          for (guint s = 0; s < CS_COMPARE_N_STATS; s++)
-            {
-              g_autofree char *v = format_stat_cell (compare, c, s, i);
-
-              g_string_append_printf (out, cs_compare_is_best (compare, c, s, i) ? " **%s** |" : " %s |", v);
-            }
-          g_string_append_c (out, '\n');
-        }
+      g_string_append_printf (out, " - %s\n\n", info->label);
+      runs = counter_runs_table (compare, c);
+      md_table (out, runs);
 
       if (cs_compare_get_pooled (compare, c, &pooled))
         {
@@ -774,13 +920,26 @@ render_markdown (CsCompare *compare)
 {
   GString *out = g_string_new (NULL);
 
+  g_autoptr(Table) info = info_table (compare);
+  g_autoptr(Table) totals = totals_table (compare);
+
   md_title (out, compare);
   if (cs_compare_get_n_runs (compare) > 1)
     md_comparison_counters (out, compare);
-  md_info (out, compare);
-  md_totals (out, compare);
+  g_string_append (out, "## Settings, environment and method\n\n");
+  md_table (out, info);
+  g_string_append_printf (out, "\n%s\n\n", units_note);
+  g_string_append (out, "## Totals\n\n");
+  md_table (out, totals);
+  g_string_append_c (out, '\n');
   if (cs_compare_get_n_runs (compare) == 1)
-    md_single_counters (out, compare);
+    {
+      g_autoptr(Table) counters = counters_table (compare);
+
+      g_string_append (out, "## Performance counters\n\n");
+      md_table (out, counters);
+      g_string_append_c (out, '\n');
+    }
   md_failures (out, compare);
 
   return g_string_free (out, FALSE);
@@ -1107,174 +1266,22 @@ html_cell (GString    *out,
 }
 
 static void
-html_info (GString   *out,
-           CsCompare *compare)
-{
-  guint n = cs_compare_get_n_runs (compare);
-  g_autofree GArray **infos = g_new0 (GArray *, n);
-
-  for (guint i = 0; i < n; i++)
-    infos[i] = collect_info (cs_compare_get_run (compare, i));
-
-  g_string_append (out, "<h2>Settings, environment and method</h2>\n<table>\n<tr><th></th>");
-  for (guint i = 0; i < n; i++)
-    {
-      g_string_append (out, "<th>");
-      append_html (out, n > 1 ? cs_compare_get_label (compare, i) : "Value");
-      g_string_append (out, "</th>");
-    }
-  g_string_append (out, "</tr>\n");
-
-  for (guint r = 0; r < infos[0]->len; r++)
-    {
-      const char *key = g_array_index (infos[0], InfoRow, r).key;
-      gboolean is_path = strcmp (key, "Sources") == 0 || strcmp (key, "Destination") == 0;
-
-      g_string_append (out, "<tr><th>");
-      append_html (out, key);
-      g_string_append (out, "</th>");
-      for (guint i = 0; i < n; i++)
-        html_cell (out, is_path ? "path" : NULL, g_array_index (infos[i], InfoRow, r).value);
-      g_string_append (out, "</tr>\n");
-    }
-  g_string_append (out, "</table>\n<p class=\"note\">");
-  append_html (out, units_note);
-  g_string_append (out, "</p>\n");
-
-  for (guint i = 0; i < n; i++)
-    g_array_unref (infos[i]);
-}
-
-static void
-html_totals (GString   *out,
-             CsCompare *compare)
-{
-  guint n = cs_compare_get_n_runs (compare);
-  g_autofree CsTotals *totals = g_new0 (CsTotals, n);
-
-  for (guint i = 0; i < n; i++)
-    cs_run_get_totals (cs_compare_get_run (compare, i), &totals[i]);
-
-  g_string_append (out, "<h2>Totals</h2>\n<table>\n<tr><th></th>");
-  for (guint i = 0; i < n; i++)
-    for (guint k = 0; k < CS_N_KINDS; k++)
-      {
-        g_string_append (out, "<th>");
-        if (n > 1)
-          {
-            append_html (out, cs_compare_get_label (compare, i));
-            g_string_append_c (out, ' ');
-          }
-        g_string_append_printf (out, "%s</th>", kind_labels[k]);
-      }
-  g_string_append (out, "</tr>\n");
-
-  for (guint c = 0; c < CS_N_CLASSES; c++)
-    {
-      g_string_append_printf (out, "<tr><th>%s</th>", class_labels[c]);
-      for (guint i = 0; i < n; i++)
-        for (guint k = 0; k < CS_N_KINDS; k++)
-          g_string_append_printf (out, "<td class=\"n\">%" G_GUINT64_FORMAT "</td>", totals[i].v[c][k]);
-      g_string_append (out, "</tr>\n");
-    }
-  g_string_append (out, "</table>\n");
-}
-
-static void
 html_failures (GString   *out,
                CsCompare *compare)
 {
-  guint n = cs_compare_get_n_runs (compare);
-  guint listed = 0;
-  guint total = 0;
-
-  for (guint i = 0; i < n; i++)
-    total += cs_run_get_n_errors (cs_compare_get_run (compare, i));
+  guint more = 0;
+  g_autoptr(Table) table = failures_table (compare, &more);
 
   g_string_append (out, "<h2>Failures</h2>\n");
-  if (total == 0)
+  if (table == NULL)
     {
       g_string_append (out, "<p>No failures.</p>\n");
       return;
     }
 
-  g_string_append (out, "<table>\n<tr>");
-  if (n > 1)
-    g_string_append (out, "<th>Run</th>");
-  g_string_append (out, "<th>Path</th><th>Operation</th><th>Error</th><th>Attempts</th></tr>\n");
-  for (guint i = 0; i < n && listed < MAX_LISTED_FAILURES; i++)
-    {
-      g_autoptr(GPtrArray) errors = cs_run_dup_errors (cs_compare_get_run (compare, i));
-
-      for (guint j = 0; j < errors->len && listed < MAX_LISTED_FAILURES; j++, listed++)
-        {
-          const CsRunError *error = g_ptr_array_index (errors, j);
-          g_autofree char *text = error_text (error);
-
-          g_string_append (out, "<tr>");
-          if (n > 1)
-            html_cell (out, NULL, cs_compare_get_label (compare, i));
-          html_cell (out, "path", error->path);
-          html_cell (out, NULL, error->operation);
-          html_cell (out, NULL, text);
-          g_string_append_printf (out, "<td class=\"n\">%u</td></tr>\n", error->attempts);
-        }
-    }
-  g_string_append (out, "</table>\n");
-  if (listed < total)
-    g_string_append_printf (out, "<p class=\"note\">%u more failures are in the CSV and JSON exports.</p>\n",
-                            total - listed);
-}
-
-static void
-html_counter_table (GString   *out,
-                    CsCompare *compare)
-{
-  guint n = cs_compare_get_n_runs (compare);
-
-  g_string_append (out, "<table>\n<tr><th>Performance Counter</th>");
-  if (n == 1)
-    {
-      g_string_append (out, "<th>Average</th><th>Min</th><th>Max</th>");
-    }
-  else
-    {
-      for (guint i = 0; i < n; i++)
-        {
-          g_string_append (out, "<th>");
-          append_html (out, cs_compare_get_label (compare, i));
-          g_string_append (out, "</th>");
-        }
-    }
-  g_string_append (out, "<th>Direction</th></tr>\n");
-
-  for (guint c = 0; c < CS_N_COUNTERS; c++)
-    {
-      const CsCounterInfo *info = cs_counter_get_info (c);
-
-      g_string_append_printf (out, "<tr><th>%s</th>", info->label);
-      if (n == 1)
-        {
-          for (guint s = 0; s < CS_COMPARE_N_STATS; s++)
-            {
-              g_autofree char *v = format_stat_cell (compare, c, s, 0);
-
-              html_cell (out, "n", v);
-            }
-        }
-      else
-        {
-          for (guint i = 0; i < n; i++)
-            {
-              g_autofree char *v = format_stat_cell (compare, c, CS_COMPARE_AVG, i);
-
-              html_cell (out, cs_compare_is_best (compare, c, CS_COMPARE_AVG, i) ? "n best" : "n", v);
-            }
-        }
-      html_cell (out, NULL, info->direction == CS_DIRECTION_NONE ? "—" : cs_direction_to_string (info->direction));
-      g_string_append (out, "</tr>\n");
-    }
-  g_string_append (out, "</table>\n");
+  html_table (out, table);
+  if (more > 0)
+    g_string_append_printf (out, "<p class=\"note\">%u more failures are in the CSV and JSON exports.</p>\n", more);
 }
 
 static void
@@ -1341,6 +1348,8 @@ render_html (CsCompare  *compare,
   guint n = cs_compare_get_n_runs (compare);
   g_autoptr(GString) title = g_string_new (NULL);
   g_autoptr(GBytes) svg = NULL;
+  g_autoptr(Table) info = NULL;
+  g_autoptr(Table) totals = NULL;
   GString *out;
 
   if (n == 1)
@@ -1362,6 +1371,8 @@ render_html (CsCompare  *compare,
   svg = render_chart (compare, CS_PLOT_FORMAT_SVG, HTML_CHART_WIDTH, HTML_CHART_HEIGHT, error);
   if (svg == NULL)
     return NULL;
+  info = info_table (compare);
+  totals = totals_table (compare);
 
   out = g_string_new ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
   /* Defence in depth: even a name that slipped past escaping could not run script. */
@@ -1378,8 +1389,10 @@ render_html (CsCompare  *compare,
     {
       g_autofree char *verdict = cs_compare_dup_verdict (compare);
 
+      g_autoptr(Table) results = counters_table (compare);
+
       g_string_append (out, "<h2>Results</h2>\n");
-      html_counter_table (out, compare);
+      html_table (out, results);
       g_string_append (out, "<p class=\"verdict\">");
       append_html (out, verdict);
       g_string_append (out, "</p>\n");
@@ -1397,12 +1410,18 @@ render_html (CsCompare  *compare,
     html_counter_sections (out, compare);
   else
     {
+      g_autoptr(Table) counters = counters_table (compare);
+
       g_string_append (out, "<h2>Performance counters</h2>\n");
-      html_counter_table (out, compare);
+      html_table (out, counters);
     }
 
-  html_info (out, compare);
-  html_totals (out, compare);
+  g_string_append (out, "<h2>Settings, environment and method</h2>\n");
+  html_table (out, info);
+  g_string_append (out, "<p class=\"note\">");
+  append_html (out, units_note);
+  g_string_append (out, "</p>\n<h2>Totals</h2>\n");
+  html_table (out, totals);
   html_failures (out, compare);
   g_string_append (out, "</main>\n</body>\n</html>\n");
 
