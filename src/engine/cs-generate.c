@@ -736,7 +736,8 @@ generate_layout (const Layout            *layout,
       while (ctx.n_running > 0 && _cs_cond_wait_until (&ctx.cond, &ctx.lock, deadline))
         ;
 
-      if (ctx.n_running > 0)
+      /* Once stopped, the writers are only finishing their chunk. */
+      if (ctx.n_running > 0 && !stop_requested (&ctx))
         {
           _cs_mutex_unlock (&ctx.lock);
           report_progress (&ctx, bytes_total, progress, user_data);
