@@ -1476,7 +1476,13 @@ copy_resumable (CsJob    *job,
           atomic_fetch_add_explicit (&job->bytes_partial, length, memory_order_relaxed);
           continue;
         }
-      o = copy_range_hashed (job, worker, src_fd, tmp_fd, off, length, &hash);
+      /* The fastest way the filesystems allow (copy_file_range), then the
+       * block's hash from the partial's pages, just written: a whole file is
+       * mostly a local copy, where that read costs a memory copy, and
+       * pread/pwrite instead took 2.74 s for 2 GiB against cp's 0.64 s. */
+      o = copy_data (job, worker, src_fd, tmp_fd, &item->st, off, length);
+      if (o.code == 0 && (code = _cs_resume_hash_block (job, worker, resume, off, length, &hash)) != 0)
+        o = fail (code, "read back");
       if (o.code == 0 && (code = _cs_resume_wrote_block (job, resume, off, length, hash)) != 0)
         o = fail (code, "write journal");
     }

@@ -7,8 +7,9 @@
  * ".copyscope-resume-<16 hex of the final name>.part", and a journal beside
  * that, ".copyscope-resume-<…>.journal": the source's identity (device,
  * inode, size, mtime, ctime), the block size, and one record per block
- * written (offset, length, XXH3 of the bytes read from the source and
- * written), appended after the block's writes.
+ * written (offset, length, XXH3 of the block: of the bytes read from the
+ * source and written, in chunks; read back from the partial's pages just
+ * written, for a whole file), appended after the block's writes.
  *
  * A later run that copies the same file to the same name opens both: a
  * journal of another source, or of this one changed, starts the file over;
@@ -64,6 +65,13 @@ int          _cs_resume_wrote_block   (CsJob             *job,
                                        guint64            offset,
                                        guint64            length,
                                        guint64            hash);
+/* The XXH3 of [@offset, @offset + @length) as the partial holds it now. */
+int          _cs_resume_hash_block    (CsJob             *job,
+                                       CsWorker          *worker,
+                                       CsResume          *resume,
+                                       guint64            offset,
+                                       guint64            length,
+                                       guint64           *out_hash);
 /* The partial was published under its final name: the journal goes. @keep
  * FALSE instead: neither is needed any more, both go; TRUE: both stay for
  * a later run. The descriptor is closed either way. */

@@ -296,6 +296,17 @@ _cs_resume_has_block (CsResume *resume,
 }
 
 int
+_cs_resume_hash_block (CsJob    *job,
+                       CsWorker *worker,
+                       CsResume *resume,
+                       guint64   offset,
+                       guint64   length,
+                       guint64  *out_hash)
+{
+  return hash_range (job, worker, resume->fd, offset, length, out_hash);
+}
+
+int
 _cs_resume_wrote_block (CsJob    *job,
                         CsResume *resume,
                         guint64   offset,
