@@ -208,6 +208,9 @@ void      _cs_job_hold_clock       (CsJob        *job);
 void      _cs_job_release_clock    (CsJob        *job);
 gboolean  _cs_job_wait_if_paused   (CsJob        *job);   /* FALSE when stopping */
 gboolean  _cs_job_stopping         (CsJob        *job);
+/* any thread: whether @name matches one of the job's excludes */
+gboolean  _cs_job_is_excluded      (CsJob        *job,
+                                    const char   *name);
 /* TRUE for the first fatal error of the job, which the caller then reports. */
 gboolean  _cs_job_fatal            (CsJob        *job,
                                     const char   *message);

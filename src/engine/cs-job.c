@@ -676,6 +676,22 @@ _cs_job_release_clock (CsJob *job)
 /* ---- Stopping, pausing, the bounded queue -------------------------------- */
 
 gboolean
+_cs_job_is_excluded (CsJob      *job,
+                     const char *name)
+{
+  if (job->excludes == NULL)
+    return FALSE;
+  for (guint i = 0; i < job->excludes->len; i++)
+    {
+      GPatternSpec *spec = g_ptr_array_index (job->excludes, i);
+
+      if (g_pattern_spec_match_string (spec, name))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
 _cs_job_stopping (CsJob *job)
 {
   return atomic_load_explicit (&job->stop, memory_order_relaxed) != CS_STOP_NONE;

@@ -11,7 +11,6 @@
 #include "cs-deletions-private.h"
 #include "cs-mirror-private.h"
 #include "cs-names-private.h"
-#include "cs-scanner-private.h"
 
 #define DENTS_BUFFER_SIZE (32 * 1024)
 
@@ -109,7 +108,7 @@ list_folder (CsJob             *job,
         off += d->d_reclen;
         if (strcmp (d->d_name, ".") == 0 || strcmp (d->d_name, "..") == 0)
           continue;
-        if (_cs_scanner_is_excluded (job, d->d_name)
+        if (_cs_job_is_excluded (job, d->d_name)
             || _cs_io_fstatat (&job->counters, fd, d->d_name, &cst, AT_SYMLINK_NOFOLLOW) != 0)
           {
             complete = FALSE;
@@ -171,7 +170,7 @@ _cs_mirror_note_extras (CsJob      *job,
       struct stat st;
 
       /* Excluded names are outside the mirror, at the destination too. */
-      if (_cs_scanner_is_excluded (job, name)
+      if (_cs_job_is_excluded (job, name)
           || _cs_io_fstatat (&job->counters, dir->dst_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         continue;
       rel = rel_path (dir, name);

@@ -8,8 +8,5 @@ G_BEGIN_DECLS
 /* controller thread: walks the sources, creates the destination folders and
  * hands the files to the job's bounded queue. */
 void      _cs_scanner_run          (CsJob        *job);
-/* any thread: whether @name matches one of the job's excludes */
-gboolean  _cs_scanner_is_excluded  (CsJob        *job,
-                                    const char   *name);
 
 G_END_DECLS

@@ -32,22 +32,6 @@
 #define DENTS_BUFFER_SIZE      (32 * 1024)
 #define DENTS_BUFFER_SIZE_DEEP (4 * 1024)
 
-gboolean
-_cs_scanner_is_excluded (CsJob      *job,
-                         const char *name)
-{
-  if (job->excludes == NULL)
-    return FALSE;
-  for (guint i = 0; i < job->excludes->len; i++)
-    {
-      GPatternSpec *spec = g_ptr_array_index (job->excludes, i);
-
-      if (g_pattern_spec_match_string (spec, name))
-        return TRUE;
-    }
-  return FALSE;
-}
-
 static void
 plan (CsJob      *job,
       const char *action,
@@ -451,7 +435,7 @@ handle_entry (CsJob         *job,
   g_autofree char *listed = NULL;
   struct stat st;
 
-  if (_cs_scanner_is_excluded (job, name))
+  if (_cs_job_is_excluded (job, name))
     return;
   if (scan != NULL && scan->existing != NULL)
     {
