@@ -8,6 +8,7 @@
 
 #include "cs-copy-page.h"
 #include "cs-counter-view.h"
+#include "cs-fold-box.h"
 #include "cs-format.h"
 #include "cs-limit-hint.h"
 #include "cs-progress-view.h"
@@ -224,6 +225,7 @@ cs_copy_page_class_init (CsCopyPageClass *klass)
   object_class->finalize = cs_copy_page_finalize;
 
   g_type_ensure (CS_TYPE_COUNTER_VIEW);
+  g_type_ensure (CS_TYPE_FOLD_BOX);
   g_type_ensure (CS_TYPE_LIMIT_HINT);
   g_type_ensure (CS_TYPE_PROGRESS_VIEW);
   g_type_ensure (CS_TYPE_THREAD_SLIDER);

@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 
 #include "cs-export.h"
+#include "cs-fold-box.h"
 #include "cs-format.h"
 #include "cs-summary-page.h"
 #include "cs-throughput-graph.h"
@@ -409,6 +410,7 @@ cs_summary_page_class_init (CsSummaryPageClass *klass)
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, ADW_TYPE_TOAST);
 
+  g_type_ensure (CS_TYPE_FOLD_BOX);
   g_type_ensure (CS_TYPE_THROUGHPUT_GRAPH);
 
   gtk_widget_class_set_template_from_resource (widget_class,

@@ -10,6 +10,7 @@
 
 #include "cs-export.h"
 #include "cs-file-chooser.h"
+#include "cs-fold-box.h"
 #include "cs-format.h"
 #include "cs-generate-dialog.h"
 #include "cs-history.h"
@@ -528,6 +529,7 @@ cs_sweep_page_class_init (CsSweepPageClass *klass)
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, ADW_TYPE_TOAST);
 
+  g_type_ensure (CS_TYPE_FOLD_BOX);
   g_type_ensure (CS_TYPE_LIMIT_HINT);
   g_type_ensure (CS_TYPE_SWEEP_CHART);
   g_type_ensure (CS_TYPE_THROUGHPUT_GRAPH);

@@ -112,6 +112,21 @@ cs_thread_slider_drop_scrolling (CsThreadSlider *self)
     gtk_widget_remove_controller (GTK_WIDGET (self->scale), g_ptr_array_index (scrolling, i));
 }
 
+/* GtkScale asks for no more than its mark labels' widths added up, which at
+ * the minimum puts them edge to edge ("163264128"). The marks are evenly
+ * spaced, so each needs the room of the widest label and a gap. */
+static void
+cs_thread_slider_space_marks (CsThreadSlider *self)
+{
+  const guint n_marks = 8;     /* 1, 2, 4 … 128, as in the template */
+  const int gap = 8;
+  g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self->scale), "128");
+  int widest = 0;
+
+  pango_layout_get_pixel_size (layout, &widest, NULL);
+  gtk_widget_set_size_request (GTK_WIDGET (self->scale), (int) n_marks * (widest + gap), -1);
+}
+
 static void
 cs_thread_slider_dispose (GObject *object)
 {
@@ -214,6 +229,7 @@ cs_thread_slider_init (CsThreadSlider *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
   cs_thread_slider_drop_scrolling (self);
+  cs_thread_slider_space_marks (self);
 
   layout = gtk_widget_get_layout_manager (GTK_WIDGET (self));
   gtk_box_layout_set_spacing (GTK_BOX_LAYOUT (layout), 12);

@@ -12,6 +12,7 @@
 
 #include "copyscope-engine.h"
 #include "cs-copy-page.h"
+#include "cs-fold-box.h"
 #include "cs-io-private.h"
 #include "cs-setup-page.h"
 #include "cs-source-list.h"
@@ -1397,6 +1398,129 @@ test_move (void)
   cs_test_tree_remove (root);
 }
 
+static void
+collect_labels (GtkWidget *widget,
+                GPtrArray *labels)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (GTK_IS_LABEL (child) && gtk_widget_get_mapped (child))
+        g_ptr_array_add (labels, child);
+      collect_labels (child, labels);
+    }
+}
+
+/* The slider's marks 1 … 128 side by side, none touching the next. */
+static void
+assert_marks_apart (CsThreadSlider *slider)
+{
+  GtkWidget *scale = cs_thread_slider_get_scale (slider);
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+  double right = -G_MAXDOUBLE;
+
+  collect_labels (scale, labels);
+  g_assert_cmpuint (labels->len, ==, 8);
+
+  /* In the order of the marks, left to right. */
+  for (guint i = 0; i < labels->len; i++)
+    {
+      graphene_rect_t bounds;
+
+      g_assert_true (gtk_widget_compute_bounds (g_ptr_array_index (labels, i), scale, &bounds));
+      g_test_message ("mark %s at %.0f–%.0f",
+                      gtk_label_get_label (g_ptr_array_index (labels, i)),
+                      bounds.origin.x, bounds.origin.x + bounds.size.width);
+      g_assert_cmpfloat (bounds.origin.x, >, right);
+      right = bounds.origin.x + bounds.size.width;
+    }
+}
+
+/* Layout happens on the frame clock: let a few frames pass. */
+static void
+settle (void)
+{
+  for (guint i = 0; i < 20; i++)
+    {
+      g_usleep (G_USEC_PER_SEC / 100);
+      cs_ui_iterate ();
+    }
+}
+
+static gboolean
+window_narrow (gpointer data)
+{
+  return gtk_widget_get_width (GTK_WIDGET (data)) <= 600;
+}
+
+static gboolean
+window_wide (gpointer data)
+{
+  return gtk_widget_get_width (GTK_WIDGET (data)) >= 1000;
+}
+
+static CsFoldBox *
+copy_fold_box (CsWindow *window)
+{
+  return CS_FOLD_BOX (cs_ui_find (cs_ui_find (window, CS_TYPE_COPY_PAGE), CS_TYPE_FOLD_BOX));
+}
+
+/* Every page works in a window 600 px wide: none asks for more, the copy's
+ * graph goes above its counters, the sliders' marks stay apart. */
+static void
+test_narrow (void)
+{
+  const char *pages[] = { "setup", "copying", "summary", "history", "compare", "sweep", "demo" };
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *source = g_build_filename (root, "a-folder-with-a-rather-long-name", NULL);
+  g_autofree char *nowhere = g_build_filename (root, "missing", "parent", "of-the-destination", NULL);
+  CsWindow *window;
+
+  /* With what makes the setup page widest: sources, a destination still to
+   * be made, and the refusal that names it. */
+  generate (source, 3, 1000);
+  window = window_with_copy (source, nowhere, 8);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_null (cs_window_get_job (window));
+  g_assert_nonnull (cs_setup_page_get_refusal (setup_page (window)));
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 600, 800);
+  g_assert_true (cs_ui_wait_until (window_narrow, window, WAIT_SECONDS));
+
+  for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("20-narrow-%s.png", pages[i]);
+      int min = 0;
+
+      gtk_stack_set_visible_child_name (cs_ui_page_stack (window), pages[i]);
+      settle ();
+      gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+      g_test_message ("%s: at least %d px", pages[i], min);
+      g_assert_cmpint (min, <=, 600);
+      g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), <=, 600);
+      cs_ui_screenshot (window, name);
+
+      if (g_strcmp0 (pages[i], "setup") == 0)
+        assert_marks_apart (setup_slider (window));
+      if (g_strcmp0 (pages[i], "copying") == 0)
+        {
+          assert_marks_apart (live_slider (window));
+          g_assert_true (cs_fold_box_get_folded (copy_fold_box (window)));
+        }
+    }
+
+  /* Wide again, side by side. */
+  gtk_stack_set_visible_child_name (cs_ui_page_stack (window), "copying");
+  gtk_window_set_default_size (GTK_WINDOW (window), 1100, 800);
+  g_assert_true (cs_ui_wait_until (window_wide, window, WAIT_SECONDS));
+  settle ();
+  cs_ui_screenshot (window, "20-wide-copying.png");
+  g_assert_false (cs_fold_box_get_folded (copy_fold_box (window)));
+
+  cs_ui_window_destroy (window);
+  cs_test_tree_remove (root);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1413,6 +1537,7 @@ main (int   argc,
   g_test_add_func ("/window/accessibility", test_accessibility);
   g_test_add_func ("/window/drop", test_drop);
   g_test_add_func ("/window/slider-scroll", test_slider_scroll);
+  g_test_add_func ("/window/narrow", test_narrow);
   g_test_add_func ("/window/choose-destination", test_choose_destination);
   g_test_add_func ("/window/refusal", test_refusal);
   g_test_add_func ("/window/copy", test_copy);
