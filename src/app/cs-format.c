@@ -153,6 +153,20 @@ _cs_display_path (const char *path)
   return g_string_free (out, FALSE);
 }
 
+/* A moment in the user's language and time zone, to the minute: when a run
+ * started, when a file was last changed. */
+char *
+_cs_format_time (gint64 unix_us)
+{
+  g_autoptr(GDateTime) date = g_date_time_new_from_unix_local (unix_us / G_USEC_PER_SEC);
+
+  if (date == NULL)
+    return g_strdup ("?");
+
+  /* Translators: a date and time, like "1 Dec 2026, 17:57"; see g_date_time_format() */
+  return g_date_time_format (date, _("%e %b %Y, %H:%M"));
+}
+
 char *
 _cs_display_name (GFile *file)
 {

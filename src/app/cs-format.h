@@ -13,6 +13,7 @@ char *_cs_format_bytes        (guint64     bytes);
 char *_cs_format_count        (guint64     count);
 char *_cs_format_rate         (double      bytes_per_second);
 char *_cs_format_duration     (double      seconds);
+char *_cs_format_time         (gint64      unix_us);
 char *_cs_format_value        (double      value);
 char *_cs_format_counter_value (CsCounter  counter,
                                 double     value);

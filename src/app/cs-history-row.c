@@ -51,18 +51,6 @@ static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
 static char *
-format_started (gint64 started_us)
-{
-  g_autoptr(GDateTime) date = g_date_time_new_from_unix_local (started_us / G_USEC_PER_SEC);
-
-  if (date == NULL)
-    return g_strdup ("?");
-
-  /* Translators: the date and time of a saved run; see g_date_time_format() */
-  return g_date_time_format (date, _("%e %b %Y, %H:%M"));
-}
-
-static char *
 format_sources (const char * const *sources)
 {
   guint n = sources != NULL ? g_strv_length ((char **) sources) : 0;
@@ -117,7 +105,7 @@ cs_history_row_show_run (CsHistoryRow *self)
 {
   CsRun *run = self->run;
   g_autofree char *label = cs_run_dup_label (run);
-  g_autofree char *date = format_started (cs_run_get_started (run));
+  g_autofree char *date = _cs_format_time (cs_run_get_started (run));
   g_autofree char *sources = format_sources (cs_run_get_sources (run));
   g_autofree char *destination = _cs_display_path (cs_run_get_destination (run) != NULL
                                                    ? cs_run_get_destination (run) : "?");
@@ -169,7 +157,7 @@ static void
 cs_history_row_show_sweep (CsHistoryRow *self)
 {
   CsSweep *sweep = self->sweep;
-  g_autofree char *date = format_started (cs_sweep_get_started (sweep));
+  g_autofree char *date = _cs_format_time (cs_sweep_get_started (sweep));
   g_autofree char *source = _cs_display_path (cs_sweep_get_source (sweep) != NULL
                                               ? cs_sweep_get_source (sweep) : "?");
   g_autofree char *destination = _cs_display_path (cs_sweep_get_destination (sweep) != NULL

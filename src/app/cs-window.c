@@ -335,15 +335,28 @@ job_progress_cb (CsWindow *self,
     }
 }
 
+/* One side of a conflict, with what sets it apart from the other side. */
 static char *
 describe_file (guint64 size,
-               gint64  mtime_us)
+               gint64  mtime_us,
+               guint64 other_size,
+               gint64  other_mtime_us)
 {
   g_autofree char *size_text = _cs_format_bytes (size);
-  g_autoptr(GDateTime) date = g_date_time_new_from_unix_local (mtime_us / G_USEC_PER_SEC);
-  g_autofree char *date_text = date != NULL ? g_date_time_format (date, "%c") : g_strdup ("?");
+  g_autofree char *date_text = _cs_format_time (mtime_us);
+  gboolean newer = mtime_us > other_mtime_us;
+  gboolean larger = size > other_size;
 
-  /* Translators: a file's size and modification time, like "1.2 MB, modified Tue 4 Jun 2024" */
+  if (newer && larger)
+    /* Translators: a file's size and modification time, like "1.2 MB, modified 4 Jun 2024, 10:12 — newer and larger" */
+    return g_strdup_printf (_("%s, modified %s — newer and larger"), size_text, date_text);
+  if (newer)
+    /* Translators: a file's size and modification time, like "1.2 MB, modified 4 Jun 2024, 10:12 — newer" */
+    return g_strdup_printf (_("%s, modified %s — newer"), size_text, date_text);
+  if (larger)
+    /* Translators: a file's size and modification time, like "1.2 MB, modified 4 Jun 2024, 10:12 — larger" */
+    return g_strdup_printf (_("%s, modified %s — larger"), size_text, date_text);
+  /* Translators: a file's size and modification time, like "1.2 MB, modified 4 Jun 2024, 10:12" */
   return g_strdup_printf (_("%s, modified %s"), size_text, date_text);
 }
 
@@ -401,9 +414,13 @@ cs_window_show_next_conflict (CsWindow *self)
   destination = g_file_new_for_path (cs_conflict_get_destination_path (self->conflict));
   name = _cs_display_name (destination);
   existing = describe_file (cs_conflict_get_destination_size (self->conflict),
-                            cs_conflict_get_destination_mtime (self->conflict));
-  incoming = describe_file (cs_conflict_get_source_size (self->conflict),
+                            cs_conflict_get_destination_mtime (self->conflict),
+                            cs_conflict_get_source_size (self->conflict),
                             cs_conflict_get_source_mtime (self->conflict));
+  incoming = describe_file (cs_conflict_get_source_size (self->conflict),
+                            cs_conflict_get_source_mtime (self->conflict),
+                            cs_conflict_get_destination_size (self->conflict),
+                            cs_conflict_get_destination_mtime (self->conflict));
   /* Translators: the conflict dialog's body */
   body = g_strdup_printf (_("“%s” is already in the destination.\n\n"
                             "Existing: %s\nBeing copied: %s\n\n"

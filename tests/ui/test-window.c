@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <utime.h>
 #include <glib/gstdio.h>
 
 #include <adwaita.h>
@@ -1031,6 +1032,10 @@ test_conflict (void)
   g_autofree char *destination = g_build_filename (root, "destination", NULL);
   g_autofree char *copied = g_build_filename (destination, "source", NULL);
   const char *names[] = { "keep.txt", "replace.txt" };
+  gint64 dst_mtime = g_get_real_time () / G_USEC_PER_SEC - 60;
+  gint64 src_mtime = dst_mtime - 3 * 24 * 3600;
+  g_autoptr(GDateTime) src_date = NULL;
+  g_autofree char *src_text = NULL;
   CsWindow *window;
   guint answered = 0;
 
@@ -1043,7 +1048,12 @@ test_conflict (void)
 
       write_file (src, 5000, 10 + i);
       write_file (dst, 700, 20 + i);
+      /* The one being copied is larger, the one there newer. */
+      g_assert_cmpint (g_utime (src, &(struct utimbuf) { src_mtime, src_mtime }), ==, 0);
+      g_assert_cmpint (g_utime (dst, &(struct utimbuf) { dst_mtime, dst_mtime }), ==, 0);
     }
+  src_date = g_date_time_new_from_unix_local (src_mtime);
+  src_text = g_date_time_format (src_date, "%e %b %Y, %H:%M");
 
   window = window_with_copy (source, destination, 1);
   cs_setup_page_set_overwrite (setup_page (window), CS_OVERWRITE_ASK);
@@ -1065,6 +1075,10 @@ test_conflict (void)
       /* The dialog names the file it asks about. */
       body = adw_message_dialog_get_body (dialog);
       g_assert_true (strstr (body, "keep.txt") != NULL || strstr (body, "replace.txt") != NULL);
+      /* In the user's words, which side is newer and which larger. */
+      g_assert_nonnull (strstr (body, src_text));
+      g_assert_nonnull (strstr (body, " — newer\nBeing copied: "));
+      g_assert_nonnull (strstr (body, " — larger\n"));
       cs_ui_answer (dialog, strstr (body, "keep.txt") != NULL ? "Skip" : "Replace");
       answered++;
     }
