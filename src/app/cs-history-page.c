@@ -16,7 +16,11 @@
  * The saved runs, newest first, and the saved thread sweeps. Opening,
  * renaming and deleting happen here against the history folder, a delete
  * with Undo in a toast; the window shows what is opened and the toasts.
+ * The page watches the folder, so runs the CLI saves meanwhile appear.
  */
+
+/* A save is a temporary file renamed into place: one reload for the lot. */
+#define RELOAD_DELAY_MS 200
 
 struct _CsHistoryPage
 {
@@ -30,6 +34,10 @@ struct _CsHistoryPage
   AdwPreferencesGroup *sweeps_group;
   GtkListBox          *sweeps_list;
   GtkLabel            *skipped_label;
+
+  GFileMonitor        *monitor;      /* the history folder */
+  guint                reload_id;
+  gboolean             stale;        /* changed while not on screen */
 
   guint                n_runs;
   guint                n_sweeps;
@@ -296,10 +304,74 @@ cs_history_page_load_sweeps (CsHistoryPage *self)
     }
 }
 
+static gboolean
+reload_cb (gpointer user_data)
+{
+  CsHistoryPage *self = user_data;
+
+  self->reload_id = 0;
+  cs_history_page_reload (self);
+
+  return G_SOURCE_REMOVE;
+}
+
+static void
+folder_changed_cb (CsHistoryPage     *self,
+                   GFile             *file,
+                   GFile             *other_file,
+                   GFileMonitorEvent  event)
+{
+  if (!gtk_widget_get_mapped (GTK_WIDGET (self)))
+    {
+      self->stale = TRUE;
+      return;
+    }
+
+  if (self->reload_id == 0)
+    self->reload_id = g_timeout_add (RELOAD_DELAY_MS, reload_cb, self);
+}
+
+static void
+cs_history_page_watch (CsHistoryPage *self)
+{
+  g_autofree char *path = cs_history_get_dir ();
+  g_autoptr(GFile) dir = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+
+  /* A folder that is not there yet cannot be watched for what comes into it. */
+  g_mkdir_with_parents (path, 0755);
+  self->monitor = g_file_monitor_directory (dir, G_FILE_MONITOR_WATCH_MOVES, NULL, &error);
+  if (self->monitor == NULL)
+    {
+      g_debug ("Not watching %s: %s", path, error->message);
+      return;
+    }
+
+  g_signal_connect_object (self->monitor, "changed", G_CALLBACK (folder_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+}
+
+static void
+cs_history_page_map (GtkWidget *widget)
+{
+  CsHistoryPage *self = CS_HISTORY_PAGE (widget);
+
+  GTK_WIDGET_CLASS (cs_history_page_parent_class)->map (widget);
+
+  if (self->stale)
+    cs_history_page_reload (self);
+}
+
 static void
 cs_history_page_dispose (GObject *object)
 {
+  CsHistoryPage *self = CS_HISTORY_PAGE (object);
   GtkWidget *child;
+
+  g_clear_handle_id (&self->reload_id, g_source_remove);
+  if (self->monitor != NULL)
+    g_file_monitor_cancel (self->monitor);
+  g_clear_object (&self->monitor);
 
   gtk_widget_dispose_template (GTK_WIDGET (object), CS_TYPE_HISTORY_PAGE);
 
@@ -316,6 +388,7 @@ cs_history_page_class_init (CsHistoryPageClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = cs_history_page_dispose;
+  widget_class->map = cs_history_page_map;
 
   signals[OPEN_RUN] =
     g_signal_new ("open-run",
@@ -369,6 +442,7 @@ static void
 cs_history_page_init (CsHistoryPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  cs_history_page_watch (self);
 }
 
 /* Reads the history folder again. */
@@ -376,10 +450,20 @@ void
 cs_history_page_reload (CsHistoryPage *self)
 {
   g_autoptr(GPtrArray) entries = NULL;
+  g_autoptr(GPtrArray) chosen = NULL;
+  g_autoptr(GHashTable) chosen_ids = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GError) error = NULL;
   guint n_skipped = 0;
 
   g_return_if_fail (CS_IS_HISTORY_PAGE (self));
+
+  g_clear_handle_id (&self->reload_id, g_source_remove);
+  self->stale = FALSE;
+
+  /* What the user chose to compare stays chosen. */
+  chosen = cs_history_page_dup_chosen (self);
+  for (guint i = 0; i < chosen->len; i++)
+    g_hash_table_add (chosen_ids, (gpointer) cs_run_get_id (g_ptr_array_index (chosen, i)));
 
   clear_list (self->runs_list);
   clear_list (self->sweeps_list);
@@ -397,8 +481,11 @@ cs_history_page_reload (CsHistoryPage *self)
   for (guint i = 0; entries != NULL && i < entries->len; i++)
     {
       const CsHistoryEntry *entry = g_ptr_array_index (entries, i);
+      GtkWidget *row = cs_history_row_new_for_run (entry->run);
 
-      cs_history_page_add_row (self, self->runs_list, cs_history_row_new_for_run (entry->run));
+      cs_history_page_add_row (self, self->runs_list, row);
+      if (g_hash_table_contains (chosen_ids, cs_run_get_id (entry->run)))
+        cs_history_row_set_chosen (CS_HISTORY_ROW (row), TRUE);
       self->n_runs++;
     }
 

@@ -232,6 +232,68 @@ test_history (void)
   cs_ui_window_destroy (window);
 }
 
+typedef struct
+{
+  CsWindow *window;
+  guint     n_runs;
+} RunsWait;
+
+static gboolean
+history_has_runs (gpointer data)
+{
+  RunsWait *wait = data;
+
+  return cs_history_page_get_n_runs (history_page (wait->window)) == wait->n_runs;
+}
+
+/* Runs saved while History is open (by the CLI) appear; chosen rows stay chosen. */
+static void
+test_history_watch (void)
+{
+  gint64 now = g_get_real_time ();
+  g_autoptr(CsRun) t1 = synthetic_run ("T1", now - (gint64) G_USEC_PER_SEC * 120, 1, 50, 10);
+  g_autoptr(CsRun) t2 = synthetic_run ("T2", now - (gint64) G_USEC_PER_SEC * 60, 2, 100, 25);
+  g_autoptr(CsRun) t3 = synthetic_run ("T3", now, 4, 150, 30);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path1 = NULL;
+  g_autofree char *path2 = NULL;
+  g_autofree char *path3 = NULL;
+  RunsWait wait;
+  CsWindow *window;
+
+  clear_history ();
+  window = cs_ui_window_new ();
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-history", NULL);
+  g_assert_cmpuint (cs_history_page_get_n_runs (history_page (window)), ==, 0);
+
+  wait.window = window;
+  path1 = cs_history_save (t1, &error);
+  g_assert_no_error (error);
+  wait.n_runs = 1;
+  g_assert_true (cs_ui_wait_until (history_has_runs, &wait, WAIT_SECONDS));
+
+  path2 = cs_history_save (t2, &error);
+  g_assert_no_error (error);
+  wait.n_runs = 2;
+  g_assert_true (cs_ui_wait_until (history_has_runs, &wait, WAIT_SECONDS));
+
+  /* T1 chosen, T3 arrives: T1 is still chosen, now below two. */
+  cs_history_row_set_chosen (cs_history_page_get_run_row (history_page (window), 1), TRUE);
+  path3 = cs_history_save (t3, &error);
+  g_assert_no_error (error);
+  wait.n_runs = 3;
+  g_assert_true (cs_ui_wait_until (history_has_runs, &wait, WAIT_SECONDS));
+  g_assert_true (cs_history_row_get_chosen (cs_history_page_get_run_row (history_page (window), 2)));
+  g_assert_false (cs_history_row_get_chosen (cs_history_page_get_run_row (history_page (window), 0)));
+
+  /* Deleted elsewhere, gone here. */
+  g_assert_cmpint (g_unlink (path2), ==, 0);
+  wait.n_runs = 2;
+  g_assert_true (cs_ui_wait_until (history_has_runs, &wait, WAIT_SECONDS));
+
+  cs_ui_window_destroy (window);
+}
+
 static void
 test_compare (void)
 {
@@ -751,6 +813,7 @@ main (int   argc,
 
   g_test_add_func ("/pages/counter-rows", test_counter_rows);
   g_test_add_func ("/pages/history", test_history);
+  g_test_add_func ("/pages/history-watch", test_history_watch);
   g_test_add_func ("/pages/compare", test_compare);
   g_test_add_func ("/pages/sweep", test_sweep);
   g_test_add_func ("/pages/demo", test_demo);
