@@ -1964,11 +1964,15 @@ copy_chunk (CsJob    *job,
       o = with_retries (job, chunk_once, worker, item, action, &attempts);
       if (o.code != 0)
         {
+          /* Chunks fail together when the share fills up: the one that
+           * stopped the job keeps its code, its neighbours only see the stop.
+           * Whichever takes the lock first, the file keeps the real cause. */
           _cs_mutex_lock (&big->lock);
-          if (!big->failed)
+          if (!big->failed || (big->error_code == CS_ERR_STOPPED && o.code != CS_ERR_STOPPED))
             {
               big->failed = TRUE;
               big->error_code = o.code;
+              g_free (big->error_op);
               big->error_op = g_strdup (o.op);
             }
           _cs_mutex_unlock (&big->lock);
