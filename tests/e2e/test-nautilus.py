@@ -184,14 +184,22 @@ def copied(app, _, source, destination, home, runs, out_dir, name):
         log(f'{name}: the Copyscope window did not reach its summary')
         screenshot(out_dir, f'nautilus-{name}-failed')
         return False
-    for file in FILES:
-        copy = os.path.join(destination, file)
-        if not os.path.isfile(copy) or not filecmp.cmp(os.path.join(source, file), copy,
-                                                       shallow=False):
-            log(f'{name}: {copy} is missing or differs from the source')
-            return False
+    # New Copy is offered on every page, the copy's own too, and the record is
+    # saved after the last file: wait for both as a user would, a while.
     folder = os.path.join(home, 'data', 'copyscope', 'runs')
-    kept = [n for n in os.listdir(folder) if n.endswith('.json')] if os.path.isdir(folder) else []
+    deadline = time.monotonic() + 60
+    while True:
+        differs = [file for file in FILES
+                   if not os.path.isfile(os.path.join(destination, file))
+                   or not filecmp.cmp(os.path.join(source, file), os.path.join(destination, file),
+                                      shallow=False)]
+        kept = [n for n in os.listdir(folder) if n.endswith('.json')] if os.path.isdir(folder) else []
+        if (not differs and len(kept) == runs) or time.monotonic() > deadline:
+            break
+        time.sleep(0.3)
+    if differs:
+        log(f'{name}: {differs} missing in {destination} or different from the source')
+        return False
     if len(kept) != runs:
         log(f'{name}: expected {runs} runs in the history, found {kept}')
         return False
