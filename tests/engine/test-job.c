@@ -880,6 +880,177 @@ test_conflict_prompt (void)
   cs_test_tree_remove (root);
 }
 
+/* ---- Holds: a pause and an open question --------------------------------- */
+
+#define HOLD_FILES     600
+#define HOLD_FILE_SIZE 20000
+#define HOLD_THREADS   4
+#define HOLD_MS        500
+
+typedef struct {
+  CsJob      *job;
+  CsConflict *conflict;        /* asked, not answered yet */
+  gboolean    answered;
+  gboolean    paused;
+  gboolean    resumed;
+  guint64     bytes_at_hold;   /* a little after a hold began */
+  guint64     most_moved;      /* the most bytes done during one hold, after that */
+} HoldState;
+
+static void
+note_hold_start (HoldState *state)
+{
+  CsProgress p;
+
+  cs_job_get_progress (state->job, &p);
+  state->bytes_at_hold = p.bytes_done;
+}
+
+static void
+note_hold_end (HoldState *state)
+{
+  CsProgress p;
+
+  cs_job_get_progress (state->job, &p);
+  state->most_moved = MAX (state->most_moved, p.bytes_done - state->bytes_at_hold);
+}
+
+/* The hold began a moment ago: requests in flight then have landed. */
+static gboolean
+hold_settled_cb (gpointer user_data)
+{
+  note_hold_start (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+resume_cb (gpointer user_data)
+{
+  HoldState *state = user_data;
+
+  note_hold_end (state);
+  cs_job_resume (state->job);
+  state->resumed = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+answer_cb (gpointer user_data)
+{
+  HoldState *state = user_data;
+
+  note_hold_end (state);
+  cs_conflict_answer (state->conflict, CS_CONFLICT_REPLACE, FALSE);
+  g_clear_object (&state->conflict);
+  state->answered = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+after (guint        ms,
+       GSourceFunc  func,
+       gpointer     data)
+{
+  g_autoptr(GSource) source = g_timeout_source_new (ms);
+
+  g_source_set_callback (source, func, data, NULL);
+  g_source_attach (source, g_main_context_get_thread_default ());
+}
+
+static void
+on_hold_progress (CsJob    *job,
+                  gpointer  user_data)
+{
+  HoldState *state = user_data;
+  CsProgress p;
+
+  cs_job_get_progress (job, &p);
+  /* The pause after the question, so the scan is done when it comes. */
+  if (!state->paused && state->answered && p.files_done < HOLD_FILES - 8 * HOLD_THREADS)
+    {
+      state->paused = TRUE;
+      cs_job_pause (job);
+      after (50, hold_settled_cb, state);
+      after (HOLD_MS, resume_cb, state);
+    }
+}
+
+static void
+on_hold_conflict (CsJob      *job,
+                  CsConflict *conflict,
+                  gpointer    user_data)
+{
+  HoldState *state = user_data;
+
+  state->conflict = g_object_ref (conflict);
+  after (50, hold_settled_cb, state);
+  after (HOLD_MS, answer_cb, state);
+}
+
+/* While the copy is paused, or waits for an answer, its clock stands still and
+ * so does the copy: no rate then divides bytes by time the clock did not run
+ * (334.6 GB/s was shown during a conflict prompt). */
+static void
+test_rates_bounded_while_held (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *src = make_many_files (root, HOLD_FILES, HOLD_FILE_SIZE);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autofree char *dst_many = g_build_filename (dst, "many", NULL);
+  g_autofree char *asked = NULL;
+  g_autoptr(CsJob) job = job_for (src, dst, HOLD_THREADS);
+  g_autoptr(GDir) dir = g_dir_open (src, 0, NULL);
+  const char *name;
+  g_autofree CsSample *samples = NULL;
+  HoldState state = { job };
+  CsRun *run = cs_job_get_run (job);
+  double moved = 0, min_dt = G_MAXDOUBLE, max_rate = 0, total, interval = 0.1;
+  guint n = 0;
+
+  /* The file the scan meets first is newer at the destination: the worker
+   * that copies it asks, while the others have the rest of the tree to do. */
+  name = g_dir_read_name (dir);
+  asked = g_build_filename (dst_many, name, NULL);
+  g_mkdir_with_parents (dst_many, 0755);
+  write_file (asked, 10, 1);
+  set_mtime (asked, time (NULL) + 500, 0);
+
+  install_faults ();
+  atomic_store (&fault_delay_us, 8000);
+  cs_job_set_overwrite (job, CS_OVERWRITE_ASK);
+  g_signal_connect (job, "progress", G_CALLBACK (on_hold_progress), &state);
+  g_signal_connect (job, "conflict", G_CALLBACK (on_hold_conflict), &state);
+  g_assert_true (cs_job_run_sync (job, NULL, NULL));
+  remove_faults ();
+  g_assert_true (state.answered);
+  g_assert_true (state.resumed);
+  g_assert_null (state.conflict);
+  cs_test_tree_assert_equal (src, dst_many);
+
+  /* Nothing but the requests in flight when each hold began moved during it. */
+  g_assert_cmpuint (state.most_moved, <=, HOLD_THREADS * HOLD_FILE_SIZE);
+
+  /* Every sample covers at least half an interval of the clock, and its rates
+   * are what the counters moved in it: together they add up to the bytes. */
+  samples = cs_run_dup_samples (run, &n);
+  g_assert_cmpuint (n, >=, 2);
+  for (guint i = 0; i < n; i++)
+    {
+      double dt = samples[i].t - (i > 0 ? samples[i - 1].t : 0);
+      double rate = samples[i].values[CS_COUNTER_DATA_TRANSFER_RATE];
+
+      min_dt = MIN (min_dt, dt);
+      max_rate = MAX (max_rate, rate);
+      moved += rate * 1e6 * dt;
+    }
+  total = 2.0 * HOLD_FILES * HOLD_FILE_SIZE;
+  g_assert_cmpfloat (min_dt, >=, interval / 2 - 1e-3);
+  g_assert_cmpfloat (fabs (moved - total), <, 0.01 * total);
+  g_assert_cmpfloat (max_rate * 1e6 * (interval / 2), <=, total);
+
+  cs_test_tree_remove (root);
+}
+
 static void
 count_plan (const char *action,
             const char *source,
@@ -1175,6 +1346,7 @@ main (int    argc,
   g_test_add_func ("/job/policies", test_policies);
   g_test_add_func ("/job/coarse-times", test_coarse_times);
   g_test_add_func ("/job/conflict-prompt", test_conflict_prompt);
+  g_test_add_func ("/job/rates-bounded-while-held", test_rates_bounded_while_held);
   g_test_add_func ("/job/dry-run", test_dry_run);
   g_test_add_func ("/job/full-destination", test_full_destination);
   g_test_add_func ("/job/counters", test_counters);
