@@ -16,8 +16,8 @@ G_DECLARE_FINAL_TYPE (CsConflict, cs_conflict, CS, CONFLICT, GObject)
 
 /*
  * A question from a worker about an existing destination file. The job emits it
- * on the main context; the worker that asked waits until cs_conflict_answer() is
- * called (the rest of the copy goes on). The run's clock is paused meanwhile.
+ * on the main context; the copy waits until cs_conflict_answer() is called (each
+ * worker at its next request), and the run's clock with it.
  */
 const char *cs_conflict_get_source_path        (CsConflict       *self);
 const char *cs_conflict_get_destination_path   (CsConflict       *self);

@@ -160,6 +160,8 @@ struct _CsJob {
    * woke with every broadcast the workers make for the scanner. */
   GCond         sampler_cond;
   gboolean      paused;
+  guint         asking;           /* questions open: the copy waits for the answer */
+  atomic_int    gate_closed;      /* paused or asking: workers and scanner wait */
   guint         pending;          /* files queued or running (a batch counts its members);
                                    * written with atomics */
   guint         max_pending;
@@ -180,9 +182,10 @@ struct _CsJob {
   CsConflictAnswer all_answer;
   gboolean      has_all_answer;
 
-  /* The clock: paused while the job is paused or a question is open.  Holds
-   * are counted under the lock; the time is read from two atomics without
-   * it, so the window never waits behind a worker holding the lock. */
+  /* The clock: paused while the job is paused or a question is open, and the
+   * copy with it (the gate), so every byte is counted against time the clock
+   * ran.  Holds are counted under the lock; the time is read from two atomics
+   * without it, so the window never waits behind a worker holding the lock. */
   gint64        start_mono;       /* 0 until it runs */
   gint64        clock_origin;     /* start_mono plus every hold that ended */
   gint64        clock_frozen;     /* during a hold, the µs elapsed; else -1 */
@@ -204,8 +207,6 @@ struct _CsJob {
 
 /* cs-job.c */
 double    _cs_job_elapsed          (CsJob        *job);
-void      _cs_job_hold_clock       (CsJob        *job);
-void      _cs_job_release_clock    (CsJob        *job);
 gboolean  _cs_job_wait_if_paused   (CsJob        *job);   /* FALSE when stopping */
 gboolean  _cs_job_stopping         (CsJob        *job);
 /* any thread: whether @name matches one of the job's excludes */

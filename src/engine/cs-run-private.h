@@ -27,8 +27,13 @@ void _cs_run_set_started       (CsRun                  *run,
                                 gint64                  unix_usec);
 void _cs_run_set_duration      (CsRun                  *run,
                                 double                  seconds);
+void _cs_run_set_held          (CsRun                  *run,
+                                double                  seconds);
 void _cs_run_add_sample        (CsRun                  *run,
                                 const CsSample         *sample);
+/* The closing sample, made again over a short last piece and the one before. */
+void _cs_run_replace_last_sample (CsRun                *run,
+                                  const CsSample       *sample);
 void _cs_run_add_thread_change (CsRun                  *run,
                                 double                  t,
                                 guint                   from,

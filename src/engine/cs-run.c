@@ -41,6 +41,7 @@ struct _CsRun
   char             *label;
   gint64            started;
   double            duration;
+  double            held;         /* seconds the clock stood still */
   char            **sources;
   char             *destination;
   CsRunSettings     settings;
@@ -402,6 +403,17 @@ cs_run_get_duration (CsRun *run)
   return run->duration;
 }
 
+double
+cs_run_get_held (CsRun *run)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+
+  g_return_val_if_fail (run != NULL, 0);
+
+  locker = _cs_mutex_locker_new (&run->mutex);
+  return run->held;
+}
+
 const char * const *
 cs_run_get_sources (CsRun *run)
 {
@@ -728,6 +740,34 @@ _cs_run_set_duration (CsRun  *run,
 
   locker = _cs_mutex_locker_new (&run->mutex);
   run->duration = seconds;
+}
+
+void
+_cs_run_set_held (CsRun  *run,
+                  double  seconds)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+
+  g_return_if_fail (run != NULL);
+
+  locker = _cs_mutex_locker_new (&run->mutex);
+  run->held = MAX (seconds, 0);
+}
+
+void
+_cs_run_replace_last_sample (CsRun          *run,
+                             const CsSample *sample)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+
+  g_return_if_fail (run != NULL);
+  g_return_if_fail (sample != NULL);
+
+  locker = _cs_mutex_locker_new (&run->mutex);
+  if (run->samples->len == 0)
+    g_array_append_vals (run->samples, sample, 1);
+  else
+    g_array_index (run->samples, CsSample, run->samples->len - 1) = *sample;
 }
 
 void
@@ -1091,6 +1131,7 @@ cs_run_to_json (CsRun *run)
   add_string_or_null (builder, "started", started);
   add_member_int (builder, "started_usec", run->started);
   add_member_double (builder, "duration", run->duration);
+  add_member_double (builder, "held", run->held);
 
   json_builder_set_member_name (builder, "sources");
   json_builder_begin_array (builder);
@@ -1957,6 +1998,9 @@ cs_run_new_from_json (JsonNode  *node,
   run->started = read_int (&r, root, "", "started_usec", 0, MAX_STARTED_USEC);
   g_free (read_string (&r, root, "", "started", FALSE));
   run->duration = read_double (&r, root, "", "duration", 0, MAX_DURATION);
+  /* Records from before it was kept say nothing: no pause was counted. */
+  if (json_object_get_member (root, "held") != NULL)
+    run->held = read_double (&r, root, "", "held", 0, MAX_DURATION);
 
   sources = read_array (&r, root, "", "sources", TRUE);
   sources_raw = read_array (&r, root, "", "sources_raw", FALSE);

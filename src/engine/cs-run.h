@@ -160,7 +160,8 @@ void                     cs_run_set_label         (CsRun       *run,
                                                    const char  *label);
 const char              *cs_run_get_kind          (CsRun       *run);  /* "copy", "sweep", … */
 gint64                   cs_run_get_started       (CsRun       *run);  /* unix µs */
-double                   cs_run_get_duration      (CsRun       *run);  /* seconds */
+double                   cs_run_get_duration      (CsRun       *run);  /* seconds the clock ran */
+double                   cs_run_get_held          (CsRun       *run);  /* seconds paused or waiting for an answer */
 const char * const      *cs_run_get_sources       (CsRun       *run);
 const char              *cs_run_get_destination   (CsRun       *run);
 const CsRunSettings     *cs_run_get_settings      (CsRun       *run);

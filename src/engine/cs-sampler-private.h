@@ -8,9 +8,10 @@ G_BEGIN_DECLS
 typedef struct _CsSampler CsSampler;
 
 CsSampler *_cs_sampler_new         (CsJob        *job);
-/* sampler thread */
+/* sampler thread; @final: the job has ended, this sample closes the record */
 void       _cs_sampler_take        (CsSampler    *sampler,
-                                    gboolean      record);
+                                    gboolean      record,
+                                    gboolean      final);
 void       _cs_sampler_free        (CsSampler    *sampler);
 
 G_END_DECLS

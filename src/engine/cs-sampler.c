@@ -4,32 +4,49 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "cs-env-private.h"
 #include "cs-job-private.h"
 #include "cs-sampler-private.h"
 
-/* The job's counters at one moment. */
+/*
+ * Reads the job's atomic counters at a fixed interval and turns the differences
+ * into rates over the run's clock. A sample is made only once the clock has run
+ * half an interval since the last one: while the copy is paused or waits for an
+ * answer the clock stands still, and the few bytes still landing then (requests
+ * in flight when it stopped) must be counted against time the clock ran, not
+ * against none. So each recorded sample covers at least half an interval, and
+ * no rate can exceed what the counters moved in that time. Only the sampler
+ * thread touches this struct.
+ */
+
 typedef struct {
-  guint64 requests, reads, writes, copies, bytes_read, bytes_written, read_ns, write_ns, files_done;
+  double  t;                  /* the run's clock */
+  gint64  mono;
+  guint64 requests, reads, writes, copies, bytes_read, bytes_written, read_ns, write_ns;
+  guint64 files_done, bytes_done;
+  guint64 cpu_total, cpu_idle, cpu_system;
+  guint64 process_cpu;
 } Snapshot;
 
-/* Reads the job's atomic counters at a fixed interval and turns the differences
- * into rates. Only the sampler thread touches this struct. */
 struct _CsSampler {
   CsJob    *job;
-  Snapshot  last;         /* at the previous sample */
-  double    last_t;
-  guint64   bytes_done;
-  guint64   cpu_total, cpu_idle, cpu_system;
-  guint64   process_cpu;
-  gint64    last_mono;
+  double    min_dt;           /* seconds of the clock a sample covers at least */
+  Snapshot  last;             /* at the last recorded sample (or the start) */
+  Snapshot  before_last;      /* at the one before it */
+  gboolean  have_sample;
 };
 
 static void
-snapshot (CsCounters *c,
-          Snapshot   *s)
+snapshot (CsJob    *job,
+          Snapshot *s)
 {
+  CsCounters *c = &job->counters;
+  guint64 cpu_total = 0, cpu_idle = 0, cpu_system = 0;
+
+  s->t = _cs_job_elapsed (job);
+  s->mono = g_get_monotonic_time ();
   s->requests = 0;
   for (guint i = 0; i < CS_N_REQ; i++)
     s->requests += atomic_load_explicit (&c->requests[i], memory_order_relaxed);
@@ -41,19 +58,25 @@ snapshot (CsCounters *c,
   s->read_ns = atomic_load_explicit (&c->read_ns, memory_order_relaxed);
   s->write_ns = atomic_load_explicit (&c->write_ns, memory_order_relaxed);
   s->files_done = atomic_load_explicit (&c->files_done, memory_order_relaxed);
+  s->bytes_done = atomic_load_explicit (&c->bytes_done, memory_order_relaxed);
+  s->process_cpu = _cs_env_process_cpu_usec ();
+  _cs_env_read_cpu_times (&cpu_total, &cpu_idle, &cpu_system);
+  s->cpu_total = cpu_total;
+  s->cpu_idle = cpu_idle;
+  s->cpu_system = cpu_system;
 }
 
 CsSampler *
 _cs_sampler_new (CsJob *job)
 {
   CsSampler *self = g_new0 (CsSampler, 1);
+  guint interval_ms = job->settings.interval_ms > 0 ? job->settings.interval_ms : 250;
 
   self->job = job;
-  snapshot (&job->counters, &self->last);
-  _cs_env_read_cpu_times (&self->cpu_total, &self->cpu_idle, &self->cpu_system);
-  self->process_cpu = _cs_env_process_cpu_usec ();
-  self->last_mono = g_get_monotonic_time ();
-  self->last_t = 0;
+  self->min_dt = interval_ms / 2000.0;
+  snapshot (job, &self->last);
+  self->last.t = 0;
+  self->before_last = self->last;
 
   return self;
 }
@@ -65,93 +88,125 @@ ratio (double num,
   return den > 0 ? num / den : 0.0;
 }
 
-/* sampler thread */
-void
-_cs_sampler_take (CsSampler *self,
-                  gboolean   record)
+/* The rates between two snapshots. */
+static void
+make_sample (CsJob          *job,
+             const Snapshot *from,
+             const Snapshot *to,
+             CsSample       *sample)
 {
-  CsJob *job = self->job;
-  CsSample sample = { 0 };
-  Snapshot s;
-  guint64 cpu_total = 0, cpu_idle = 0, cpu_system = 0, process_cpu;
-  gint64 mono = g_get_monotonic_time ();
-  double t = _cs_job_elapsed (job);
-  double dt, wall_dt;
-  guint64 d_reads, d_writes, d_copies, d_rbytes, d_wbytes;
-  double read_reqs, write_reqs, bytes_per_file;
+  double dt = to->t - from->t;
+  double wall_dt = (double) (to->mono - from->mono) / G_USEC_PER_SEC;
+  guint64 d_reads = to->reads - from->reads;
+  guint64 d_writes = to->writes - from->writes;
+  guint64 d_copies = to->copies - from->copies;
+  guint64 d_rbytes = to->bytes_read - from->bytes_read;
+  guint64 d_wbytes = to->bytes_written - from->bytes_written;
+  double read_reqs = (double) (d_reads + d_copies);
+  double write_reqs = (double) (d_writes + d_copies);
 
-  snapshot (&job->counters, &s);
-  process_cpu = _cs_env_process_cpu_usec ();
-  _cs_env_read_cpu_times (&cpu_total, &cpu_idle, &cpu_system);
-
-  /* Rates use the run's clock (which stops while paused); CPU uses wall time. */
-  dt = t - self->last_t;
-  wall_dt = (double) (mono - self->last_mono) / G_USEC_PER_SEC;
+  /* Only a run that ended before its clock moved at all: its counters moved in
+   * no measurable time, and rates of it would mean nothing. */
   if (dt <= 1e-6)
-    dt = wall_dt > 1e-6 ? wall_dt : 1e-6;
+    dt = G_MAXDOUBLE;
 
-  d_reads = s.reads - self->last.reads;
-  d_writes = s.writes - self->last.writes;
-  d_copies = s.copies - self->last.copies;
-  d_rbytes = s.bytes_read - self->last.bytes_read;
-  d_wbytes = s.bytes_written - self->last.bytes_written;
-  read_reqs = (double) (d_reads + d_copies);
-  write_reqs = (double) (d_writes + d_copies);
-
-  sample.t = t;
-  sample.values[CS_COUNTER_REQUEST_RATE] = (double) (s.requests - self->last.requests) / dt;
-  sample.values[CS_COUNTER_DATA_REQUEST_RATE] = (double) (d_reads + d_writes + d_copies) / dt;
-  sample.values[CS_COUNTER_READ_REQUEST_RATE] = read_reqs / dt;
-  sample.values[CS_COUNTER_WRITE_REQUEST_RATE] = write_reqs / dt;
-  sample.values[CS_COUNTER_DATA_TRANSFER_RATE] = (double) (d_rbytes + d_wbytes) / 1e6 / dt;
-  sample.values[CS_COUNTER_READ_TRANSFER_RATE] = (double) d_rbytes / 1e6 / dt;
-  sample.values[CS_COUNTER_WRITE_TRANSFER_RATE] = (double) d_wbytes / 1e6 / dt;
-  sample.values[CS_COUNTER_FILE_RATE] = (double) (s.files_done - self->last.files_done) / dt;
-  sample.values[CS_COUNTER_AVG_REQUEST_SIZE] = ratio ((double) (d_rbytes + d_wbytes), read_reqs + write_reqs) / 1e3;
-  sample.values[CS_COUNTER_AVG_READ_REQUEST_SIZE] = ratio ((double) d_rbytes, read_reqs) / 1e3;
-  sample.values[CS_COUNTER_AVG_WRITE_REQUEST_SIZE] = ratio ((double) d_wbytes, write_reqs) / 1e3;
-  sample.values[CS_COUNTER_AVG_REQUEST_TIME] =
-    ratio ((double) ((s.read_ns - self->last.read_ns) + (s.write_ns - self->last.write_ns)), read_reqs + write_reqs) / 1e6;
-  sample.values[CS_COUNTER_AVG_READ_REQUEST_TIME] = ratio ((double) (s.read_ns - self->last.read_ns), read_reqs) / 1e6;
-  sample.values[CS_COUNTER_AVG_WRITE_REQUEST_TIME] = ratio ((double) (s.write_ns - self->last.write_ns), write_reqs) / 1e6;
-  if (cpu_total > self->cpu_total)
+  memset (sample, 0, sizeof *sample);
+  sample->t = to->t;
+  sample->values[CS_COUNTER_REQUEST_RATE] = (double) (to->requests - from->requests) / dt;
+  sample->values[CS_COUNTER_DATA_REQUEST_RATE] = (double) (d_reads + d_writes + d_copies) / dt;
+  sample->values[CS_COUNTER_READ_REQUEST_RATE] = read_reqs / dt;
+  sample->values[CS_COUNTER_WRITE_REQUEST_RATE] = write_reqs / dt;
+  sample->values[CS_COUNTER_DATA_TRANSFER_RATE] = (double) (d_rbytes + d_wbytes) / 1e6 / dt;
+  sample->values[CS_COUNTER_READ_TRANSFER_RATE] = (double) d_rbytes / 1e6 / dt;
+  sample->values[CS_COUNTER_WRITE_TRANSFER_RATE] = (double) d_wbytes / 1e6 / dt;
+  sample->values[CS_COUNTER_FILE_RATE] = (double) (to->files_done - from->files_done) / dt;
+  sample->values[CS_COUNTER_AVG_REQUEST_SIZE] = ratio ((double) (d_rbytes + d_wbytes), read_reqs + write_reqs) / 1e3;
+  sample->values[CS_COUNTER_AVG_READ_REQUEST_SIZE] = ratio ((double) d_rbytes, read_reqs) / 1e3;
+  sample->values[CS_COUNTER_AVG_WRITE_REQUEST_SIZE] = ratio ((double) d_wbytes, write_reqs) / 1e3;
+  sample->values[CS_COUNTER_AVG_REQUEST_TIME] =
+    ratio ((double) ((to->read_ns - from->read_ns) + (to->write_ns - from->write_ns)), read_reqs + write_reqs) / 1e6;
+  sample->values[CS_COUNTER_AVG_READ_REQUEST_TIME] = ratio ((double) (to->read_ns - from->read_ns), read_reqs) / 1e6;
+  sample->values[CS_COUNTER_AVG_WRITE_REQUEST_TIME] = ratio ((double) (to->write_ns - from->write_ns), write_reqs) / 1e6;
+  /* CPU over wall time: it is spent whether the clock runs or not. */
+  if (to->cpu_total > from->cpu_total)
     {
-      double total = (double) (cpu_total - self->cpu_total);
+      double total = (double) (to->cpu_total - from->cpu_total);
 
-      sample.values[CS_COUNTER_CPU_USAGE] = 100.0 * (1.0 - (double) (cpu_idle - self->cpu_idle) / total);
-      sample.values[CS_COUNTER_CPU_USAGE_SYSTEM] = 100.0 * (double) (cpu_system - self->cpu_system) / total;
+      sample->values[CS_COUNTER_CPU_USAGE] = 100.0 * (1.0 - (double) (to->cpu_idle - from->cpu_idle) / total);
+      sample->values[CS_COUNTER_CPU_USAGE_SYSTEM] = 100.0 * (double) (to->cpu_system - from->cpu_system) / total;
     }
-  sample.values[CS_COUNTER_PROCESS_CPU_USAGE] =
-    wall_dt > 0 ? 100.0 * (double) (process_cpu - self->process_cpu) / 1e6 / wall_dt : 0.0;
-  sample.values[CS_COUNTER_PROCESS_MEMORY] = (double) _cs_env_process_rss () / 1e6;
-  sample.values[CS_COUNTER_THREADS] = atomic_load (&job->threads);
-  sample.files_done = s.files_done;
-  sample.bytes_done = atomic_load_explicit (&job->counters.bytes_done, memory_order_relaxed);
+  sample->values[CS_COUNTER_PROCESS_CPU_USAGE] =
+    wall_dt > 0 ? 100.0 * (double) (to->process_cpu - from->process_cpu) / 1e6 / wall_dt : 0.0;
+  sample->values[CS_COUNTER_PROCESS_MEMORY] = (double) _cs_env_process_rss () / 1e6;
+  sample->values[CS_COUNTER_THREADS] = atomic_load (&job->threads);
+  sample->files_done = to->files_done;
+  sample->bytes_done = to->bytes_done;
 
   for (guint i = 0; i < CS_N_COUNTERS; i++)
-    if (!isfinite (sample.values[i]) || sample.values[i] < 0)
-      sample.values[i] = 0;
+    if (!isfinite (sample->values[i]) || sample->values[i] < 0)
+      sample->values[i] = 0;
+}
 
-  bytes_per_file = s.files_done > self->last.files_done
-                   ? (double) (sample.bytes_done - self->bytes_done) / (double) (s.files_done - self->last.files_done)
-                   : 0.0;
-  self->last = s;
-  self->last_t = t;
-  self->last_mono = mono;
-  self->bytes_done = sample.bytes_done;
-  if (cpu_total > 0)
+/* sampler thread. @final: the job has ended; this sample closes the record. */
+void
+_cs_sampler_take (CsSampler *self,
+                  gboolean   record,
+                  gboolean   final)
+{
+  CsJob *job = self->job;
+  CsSample sample;
+  Snapshot now;
+  const Snapshot *from = &self->last;
+  gboolean replace = FALSE;
+
+  snapshot (job, &now);
+  /* /proc/stat could not be read: keep the last figures as the baseline. */
+  if (now.cpu_total == 0)
     {
-      self->cpu_total = cpu_total;
-      self->cpu_idle = cpu_idle;
-      self->cpu_system = cpu_system;
+      now.cpu_total = self->last.cpu_total;
+      now.cpu_idle = self->last.cpu_idle;
+      now.cpu_system = self->last.cpu_system;
     }
-  self->process_cpu = process_cpu;
 
-  _cs_job_auto_feed (job, &sample, bytes_per_file);
+  if (now.t - self->last.t < self->min_dt)
+    {
+      if (!final)
+        {
+          _cs_job_post_sample (job, NULL);
+          return;
+        }
+      if (self->have_sample)
+        {
+          /* Nothing since the last sample: it already ends the record. */
+          if (now.requests == self->last.requests && now.files_done == self->last.files_done)
+            {
+              _cs_job_post_sample (job, NULL);
+              return;
+            }
+          /* A short last piece: the last sample is made again over both. */
+          from = &self->before_last;
+          replace = TRUE;
+        }
+    }
+
+  make_sample (job, from, &now, &sample);
+
+  if (!replace)
+    _cs_job_auto_feed (job, &sample,
+                       now.files_done > self->last.files_done
+                       ? (double) (now.bytes_done - self->last.bytes_done) / (double) (now.files_done - self->last.files_done)
+                       : 0.0);
+  if (!replace)
+    self->before_last = self->last;
+  self->last = now;
+  self->have_sample = TRUE;
 
   if (record)
     {
-      _cs_run_add_sample (job->run, &sample);
+      if (replace)
+        _cs_run_replace_last_sample (job->run, &sample);
+      else
+        _cs_run_add_sample (job->run, &sample);
       _cs_job_post_sample (job, &sample);
     }
   else

@@ -895,6 +895,7 @@ typedef struct {
   gboolean    resumed;
   guint64     bytes_at_hold;   /* a little after a hold began */
   guint64     most_moved;      /* the most bytes done during one hold, after that */
+  gint64      wall_start;     /* before the run */
 } HoldState;
 
 static void
@@ -1004,7 +1005,7 @@ test_rates_bounded_while_held (void)
   g_autofree CsSample *samples = NULL;
   HoldState state = { job };
   CsRun *run = cs_job_get_run (job);
-  double moved = 0, min_dt = G_MAXDOUBLE, max_rate = 0, total, interval = 0.1;
+  double moved = 0, min_dt = G_MAXDOUBLE, max_rate = 0, total, interval = 0.1, wall;
   guint n = 0;
 
   /* The file the scan meets first is newer at the destination: the worker
@@ -1020,7 +1021,9 @@ test_rates_bounded_while_held (void)
   cs_job_set_overwrite (job, CS_OVERWRITE_ASK);
   g_signal_connect (job, "progress", G_CALLBACK (on_hold_progress), &state);
   g_signal_connect (job, "conflict", G_CALLBACK (on_hold_conflict), &state);
+  state.wall_start = g_get_monotonic_time ();
   g_assert_true (cs_job_run_sync (job, NULL, NULL));
+  wall = (double) (g_get_monotonic_time () - state.wall_start) / G_USEC_PER_SEC;
   remove_faults ();
   g_assert_true (state.answered);
   g_assert_true (state.resumed);
@@ -1029,6 +1032,11 @@ test_rates_bounded_while_held (void)
 
   /* Nothing but the requests in flight when each hold began moved during it. */
   g_assert_cmpuint (state.most_moved, <=, HOLD_THREADS * HOLD_FILE_SIZE);
+
+  /* The record says how long the clock stood still, and the two add up. */
+  g_assert_cmpfloat (cs_run_get_held (run), >=, 2 * HOLD_MS / 1000.0 - 0.05);
+  g_assert_cmpfloat (cs_run_get_duration (run) + cs_run_get_held (run), <=, wall);
+  g_assert_cmpfloat (cs_run_get_duration (run) + cs_run_get_held (run), >=, wall - 0.5);
 
   /* Every sample covers at least half an interval of the clock, and its rates
    * are what the counters moved in it: together they add up to the bytes. */
