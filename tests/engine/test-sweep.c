@@ -81,6 +81,78 @@ test_knee_empty (void)
   g_assert_null (sentence);
 }
 
+/* A sweep as the file has it: 1 thread took 3 s twice, 8 threads 0.99 s twice,
+ * 16 threads 0.5 s once and 1.5 s once, over 10 MB and 1000 files. */
+static CsSweep *
+load_spread_sweep (void)
+{
+  static const struct { guint threads; double seconds; } runs[] = {
+    { 1, 3.0 }, { 8, 0.99 }, { 16, 0.5 }, { 1, 3.0 }, { 8, 0.99 }, { 16, 1.5 },
+  };
+  g_autoptr(GString) json = g_string_new ("{\"schema_version\":1,\"kind\":\"sweep\",\"source\":\"a\","
+                                          "\"destination\":\"b\",\"cache_mode\":\"warm\",\"repeats\":2,"
+                                          "\"started_us\":0,\"runs\":[");
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+  CsSweep *sweep;
+  int fd;
+
+  for (guint i = 0; i < G_N_ELEMENTS (runs); i++)
+    {
+      char secs[G_ASCII_DTOSTR_BUF_SIZE], mbs[G_ASCII_DTOSTR_BUF_SIZE], fps[G_ASCII_DTOSTR_BUF_SIZE];
+
+      g_string_append_printf (json, "%s{\"threads\":%u,\"repeat\":%u,\"seconds\":%s,"
+                              "\"mb_per_second\":%s,\"files_per_second\":%s,\"files\":1000,"
+                              "\"bytes\":10000000,\"ok\":true}",
+                              i > 0 ? "," : "", runs[i].threads, i / 3 + 1,
+                              g_ascii_dtostr (secs, sizeof secs, runs[i].seconds),
+                              g_ascii_dtostr (mbs, sizeof mbs, 10.0 / runs[i].seconds),
+                              g_ascii_dtostr (fps, sizeof fps, 1000.0 / runs[i].seconds));
+    }
+  g_string_append (json, "]}");
+
+  fd = g_file_open_tmp ("cs-sweep-XXXXXX.json", &path, &error);
+  g_assert_no_error (error);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, json->str, -1, &error));
+  sweep = cs_sweep_load (path, &error);
+  g_assert_no_error (error);
+  g_unlink (path);
+
+  return sweep;
+}
+
+/*
+ * The recommendation and the charts speak of the same statistic, the median
+ * time: a chart's MB/s and files/s are the data over that time, so a count
+ * that is 1 % slower in the sentence is not 32 % faster beside it (the mean of
+ * 20 and 6.7 MB/s, for 16 threads' 0.5 and 1.5 s, against 8 threads' 10.1).
+ */
+static void
+test_stats_follow_the_median_time (void)
+{
+  g_autoptr(CsSweep) sweep = load_spread_sweep ();
+  g_autofree CsSweepStat *stats = NULL;
+  g_autofree char *sentence = NULL;
+  guint n = 0;
+
+  stats = cs_sweep_dup_stats (sweep, &n);
+  g_assert_cmpuint (n, ==, 3);
+  for (guint i = 0; i < n; i++)
+    {
+      /* median; lowest and highest rate from the longest and shortest time */
+      g_assert_cmpfloat_with_epsilon (stats[i].mb_per_second[0], 10.0 / stats[i].seconds[0], 1e-9);
+      g_assert_cmpfloat_with_epsilon (stats[i].mb_per_second[1], 10.0 / stats[i].seconds[2], 1e-9);
+      g_assert_cmpfloat_with_epsilon (stats[i].mb_per_second[2], 10.0 / stats[i].seconds[1], 1e-9);
+      g_assert_cmpfloat_with_epsilon (stats[i].files_per_second[0], 1000.0 / stats[i].seconds[0], 1e-9);
+    }
+
+  /* 8 threads' 0.99 s is the best median; 16 threads' is 1.0 s. */
+  g_assert_cmpuint (cs_sweep_get_recommended (sweep, &sentence), ==, 8);
+  g_assert_cmpstr (sentence, ==, "8 threads: 0.99 s, the fastest of the counts tried; "
+                                 "16 threads took 1.00 s, 1 % longer.");
+}
+
 static char *
 make_source (const char *root,
              guint       n)
@@ -527,6 +599,7 @@ main (int    argc,
   g_test_add_func ("/sweep/knee-table", test_knee_table);
   g_test_add_func ("/sweep/knee-sentence", test_knee_sentence);
   g_test_add_func ("/sweep/knee-empty", test_knee_empty);
+  g_test_add_func ("/sweep/stats-follow-the-median-time", test_stats_follow_the_median_time);
   g_test_add_func ("/sweep/end-to-end", test_sweep_end_to_end);
   g_test_add_func ("/sweep/bad-files", test_sweep_bad_files);
   g_test_add_func ("/sweep/load-bounded", test_sweep_load_bounded);
