@@ -7,11 +7,12 @@
 #include <glib/gi18n.h>
 
 #include "cs-compare-graph.h"
+#include "cs-format.h"
 #include "cs-graph-style.h"
 #include "cs-plot.h"
 
 /*
- * Several runs overlaid on one time axis, aligned at their starts: data MB/s
+ * Several runs overlaid on one time axis, aligned at their starts: MB/s written
  * and requests/s per run, one colour and dash per run, thread markers. The
  * runs are finished records, read once when set.
  */
@@ -118,10 +119,10 @@ query_tooltip_cb (CsCompareGraph *self,
       if (s == NULL || s->t + 1.0 < t)
         continue;
 
-      /* Translators: one run in the comparison graph's tooltip, like "T1: 84.2 MB/s · 1200 requests/s · 2 threads" */
-      g_string_append_printf (text, _("\n%s: %.1f MB/s · %.0f requests/s · %.0f threads"),
+      /* Translators: one run in the comparison graph's tooltip, like "T1: 84.2 MB/s written · 1200 requests/s · 2 threads" */
+      g_string_append_printf (text, _("\n%s: %.1f MB/s written · %.0f requests/s · %.0f threads"),
                               run->label,
-                              s->values[CS_COUNTER_DATA_TRANSFER_RATE],
+                              s->values[CS_COUNTER_WRITE_TRANSFER_RATE],
                               s->values[CS_COUNTER_REQUEST_RATE],
                               s->values[CS_COUNTER_THREADS]);
     }
@@ -249,7 +250,6 @@ cs_compare_graph_set_runs (CsCompareGraph     *self,
   for (guint i = 0; i < n_runs; i++)
     {
       GraphRun run = { 0 };
-      CsStat stat;
 
       run.samples = cs_run_dup_samples (runs[i], &run.n_samples);
       run.changes = cs_run_dup_timeline (runs[i]);
@@ -261,11 +261,15 @@ cs_compare_graph_set_runs (CsCompareGraph     *self,
         run.label = g_strdup_printf (_("Run %u"), i + 1);
       g_array_append_val (self->runs, run);
 
-      if (cs_run_get_stat (runs[i], CS_COUNTER_DATA_TRANSFER_RATE, &stat))
-        {
-          /* Translators: part of the comparison graph's accessible description */
-          g_string_append_printf (description, _("%s: %.1f MB/s on average. "), run.label, stat.avg);
-        }
+      {
+        g_autofree char *speed = NULL;
+        CsFigures figures;
+
+        cs_figures_from_run (&figures, runs[i]);
+        speed = _cs_format_figure (CS_FIGURE_SPEED, figures.speed);
+        /* Translators: part of the comparison graph's accessible description, like "T1: 84.2 MB/s. " */
+        g_string_append_printf (description, _("%s: %s. "), run.label, speed);
+      }
     }
 
   /* The array no longer grows: its elements stay where they are. */

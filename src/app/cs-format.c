@@ -85,6 +85,45 @@ _cs_format_duration (double seconds)
   }
 }
 
+char *
+_cs_format_figure (CsFigure figure,
+                   double   value)
+{
+  g_autofree char *number = cs_figure_format_number (figure, value, TRUE);
+
+  switch (figure)
+    {
+    case CS_FIGURE_DURATION:
+      if (strchr (number, ':') != NULL)
+        return g_steal_pointer (&number);
+      /* Translators: a run's duration in seconds, like "0.47 s" */
+      return g_strdup_printf (_("%s s"), number);
+    case CS_FIGURE_SPEED:
+      /* Translators: data copied per second, like "168.3 MB/s" (MB = 10^6 bytes) */
+      return g_strdup_printf (_("%s MB/s"), number);
+    case CS_FIGURE_FILE_RATE:
+      /* Translators: files copied per second, like "10,719 files/s" */
+      return g_strdup_printf (_("%s files/s"), number);
+    case CS_FIGURE_THREADS_MEAN:
+    default:
+      return g_steal_pointer (&number);
+    }
+}
+
+char *
+_cs_format_figures_threads (const CsFigures *figures)
+{
+  g_autofree char *mean = NULL;
+
+  if (!cs_figures_threads_changed (figures))
+    return g_strdup_printf (ngettext ("%u thread", "%u threads", figures->threads), figures->threads);
+
+  mean = cs_figure_format_number (CS_FIGURE_THREADS_MEAN, figures->threads_mean, TRUE);
+  /* Translators: a thread count that changed during a run: the lowest, the
+   * highest and the mean over the run's time, like "1–16 threads, mean 8.4" */
+  return g_strdup_printf (_("%u–%u threads, mean %s"), figures->threads_min, figures->threads_max, mean);
+}
+
 /* Three significant digits are what a counter can honestly claim. */
 char *
 _cs_format_value (double value)

@@ -69,37 +69,6 @@ format_sources (const char * const *sources)
   return g_strdup_printf (ngettext ("%s and %u more", "%s and %u more", n - 1), first, n - 1);
 }
 
-/* "8 threads" or "8 → 16 → 12 threads" */
-static char *
-format_threads (CsRun *run)
-{
-  const CsRunSettings *settings = cs_run_get_settings (run);
-  g_autoptr(GArray) timeline = cs_run_dup_timeline (run);
-  g_autoptr(GString) steps = g_string_new (NULL);
-  guint first = settings != NULL ? settings->threads : 0;
-  guint last = first;
-  guint n_steps = 1;
-
-  g_string_append_printf (steps, "%u", first);
-
-  for (guint i = 0; timeline != NULL && i < timeline->len; i++)
-    {
-      const CsThreadChange *change = &g_array_index (timeline, CsThreadChange, i);
-
-      if (change->to == last)
-        continue;
-      last = change->to;
-      n_steps++;
-      if (n_steps < MAX_TIMELINE_STEPS)
-        g_string_append_printf (steps, " → %u", change->to);
-    }
-
-  if (n_steps >= MAX_TIMELINE_STEPS)
-    g_string_append_printf (steps, " → … → %u", last);
-
-  return g_strdup_printf (ngettext ("%s thread", "%s threads", last), steps->str);
-}
-
 static void
 cs_history_row_show_run (CsHistoryRow *self)
 {
@@ -109,36 +78,29 @@ cs_history_row_show_run (CsHistoryRow *self)
   g_autofree char *sources = format_sources (cs_run_get_sources (run));
   g_autofree char *destination = _cs_display_path (cs_run_get_destination (run) != NULL
                                                    ? cs_run_get_destination (run) : "?");
-  g_autofree char *threads = format_threads (run);
-  g_autofree char *duration = _cs_format_duration (cs_run_get_duration (run));
+  g_autofree char *threads = NULL;
+  g_autofree char *duration = NULL;
   g_autofree char *files = NULL;
-  g_autofree char *rate = NULL;
-  g_autofree char *requests = NULL;
+  g_autofree char *speed = NULL;
+  g_autofree char *file_rate = NULL;
   g_autofree char *subtitle = NULL;
   g_autofree char *tooltip = NULL;
   const char *outcome = cs_run_get_outcome (run);
-  CsTotals totals;
-  CsStat stat;
+  CsFigures figures;
 
-  cs_run_get_totals (run, &totals);
-  files = _cs_format_count (totals.v[CS_CLASS_COPIED][CS_KIND_FILES]);
-
-  if (cs_run_get_stat (run, CS_COUNTER_WRITE_TRANSFER_RATE, &stat))
-    rate = g_strdup_printf (_("%.1f MB/s"), stat.avg);
-  else
-    rate = g_strdup ("— MB/s");
-
-  if (cs_run_get_stat (run, CS_COUNTER_REQUEST_RATE, &stat))
-    requests = g_strdup_printf (_("%.0f requests/s"), stat.avg);
-  else
-    requests = g_strdup ("— requests/s");
+  cs_figures_from_run (&figures, run);
+  threads = _cs_format_figures_threads (&figures);
+  duration = _cs_format_figure (CS_FIGURE_DURATION, figures.duration);
+  files = _cs_format_count (figures.files);
+  speed = _cs_format_figure (CS_FIGURE_SPEED, figures.speed);
+  file_rate = _cs_format_figure (CS_FIGURE_FILE_RATE, figures.file_rate);
 
   /* Translators: a saved run's details: sources → destination, then
-   * threads · duration · files · MB/s written · requests/s */
+   * threads · duration · files copied · MB/s · files/s */
   subtitle = g_strdup_printf (ngettext ("%s → %s\n%s · %s · %s file · %s · %s",
                                         "%s → %s\n%s · %s · %s files · %s · %s",
-                                        (gulong) totals.v[CS_CLASS_COPIED][CS_KIND_FILES]),
-                              sources, destination, threads, duration, files, rate, requests);
+                                        (gulong) figures.files),
+                              sources, destination, threads, duration, files, speed, file_rate);
 
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self), date);
   adw_action_row_set_subtitle (ADW_ACTION_ROW (self), subtitle);

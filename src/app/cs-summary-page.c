@@ -132,8 +132,13 @@ cs_summary_page_show_outcome (CsSummaryPage  *self,
   guint64 files = totals->v[CS_CLASS_COPIED][CS_KIND_FILES];
   g_autofree char *bytes = _cs_format_bytes (totals->v[CS_CLASS_COPIED][CS_KIND_BYTES]);
   g_autofree char *count = _cs_format_count (files);
-  g_autofree char *duration = _cs_format_duration (cs_run_get_duration (self->run));
+  g_autofree char *duration = NULL;
+  g_autofree char *speed = NULL;
+  g_autofree char *file_rate = NULL;
+  g_autofree char *threads = NULL;
+  g_autofree char *figures_line = NULL;
   g_autofree char *copied = NULL;
+  CsFigures figures;
   g_autofree char *description = NULL;
   const char *icon = "emblem-ok-symbolic";
   const char *style = "success";
@@ -167,10 +172,36 @@ cs_summary_page_show_outcome (CsSummaryPage  *self,
   gtk_widget_remove_css_class (GTK_WIDGET (self->outcome_icon), "error");
   gtk_widget_add_css_class (GTK_WIDGET (self->outcome_icon), style);
 
-  /* Translators: like "Copied 345 files (1.2 GB) in 2 minutes" */
+  cs_figures_from_run (&figures, self->run);
+  duration = _cs_format_figure (CS_FIGURE_DURATION, figures.duration);
+  speed = _cs_format_figure (CS_FIGURE_SPEED, figures.speed);
+  file_rate = _cs_format_figure (CS_FIGURE_FILE_RATE, figures.file_rate);
+  threads = _cs_format_figures_threads (&figures);
+
+  /* Translators: like "Copied 345 files (1.2 GB) in 12.47 s" */
   copied = g_strdup_printf (ngettext ("Copied %s file (%s) in %s", "Copied %s files (%s) in %s",
                                       (gulong) files),
                             count, bytes, duration);
+  if (figures.held > 0.005)
+    {
+      g_autofree char *held = _cs_format_figure (CS_FIGURE_DURATION, figures.held);
+
+      /* Translators: the copy's speed, files per second and threads, then the
+       * time it stood still, like "168.3 MB/s · 10,719 files/s · 8 threads ·
+       * paused or waiting for an answer for 30.00 s" */
+      figures_line = g_strdup_printf (_("%s · %s · %s · paused or waiting for an answer for %s"),
+                                      speed, file_rate, threads, held);
+    }
+  else
+    /* Translators: the copy's speed, files per second and threads, like
+     * "168.3 MB/s · 10,719 files/s · 8 threads" */
+    figures_line = g_strdup_printf (_("%s · %s · %s"), speed, file_rate, threads);
+  {
+    char *both = g_strdup_printf ("%s\n%s", copied, figures_line);
+
+    g_free (copied);
+    copied = both;
+  }
 
   if (cs_run_get_fatal_error (self->run) != NULL)
     description = g_strdup_printf ("%s\n%s", copied, cs_run_get_fatal_error (self->run));

@@ -278,10 +278,18 @@ print_summary (FILE     *out,
   static const char *kinds[] = { "Dirs", "Files", "Bytes" };
   CsTotals totals;
   CsStat stat;
-  double duration = cs_run_get_duration (run);
-  g_autofree char *time = cs_cli_format_duration (duration);
+  CsFigures figures;
+  g_autofree char *time = NULL;
+  g_autofree char *speed = NULL;
+  g_autofree char *file_rate = NULL;
+  g_autofree char *threads = NULL;
 
   cs_run_get_totals (run, &totals);
+  cs_figures_from_run (&figures, run);
+  time = cs_figure_format (CS_FIGURE_DURATION, figures.duration);
+  speed = cs_figure_format (CS_FIGURE_SPEED, figures.speed);
+  file_rate = cs_figure_format (CS_FIGURE_FILE_RATE, figures.file_rate);
+  threads = cs_figures_format_threads (&figures);
 
   fprintf (out, "\n%10s", "");
   for (guint c = 0; c < CS_N_CLASSES; c++)
@@ -319,18 +327,23 @@ print_summary (FILE     *out,
                  why != NULL ? why : "cancelled", left[CS_KIND_FILES], bytes);
       }
   }
-  fprintf (out, "%8s : %s\n", "Times", time);
-  if (duration > 0)
-    fprintf (out, "%8s : %.2f MB/s, %.0f files/s\n", "Speed",
-             (double) totals.v[CS_CLASS_COPIED][CS_KIND_BYTES] / 1e6 / duration,
-             (double) totals.v[CS_CLASS_COPIED][CS_KIND_FILES] / duration);
+  if (figures.held > 0.005)
+    {
+      g_autofree char *held = cs_figure_format (CS_FIGURE_DURATION, figures.held);
+
+      fprintf (out, "%8s : %s, and %s paused or waiting for an answer\n", "Times", time, held);
+    }
+  else
+    fprintf (out, "%8s : %s\n", "Times", time);
+  fprintf (out, "%8s : %s, %s\n", "Speed", speed, file_rate);
   if (cs_run_get_stat (run, CS_COUNTER_REQUEST_RATE, &stat))
     fprintf (out, "%8s : %.0f req/s average (%.0f max)\n", "Requests", stat.avg, stat.max);
   {
-    const CsRunSettings *settings = cs_run_get_settings (run);
     g_autoptr(GArray) timeline = cs_run_dup_timeline (run);
 
-    fprintf (out, "%8s : %u%s", "Threads", settings->threads, auto_threads ? " (auto)" : "");
+    fprintf (out, "%8s : %s%s", "Threads", threads, auto_threads ? " (auto)" : "");
+    if (timeline->len > 0)
+      fprintf (out, ": %u", figures.threads);
     for (guint i = 0; i < timeline->len; i++)
       {
         const CsThreadChange *ch = &g_array_index (timeline, CsThreadChange, i);

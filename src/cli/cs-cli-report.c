@@ -13,6 +13,7 @@
 
 #include "cs-cli-report.h"
 #include "cs-compare.h"
+#include "cs-figures.h"
 #include "cs-history.h"
 #include "cs-report.h"
 #include "cs-run.h"
@@ -250,19 +251,6 @@ describe_paths (CsRun *run)
   return g_string_free (out, FALSE);
 }
 
-static char *
-describe_threads (CsRun *run)
-{
-  g_autoptr(GArray) timeline = cs_run_dup_timeline (run);
-  GString *out = g_string_new (NULL);
-
-  g_string_append_printf (out, "%u", cs_run_get_settings (run)->threads);
-  for (guint i = 0; i < timeline->len; i++)
-    g_string_append_printf (out, "→%u", g_array_index (timeline, CsThreadChange, i).to);
-
-  return g_string_free (out, FALSE);
-}
-
 /* Control characters in a file name must not drive the terminal. */
 static char *
 printable (const char *text)
@@ -313,8 +301,9 @@ cs_cli_history (int    argc,
     }
   else
     {
-      g_print ("%-20s  %-12s  %-8s  %9s  %9s  %9s  %10s  %s\n",
-               "Date (UTC)", "Label", "Threads", "Duration", "Files", "MB/s", "Req/s", "Sources → Destination");
+      g_print ("%-20s  %-12s  %-16s  %9s  %9s  %10s  %9s  %10s  %s\n",
+               "Date (UTC)", "Label", "Threads", "Duration", "Files", "MB/s", "files/s", "req/s",
+               "Sources → Destination");
     }
 
   for (guint i = 0; i < entries->len; i++)
@@ -327,23 +316,26 @@ cs_cli_history (int    argc,
       g_autofree char *label_shown = printable (label != NULL ? label : "-");
       g_autofree char *paths = describe_paths (run);
       g_autofree char *paths_shown = printable (paths);
-      g_autofree char *threads = describe_threads (run);
-      g_autofree char *seconds = format_number ("%.1f", cs_run_get_duration (run));
-      g_autofree char *duration = g_strconcat (seconds, " s", NULL);
-      g_autofree char *rate = NULL;
+      g_autofree char *threads = NULL;
+      g_autofree char *duration = NULL;
+      g_autofree char *speed = NULL;
+      g_autofree char *file_rate = NULL;
       g_autofree char *requests = NULL;
-      CsTotals totals;
+      CsFigures figures;
       CsStat stat;
 
-      cs_run_get_totals (run, &totals);
-      rate = cs_run_get_stat (run, CS_COUNTER_DATA_TRANSFER_RATE, &stat)
-             ? format_number ("%.2f", stat.avg) : g_strdup ("-");
+      /* The figures every view shows (cs-figures.h); the unit is in the header. */
+      cs_figures_from_run (&figures, run);
+      threads = cs_figures_format_threads (&figures);
+      duration = cs_figure_format (CS_FIGURE_DURATION, figures.duration);
+      speed = cs_figure_format_number (CS_FIGURE_SPEED, figures.speed, FALSE);
+      file_rate = cs_figure_format_number (CS_FIGURE_FILE_RATE, figures.file_rate, FALSE);
       requests = cs_run_get_stat (run, CS_COUNTER_REQUEST_RATE, &stat)
                  ? format_number ("%.0f", stat.avg) : g_strdup ("-");
 
-      g_print ("%-20s  %-12s  %-8s  %9s  %9" G_GUINT64_FORMAT "  %9s  %10s  %s\n",
-               date, label_shown, threads, duration,
-               totals.v[CS_CLASS_TOTAL][CS_KIND_FILES], rate, requests, paths_shown);
+      g_print ("%-20s  %-12s  %-16s  %9s  %9" G_GUINT64_FORMAT "  %10s  %9s  %10s  %s\n",
+               date, label_shown, threads, duration, figures.files, speed, file_rate, requests,
+               paths_shown);
     }
 
   if (skipped > 0)

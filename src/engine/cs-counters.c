@@ -10,14 +10,14 @@
 #define N_(s) (s)
 
 static const CsCounterInfo counter_info[CS_N_COUNTERS] = {
-  { CS_COUNTER_REQUEST_RATE, "request_rate", N_("Request Rate"), N_("Req/Sec"), CS_DIRECTION_MORE_IS_BETTER },
-  { CS_COUNTER_DATA_REQUEST_RATE, "data_request_rate", N_("Data Request Rate"), N_("Req/Sec"), CS_DIRECTION_MORE_IS_BETTER },
-  { CS_COUNTER_READ_REQUEST_RATE, "read_request_rate", N_("Read Request Rate"), N_("Req/Sec"), CS_DIRECTION_MORE_IS_BETTER },
-  { CS_COUNTER_WRITE_REQUEST_RATE, "write_request_rate", N_("Write Request Rate"), N_("Req/Sec"), CS_DIRECTION_MORE_IS_BETTER },
-  { CS_COUNTER_DATA_TRANSFER_RATE, "data_transfer_rate", N_("Data Transfer Rate"), N_("MB/Sec"), CS_DIRECTION_MORE_IS_BETTER },
-  { CS_COUNTER_READ_TRANSFER_RATE, "read_transfer_rate", N_("Read Transfer Rate"), N_("MB/Sec"), CS_DIRECTION_MORE_IS_BETTER },
-  { CS_COUNTER_WRITE_TRANSFER_RATE, "write_transfer_rate", N_("Write Transfer Rate"), N_("MB/Sec"), CS_DIRECTION_MORE_IS_BETTER },
-  { CS_COUNTER_FILE_RATE, "file_rate", N_("File Rate"), N_("Files/Sec"), CS_DIRECTION_MORE_IS_BETTER },
+  { CS_COUNTER_REQUEST_RATE, "request_rate", N_("Request Rate"), N_("req/s"), CS_DIRECTION_MORE_IS_BETTER },
+  { CS_COUNTER_DATA_REQUEST_RATE, "data_request_rate", N_("Data Request Rate"), N_("req/s"), CS_DIRECTION_MORE_IS_BETTER },
+  { CS_COUNTER_READ_REQUEST_RATE, "read_request_rate", N_("Read Request Rate"), N_("req/s"), CS_DIRECTION_MORE_IS_BETTER },
+  { CS_COUNTER_WRITE_REQUEST_RATE, "write_request_rate", N_("Write Request Rate"), N_("req/s"), CS_DIRECTION_MORE_IS_BETTER },
+  { CS_COUNTER_DATA_TRANSFER_RATE, "data_transfer_rate", N_("Data Transfer Rate"), N_("MB/s"), CS_DIRECTION_MORE_IS_BETTER },
+  { CS_COUNTER_READ_TRANSFER_RATE, "read_transfer_rate", N_("Read Transfer Rate"), N_("MB/s"), CS_DIRECTION_MORE_IS_BETTER },
+  { CS_COUNTER_WRITE_TRANSFER_RATE, "write_transfer_rate", N_("Write Transfer Rate"), N_("MB/s"), CS_DIRECTION_MORE_IS_BETTER },
+  { CS_COUNTER_FILE_RATE, "file_rate", N_("File Rate"), N_("files/s"), CS_DIRECTION_MORE_IS_BETTER },
   { CS_COUNTER_AVG_REQUEST_SIZE, "average_request_size", N_("Average Request Size"), N_("KB"), CS_DIRECTION_MORE_IS_BETTER },
   { CS_COUNTER_AVG_READ_REQUEST_SIZE, "average_read_request_size", N_("Average Read Request Size"), N_("KB"), CS_DIRECTION_MORE_IS_BETTER },
   { CS_COUNTER_AVG_WRITE_REQUEST_SIZE, "average_write_request_size", N_("Average Write Request Size"), N_("KB"), CS_DIRECTION_MORE_IS_BETTER },

@@ -47,7 +47,7 @@ typedef struct {
   CsCounter    id;
   const char  *key;     /* stable, for files: "request_rate" */
   const char  *label;   /* English, translatable with N_(): "Request Rate" */
-  const char  *unit;    /* "Req/Sec", "MB/Sec", "ms", "%", …; translatable with N_() */
+  const char  *unit;    /* "req/s", "MB/s", "files/s", "KB", "ms", "%", …; translatable with N_() */
   CsDirection  direction;
 } CsCounterInfo;
 

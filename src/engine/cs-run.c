@@ -12,6 +12,7 @@
 
 #include <glib/gstdio.h>
 
+#include "cs-figures.h"
 #include "cs-json-io.h"
 #include "cs-run.h"
 #include "cs-run-private.h"
@@ -625,6 +626,27 @@ cs_run_get_stat (CsRun     *run,
   g_return_val_if_fail (counter < CS_N_COUNTERS, FALSE);
 
   locker = _cs_mutex_locker_new (&run->mutex);
+
+  /* A count, whose figure is its mean over the clock's time (cs-figures.h). */
+  if (counter == CS_COUNTER_THREADS && run->samples->len > 0)
+    {
+      double until = run->duration > 0
+                     ? run->duration : g_array_index (run->samples, CsSample, run->samples->len - 1).t;
+      guint min, max;
+      double mean;
+
+      cs_figures_threads_over_time (run->settings.threads,
+                                    (const CsThreadChange *) (gpointer) run->timeline->data,
+                                    run->timeline->len, until, &min, &max, &mean);
+      if (out_stat != NULL)
+        {
+          out_stat->avg = mean;
+          out_stat->min = min;
+          out_stat->max = max;
+        }
+      return TRUE;
+    }
+
   for (guint i = 0; i < run->samples->len; i++)
     {
       double v = g_array_index (run->samples, CsSample, i).values[counter];
@@ -1109,12 +1131,14 @@ cs_run_to_json (CsRun *run)
   CsStat stats[CS_N_COUNTERS];
   gboolean have_stat[CS_N_COUNTERS];
   gboolean any_raw = FALSE;
+  CsFigures figures;
 
   g_return_val_if_fail (run != NULL, NULL);
 
-  /* Statistics take the lock themselves: compute them before taking it. */
+  /* Statistics and figures take the lock themselves: compute them before taking it. */
   for (guint c = 0; c < CS_N_COUNTERS; c++)
     have_stat[c] = cs_run_get_stat (run, c, &stats[c]);
+  cs_figures_from_run (&figures, run);
 
   builder = json_builder_new ();
   json_builder_begin_object (builder);
@@ -1276,6 +1300,22 @@ cs_run_to_json (CsRun *run)
     }
   json_builder_end_array (builder);
   add_member_int (builder, "errors_omitted", clamp_u64 (run->errors_omitted));
+
+  /* What the figures of the run are (cs-figures.h), for readers of the file
+   * alone; derived from the rest, so the reader does not read them back. */
+  json_builder_set_member_name (builder, "figures");
+  json_builder_begin_object (builder);
+  add_member_double (builder, "duration", figures.duration);
+  add_member_double (builder, "held", figures.held);
+  add_member_int (builder, "files", clamp_u64 (figures.files));
+  add_member_int (builder, "bytes", clamp_u64 (figures.bytes));
+  add_member_double (builder, "mb_per_second", figures.speed);
+  add_member_double (builder, "files_per_second", figures.file_rate);
+  add_member_int (builder, "threads", figures.threads);
+  add_member_int (builder, "threads_min", figures.threads_min);
+  add_member_int (builder, "threads_max", figures.threads_max);
+  add_member_double (builder, "threads_mean", figures.threads_mean);
+  json_builder_end_object (builder);
 
   json_builder_set_member_name (builder, "stats");
   json_builder_begin_object (builder);

@@ -187,7 +187,9 @@ GPtrArray               *cs_run_dup_errors        (CsRun       *run);  /* of CsR
 GArray                  *cs_run_dup_events        (CsRun       *run);  /* of CsRunEvent, strings owned by array */
 guint                    cs_run_get_n_errors      (CsRun       *run);
 
-/* Statistics over all samples; FALSE when there are none. */
+/* Statistics over all samples; FALSE when there are none. Threads, a count,
+ * has the lowest, the highest and the mean of its timeline over the clock's
+ * time instead (cs-figures.h). */
 gboolean                 cs_run_get_stat          (CsRun       *run,
                                                    CsCounter    counter,
                                                    CsStat      *out_stat);

@@ -1307,7 +1307,10 @@ cs_plot_draw_throughput (cairo_t             *cr,
               label = owned;
             }
 
-          rate_series[r] = (Series) { &runs[r], CS_COUNTER_DATA_TRANSFER_RATE, r, label };
+          /* Written, the bytes that end up copied: read + written (the Data
+           * Transfer Rate) would count each copied byte twice, and --verify's
+           * reading back three times. */
+          rate_series[r] = (Series) { &runs[r], CS_COUNTER_WRITE_TRANSFER_RATE, r, label };
           request_series[r] = (Series) { &runs[r], CS_COUNTER_REQUEST_RATE, r, label };
         }
     }
@@ -1336,7 +1339,7 @@ cs_plot_draw_throughput (cairo_t             *cr,
     }
 
   charts[0] = (Chart) {
-    .title = _("MB/s"),
+    .title = n_runs > 1 ? _("MB/s written") : _("MB/s"),
     .unit = _("MB/s"),
     .series = rate_series,
     .n_series = n_series,

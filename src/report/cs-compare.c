@@ -14,6 +14,7 @@ struct _CsCompare
   CsRun           **runs;
   char            **labels;
   CsCompareCounter  counters[CS_N_COUNTERS];
+  CsFigures        *figures;
   guint            *wins;
   guint             n_tests;
   guint             n_ties;
@@ -48,7 +49,11 @@ cs_compare_format_value (CsCounter counter,
 
   g_return_val_if_fail (info != NULL, NULL);
 
-  g_ascii_formatd (buf, sizeof buf, "%.2f", value);
+  /* A count is whole; only its mean has a fraction (cs-figures.h). */
+  if (counter == CS_COUNTER_THREADS)
+    g_ascii_formatd (buf, sizeof buf, value == floor (value) ? "%.0f" : "%.1f", value);
+  else
+    g_ascii_formatd (buf, sizeof buf, "%.2f", value);
   /* "-0.00" would read as a negative figure. */
   if (strcmp (buf, "-0.00") == 0)
     strcpy (buf, "0.00");
@@ -133,12 +138,14 @@ cs_compare_new (CsRun              **runs,
   compare->runs = g_new0 (CsRun *, n_runs);
   compare->labels = g_new0 (char *, n_runs + 1);
   compare->wins = g_new0 (guint, n_runs);
+  compare->figures = g_new0 (CsFigures, n_runs);
 
   for (guint i = 0; i < n_runs; i++)
     {
       g_autofree char *own = cs_run_dup_label (runs[i]);
 
       compare->runs[i] = cs_run_ref (runs[i]);
+      cs_figures_from_run (&compare->figures[i], runs[i]);
       if (labels != NULL && labels[i] != NULL && labels[i][0] != '\0')
         compare->labels[i] = g_utf8_make_valid (labels[i], -1);
       else if (own != NULL)
@@ -192,6 +199,7 @@ cs_compare_free (CsCompare *compare)
   g_free (compare->runs);
   g_strfreev (compare->labels);
   g_free (compare->wins);
+  g_free (compare->figures);
   g_free (compare);
 }
 
@@ -546,4 +554,16 @@ cs_compare_dup_counter_sentence (CsCompare *compare,
   out->str[0] = g_ascii_toupper (out->str[0]);
 
   return g_string_free (out, FALSE);
+}
+
+/* ---- Copyscope's own verdict ---------------------------------------------- */
+
+const CsFigures *
+cs_compare_get_figures (CsCompare *compare,
+                        guint      run)
+{
+  g_return_val_if_fail (compare != NULL, NULL);
+  g_return_val_if_fail (run < compare->n_runs, NULL);
+
+  return &compare->figures[run];
 }

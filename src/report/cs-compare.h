@@ -4,6 +4,7 @@
 #include <glib.h>
 
 #include "cs-counters.h"
+#include "cs-figures.h"
 #include "cs-run.h"
 
 G_BEGIN_DECLS
@@ -65,7 +66,11 @@ gboolean                cs_compare_is_best              (CsCompare           *co
                                                          CsCompareStat        stat,
                                                          guint                run);
 
-/* "12.34 MB/Sec": two decimals, locale-independent, with the counter's unit. */
+/* The figures of @run, as every view shows them. */
+const CsFigures        *cs_compare_get_figures          (CsCompare           *compare,
+                                                         guint                run);
+
+/* "12.34 MB/s": two decimals, locale-independent, with the counter's unit. */
 char                   *cs_compare_format_value         (CsCounter            counter,
                                                          double               value);
 /* The verdict paragraph, runs with the most wins first. */

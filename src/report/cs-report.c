@@ -14,6 +14,7 @@
 
 #include "cs-report.h"
 #include "cs-compare.h"
+#include "cs-figures.h"
 #include "cs-chart.h"
 
 #define CHART_WIDTH        960.0
@@ -166,16 +167,19 @@ static char *
 describe_threads (CsRun *run)
 {
   g_autoptr(GArray) timeline = cs_run_dup_timeline (run);
+  g_autofree char *figure = NULL;
   GString *out = g_string_new (NULL);
+  CsFigures figures;
 
-  g_string_append_printf (out, "%u", cs_run_get_settings (run)->threads);
+  cs_figures_from_run (&figures, run);
   if (timeline->len == 0)
     {
-      g_string_append (out, " throughout");
+      g_string_append_printf (out, "%u throughout", figures.threads);
       return g_string_free (out, FALSE);
     }
 
-  g_string_append (out, " at the start");
+  figure = cs_figures_format_threads (&figures);
+  g_string_append_printf (out, "%s: %u at the start", figure, figures.threads);
   for (guint i = 0; i < timeline->len; i++)
     {
       const CsThreadChange *change = &g_array_index (timeline, CsThreadChange, i);
@@ -263,13 +267,18 @@ collect_info (CsRun *run)
   const CsRunEnvironment *e = cs_run_get_environment (run);
   const char *fatal = cs_run_get_fatal_error (run);
   g_autofree char *wait = format_seconds (s->wait);
+  CsFigures figures;
 
   g_array_set_clear_func (rows, info_row_clear);
 
   add_info (rows, "Run id", g_strdup (cs_run_get_id (run)));
   add_info (rows, "Kind", g_strdup (cs_run_get_kind (run)));
   add_info (rows, "Started", format_started (cs_run_get_started (run)));
-  add_info (rows, "Duration", format_seconds (cs_run_get_duration (run)));
+  cs_figures_from_run (&figures, run);
+  add_info (rows, "Duration", cs_figure_format (CS_FIGURE_DURATION, figures.duration));
+  add_info (rows, "Paused or waiting for an answer", cs_figure_format (CS_FIGURE_DURATION, figures.held));
+  add_info (rows, "Copy speed", cs_figure_format (CS_FIGURE_SPEED, figures.speed));
+  add_info (rows, "Files copied per second", cs_figure_format (CS_FIGURE_FILE_RATE, figures.file_rate));
   add_info (rows, "Outcome", fatal != NULL
                              ? g_strdup_printf ("%s: %s", cs_run_get_outcome (run), fatal)
                              : g_strdup (cs_run_get_outcome (run)));
@@ -299,8 +308,11 @@ collect_info (CsRun *run)
 }
 
 static const char units_note[] =
-  "Units: MB = 10^6 bytes, KB = 10^3 bytes. Rates are per second of elapsed time; "
-  "average, minimum and maximum are taken over the samples of each run.";
+  "Units: MB = 10^6 bytes, KB = 10^3 bytes. Rates are per second of the run's clock, which "
+  "stops while the copy is paused or waits for an answer. Copy speed is the bytes copied "
+  "to the destination per second; the Data Transfer Rate counter adds the bytes read to "
+  "the bytes written. Counters' average, minimum and maximum are taken over the samples "
+  "of each run.";
 
 static char *
 error_text (const CsRunError *error)
@@ -1006,6 +1018,47 @@ csv_summary (GString   *out,
     }
 }
 
+/* The figures every view shows (cs-figures.h), at full precision. */
+static void
+csv_figures (GString   *out,
+             CsCompare *compare)
+{
+  static const struct {
+    const char *key;
+    const char *unit;
+  } rows[] = {
+    { "duration", "s" }, { "held", "s" }, { "files", "" }, { "bytes", "" },
+    { "mb_per_second", "MB/s" }, { "files_per_second", "files/s" }, { "threads", "" },
+    { "threads_min", "" }, { "threads_max", "" }, { "threads_mean", "" },
+  };
+  guint n = cs_compare_get_n_runs (compare);
+
+  g_string_append (out, "figure,unit");
+  for (guint i = 0; i < n; i++)
+    {
+      g_string_append_c (out, ',');
+      cs_report_append_csv_text (out, n > 1 ? cs_compare_get_label (compare, i) : "value");
+    }
+  g_string_append (out, "\r\n");
+
+  for (guint r = 0; r < G_N_ELEMENTS (rows); r++)
+    {
+      g_string_append_printf (out, "%s,%s", rows[r].key, rows[r].unit);
+      for (guint i = 0; i < n; i++)
+        {
+          const CsFigures *f = cs_compare_get_figures (compare, i);
+          const double values[] = {
+            f->duration, f->held, (double) f->files, (double) f->bytes, f->speed, f->file_rate,
+            f->threads, f->threads_min, f->threads_max, f->threads_mean,
+          };
+
+          g_string_append_c (out, ',');
+          cs_string_append_double (out, values[r]);
+        }
+      g_string_append (out, "\r\n");
+    }
+}
+
 static void
 csv_samples (GString   *out,
              CsCompare *compare)
@@ -1087,6 +1140,8 @@ render_csv (CsCompare *compare)
 {
   GString *out = g_string_new (NULL);
 
+  csv_figures (out, compare);
+  g_string_append (out, "\r\n");
   csv_summary (out, compare);
   g_string_append (out, "\r\n");
   csv_samples (out, compare);
@@ -1403,8 +1458,9 @@ render_html (CsCompare  *compare,
                           : "Transfer rate and request rate over time, with thread changes marked");
   g_string_append (out, "\">\n");
   append_inline_svg (out, svg, "cs-chart");
-  g_string_append (out, "\n<figcaption class=\"note\">Top: MB/s; bottom: requests/s. "
-                        "Vertical markers show thread-count changes.</figcaption>\n</figure>\n");
+  g_string_append_printf (out, "\n<figcaption class=\"note\">Top: MB/s %s; bottom: requests/s. "
+                          "Vertical markers show thread-count changes.</figcaption>\n</figure>\n",
+                          n > 1 ? "written" : "read and written");
 
   if (n > 1)
     html_counter_sections (out, compare);

@@ -132,15 +132,16 @@ test_compare_seed_sentences (void)
   g_autofree char *none = cs_compare_dup_counter_sentence (compare, CS_COUNTER_THREADS);
   CsStat pooled;
 
-  /* Word for word as in the seed. */
+  /* Word for word as in the seed, but for the unit, which Copyscope spells one
+   * way everywhere (the seed writes "MB/Sec"). */
   g_assert_cmpstr (cpu, ==,
                    "The average CPU Usage is better for Robocopy T1 (14.82 % vs. 30.42 %), "
                    "the minimum CPU Usage is better for Robocopy T2 (0.00 % vs. 7.00 %) and "
                    "the maximum CPU Usage is better for Robocopy T1 (21.00 % vs. 47.00 %).");
   g_assert_cmpstr (rate, ==,
-                   "The average Data Transfer Rate is better for Robocopy T2 (170.65 MB/Sec vs. 128.48 MB/Sec), "
-                   "the minimum Data Transfer Rate is better for Robocopy T1 (23.52 MB/Sec vs. 0.00 MB/Sec) and "
-                   "the maximum Data Transfer Rate is better for Robocopy T2 (325.13 MB/Sec vs. 312.22 MB/Sec).");
+                   "The average Data Transfer Rate is better for Robocopy T2 (170.65 MB/s vs. 128.48 MB/s), "
+                   "the minimum Data Transfer Rate is better for Robocopy T1 (23.52 MB/s vs. 0.00 MB/s) and "
+                   "the maximum Data Transfer Rate is better for Robocopy T2 (325.13 MB/s vs. 312.22 MB/s).");
   g_assert_cmpstr (memory, ==,
                    "The average Process Memory Used is better for Robocopy T1 (5.41 MB vs. 16.35 MB), "
                    "the minimum Process Memory Used is better for Robocopy T1 (5.30 MB vs. 8.27 MB) and "
@@ -190,9 +191,9 @@ test_compare_ties (void)
                    "According to the performance results, the runs are tied (within 0.5 %) in 2 out of 2 tests: "
                    "Data Transfer Rate and CPU Usage.");
   g_assert_cmpstr (rate, ==,
-                   "The average Data Transfer Rate is about the same for both A and B (100.00 MB/Sec vs. 100.40 MB/Sec), "
-                   "the minimum Data Transfer Rate is about the same for both A and B (100.00 MB/Sec vs. 100.40 MB/Sec) and "
-                   "the maximum Data Transfer Rate is about the same for both A and B (100.00 MB/Sec vs. 100.40 MB/Sec).");
+                   "The average Data Transfer Rate is about the same for both A and B (100.00 MB/s vs. 100.40 MB/s), "
+                   "the minimum Data Transfer Rate is about the same for both A and B (100.00 MB/s vs. 100.40 MB/s) and "
+                   "the maximum Data Transfer Rate is about the same for both A and B (100.00 MB/s vs. 100.40 MB/s).");
   g_assert_cmpstr (cpu, ==,
                    "The average CPU Usage is identical for both A and B (10.00 %), "
                    "the minimum CPU Usage is identical for both A and B (10.00 %) and "
@@ -217,7 +218,7 @@ test_compare_three_runs (void)
                    "According to the performance results, fast achieves better results in 2 out of 2 tests "
                    "including: Data Transfer Rate and CPU Usage.");
   g_assert_true (g_str_has_prefix (rate, "The average Data Transfer Rate is better for fast "
-                                         "(150.00 MB/Sec, vs. 100.00 MB/Sec for Run 1, 120.00 MB/Sec for C)"));
+                                         "(150.00 MB/s, vs. 100.00 MB/s for Run 1, 120.00 MB/s for C)"));
 }
 
 int

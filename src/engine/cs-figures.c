@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-figures"
+
+#include "config.h"
+
+#include <math.h>
+
+#include "cs-figures.h"
+
+void
+cs_figures_threads_over_time (guint                 start,
+                              const CsThreadChange *changes,
+                              guint                 n_changes,
+                              double                duration,
+                              guint                *out_min,
+                              guint                *out_max,
+                              double               *out_mean)
+{
+  double weighted = 0, last_t = 0;
+  guint count = start, min = start, max = start;
+
+  /* Each count weighs as long as it lasted on the clock. */
+  for (guint i = 0; i < n_changes; i++)
+    {
+      double t = CLAMP (changes[i].t, last_t, MAX (duration, last_t));
+
+      weighted += count * (t - last_t);
+      last_t = t;
+      count = changes[i].to;
+      min = MIN (min, count);
+      max = MAX (max, count);
+    }
+  weighted += count * MAX (duration - last_t, 0);
+
+  *out_min = min;
+  *out_max = max;
+  *out_mean = duration > 0 ? weighted / duration : start;
+}
+
+void
+cs_figures_from_run (CsFigures *figures,
+                     CsRun     *run)
+{
+  g_autoptr(GArray) timeline = NULL;
+  CsTotals totals;
+
+  g_return_if_fail (figures != NULL);
+  g_return_if_fail (run != NULL);
+
+  cs_run_get_totals (run, &totals);
+  figures->duration = cs_run_get_duration (run);
+  figures->held = cs_run_get_held (run);
+  figures->files = totals.v[CS_CLASS_COPIED][CS_KIND_FILES];
+  figures->bytes = totals.v[CS_CLASS_COPIED][CS_KIND_BYTES];
+  figures->speed = figures->duration > 0 ? (double) figures->bytes / 1e6 / figures->duration : 0;
+  figures->file_rate = figures->duration > 0 ? (double) figures->files / figures->duration : 0;
+
+  figures->threads = cs_run_get_settings (run)->threads;
+  timeline = cs_run_dup_timeline (run);
+  cs_figures_threads_over_time (figures->threads, (const CsThreadChange *) (gpointer) timeline->data,
+                                timeline->len, figures->duration,
+                                &figures->threads_min, &figures->threads_max, &figures->threads_mean);
+}
+
+gboolean
+cs_figures_threads_changed (const CsFigures *figures)
+{
+  g_return_val_if_fail (figures != NULL, FALSE);
+
+  return figures->threads_min != figures->threads_max;
+}
+
+static char *
+format_double (const char *format,
+               double      value,
+               gboolean    localized)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (localized)
+    return g_strdup_printf (format, value);
+  return g_strdup (g_ascii_formatd (buf, sizeof buf, format, value));
+}
+
+char *
+cs_figure_format_number (CsFigure  figure,
+                         double    value,
+                         gboolean  localized)
+{
+  if (!isfinite (value) || value < 0)
+    value = 0;
+
+  switch (figure)
+    {
+    case CS_FIGURE_DURATION:
+      if (value < 59.995)
+        return format_double ("%.2f", value, localized);
+      else
+        {
+          guint64 s = (guint64) llround (value);
+
+          return g_strdup_printf ("%u:%02u:%02u", (guint) (s / 3600), (guint) (s / 60 % 60),
+                                  (guint) (s % 60));
+        }
+
+    case CS_FIGURE_SPEED:
+      return format_double (value >= 1 ? "%.1f" : "%.2f", value, localized);
+
+    case CS_FIGURE_FILE_RATE:
+      if (value >= 99.5)
+        return localized ? g_strdup_printf ("%'.0f", value) : format_double ("%.0f", value, FALSE);
+      return format_double (value >= 1 ? "%.1f" : "%.2f", value, localized);
+
+    case CS_FIGURE_THREADS_MEAN:
+      return format_double ("%.1f", value, localized);
+
+    default:
+      g_return_val_if_reached (NULL);
+    }
+}
+
+char *
+cs_figure_format (CsFigure figure,
+                  double   value)
+{
+  g_autofree char *number = cs_figure_format_number (figure, value, FALSE);
+
+  switch (figure)
+    {
+    case CS_FIGURE_DURATION:
+      return value < 59.995 ? g_strconcat (number, " s", NULL) : g_steal_pointer (&number);
+    case CS_FIGURE_SPEED:
+      return g_strconcat (number, " MB/s", NULL);
+    case CS_FIGURE_FILE_RATE:
+      return g_strconcat (number, " files/s", NULL);
+    case CS_FIGURE_THREADS_MEAN:
+      return g_steal_pointer (&number);
+    default:
+      g_return_val_if_reached (NULL);
+    }
+}
+
+char *
+cs_figures_format_threads (const CsFigures *figures)
+{
+  g_autofree char *mean = NULL;
+
+  g_return_val_if_fail (figures != NULL, NULL);
+
+  if (!cs_figures_threads_changed (figures))
+    return g_strdup_printf ("%u", figures->threads);
+
+  mean = cs_figure_format_number (CS_FIGURE_THREADS_MEAN, figures->threads_mean, FALSE);
+  return g_strdup_printf ("%u–%u (mean %s)", figures->threads_min, figures->threads_max, mean);
+}

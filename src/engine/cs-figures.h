@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib.h>
+
+#include "cs-run.h"
+
+G_BEGIN_DECLS
+
+/*
+ * The figures a copy is judged by, each defined here once; the window, the CLI
+ * and every export show these and no figure of their own.
+ *
+ *   duration  seconds the run's clock ran, start to end; time paused or waiting
+ *             for an answer is not in it (it is `held`)
+ *   speed     "MB/s": bytes published to the destination (Copied) per second
+ *             of the duration, MB = 10^6 bytes: what Robocopy's summary calls
+ *             Speed. Not the Data Transfer Rate counter, which adds the bytes
+ *             read to the bytes written (and the reads back of --verify).
+ *   file rate "files/s": files published per second of the duration
+ *   threads   the count at the start, the lowest and highest the run had, and
+ *             their mean over the duration, weighted by how long each lasted
+ *
+ * Rates are over the clock's time, so none can exceed what the counters moved
+ * while it ran.
+ */
+typedef struct {
+  double  duration;
+  double  held;
+  guint64 files;
+  guint64 bytes;
+  double  speed;               /* MB/s */
+  double  file_rate;           /* files/s */
+  guint   threads;             /* at the start */
+  guint   threads_min;
+  guint   threads_max;
+  double  threads_mean;
+} CsFigures;
+
+typedef enum {
+  CS_FIGURE_DURATION,          /* "0.47 s", "59.90 s", "1:02:03" */
+  CS_FIGURE_SPEED,             /* "168.3 MB/s" */
+  CS_FIGURE_FILE_RATE,         /* "10719 files/s", "2.5 files/s" */
+  CS_FIGURE_THREADS_MEAN,      /* "7.4" */
+} CsFigure;
+
+void   cs_figures_from_run             (CsFigures       *figures,
+                                        CsRun           *run);
+/* The thread count over a run's clock: @start until the first change, each
+ * change's count from its time on, to @duration. The statistics of the Threads
+ * counter are these too, so a run has one thread figure. */
+void   cs_figures_threads_over_time    (guint                 start,
+                                        const CsThreadChange *changes,
+                                        guint                 n_changes,
+                                        double                duration,
+                                        guint                *out_min,
+                                        guint                *out_max,
+                                        double               *out_mean);
+/* Whether the thread count changed during the run. */
+gboolean cs_figures_threads_changed    (const CsFigures *figures);
+
+/* The number alone, at the figure's one precision: in the C locale for files
+ * and terminals that scripts read, or the user's (digit grouping, decimal
+ * comma) for the window. Durations of a minute or more are h:mm:ss. */
+char  *cs_figure_format_number         (CsFigure         figure,
+                                        double           value,
+                                        gboolean         localized);
+/* The number and its unit, C locale: for the CLI and the exports. */
+char  *cs_figure_format                (CsFigure         figure,
+                                        double           value);
+/* "8", or "1–16 (mean 7.4)" for a count that changed; C locale. */
+char  *cs_figures_format_threads       (const CsFigures *figures);
+
+G_END_DECLS

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <locale.h>
+#include <math.h>
+
+#include "copyscope-engine.h"
+#include "cs-run-private.h"
+
+typedef struct {
+  double t;
+  guint  to;
+} Change;
+
+static CsRun *
+make_run (double        duration,
+          double        held,
+          guint64       files_copied,
+          guint64       bytes_copied,
+          guint64       bytes_skipped,
+          guint         threads,
+          const Change *changes,
+          guint         n_changes)
+{
+  CsRun *run = cs_run_new ();
+  CsRunSettings settings = { 0 };
+  CsTotals totals = { { { 0 } } };
+  guint from = threads;
+
+  settings.threads = threads;
+  settings.interval_ms = 250;
+  _cs_run_set_settings (run, &settings);
+  _cs_run_set_duration (run, duration);
+  _cs_run_set_held (run, held);
+  totals.v[CS_CLASS_COPIED][CS_KIND_FILES] = files_copied;
+  totals.v[CS_CLASS_COPIED][CS_KIND_BYTES] = bytes_copied;
+  totals.v[CS_CLASS_SKIPPED][CS_KIND_FILES] = bytes_skipped > 0 ? 7 : 0;
+  totals.v[CS_CLASS_SKIPPED][CS_KIND_BYTES] = bytes_skipped;
+  _cs_run_set_totals (run, &totals);
+  for (guint i = 0; i < n_changes; i++)
+    {
+      _cs_run_add_thread_change (run, changes[i].t, from, changes[i].to, "test");
+      from = changes[i].to;
+    }
+
+  return run;
+}
+
+/* Speed and file rate count what was published over the clock's time: skipped
+ * bytes and held time are in neither. The thread mean weighs each count by how
+ * long it lasted. */
+static void
+test_from_run (void)
+{
+  static const Change slider[] = { { 2.0, 16 }, { 6.0, 4 } };
+  static const Change late[] = { { 12.0, 2 } };   /* after the end: lasted nothing */
+  static const struct {
+    double        duration, held;
+    guint64       files, bytes, skipped;
+    guint         threads;
+    const Change *changes;
+    guint         n_changes;
+    double        speed, file_rate;
+    guint         min, max;
+    double        mean;
+  } cases[] = {
+    { 10.0, 0.0, 5000, 61440000, 0, 8, NULL, 0, 6.144, 500.0, 8, 8, 8.0 },
+    /* a pause of 30 s does not slow the figures */
+    { 10.0, 30.0, 5000, 61440000, 0, 8, NULL, 0, 6.144, 500.0, 8, 8, 8.0 },
+    /* skipped bytes are not copied bytes */
+    { 2.0, 0.0, 100, 1000000, 5000000, 4, NULL, 0, 0.5, 50.0, 4, 4, 4.0 },
+    /* 8 for 2 s, 16 for 4 s, 4 for 4 s: (16 + 64 + 16) / 10 */
+    { 10.0, 1.0, 10, 10000000, 0, 8, slider, G_N_ELEMENTS (slider), 1.0, 1.0, 4, 16, 9.6 },
+    { 10.0, 0.0, 10, 10000000, 0, 8, late, G_N_ELEMENTS (late), 1.0, 1.0, 2, 8, 8.0 },
+    /* a run that never ran */
+    { 0.0, 0.0, 0, 0, 0, 8, NULL, 0, 0.0, 0.0, 8, 8, 8.0 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(CsRun) run = make_run (cases[i].duration, cases[i].held, cases[i].files,
+                                       cases[i].bytes, cases[i].skipped, cases[i].threads,
+                                       cases[i].changes, cases[i].n_changes);
+      CsFigures f;
+
+      cs_figures_from_run (&f, run);
+      g_assert_cmpfloat_with_epsilon (f.duration, cases[i].duration, 1e-9);
+      g_assert_cmpfloat_with_epsilon (f.held, cases[i].held, 1e-9);
+      g_assert_cmpuint (f.files, ==, cases[i].files);
+      g_assert_cmpuint (f.bytes, ==, cases[i].bytes);
+      g_assert_cmpfloat_with_epsilon (f.speed, cases[i].speed, 1e-9);
+      g_assert_cmpfloat_with_epsilon (f.file_rate, cases[i].file_rate, 1e-9);
+      g_assert_cmpuint (f.threads, ==, cases[i].threads);
+      g_assert_cmpuint (f.threads_min, ==, cases[i].min);
+      g_assert_cmpuint (f.threads_max, ==, cases[i].max);
+      g_assert_cmpfloat_with_epsilon (f.threads_mean, cases[i].mean, 1e-9);
+      g_assert_cmpint (cs_figures_threads_changed (&f), ==, cases[i].min != cases[i].max);
+    }
+}
+
+/* One precision per figure, the same for every reader. */
+static void
+test_format (void)
+{
+  static const struct {
+    CsFigure    figure;
+    double      value;
+    const char *number;
+    const char *with_unit;
+  } cases[] = {
+    { CS_FIGURE_DURATION, 0.4712, "0.47", "0.47 s" },
+    { CS_FIGURE_DURATION, 59.9, "59.90", "59.90 s" },
+    { CS_FIGURE_DURATION, 59.996, "0:01:00", "0:01:00" },
+    { CS_FIGURE_DURATION, 3723.4, "1:02:03", "1:02:03" },
+    { CS_FIGURE_DURATION, -1, "0.00", "0.00 s" },
+    { CS_FIGURE_SPEED, 168.2734, "168.3", "168.3 MB/s" },
+    { CS_FIGURE_SPEED, 0.0449, "0.04", "0.04 MB/s" },
+    { CS_FIGURE_SPEED, NAN, "0.00", "0.00 MB/s" },
+    { CS_FIGURE_FILE_RATE, 10719.2, "10719", "10719 files/s" },
+    { CS_FIGURE_FILE_RATE, 42.25, "42.2", "42.2 files/s" },
+    { CS_FIGURE_FILE_RATE, 0.25, "0.25", "0.25 files/s" },
+    { CS_FIGURE_THREADS_MEAN, 9.6, "9.6", "9.6" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *number = cs_figure_format_number (cases[i].figure, cases[i].value, FALSE);
+      g_autofree char *with_unit = cs_figure_format (cases[i].figure, cases[i].value);
+
+      g_assert_cmpstr (number, ==, cases[i].number);
+      g_assert_cmpstr (with_unit, ==, cases[i].with_unit);
+    }
+}
+
+static void
+test_format_threads (void)
+{
+  static const Change slider[] = { { 2.0, 16 }, { 6.0, 1 } };
+  g_autoptr(CsRun) fixed = make_run (10.0, 0, 1, 1, 0, 8, NULL, 0);
+  g_autoptr(CsRun) moved = make_run (10.0, 0, 1, 1, 0, 8, slider, G_N_ELEMENTS (slider));
+  g_autofree char *fixed_text = NULL;
+  g_autofree char *moved_text = NULL;
+  CsFigures f;
+
+  cs_figures_from_run (&f, fixed);
+  fixed_text = cs_figures_format_threads (&f);
+  g_assert_cmpstr (fixed_text, ==, "8");
+
+  /* 8 × 2 + 16 × 4 + 1 × 4 over 10 s */
+  cs_figures_from_run (&f, moved);
+  moved_text = cs_figures_format_threads (&f);
+  g_assert_cmpstr (moved_text, ==, "1–16 (mean 8.4)");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  setlocale (LC_ALL, "");
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/figures/from-run", test_from_run);
+  g_test_add_func ("/figures/format", test_format);
+  g_test_add_func ("/figures/format-threads", test_format_threads);
+
+  return g_test_run ();
+}
