@@ -22,6 +22,7 @@ struct _CsSweepChart
   CsPlotSweepPoint *points;
   guint             n_points;
   guint             recommended;
+  char             *recommended_label;
   CsPlotPalette     palette;
 
   CsSweepMetric     metric;
@@ -45,9 +46,9 @@ metric_title (CsSweepMetric metric)
     case CS_SWEEP_METRIC_TIME:
       return _("Time");
     case CS_SWEEP_METRIC_MB_PER_SECOND:
-      return _("Transfer Rate");
+      return _("Copy Speed");
     case CS_SWEEP_METRIC_FILES_PER_SECOND:
-      return _("File Rate");
+      return _("Files per Second");
     case CS_SWEEP_N_METRICS:
     default:
       g_assert_not_reached ();
@@ -107,6 +108,36 @@ points_for (CsSweep       *sweep,
   return points;
 }
 
+/* Why the marked count, in words every chart of the sweep can say: the rates
+ * follow the median time the recommendation reads (cs_sweep_dup_stats). */
+static char *
+recommended_label (CsSweep *sweep,
+                   guint    recommended)
+{
+  g_autofree CsSweepStat *stats = NULL;
+  double best = G_MAXDOUBLE, mine = 0;
+  guint n = 0;
+
+  if (recommended == 0)
+    return NULL;
+
+  stats = cs_sweep_dup_stats (sweep, &n);
+  for (guint i = 0; i < n; i++)
+    {
+      best = MIN (best, stats[i].seconds[0]);
+      if (stats[i].threads == recommended)
+        mine = stats[i].seconds[0];
+    }
+
+  if (mine <= best)
+    /* Translators: the mark on a sweep chart at the count with the best median time */
+    return g_strdup_printf (_("recommended: %u, the fastest"), recommended);
+  /* Translators: the mark on a sweep chart at the fewest threads that come
+   * close to the fastest, like "recommended: 8, within 5 % of the best" */
+  return g_strdup_printf (_("recommended: %u, within %.0f %% of the best"), recommended,
+                          CS_SWEEP_TOLERANCE * 100);
+}
+
 void
 cs_sweep_chart_draw_all (cairo_t             *cr,
                          double               width,
@@ -114,6 +145,7 @@ cs_sweep_chart_draw_all (cairo_t             *cr,
                          const CsPlotPalette *palette,
                          CsSweep             *sweep)
 {
+  g_autofree char *label = NULL;
   guint recommended;
   double third = width / CS_SWEEP_N_METRICS;
 
@@ -122,6 +154,7 @@ cs_sweep_chart_draw_all (cairo_t             *cr,
   g_return_if_fail (sweep != NULL);
 
   recommended = cs_sweep_get_recommended (sweep, NULL);
+  label = recommended_label (sweep, recommended);
 
   cairo_save (cr);
   cairo_set_source_rgba (cr, palette->background.r, palette->background.g,
@@ -142,7 +175,7 @@ cs_sweep_chart_draw_all (cairo_t             *cr,
       cairo_clip (cr);
       cs_plot_draw_sweep (cr, third, height, palette,
                           metric_title ((CsSweepMetric) m), metric_unit ((CsSweepMetric) m),
-                          points, n_points, recommended);
+                          points, n_points, recommended, label);
       cairo_restore (cr);
     }
 }
@@ -162,7 +195,7 @@ cs_sweep_chart_snapshot (GtkWidget   *widget,
   cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
   cs_plot_draw_sweep (cr, width, height, &self->palette,
                       metric_title (self->metric), metric_unit (self->metric),
-                      self->points, self->n_points, self->recommended);
+                      self->points, self->n_points, self->recommended, self->recommended_label);
   cairo_destroy (cr);
 }
 
@@ -205,6 +238,7 @@ cs_sweep_chart_finalize (GObject *object)
   CsSweepChart *self = CS_SWEEP_CHART (object);
 
   g_clear_pointer (&self->points, g_free);
+  g_clear_pointer (&self->recommended_label, g_free);
 
   G_OBJECT_CLASS (cs_sweep_chart_parent_class)->finalize (object);
 }
@@ -298,11 +332,13 @@ cs_sweep_chart_set_sweep (CsSweepChart *self,
   g_clear_pointer (&self->points, g_free);
   self->n_points = 0;
   self->recommended = 0;
+  g_clear_pointer (&self->recommended_label, g_free);
 
   if (sweep != NULL)
     {
       self->points = points_for (sweep, self->metric, &self->n_points);
       self->recommended = cs_sweep_get_recommended (sweep, NULL);
+      self->recommended_label = recommended_label (sweep, self->recommended);
     }
 
   description = g_string_new (NULL);

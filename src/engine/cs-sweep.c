@@ -207,8 +207,9 @@ cs_sweep_dup_stats (CsSweep *sweep,
     {
       guint t = g_array_index (counts, guint, j);
       g_autofree double *secs = g_new (double, sweep->runs->len);
-      g_autofree double *mbs = g_new (double, sweep->runs->len);
-      g_autofree double *fps = g_new (double, sweep->runs->len);
+      g_autofree double *bytes = g_new (double, sweep->runs->len);
+      g_autofree double *files = g_new (double, sweep->runs->len);
+      double amount[3];
       CsSweepStat stat = { t, 0 };
 
       for (guint i = 0; i < sweep->runs->len; i++)
@@ -218,20 +219,45 @@ cs_sweep_dup_stats (CsSweep *sweep,
           if (run->threads != t || !run->ok)
             continue;
           secs[stat.n] = run->seconds;
-          mbs[stat.n] = run->mb_per_second;
-          fps[stat.n] = run->files_per_second;
+          bytes[stat.n] = (double) run->bytes;
+          files[stat.n] = (double) run->files;
           stat.n++;
         }
       if (stat.n == 0)
         continue;
       summarize (secs, stat.n, stat.seconds);
-      summarize (mbs, stat.n, stat.mb_per_second);
-      summarize (fps, stat.n, stat.files_per_second);
+      /* The rates are the data over the median time (and over the longest and
+       * the shortest), not medians of their own: a chart beside the
+       * recommendation then tells the same story in other units. */
+      summarize (bytes, stat.n, amount);
+      for (guint k = 0; k < 3; k++)
+        stat.mb_per_second[k] = amount[0] / 1e6 / stat.seconds[k == 0 ? 0 : k == 1 ? 2 : 1];
+      summarize (files, stat.n, amount);
+      for (guint k = 0; k < 3; k++)
+        stat.files_per_second[k] = amount[0] / stat.seconds[k == 0 ? 0 : k == 1 ? 2 : 1];
       g_array_append_val (stats, stat);
     }
 
   *n_stats = stats->len;
   return (CsSweepStat *) (gpointer) g_array_free (g_steal_pointer (&stats), FALSE);
+}
+
+static char *
+seconds_text (double seconds)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  return g_strconcat (g_ascii_formatd (buf, sizeof buf, "%.2f", seconds), " s", NULL);
+}
+
+/* "2.1 %", "12 %": a gap of a few percent keeps a decimal. */
+static char *
+percent_text (double percent)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  return g_strconcat (g_ascii_formatd (buf, sizeof buf, fabs (percent) < 9.95 ? "%.1f" : "%.0f", percent),
+                      " %", NULL);
 }
 
 int
@@ -262,9 +288,12 @@ cs_sweep_find_knee (const CsSweepStat *stats,
   if (out_sentence != NULL)
     {
       const CsSweepStat *k = &stats[knee];
-      double share = 100.0 * best / k->seconds[0];
-      int next = -1;
+      g_autofree char *knee_s = seconds_text (k->seconds[0]);
+      int fastest = -1, next = -1;
 
+      for (guint i = 0; i < n_stats; i++)
+        if (stats[i].n > 0 && stats[i].seconds[0] == best && fastest < 0)
+          fastest = (int) i;
       for (guint i = (guint) knee + 1; i < n_stats; i++)
         if (stats[i].n > 0 && stats[i].seconds[0] > 0)
           {
@@ -272,17 +301,30 @@ cs_sweep_find_knee (const CsSweepStat *stats,
             break;
           }
 
-      if (next < 0)
-        *out_sentence = g_strdup_printf ("%u %s: the fastest of the counts tried.",
-                                         k->threads, k->threads == 1 ? "thread" : "threads");
+      if (fastest != knee)
+        {
+          g_autofree char *best_s = seconds_text (best);
+          g_autofree char *gap = percent_text (100.0 * (k->seconds[0] / best - 1.0));
+
+          /* The gap as a ratio of times is the same as of rates, so each
+           * chart shows this number too. */
+          *out_sentence = g_strdup_printf ("%u %s: %s, within %.0f %% of the best: %s longer than "
+                                           "%u threads' %s.",
+                                           k->threads, k->threads == 1 ? "thread" : "threads", knee_s,
+                                           tolerance * 100, gap, stats[fastest].threads, best_s);
+        }
+      else if (next < 0)
+        *out_sentence = g_strdup_printf ("%u %s: %s, the fastest of the counts tried.",
+                                         k->threads, k->threads == 1 ? "thread" : "threads", knee_s);
       else
         {
-          double adds = 100.0 * (k->seconds[0] / stats[next].seconds[0] - 1.0);
+          g_autofree char *next_s = seconds_text (stats[next].seconds[0]);
+          g_autofree char *gap = percent_text (100.0 * (stats[next].seconds[0] / k->seconds[0] - 1.0));
 
-          *out_sentence = g_strdup_printf ("%u %s: %.0f %% of the best; %u threads %s %.0f %%.",
-                                           k->threads, k->threads == 1 ? "thread" : "threads",
-                                           share, stats[next].threads,
-                                           adds >= 0 ? "adds" : "loses", fabs (adds));
+          *out_sentence = g_strdup_printf ("%u %s: %s, the fastest of the counts tried; "
+                                           "%u threads took %s, %s longer.",
+                                           k->threads, k->threads == 1 ? "thread" : "threads", knee_s,
+                                           stats[next].threads, next_s, gap);
         }
     }
 
@@ -298,7 +340,7 @@ cs_sweep_get_recommended (CsSweep  *sweep,
   int knee;
 
   stats = cs_sweep_dup_stats (sweep, &n);
-  knee = cs_sweep_find_knee (stats, n, 0.05, out_sentence);
+  knee = cs_sweep_find_knee (stats, n, CS_SWEEP_TOLERANCE, out_sentence);
   return knee >= 0 ? stats[knee].threads : 0;
 }
 

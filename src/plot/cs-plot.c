@@ -1486,7 +1486,8 @@ cs_plot_draw_sweep (cairo_t                *cr,
                     const char             *unit,
                     const CsPlotSweepPoint *points,
                     guint                   n_points,
-                    guint                   recommended)
+                    guint                   recommended,
+                    const char             *recommended_label)
 {
   static const double guide_dash[] = { 4.0, 3.0 };
   g_autofree CsPlotSweepPoint *sorted = NULL;
@@ -1743,7 +1744,9 @@ cs_plot_draw_sweep (cairo_t                *cr,
 
   if (recommended > 0)
     {
-      g_autofree char *label = g_strdup_printf (_("recommended: %u"), recommended);
+      g_autofree char *label = recommended_label != NULL
+                               ? g_strdup (recommended_label)
+                               : g_strdup_printf (_("recommended: %u"), recommended);
       const CsPlotSweepPoint *point = NULL;
       double label_width, label_height;
       double x, top;

@@ -90,7 +90,8 @@ typedef struct {
 } CsPlotSweepPoint;
 
 /* A metric against thread count on a log2 axis, with min–max bars and the
- * recommended count highlighted (0: none). */
+ * recommended count highlighted (0: none) and labelled @recommended_label
+ * (NULL: "recommended: N"), which says why in the chart's numbers. */
 void     cs_plot_draw_sweep          (cairo_t                *cr,
                                       double                  width,
                                       double                  height,
@@ -99,7 +100,8 @@ void     cs_plot_draw_sweep          (cairo_t                *cr,
                                       const char             *unit,
                                       const CsPlotSweepPoint *points,
                                       guint                   n_points,
-                                      guint                   recommended);
+                                      guint                   recommended,
+                                      const char             *recommended_label);
 
 /* "Nice" numbers: the smallest 1, 2 or 5 × 10^n >= @value (value > 0). */
 double   cs_plot_nice_ceiling        (double               value);

@@ -147,7 +147,7 @@ draw_sweep (cairo_t  *cr,
   SweepData *data = user_data;
 
   cs_plot_draw_sweep (cr, width, height, &data->palette, data->title, data->unit,
-                      data->points, data->n_points, data->recommended);
+                      data->points, data->n_points, data->recommended, NULL);
 }
 
 /* Keeps a copy beside the test binary, for a person to look at. */
