@@ -567,3 +567,182 @@ cs_compare_get_figures (CsCompare *compare,
 
   return &compare->figures[run];
 }
+
+static gboolean
+close_enough (double a,
+              double b,
+              double tolerance)
+{
+  return fabs (a - b) <= tolerance * MAX (fabs (a), fabs (b));
+}
+
+static gboolean
+same_work (CsCompare *compare)
+{
+  for (guint i = 1; i < compare->n_runs; i++)
+    if (!close_enough ((double) compare->figures[i].files, (double) compare->figures[0].files,
+                       CS_COMPARE_SAME_WORK_TOLERANCE) ||
+        !close_enough ((double) compare->figures[i].bytes, (double) compare->figures[0].bytes,
+                       CS_COMPARE_SAME_WORK_TOLERANCE))
+      return FALSE;
+
+  return TRUE;
+}
+
+/* Duration, or speed for different amounts: which is better, and the ratio. */
+static double
+outcome_value (const CsFigures *f,
+               gboolean         by_speed)
+{
+  return by_speed ? f->speed : f->duration;
+}
+
+void
+cs_compare_get_outcome (CsCompare        *compare,
+                        CsCompareOutcome *out)
+{
+  int best = -1, worst = -1;
+
+  g_return_if_fail (compare != NULL);
+  g_return_if_fail (out != NULL);
+
+  out->by_speed = !same_work (compare);
+  out->fastest = CS_COMPARE_NONE;
+  out->factor = 0;
+
+  for (guint i = 0; i < compare->n_runs; i++)
+    {
+      double v = outcome_value (&compare->figures[i], out->by_speed);
+
+      if (!(compare->figures[i].duration > 0) || !(v > 0))
+        continue;
+      if (best < 0 || (out->by_speed ? v > outcome_value (&compare->figures[best], TRUE)
+                                     : v < outcome_value (&compare->figures[best], FALSE)))
+        best = (int) i;
+      if (worst < 0 || (out->by_speed ? v < outcome_value (&compare->figures[worst], TRUE)
+                                      : v > outcome_value (&compare->figures[worst], FALSE)))
+        worst = (int) i;
+    }
+  if (best < 0)
+    return;
+
+  out->fastest = best;
+  out->factor = out->by_speed
+                ? compare->figures[best].speed / compare->figures[worst].speed
+                : compare->figures[worst].duration / compare->figures[best].duration;
+
+  /* Another run as fast within the tolerance: a tie, as for the counters. */
+  for (guint i = 0; i < compare->n_runs; i++)
+    if ((int) i != best && compare->figures[i].duration > 0 &&
+        close_enough (outcome_value (&compare->figures[i], out->by_speed),
+                      outcome_value (&compare->figures[best], out->by_speed),
+                      CS_COMPARE_TIE_TOLERANCE))
+      out->fastest = CS_COMPARE_TIE;
+}
+
+static void
+append_figures (GString         *out,
+                const char      *label,
+                const CsFigures *f)
+{
+  g_autofree char *duration = cs_figure_format (CS_FIGURE_DURATION, f->duration);
+  g_autofree char *speed = cs_figure_format (CS_FIGURE_SPEED, f->speed);
+  g_autofree char *file_rate = cs_figure_format (CS_FIGURE_FILE_RATE, f->file_rate);
+
+  g_string_append_printf (out, " %s: %s, %s, %s, ", label, duration, speed, file_rate);
+  if (cs_figures_threads_changed (f))
+    {
+      g_autofree char *mean = cs_figure_format_number (CS_FIGURE_THREADS_MEAN, f->threads_mean, FALSE);
+
+      g_string_append_printf (out, "%u–%u threads (mean %s).", f->threads_min, f->threads_max, mean);
+    }
+  else
+    g_string_append_printf (out, "%u %s.", f->threads, f->threads == 1 ? "thread" : "threads");
+}
+
+static char *
+format_factor (double factor)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  return g_strdup (g_ascii_formatd (buf, sizeof buf, "%.2f", factor));
+}
+
+char *
+cs_compare_dup_outcome (CsCompare *compare)
+{
+  CsCompareOutcome outcome;
+  GString *out;
+  const CsFigures *fast;
+
+  g_return_val_if_fail (compare != NULL, NULL);
+
+  cs_compare_get_outcome (compare, &outcome);
+  out = g_string_new (NULL);
+
+  if (outcome.fastest == CS_COMPARE_NONE)
+    {
+      g_string_append (out, "None of the runs copied anything in a measurable time.");
+    }
+  else if (outcome.fastest == CS_COMPARE_TIE)
+    {
+      char tolerance[G_ASCII_DTOSTR_BUF_SIZE];
+
+      g_ascii_formatd (tolerance, sizeof tolerance, "%.1f", CS_COMPARE_TIE_TOLERANCE * 100);
+
+      g_string_append_printf (out, outcome.by_speed
+                              ? "The runs copied at the same speed, within %s %%:"
+                              : "The runs finished in the same time, within %s %%:", tolerance);
+      for (guint i = 0; i < compare->n_runs; i++)
+        {
+          g_autofree char *v = outcome.by_speed
+                               ? cs_figure_format (CS_FIGURE_SPEED, compare->figures[i].speed)
+                               : cs_figure_format (CS_FIGURE_DURATION, compare->figures[i].duration);
+
+          g_string_append_printf (out, "%s%s for %s", i == 0 ? " " : i + 1 == compare->n_runs ? " and " : ", ",
+                                  v, compare->labels[i]);
+        }
+      g_string_append_c (out, '.');
+    }
+  else
+    {
+      CsFigure figure = outcome.by_speed ? CS_FIGURE_SPEED : CS_FIGURE_DURATION;
+      g_autofree char *best = NULL;
+      gboolean first = TRUE;
+
+      fast = &compare->figures[outcome.fastest];
+      best = cs_figure_format (figure, outcome_value (fast, outcome.by_speed));
+      g_string_append_printf (out, "%s %s %s: %s against ", compare->labels[outcome.fastest],
+                              outcome.by_speed ? "copied" : "finished",
+                              compare->n_runs > 2 ? "fastest" : "faster", best);
+      for (guint i = 0; i < compare->n_runs; i++)
+        {
+          const CsFigures *f = &compare->figures[i];
+          g_autofree char *v = NULL;
+          g_autofree char *factor = NULL;
+          double ratio;
+
+          if ((int) i == outcome.fastest)
+            continue;
+          v = cs_figure_format (figure, outcome_value (f, outcome.by_speed));
+          ratio = outcome.by_speed
+                  ? (f->speed > 0 ? fast->speed / f->speed : 0)
+                  : (fast->duration > 0 ? f->duration / fast->duration : 0);
+          factor = format_factor (ratio);
+          if (!first)
+            g_string_append (out, ", ");
+          g_string_append_printf (out, compare->n_runs == 2 ? "%s for %s, %s times %s" : "%s for %s (%s times %s)",
+                                  v, compare->labels[i], factor, outcome.by_speed ? "the speed" : "as fast");
+          first = FALSE;
+        }
+      g_string_append_c (out, '.');
+      if (outcome.by_speed)
+        g_string_append (out, " The runs copied different amounts, so their speeds are compared"
+                         " rather than their durations.");
+    }
+
+  for (guint i = 0; i < compare->n_runs; i++)
+    append_figures (out, compare->labels[i], &compare->figures[i]);
+
+  return g_string_free (out, FALSE);
+}

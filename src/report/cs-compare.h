@@ -38,6 +38,23 @@ typedef struct {
   gboolean   is_test;                      /* counted in the verdict */
 } CsCompareCounter;
 
+/*
+ * Copyscope's own verdict, which a comparison gives first: which run finished
+ * faster and by how much, from each run's figures (cs-figures.h). Runs that
+ * copied different amounts cannot be told apart by their durations: they are
+ * judged by their speed (MB/s). No counter counts here, so none without a
+ * "better" for this question (threads, request size) wins anything.
+ */
+typedef struct {
+  int      fastest;     /* run index, CS_COMPARE_TIE or CS_COMPARE_NONE (nothing ran) */
+  gboolean by_speed;    /* the runs copied different amounts */
+  double   factor;      /* the slowest run's duration (or the fastest's speed) over
+                         * the fastest's (the slowest's): 3.0 is "3.0 times as fast" */
+} CsCompareOutcome;
+
+/* Runs whose copied files and bytes differ by less than this copied the same. */
+#define CS_COMPARE_SAME_WORK_TOLERANCE 0.01
+
 typedef struct _CsCompare CsCompare;
 
 /* @labels: one per run, or NULL to use each run's label or "Run N". */
@@ -69,6 +86,11 @@ gboolean                cs_compare_is_best              (CsCompare           *co
 /* The figures of @run, as every view shows them. */
 const CsFigures        *cs_compare_get_figures          (CsCompare           *compare,
                                                          guint                run);
+void                    cs_compare_get_outcome          (CsCompare           *compare,
+                                                         CsCompareOutcome    *out_outcome);
+/* The outcome in words, then each run's duration, speed, file rate and
+ * threads: "T2 finished faster: 2.35 s against 7.12 s, 3.03 times as fast. …" */
+char                   *cs_compare_dup_outcome          (CsCompare           *compare);
 
 /* "12.34 MB/s": two decimals, locale-independent, with the counter's unit. */
 char                   *cs_compare_format_value         (CsCounter            counter,

@@ -883,9 +883,12 @@ md_comparison_counters (GString   *out,
 {
   guint n = cs_compare_get_n_runs (compare);
   g_autofree char *verdict = cs_compare_dup_verdict (compare);
+  g_autofree char *outcome = cs_compare_dup_outcome (compare);
   g_autoptr(Table) results = counters_table (compare);
 
-  g_string_append (out, "## Results\n\nAverages; the best is in bold.\n\n");
+  g_string_append (out, "## Outcome\n\n");
+  append_md (out, outcome);
+  g_string_append (out, "\n\n## Results\n\nAverages; the best is in bold.\n\n");
   md_table (out, results);
   g_string_append_c (out, '\n');
   append_md (out, verdict);
@@ -1158,6 +1161,7 @@ render_json (CsCompare *compare)
   g_autoptr(JsonBuilder) builder = NULL;
   g_autoptr(JsonNode) root = NULL;
   g_autofree char *verdict = NULL;
+  g_autofree char *outcome = NULL;
   guint n = cs_compare_get_n_runs (compare);
 
   if (n == 1)
@@ -1186,6 +1190,9 @@ render_json (CsCompare *compare)
   for (guint i = 0; i < n; i++)
     json_builder_add_int_value (builder, cs_compare_get_wins (compare, i));
   json_builder_end_array (builder);
+  outcome = cs_compare_dup_outcome (compare);
+  json_builder_set_member_name (builder, "outcome");
+  json_builder_add_string_value (builder, outcome);
   verdict = cs_compare_dup_verdict (compare);
   json_builder_set_member_name (builder, "verdict");
   json_builder_add_string_value (builder, verdict);
@@ -1443,10 +1450,12 @@ render_html (CsCompare  *compare,
   if (n > 1)
     {
       g_autofree char *verdict = cs_compare_dup_verdict (compare);
-
+      g_autofree char *outcome = cs_compare_dup_outcome (compare);
       g_autoptr(Table) results = counters_table (compare);
 
-      g_string_append (out, "<h2>Results</h2>\n");
+      g_string_append (out, "<h2>Outcome</h2>\n<p class=\"verdict\">");
+      append_html (out, outcome);
+      g_string_append (out, "</p>\n<h2>Results</h2>\n");
       html_table (out, results);
       g_string_append (out, "<p class=\"verdict\">");
       append_html (out, verdict);

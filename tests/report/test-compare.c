@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "cs-compare.h"
+#include "cs-run-private.h"
 #include "report-fixtures.h"
 
 /*
@@ -221,6 +222,119 @@ test_compare_three_runs (void)
                                          "(150.00 MB/s, vs. 100.00 MB/s for Run 1, 120.00 MB/s for C)"));
 }
 
+/* A copy of @files files and @bytes bytes that took @duration s with @threads
+ * threads (changed to @later at half time when not 0), and counters that
+ * favour it when @counters_favour. */
+static CsRun *
+timed_run (const char *label,
+           double      duration,
+           guint64     files,
+           guint64     bytes,
+           guint       threads,
+           guint       later,
+           gboolean    counters_favour)
+{
+  double avg[CS_N_COUNTERS];
+  CsRunSettings settings = { 0 };
+  CsTotals totals = { { { 0 } } };
+  CsRun *run;
+
+  for (guint c = 0; c < CS_N_COUNTERS; c++)
+    avg[c] = NAN;
+  /* The seed reviews' tally reads these; they say nothing of the time. */
+  avg[CS_COUNTER_AVG_REQUEST_SIZE] = counters_favour ? 60 : 40;
+  avg[CS_COUNTER_CPU_USAGE] = counters_favour ? 20 : 40;
+  avg[CS_COUNTER_PROCESS_MEMORY] = counters_favour ? 5 : 16;
+  run = fixture_run_with_stats (label, avg, avg, avg);
+
+  settings.threads = threads;
+  settings.interval_ms = 250;
+  _cs_run_set_settings (run, &settings);
+  _cs_run_set_duration (run, duration);
+  totals.v[CS_CLASS_COPIED][CS_KIND_FILES] = files;
+  totals.v[CS_CLASS_COPIED][CS_KIND_BYTES] = bytes;
+  _cs_run_set_totals (run, &totals);
+  if (later > 0)
+    _cs_run_add_thread_change (run, duration / 2, threads, later, "user");
+
+  return run;
+}
+
+/*
+ * Copyscope's verdict leads with which run finished faster and by how much,
+ * whatever the counters' tally says: 16 threads 3 times as fast as 1 is what
+ * the comparison is about, though 1 thread "achieves better results" in the
+ * seed reviews' terms (request size, CPU, memory).
+ */
+static void
+test_compare_outcome (void)
+{
+  g_autoptr(CsRun) t1 = timed_run ("T1", 7.12, 5000, 61440000, 1, 0, TRUE);
+  g_autoptr(CsRun) t2 = timed_run ("T2", 2.35, 5000, 61440000, 16, 0, FALSE);
+  g_autoptr(CsCompare) compare = cs_compare_new ((CsRun *[]) { t1, t2 }, 2, NULL);
+  g_autofree char *outcome = cs_compare_dup_outcome (compare);
+  g_autofree char *tally = cs_compare_dup_verdict (compare);
+  CsCompareOutcome o;
+
+  cs_compare_get_outcome (compare, &o);
+  g_assert_cmpint (o.fastest, ==, 1);
+  g_assert_false (o.by_speed);
+  g_assert_cmpfloat_with_epsilon (o.factor, 7.12 / 2.35, 1e-9);
+  g_assert_cmpstr (outcome, ==,
+                   "T2 finished faster: 2.35 s against 7.12 s for T1, 3.03 times as fast. "
+                   "T1: 7.12 s, 8.6 MB/s, 702 files/s, 1 thread. "
+                   "T2: 2.35 s, 26.1 MB/s, 2128 files/s, 16 threads.");
+  /* The tally stays the seed reviews', as the detail. */
+  g_assert_cmpuint (cs_compare_get_wins (compare, 0), ==, 3);
+  g_assert_true (g_str_has_prefix (tally, "According to the performance results, T1 achieves better results in 3 out of 3 tests"));
+}
+
+static void
+test_compare_outcome_cases (void)
+{
+  /* Within 0.5 %: neither is faster. */
+  {
+    g_autoptr(CsRun) a = timed_run ("A", 2.000, 100, 1000000, 4, 0, FALSE);
+    g_autoptr(CsRun) b = timed_run ("B", 2.008, 100, 1000000, 8, 0, FALSE);
+    g_autoptr(CsCompare) compare = cs_compare_new ((CsRun *[]) { a, b }, 2, NULL);
+    g_autofree char *outcome = cs_compare_dup_outcome (compare);
+
+    g_assert_cmpstr (outcome, ==,
+                     "The runs finished in the same time, within 0.5 %: 2.00 s for A and 2.01 s for B. "
+                     "A: 2.00 s, 0.50 MB/s, 50.0 files/s, 4 threads. "
+                     "B: 2.01 s, 0.50 MB/s, 49.8 files/s, 8 threads.");
+  }
+  /* Different amounts: the speeds tell, not the durations. */
+  {
+    g_autoptr(CsRun) a = timed_run ("A", 7.0, 5000, 70000000, 1, 0, FALSE);
+    g_autoptr(CsRun) b = timed_run ("B", 2.0, 3000, 40000000, 8, 0, FALSE);
+    g_autoptr(CsCompare) compare = cs_compare_new ((CsRun *[]) { a, b }, 2, NULL);
+    g_autofree char *outcome = cs_compare_dup_outcome (compare);
+    CsCompareOutcome o;
+
+    cs_compare_get_outcome (compare, &o);
+    g_assert_true (o.by_speed);
+    g_assert_cmpint (o.fastest, ==, 1);
+    g_assert_true (g_str_has_prefix (outcome, "B copied faster: 20.0 MB/s against 10.0 MB/s for A, "
+                                              "2.00 times the speed. The runs copied different amounts"));
+  }
+  /* Three runs, and a count that changed: its range and time-weighted mean. */
+  {
+    g_autoptr(CsRun) a = timed_run ("one", 9.0, 100, 1000000, 1, 0, FALSE);
+    g_autoptr(CsRun) b = timed_run ("auto", 3.0, 100, 1000000, 4, 16, FALSE);
+    g_autoptr(CsRun) c = timed_run ("eight", 4.5, 100, 1000000, 8, 0, FALSE);
+    g_autoptr(CsCompare) compare = cs_compare_new ((CsRun *[]) { a, b, c }, 3, NULL);
+    g_autofree char *outcome = cs_compare_dup_outcome (compare);
+
+    g_assert_cmpstr (outcome, ==,
+                     "auto finished fastest: 3.00 s against 9.00 s for one (3.00 times as fast), "
+                     "4.50 s for eight (1.50 times as fast). "
+                     "one: 9.00 s, 0.11 MB/s, 11.1 files/s, 1 thread. "
+                     "auto: 3.00 s, 0.33 MB/s, 33.3 files/s, 4–16 threads (mean 10.0). "
+                     "eight: 4.50 s, 0.22 MB/s, 22.2 files/s, 8 threads.");
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -233,6 +347,8 @@ main (int   argc,
   g_test_add_func ("/compare/seed-003/sentences", test_compare_seed_sentences);
   g_test_add_func ("/compare/ties", test_compare_ties);
   g_test_add_func ("/compare/three-runs", test_compare_three_runs);
+  g_test_add_func ("/compare/outcome", test_compare_outcome);
+  g_test_add_func ("/compare/outcome-cases", test_compare_outcome_cases);
 
   return g_test_run ();
 }
