@@ -691,13 +691,6 @@ _cs_window_configure_job (CsWindow *self,
   /* "Copy Into D": each source at D/NAME, whether D exists yet or not. */
   cs_job_set_into (job, TRUE);
   cs_job_set_interval (job, g_settings_get_uint (self->settings, "interval"));
-  /* The engine's default lets sixteen workers share the CPU with this thread;
-   * with sixty-four at that value the loop waited for a CPU for more than half
-   * of a copy of `many` on two cores, and stalled for 1.1–1.8 s (0.23–0.47 s at
-   * the 99th percentile; COPYSCOPE_LOOP_PROBE). At the maximum the workers are
-   * also SCHED_IDLE: the longest stall was then 41 ms over five runs
-   * (bench/window). */
-  cs_job_set_worker_nice (job, CS_JOB_MAX_WORKER_NICE);
 }
 
 static void cs_window_run_when_drawn (CsWindow *self);

@@ -42,7 +42,6 @@ typedef struct {
   guint64  partial;           /* bytes of the current item copied so far */
   guint    lost;              /* 1 << CsMetadata: what the destination did not keep of it */
   guint64  resumed;           /* bytes of the current item kept from an earlier run's partial */
-  int      nice;              /* the thread's nice value, as this file set it */
 } CsWorker;
 
 typedef enum {
@@ -62,7 +61,6 @@ struct _CsJob {
   CsRunSettings settings;
   GPtrArray    *excludes;         /* GPatternSpec* */
   char         *cache_mode;
-  int           worker_nice;
   CsJobPlanFunc plan_func;
   gpointer      plan_data;
   gboolean      has_conflict_handler;

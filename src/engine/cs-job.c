@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -154,7 +153,6 @@ cs_job_init (CsJob *self)
   self->settings.interval_ms = 250;
   self->settings.flush = TRUE;
   self->settings.max_delete = CS_JOB_DEFAULT_MAX_DELETE;
-  self->worker_nice = CS_JOB_DEFAULT_WORKER_NICE;
   atomic_init (&self->threads, CS_JOB_DEFAULT_THREADS);
   self->run = cs_run_new ();
   self->state = CS_JOB_STATE_READY;
@@ -394,16 +392,6 @@ cs_job_set_log_fd (CsJob *self,
   g_return_if_fail (fd >= -1);
 
   self->log_fd = fd;
-}
-
-void
-cs_job_set_worker_nice (CsJob *self,
-                        int    nice)
-{
-  RETURN_IF_STARTED (self);
-  g_return_if_fail (nice >= 0 && nice <= CS_JOB_MAX_WORKER_NICE);
-
-  self->worker_nice = nice;
 }
 
 void
@@ -874,25 +862,6 @@ worker_func (gpointer data,
       if (posix_memalign ((void **) &worker->buffer, 4096, CS_BUFFER_SIZE) != 0)
         g_error ("Out of memory");
       g_private_set (&worker_private, worker);
-    }
-
-  /* Workers yield to the thread drawing the window: on a two-core machine
-   * sixteen busy workers would otherwise starve it. Pool threads outlive jobs
-   * and an unprivileged thread cannot lower its nice value again, so a thread
-   * keeps the highest value any job asked for.  At 19 a worker is also
-   * SCHED_IDLE: the scheduler then lets any other thread that wakes run at
-   * once, where at nice 19 alone the window's thread still waited up to 56 ms
-   * behind 64 workers (29 ms at most as SCHED_IDLE). */
-  if (worker->nice < job->worker_nice)
-    {
-      setpriority (PRIO_PROCESS, (id_t) gettid (), job->worker_nice);
-      worker->nice = job->worker_nice;
-      if (job->worker_nice >= CS_JOB_MAX_WORKER_NICE)
-        {
-          struct sched_param param = { 0 };
-
-          sched_setscheduler (0, SCHED_IDLE, &param);
-        }
     }
 
   if (budget_limits_items (job))
@@ -1798,7 +1767,10 @@ start (CsJob         *self,
    * queue, out of TSan's sight; here every pool starts threads of its own. */
   g_thread_pool_set_max_unused_threads (0);
 #endif
-  self->pool = g_thread_pool_new (worker_func, self, (int) atomic_load (&self->threads), FALSE, NULL);
+  /* Exclusive: the job's own threads, not the process's shared ones that GTask and
+   * GIO take theirs from, so a worker keeps nothing of another pool's and leaves
+   * nothing for one. */
+  self->pool = g_thread_pool_new (worker_func, self, (int) atomic_load (&self->threads), TRUE, NULL);
   __atomic_store_n (&self->state, CS_JOB_STATE_RUNNING, __ATOMIC_RELEASE);
   atomic_store (&self->scanning, 1);
   self->start_mono = g_get_monotonic_time ();

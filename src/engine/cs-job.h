@@ -12,8 +12,6 @@ G_BEGIN_DECLS
 #define CS_JOB_MIN_THREADS     1
 #define CS_JOB_MAX_THREADS     128
 #define CS_JOB_DEFAULT_THREADS 8
-#define CS_JOB_DEFAULT_WORKER_NICE 4
-#define CS_JOB_MAX_WORKER_NICE 19
 /* A mirror that would delete more files and folders than this deletes none. */
 #define CS_JOB_DEFAULT_MAX_DELETE 1000
 
@@ -155,12 +153,6 @@ void        cs_job_set_chunking     (CsJob          *self,
  * window can open a file beside the run record and hand it here. */
 void        cs_job_set_log_fd       (CsJob          *self,
                                      int             fd);
-/* How far the workers yield the CPU to the process's other threads: their nice
- * value, 0–19 (default CS_JOB_DEFAULT_WORKER_NICE). A front end that draws
- * while dozens of workers copy asks for more. At CS_JOB_MAX_WORKER_NICE the
- * workers also run as SCHED_IDLE, so any other thread that wakes runs first. */
-void        cs_job_set_worker_nice  (CsJob          *self,
-                                     int             nice);
 
 /* Refuses dangerous or impossible requests before anything is written. */
 gboolean    cs_job_check            (CsJob          *self,
