@@ -7,31 +7,18 @@
 
 #include <glib/gi18n.h>
 
+#include "copyscope-engine.h"
 #include "cs-format.h"
 #include "cs-progress-view.h"
 
 /*
- * Files and bytes done of what has been found so far, the current rate, and a
- * time left shown only once it has settled, as a range rather than a promise.
- *
- * The rate is measured over the last RATE_WINDOW seconds of the job's own clock
- * (which stops while paused or asking). Each update also makes an estimate of
- * the time left; the estimates of the last ETA_WINDOW seconds, each aged by the
- * time since it was made, give the range. It is shown when the scan is over and
- * the range is no wider than the middle estimate.
+ * What is done of what is known, the copy speed, and the time left: the
+ * engine's estimate (cs-eta.h), which the CLI's progress line shows too.
+ * While the sources are still being scanned the total is not known, and the
+ * view says so: files and bytes found and done, a bar that only shows the
+ * copy moves, no percentage and no time left. Once the total is known the
+ * bar goes by bytes, and the files are counted beside it.
  */
-
-#define HISTORY_SIZE   64
-#define RATE_WINDOW    5.0
-#define ETA_WINDOW     10.0
-#define ETA_MIN_AGE    5.0
-
-typedef struct
-{
-  double  elapsed;
-  guint64 bytes_done;
-  double  eta;          /* < 0 when none could be made */
-} Point;
 
 struct _CsProgressView
 {
@@ -45,101 +32,11 @@ struct _CsProgressView
   GtkLabel       *scanning_label;
   GtkLabel       *rate_label;
 
-  Point           history[HISTORY_SIZE];
-  guint           history_head;
-  guint           history_len;
-  double          rate;
+  /* Owned */
+  CsEta          *eta;
 };
 
 G_DEFINE_FINAL_TYPE (CsProgressView, cs_progress_view, GTK_TYPE_WIDGET)
-
-static const Point *
-history_get (CsProgressView *self,
-             guint           age)   /* 0 = newest */
-{
-  g_assert (age < self->history_len);
-
-  return &self->history[(self->history_head + HISTORY_SIZE - 1 - age) % HISTORY_SIZE];
-}
-
-static void
-cs_progress_view_push (CsProgressView   *self,
-                       const CsProgress *progress)
-{
-  Point *point;
-  double rate = 0;
-  guint64 remaining;
-
-  /* The clock did not move (paused, or a repeated update): nothing to learn. */
-  if (self->history_len > 0 && progress->elapsed <= history_get (self, 0)->elapsed)
-    return;
-
-  for (guint age = 0; age < self->history_len; age++)
-    {
-      const Point *old = history_get (self, age);
-
-      if (progress->elapsed - old->elapsed >= RATE_WINDOW || age + 1 == self->history_len)
-        {
-          double dt = progress->elapsed - old->elapsed;
-
-          if (dt > 0 && progress->bytes_done >= old->bytes_done)
-            rate = (double) (progress->bytes_done - old->bytes_done) / dt;
-          break;
-        }
-    }
-
-  self->rate = rate;
-
-  point = &self->history[self->history_head];
-  point->elapsed = progress->elapsed;
-  point->bytes_done = progress->bytes_done;
-  remaining = progress->bytes_found > progress->bytes_done
-              ? progress->bytes_found - progress->bytes_done : 0;
-  point->eta = rate > 0 ? (double) remaining / rate : -1;
-
-  self->history_head = (self->history_head + 1) % HISTORY_SIZE;
-  self->history_len = MIN (self->history_len + 1, HISTORY_SIZE);
-}
-
-/* FALSE while the estimate is not worth showing. */
-static gboolean
-cs_progress_view_get_eta (CsProgressView   *self,
-                          const CsProgress *progress,
-                          double           *out_low,
-                          double           *out_high)
-{
-  double low = G_MAXDOUBLE, high = 0, now;
-  guint n = 0;
-
-  if (progress->scanning || progress->elapsed < ETA_MIN_AGE || self->history_len == 0)
-    return FALSE;
-
-  now = history_get (self, 0)->elapsed;
-
-  for (guint age = 0; age < self->history_len; age++)
-    {
-      const Point *p = history_get (self, age);
-      double eta;
-
-      if (now - p->elapsed > ETA_WINDOW)
-        break;
-      if (p->eta < 0)
-        return FALSE;
-
-      eta = MAX (p->eta - (now - p->elapsed), 0);
-      low = MIN (low, eta);
-      high = MAX (high, eta);
-      n++;
-    }
-
-  if (n < 3 || high - low > MAX ((low + high) / 2, 5.0))
-    return FALSE;
-
-  *out_low = low;
-  *out_high = high;
-
-  return TRUE;
-}
 
 static void
 cs_progress_view_dispose (GObject *object)
@@ -147,6 +44,7 @@ cs_progress_view_dispose (GObject *object)
   GtkWidget *child;
 
   gtk_widget_dispose_template (GTK_WIDGET (object), CS_TYPE_PROGRESS_VIEW);
+  g_clear_pointer (&CS_PROGRESS_VIEW (object)->eta, cs_eta_free);
 
   /* Unnamed template children too: the widget is their only parent. */
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (object))) != NULL)
@@ -182,6 +80,7 @@ cs_progress_view_init (CsProgressView *self)
   GtkLayoutManager *layout;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->eta = cs_eta_new ();
 
   layout = gtk_widget_get_layout_manager (GTK_WIDGET (self));
   gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);
@@ -195,9 +94,7 @@ cs_progress_view_reset (CsProgressView *self)
 {
   g_return_if_fail (CS_IS_PROGRESS_VIEW (self));
 
-  self->history_head = 0;
-  self->history_len = 0;
-  self->rate = 0;
+  cs_eta_reset (self->eta);
 
   gtk_label_set_label (self->headline_label, _("Starting…"));
   gtk_label_set_label (self->eta_label, "");
@@ -205,6 +102,30 @@ cs_progress_view_reset (CsProgressView *self)
   gtk_label_set_label (self->rate_label, "");
   gtk_progress_bar_set_fraction (self->progress_bar, 0);
   gtk_widget_set_visible (GTK_WIDGET (self->scanning_label), FALSE);
+}
+
+static char *
+format_time_left (CsEta *eta)
+{
+  g_autofree char *low_text = NULL;
+  g_autofree char *high_text = NULL;
+  double low, high;
+
+  if (!cs_eta_get_left (eta, &low, &high))
+    return g_strdup (_("Estimating time left…"));
+
+  low_text = _cs_format_duration (low);
+  if (isinf (high))
+    /* Translators: time left when only a lower bound can be told (large files
+     * done, many small ones left), like "At least 2 minutes left" */
+    return g_strdup_printf (_("At least %s left"), low_text);
+
+  high_text = _cs_format_duration (high);
+  if (g_strcmp0 (low_text, high_text) == 0)
+    /* Translators: time left, like "About 3 minutes left" */
+    return g_strdup_printf (_("About %s left"), low_text);
+  /* Translators: a range of time left, like "2 minutes to 3 min 20 s left" */
+  return g_strdup_printf (_("%s to %s left"), low_text, high_text);
 }
 
 /* main thread */
@@ -218,13 +139,13 @@ cs_progress_view_update (CsProgressView   *self,
   g_autofree char *bytes_found = NULL;
   g_autofree char *headline = NULL;
   g_autofree char *bytes = NULL;
-  g_autofree char *rate = NULL;
-  double fraction = 0, low, high;
+  g_autofree char *speed = NULL;
+  double fraction = 0;
 
   g_return_if_fail (CS_IS_PROGRESS_VIEW (self));
   g_return_if_fail (progress != NULL);
 
-  cs_progress_view_push (self, progress);
+  cs_eta_push (self->eta, progress);
 
   files_done = _cs_format_count (progress->files_done);
   files_found = _cs_format_count (progress->files_found);
@@ -237,10 +158,11 @@ cs_progress_view_update (CsProgressView   *self,
                                           (gulong) progress->files_found),
                                 files_done, files_found);
   else if (progress->scanning)
-    /* Translators: the total is still growing while the sources are scanned */
-    headline = g_strdup_printf (ngettext ("%s of %s file found so far",
-                                          "%s of %s files found so far",
-                                          (gulong) progress->files_found),
+    /* Translators: the total is still growing while the sources are scanned,
+     * like "1,234 files done · 5,678 found so far" */
+    headline = g_strdup_printf (ngettext ("%s file done · %s found so far",
+                                          "%s files done · %s found so far",
+                                          (gulong) progress->files_done),
                                 files_done, files_found);
   else
     headline = g_strdup_printf (ngettext ("%s of %s file", "%s of %s files",
@@ -248,46 +170,51 @@ cs_progress_view_update (CsProgressView   *self,
                                 files_done, files_found);
   gtk_label_set_label (self->headline_label, headline);
 
-  /* Translators: bytes copied of the total, like "1.2 GB of 3.4 GB" */
-  bytes = g_strdup_printf (_("%s of %s"), bytes_done, bytes_found);
+  if (progress->scanning)
+    /* Translators: bytes done and found while the sources are still scanned,
+     * like "1.2 GB done · 3.4 GB found so far" */
+    bytes = g_strdup_printf (_("%s done · %s found so far"), bytes_done, bytes_found);
+  else
+    /* Translators: bytes copied of the total, like "1.2 GB of 3.4 GB" */
+    bytes = g_strdup_printf (_("%s of %s"), bytes_done, bytes_found);
   gtk_label_set_label (self->bytes_label, bytes);
 
   gtk_widget_set_visible (GTK_WIDGET (self->scanning_label), progress->scanning);
 
-  rate = _cs_format_rate (self->rate);
-  gtk_label_set_label (self->rate_label, rate);
+  speed = _cs_format_figure (CS_FIGURE_SPEED, cs_eta_get_speed (self->eta) / 1e6);
+  gtk_label_set_label (self->rate_label, speed);
 
-  if (progress->bytes_found > 0)
-    fraction = (double) progress->bytes_done / (double) progress->bytes_found;
-  else if (progress->files_found > 0)
-    fraction = (double) progress->files_done / (double) progress->files_found;
-  gtk_progress_bar_set_fraction (self->progress_bar, CLAMP (fraction, 0, 1));
-
-  if (progress->state == CS_JOB_STATE_RUNNING && cs_progress_view_get_eta (self, progress, &low, &high))
+  /* A share of a total still growing would pretend: the bar only moves. */
+  if (progress->scanning)
     {
-      g_autofree char *low_text = _cs_format_duration (low);
-      g_autofree char *high_text = _cs_format_duration (high);
-      g_autofree char *eta = NULL;
-
-      if (g_strcmp0 (low_text, high_text) == 0)
-        /* Translators: time left, like "About 3 minutes left" */
-        eta = g_strdup_printf (_("About %s left"), low_text);
-      else
-        /* Translators: a range of time left, like "2 minutes to 3 min 20 s left" */
-        eta = g_strdup_printf (_("%s to %s left"), low_text, high_text);
-      gtk_label_set_label (self->eta_label, eta);
+      if (progress->state == CS_JOB_STATE_RUNNING)
+        gtk_progress_bar_pulse (self->progress_bar);
     }
-  else if (progress->state == CS_JOB_STATE_RUNNING)
-    gtk_label_set_label (self->eta_label, _("Estimating time left…"));
   else
+    {
+      if (progress->bytes_found > 0)
+        fraction = (double) progress->bytes_done / (double) progress->bytes_found;
+      else if (progress->files_found > 0)
+        fraction = (double) progress->files_done / (double) progress->files_found;
+      gtk_progress_bar_set_fraction (self->progress_bar, CLAMP (fraction, 0, 1));
+    }
+
+  /* While scanning, "Still counting files…" beside the bytes says why there is none. */
+  if (progress->state != CS_JOB_STATE_RUNNING || progress->scanning)
     gtk_label_set_label (self->eta_label, "");
+  else
+    {
+      g_autofree char *left = format_time_left (self->eta);
+
+      gtk_label_set_label (self->eta_label, left);
+    }
 }
 
-/* Bytes per second over the last few seconds. */
+/* Bytes copied per second over the last few seconds. */
 double
 cs_progress_view_get_rate (CsProgressView *self)
 {
   g_return_val_if_fail (CS_IS_PROGRESS_VIEW (self), 0);
 
-  return self->rate;
+  return cs_eta_get_speed (self->eta);
 }

@@ -102,13 +102,3 @@ cs_cli_parse_files_rate (const char *text,
   return TRUE;
 }
 
-char *
-cs_cli_format_duration (double seconds)
-{
-  guint64 s;
-
-  if (seconds < 60)
-    return g_strdup_printf ("%.2f s", seconds);
-  s = (guint64) (seconds + 0.5);
-  return g_strdup_printf ("%" G_GUINT64_FORMAT ":%02u:%02u", s / 3600, (guint) (s / 60 % 60), (guint) (s % 60));
-}

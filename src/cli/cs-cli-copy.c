@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,7 +27,7 @@ typedef struct {
   gboolean    tty;
   gboolean    quiet;
   gint64      last_line;
-  double      last_rate;
+  CsEta      *eta;
   double      last_requests;
   guint       line_len;
   CsHistorySlot *history;
@@ -51,11 +52,24 @@ on_sample (CsJob    *job,
   CopyState *state = user_data;
   const CsSample *sample = sample_ptr;
 
-  state->last_rate = sample->values[CS_COUNTER_WRITE_TRANSFER_RATE];
   state->last_requests = sample->values[CS_COUNTER_REQUEST_RATE];
 }
 
-/* One line on stderr, redrawn at most five times a second. */
+/* "0:25", "1:02:03": the time left as scripts and people read it. */
+static char *
+format_clock (double seconds)
+{
+  guint64 s = (guint64) llround (MAX (seconds, 0));
+
+  if (s < 3600)
+    return g_strdup_printf ("%u:%02u", (guint) (s / 60), (guint) (s % 60));
+  return g_strdup_printf ("%u:%02u:%02u", (guint) (s / 3600), (guint) (s / 60 % 60), (guint) (s % 60));
+}
+
+/* One line on stderr, redrawn at most five times a second: what is done of
+ * what is known, the copy speed and the time left (cs-eta.h, as the window
+ * shows them). While the sources are scanned there is no total, so no
+ * percentage and no time left. */
 static void
 on_progress (CsJob    *job,
              gpointer  user_data)
@@ -65,25 +79,49 @@ on_progress (CsJob    *job,
   CsProgress p;
   g_autofree char *done = NULL;
   g_autofree char *total = NULL;
-  g_autofree char *eta = NULL;
+  g_autofree char *speed = NULL;
   g_autoptr(GString) line = g_string_new (NULL);
+  double low, high;
+
+  cs_job_get_progress (job, &p);
+  cs_eta_push (state->eta, &p);
 
   if (!state->tty || state->quiet || now - state->last_line < G_USEC_PER_SEC / 5)
     return;
   state->last_line = now;
 
-  cs_job_get_progress (job, &p);
   done = cs_cli_format_bytes (p.bytes_done);
   total = cs_cli_format_bytes (p.bytes_found);
-  if (p.bytes_found > 0)
-    g_string_append_printf (line, "%3.0f%% ", 100.0 * (double) p.bytes_done / (double) p.bytes_found);
-  g_string_append_printf (line, "%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "%s files  %s/%s  %.1f MB/s  %.0f req/s  %u threads",
-                          p.files_done, p.files_found, p.scanning ? "+" : "", done, total,
-                          state->last_rate, state->last_requests, p.threads);
-  if (!p.scanning && state->last_rate > 0.01 && p.bytes_found > p.bytes_done)
+  speed = cs_figure_format (CS_FIGURE_SPEED, cs_eta_get_speed (state->eta) / 1e6);
+  if (p.scanning)
+    g_string_append_printf (line, "scanning  %" G_GUINT64_FORMAT " files, %s found  %" G_GUINT64_FORMAT
+                            " done  %s  %.0f req/s  %u threads",
+                            p.files_found, total, p.files_done, speed, state->last_requests, p.threads);
+  else
     {
-      eta = cs_cli_format_duration ((double) (p.bytes_found - p.bytes_done) / (state->last_rate * 1e6));
-      g_string_append_printf (line, "  ETA %s", eta);
+      double fraction = p.bytes_found > 0 ? (double) p.bytes_done / (double) p.bytes_found
+                        : p.files_found > 0 ? (double) p.files_done / (double) p.files_found : 1.0;
+
+      g_string_append_printf (line, "%3.0f%%  %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
+                              " files  %s/%s  %s  %.0f req/s  %u threads",
+                              100.0 * MIN (fraction, 1.0), p.files_done, p.files_found, done, total,
+                              speed, state->last_requests, p.threads);
+      if (p.state == CS_JOB_STATE_RUNNING && cs_eta_get_left (state->eta, &low, &high))
+        {
+          g_autofree char *low_text = format_clock (low);
+
+          if (isinf (high))
+            g_string_append_printf (line, "  ETA ≥%s", low_text);
+          else
+            {
+              g_autofree char *high_text = format_clock (high);
+
+              if (g_strcmp0 (low_text, high_text) == 0)
+                g_string_append_printf (line, "  ETA %s", low_text);
+              else
+                g_string_append_printf (line, "  ETA %s–%s", low_text, high_text);
+            }
+        }
     }
   if (p.state == CS_JOB_STATE_PAUSED)
     g_string_append (line, "  (paused)");
@@ -711,6 +749,7 @@ transfer (int          argc,
   state.loop = g_main_loop_new (NULL, FALSE);
   state.tty = isatty (STDERR_FILENO);
   state.quiet = quiet;
+  state.eta = cs_eta_new ();
   g_signal_connect (job, "progress", G_CALLBACK (on_progress), &state);
   g_signal_connect (job, "sample", G_CALLBACK (on_sample), &state);
 
@@ -724,6 +763,7 @@ transfer (int          argc,
   g_source_remove (sigterm_id);
   g_source_remove (sighup_id);
   g_main_loop_unref (state.loop);
+  g_clear_pointer (&state.eta, cs_eta_free);
 
   if (state.line_len > 0)
     g_printerr ("\r%*s\r", (int) state.line_len, "");

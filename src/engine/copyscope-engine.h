@@ -5,6 +5,7 @@
 #include "cs-counters.h"
 #include "cs-deletions.h"
 #include "cs-demo.h"
+#include "cs-eta.h"
 #include "cs-figures.h"
 #include "cs-generate.h"
 #include "cs-job.h"

@@ -1461,6 +1461,7 @@ cs_job_get_progress (CsJob      *self,
   out->bytes_done = MIN (out->bytes_done, MAX (out->bytes_found, atomic_load (&self->counters.bytes_done)));
   out->files_copied = atomic_load (&self->totals[CS_CLASS_COPIED][CS_KIND_FILES]);
   out->bytes_copied = atomic_load (&self->totals[CS_CLASS_COPIED][CS_KIND_BYTES]);
+  out->bytes_copying = atomic_load (&self->bytes_partial);
   out->files_skipped = atomic_load (&self->totals[CS_CLASS_SKIPPED][CS_KIND_FILES]);
   out->files_failed = atomic_load (&self->totals[CS_CLASS_FAILED][CS_KIND_FILES])
                       + atomic_load (&self->totals[CS_CLASS_MISMATCH][CS_KIND_FILES]);

@@ -34,7 +34,8 @@ typedef struct {
   guint64    files_done;      /* copied + skipped + failed + mismatched */
   guint64    bytes_done;      /* source bytes handled, parts of files in flight included */
   guint64    files_copied;
-  guint64    bytes_copied;
+  guint64    bytes_copied;    /* published */
+  guint64    bytes_copying;   /* written so far of files not published yet */
   guint64    files_skipped;
   guint64    files_failed;
   guint      n_errors;

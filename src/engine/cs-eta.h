@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib.h>
+
+#include "cs-job.h"
+
+G_BEGIN_DECLS
+
+/*
+ * The live speed and the time left of a copy, from its progress snapshots: the
+ * one estimate the window and the CLI both show. Pure: it keeps what it was
+ * given and reads no clock of its own, so any sequence of snapshots gives the
+ * same answers (tests feed it tables).
+ *
+ * Everything is measured on the job's clock (CsProgress.elapsed), which stops
+ * while the copy is paused or waits for an answer, so a pause neither drags the
+ * speed down nor stretches the time left.
+ *
+ * The speed is data copied per second (published, or being written) over the
+ * last CS_ETA_SPEED_WINDOW seconds. The time left is the work left at the rate
+ * work was done over the last CS_ETA_WINDOW seconds, once by bytes and once by
+ * files: when the files left are like the files done the two agree; when they
+ * are larger or smaller, a copy whose cost is a price per file plus a price per
+ * byte ends between the two, which is the range given. When they are more than
+ * CS_ETA_MAX_SPREAD apart (large files done, many small ones left, or the other
+ * way round) the window cannot tell a file's price from a byte's, and only the
+ * lower one is given, as "at least". There is none while the sources are still
+ * being scanned (the total is not known), before CS_ETA_MIN_SPAN seconds of
+ * copying, or while nothing moves.
+ */
+
+#define CS_ETA_SPEED_WINDOW 5.0
+#define CS_ETA_WINDOW       10.0
+#define CS_ETA_MIN_SPAN     2.0
+#define CS_ETA_MAX_SPREAD   4.0
+
+typedef struct _CsEta CsEta;
+
+CsEta   *cs_eta_new        (void);
+void     cs_eta_free       (CsEta            *eta);
+void     cs_eta_reset      (CsEta            *eta);
+
+/* Feeds one snapshot; snapshots whose clock did not move are ignored. */
+void     cs_eta_push       (CsEta            *eta,
+                            const CsProgress *progress);
+
+/* Bytes copied per second lately; 0 until the clock has run a moment. */
+double   cs_eta_get_speed  (CsEta            *eta);
+
+/* The time left in seconds of the job's clock, as a range; @out_high is
+ * INFINITY when only @out_low can be said ("at least"). FALSE while there is
+ * no estimate worth showing. */
+gboolean cs_eta_get_left   (CsEta            *eta,
+                            double           *out_low,
+                            double           *out_high);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CsEta, cs_eta_free)
+
+G_END_DECLS
