@@ -14,6 +14,7 @@
 
 #include "cs-names-private.h"
 #include "cs-resume-private.h"
+#include "cs-tsan-private.h"
 
 #define JOURNAL_MAGIC   "CSRESUM1"
 #define PART_SUFFIX     ".part"
@@ -318,12 +319,12 @@ _cs_resume_wrote_block (CsJob    *job,
   int code;
 
   rec.check = XXH3_64bits (&rec, offsetof (Record, check));
-  g_mutex_lock (&resume->lock);
+  _cs_mutex_lock (&resume->lock);
   n = _cs_io_pwrite (&job->counters, resume->journal_fd, &rec, sizeof rec, (off_t) resume->journal_end);
   if (n == (ssize_t) sizeof rec)
     resume->journal_end += sizeof rec;
   code = n == (ssize_t) sizeof rec ? 0 : n < 0 ? errno : EIO;
-  g_mutex_unlock (&resume->lock);
+  _cs_mutex_unlock (&resume->lock);
   return code;
 }
 

@@ -1053,7 +1053,15 @@ test_metadata_refused (Fixture       *f,
 
       g_assert_cmpuint (o.totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, run == 0 ? 3 : 0);
       g_assert_cmpuint (o.totals.v[CS_CLASS_FAILED][CS_KIND_FILES], ==, 2);
-      g_assert_cmpuint (cs_fault_calls (CS_FAULT_SETXATTR, NULL), ==, run == 0 ? 1 : 0);
+      /* Asked once, then remembered; workers already past the question
+       * when the first refusal came may each have asked too. */
+      if (run == 0)
+        {
+          g_assert_cmpuint (cs_fault_calls (CS_FAULT_SETXATTR, NULL), >=, 1);
+          g_assert_cmpuint (cs_fault_calls (CS_FAULT_SETXATTR, NULL), <=, 3);
+        }
+      else
+        g_assert_cmpuint (cs_fault_calls (CS_FAULT_SETXATTR, NULL), ==, 0);
       g_assert_cmpuint (cs_fault_calls (CS_FAULT_SYMLINK, NULL), ==, 1);
       xattr_msg = link_msg = NULL;
       for (guint i = 0; i < o.errors->len; i++)

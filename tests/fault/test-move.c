@@ -632,11 +632,16 @@ slow_down (GSubprocessLauncher *launcher,
            Fixture             *f)
 {
   g_autofree char *pattern = g_strconcat (f->out, "/*", NULL);
+  const char *given = g_getenv ("ASAN_OPTIONS");
+  g_autofree char *asan = NULL;
 
   g_subprocess_launcher_setenv (launcher, "CSFAULT_PATH", pattern, TRUE);
   g_subprocess_launcher_setenv (launcher, "CSFAULT_OP", "write,copy_file_range", TRUE);
   g_subprocess_launcher_setenv (launcher, "CSFAULT_DELAY_US", "2000", TRUE);
   g_subprocess_launcher_setenv (launcher, "LD_PRELOAD", shim, TRUE);
+  /* An ASan build of the CLI refuses a preload ahead of its runtime unless told. */
+  asan = g_strconcat (given != NULL ? given : "", given != NULL ? ":" : "", "verify_asan_link_order=0", NULL);
+  g_subprocess_launcher_setenv (launcher, "ASAN_OPTIONS", asan, TRUE);
   g_subprocess_launcher_set_child_setup (launcher, child_setup, NULL, NULL);
 }
 
