@@ -14,7 +14,7 @@
 
 #include "cs-demo.h"
 #include "cs-generate.h"
-#include "cs-tsan-private.h"
+#include "cs-task-private.h"
 
 /* 12 KiB: the help-desk article's small files, as Windows counts a KB. */
 #define SMALL_FILE_SIZE 12288
@@ -225,26 +225,15 @@ demo_task_free (gpointer data)
   g_free (t);
 }
 
-/* a thread of GTask's */
-static void
-demo_thread (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
+static gboolean
+demo_task_run (gpointer       data,
+               GCancellable  *cancellable,
+               GError       **error)
 {
-  DemoTask *t = task_data;
-  GError *error = NULL;
-  gboolean ok;
+  DemoTask *t = data;
 
-  /* GTask's pool hands the data over out of ThreadSanitizer's sight. */
-  CS_TSAN_ACQUIRE (t);
-  ok = cs_demo_run_sync (t->demo, t->work_dir, t->destination, t->func, t->func_data,
-                         cancellable, &error);
-  CS_TSAN_RELEASE (t);
-  if (ok)
-    g_task_return_boolean (task, TRUE);
-  else
-    g_task_return_error (task, error);
+  return cs_demo_run_sync (t->demo, t->work_dir, t->destination, t->func, t->func_data,
+                           cancellable, error);
 }
 
 void
@@ -257,7 +246,6 @@ cs_demo_run_async (CsDemo              *demo,
                    GAsyncReadyCallback  callback,
                    gpointer             user_data)
 {
-  g_autoptr(GTask) task = NULL;
   DemoTask *t;
 
   g_return_if_fail (demo != NULL);
@@ -266,11 +254,8 @@ cs_demo_run_async (CsDemo              *demo,
 
   t = g_new0 (DemoTask, 1);
   *t = (DemoTask) { cs_demo_ref (demo), g_strdup (work_dir), g_strdup (destination), func, func_data };
-  task = g_task_new (NULL, cancellable, callback, user_data);
-  g_task_set_source_tag (task, cs_demo_run_async);
-  g_task_set_task_data (task, t, demo_task_free);
-  CS_TSAN_RELEASE (t);
-  g_task_run_in_thread (task, demo_thread);
+  _cs_task_run_in_thread (cs_demo_run_async, t, demo_task_free, demo_task_run,
+                          cancellable, callback, user_data);
 }
 
 gboolean
@@ -278,13 +263,13 @@ cs_demo_run_finish (CsDemo        *demo,
                     GAsyncResult  *result,
                     GError       **error)
 {
-  g_return_val_if_fail (demo != NULL, FALSE);
-  g_return_val_if_fail (g_task_is_valid (result, NULL), FALSE);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == cs_demo_run_async, FALSE);
-  g_return_val_if_fail (((DemoTask *) g_task_get_task_data (G_TASK (result)))->demo == demo, FALSE);
+  DemoTask *t;
 
-  CS_TSAN_ACQUIRE (g_task_get_task_data (G_TASK (result)));
-  return g_task_propagate_boolean (G_TASK (result), error);
+  g_return_val_if_fail (demo != NULL, FALSE);
+  t = _cs_task_get_data (result, cs_demo_run_async);
+  g_return_val_if_fail (t != NULL && t->demo == demo, FALSE);
+
+  return _cs_task_finish (result, cs_demo_run_async, error);
 }
 
 double

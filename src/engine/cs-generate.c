@@ -16,6 +16,7 @@
 #include <glib/gstdio.h>
 
 #include "cs-generate.h"
+#include "cs-task-private.h"
 #include "cs-tsan-private.h"
 
 /*
@@ -824,26 +825,15 @@ generate_task_free (gpointer data)
   g_free (g);
 }
 
-/* a thread of GTask's */
-static void
-generate_thread (GTask        *task,
-                 gpointer      source_object,
-                 gpointer      task_data,
-                 GCancellable *cancellable)
+static gboolean
+generate_task_run (gpointer       data,
+                   GCancellable  *cancellable,
+                   GError       **error)
 {
-  GenerateTask *g = task_data;
-  GError *error = NULL;
-  gboolean ok;
+  GenerateTask *g = data;
 
-  /* GTask's pool hands the data over out of ThreadSanitizer's sight. */
-  CS_TSAN_ACQUIRE (g);
-  ok = cs_generate_sync (g->scenario, g->dir, g->scale, g->seed, g->progress, g->progress_data,
-                         cancellable, &error);
-  CS_TSAN_RELEASE (g);
-  if (ok)
-    g_task_return_boolean (task, TRUE);
-  else
-    g_task_return_error (task, error);
+  return cs_generate_sync (g->scenario, g->dir, g->scale, g->seed, g->progress, g->progress_data,
+                           cancellable, error);
 }
 
 void
@@ -857,7 +847,6 @@ cs_generate_async (CsScenario              scenario,
                    GAsyncReadyCallback     callback,
                    gpointer                user_data)
 {
-  g_autoptr(GTask) task = NULL;
   GenerateTask *g;
 
   g_return_if_fail (scenario < CS_N_SCENARIOS);
@@ -866,22 +855,15 @@ cs_generate_async (CsScenario              scenario,
 
   g = g_new0 (GenerateTask, 1);
   *g = (GenerateTask) { scenario, g_strdup (dir), scale, seed, progress, progress_data };
-  task = g_task_new (NULL, cancellable, callback, user_data);
-  g_task_set_source_tag (task, cs_generate_async);
-  g_task_set_task_data (task, g, generate_task_free);
-  CS_TSAN_RELEASE (g);
-  g_task_run_in_thread (task, generate_thread);
+  _cs_task_run_in_thread (cs_generate_async, g, generate_task_free, generate_task_run,
+                          cancellable, callback, user_data);
 }
 
 gboolean
 cs_generate_finish (GAsyncResult  *result,
                     GError       **error)
 {
-  g_return_val_if_fail (g_task_is_valid (result, NULL), FALSE);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == cs_generate_async, FALSE);
-
-  CS_TSAN_ACQUIRE (g_task_get_task_data (G_TASK (result)));
-  return g_task_propagate_boolean (G_TASK (result), error);
+  return _cs_task_finish (result, cs_generate_async, error);
 }
 
 gboolean

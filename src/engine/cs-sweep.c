@@ -14,6 +14,7 @@
 #include "cs-json-io.h"
 #include "cs-run.h"
 #include "cs-sweep.h"
+#include "cs-task-private.h"
 #include "cs-tsan-private.h"
 
 /*
@@ -531,25 +532,14 @@ sweep_task_free (gpointer data)
   g_free (t);
 }
 
-/* a thread of GTask's */
-static void
-sweep_thread (GTask        *task,
-              gpointer      source_object,
-              gpointer      task_data,
-              GCancellable *cancellable)
+static gboolean
+sweep_task_run (gpointer       data,
+                GCancellable  *cancellable,
+                GError       **error)
 {
-  SweepTask *t = task_data;
-  GError *error = NULL;
-  gboolean ok;
+  SweepTask *t = data;
 
-  /* GTask's pool hands the data over out of ThreadSanitizer's sight. */
-  CS_TSAN_ACQUIRE (t);
-  ok = cs_sweep_run_sync (t->sweep, t->func, t->func_data, cancellable, &error);
-  CS_TSAN_RELEASE (t);
-  if (ok)
-    g_task_return_boolean (task, TRUE);
-  else
-    g_task_return_error (task, error);
+  return cs_sweep_run_sync (t->sweep, t->func, t->func_data, cancellable, error);
 }
 
 void
@@ -560,7 +550,6 @@ cs_sweep_run_async (CsSweep             *sweep,
                     GAsyncReadyCallback  callback,
                     gpointer             user_data)
 {
-  g_autoptr(GTask) task = NULL;
   SweepTask *t;
 
   g_return_if_fail (sweep != NULL);
@@ -568,11 +557,8 @@ cs_sweep_run_async (CsSweep             *sweep,
 
   t = g_new0 (SweepTask, 1);
   *t = (SweepTask) { cs_sweep_ref (sweep), func, func_data };
-  task = g_task_new (NULL, cancellable, callback, user_data);
-  g_task_set_source_tag (task, cs_sweep_run_async);
-  g_task_set_task_data (task, t, sweep_task_free);
-  CS_TSAN_RELEASE (t);
-  g_task_run_in_thread (task, sweep_thread);
+  _cs_task_run_in_thread (cs_sweep_run_async, t, sweep_task_free, sweep_task_run,
+                          cancellable, callback, user_data);
 }
 
 gboolean
@@ -580,13 +566,13 @@ cs_sweep_run_finish (CsSweep       *sweep,
                      GAsyncResult  *result,
                      GError       **error)
 {
-  g_return_val_if_fail (sweep != NULL, FALSE);
-  g_return_val_if_fail (g_task_is_valid (result, NULL), FALSE);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == cs_sweep_run_async, FALSE);
-  g_return_val_if_fail (((SweepTask *) g_task_get_task_data (G_TASK (result)))->sweep == sweep, FALSE);
+  SweepTask *t;
 
-  CS_TSAN_ACQUIRE (g_task_get_task_data (G_TASK (result)));
-  return g_task_propagate_boolean (G_TASK (result), error);
+  g_return_val_if_fail (sweep != NULL, FALSE);
+  t = _cs_task_get_data (result, cs_sweep_run_async);
+  g_return_val_if_fail (t != NULL && t->sweep == sweep, FALSE);
+
+  return _cs_task_finish (result, cs_sweep_run_async, error);
 }
 
 /* ---- Files --------------------------------------------------------------- */
