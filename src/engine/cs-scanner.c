@@ -562,19 +562,21 @@ handle_entry (CsJob         *job,
               item->length = MIN (CS_CHUNK_SIZE, size - off);
               item->replace = action == CS_ACTION_REPLACE;
               item->keep_both = action == CS_ACTION_KEEP_BOTH;
-              _cs_job_push (job, item);
               if (_cs_job_stopping (job) && off + CS_CHUNK_SIZE < size)
                 {
-                  /* Chunks never queued count as done, so the last queued one
-                   * still finishes (here: discards) the file. */
+                  /* The job stopped: this chunk is the last one queued. The
+                   * ones after it count as done before it goes, so one queued
+                   * chunk is always left to finish the file — discard it and
+                   * record the error that stopped it (copy_chunk). Counted
+                   * after the push, they could be the last to count, and the
+                   * file would end with nobody recording its error. */
                   int left = (int) ((size - off - CS_CHUNK_SIZE + CS_CHUNK_SIZE - 1) / CS_CHUNK_SIZE);
 
-                  _cs_mutex_lock (&big->lock);
-                  big->failed = TRUE;
-                  _cs_mutex_unlock (&big->lock);
                   atomic_fetch_sub (&big->remaining, left);
+                  _cs_job_push (job, item);
                   break;
                 }
+              _cs_job_push (job, item);
             }
           _cs_big_unref (job, big);
           return;
