@@ -11,6 +11,7 @@
 #include "cs-demo-page.h"
 #include "cs-file-chooser.h"
 #include "cs-format.h"
+#include "cs-history.h"
 #include "cs-page-task.h"
 #include "cs-throughput-graph.h"
 
@@ -216,6 +217,34 @@ cs_demo_page_show_result (CsDemoPage *self,
                           cs_demo_get_run (demo, CS_DEMO_SMALL_T2) != NULL);
 }
 
+/* The demonstration's copies are runs like any other: in History, to open
+ * and compare again later. */
+static void
+cs_demo_page_keep_runs (CsDemoPage *self,
+                        CsDemo     *demo)
+{
+  for (guint i = 0; i < CS_DEMO_N_RUNS; i++)
+    {
+      CsRun *run = cs_demo_get_run (demo, (CsDemoRun) i);
+      g_autoptr(GError) error = NULL;
+      g_autofree char *path = NULL;
+
+      if (run == NULL)
+        continue;
+
+      path = cs_history_save (run, &error);
+      if (path == NULL)
+        {
+          g_autofree char *message = g_strdup_printf (_("Could not keep the run in the history: %s"),
+                                                      error->message);
+          g_autoptr(AdwToast) toast = adw_toast_new (message);
+
+          g_signal_emit (self, signals[TOAST], 0, toast);
+          return;
+        }
+    }
+}
+
 /* main thread: the demonstration's thread hands the task back */
 static void
 demo_done_cb (gpointer      owner,
@@ -234,6 +263,7 @@ demo_done_cb (gpointer      owner,
       g_clear_pointer (&self->demo, cs_demo_unref);
       self->demo = cs_demo_ref (work->demo);
       cs_demo_page_show_result (self, self->demo);
+      cs_demo_page_keep_runs (self, self->demo);
     }
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
            !g_error_matches (error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED))

@@ -10,6 +10,7 @@
 
 #include "copyscope-engine.h"
 #include "cs-cli.h"
+#include "cs-history.h"
 #include "cs-report.h"
 
 static void
@@ -38,11 +39,15 @@ cs_cli_demo (int    argc,
   double size_mb = 64;
   int threads = 1;
   gboolean t1_t2 = FALSE;
+  gboolean keep = FALSE;
+  gboolean no_history = FALSE;
   gboolean tty = isatty (STDERR_FILENO);
   const GOptionEntry entries[] = {
     { "size", 's', 0, G_OPTION_ARG_DOUBLE, &size_mb, N_("Megabytes in each set (default 64)"), "MB" },
     { "threads", 't', 0, G_OPTION_ARG_INT, &threads, N_("Threads for the race (default 1)"), "N" },
     { "t1-t2", 0, 0, G_OPTION_ARG_NONE, &t1_t2, N_("Then copy the small files with 1 and with 2 threads"), NULL },
+    { "keep", 'k', 0, G_OPTION_ARG_NONE, &keep, N_("Keep the generated sets for the next demonstration"), NULL },
+    { "no-history", 0, 0, G_OPTION_ARG_NONE, &no_history, N_("Do not save the runs in the history"), NULL },
     { "work", 'w', 0, G_OPTION_ARG_FILENAME, &work, N_("Where to keep the generated sets (default: the user cache)"), "DIR" },
     { "report", 'o', 0, G_OPTION_ARG_FILENAME, &report_path, N_("Write a comparison report (format from the extension)"), "FILE" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args, NULL, NULL },
@@ -82,10 +87,26 @@ cs_cli_demo (int    argc,
   demo = cs_demo_new ((guint64) (size_mb * 1e6));
   cs_demo_set_threads (demo, (guint) threads);
   cs_demo_set_t1_t2 (demo, t1_t2);
+  cs_demo_set_keep_sets (demo, keep);
   if (!cs_demo_run_sync (demo, work, args[0], on_run, &tty, NULL, &error))
     {
       g_printerr ("copyscope-cli: %s\n", error->message);
       return CS_EXIT_FATAL;
+    }
+
+  /* The demonstration's copies are runs like any other: in History, to open
+   * and compare again later. */
+  for (guint i = 0; i < CS_DEMO_N_RUNS && !no_history; i++)
+    {
+      CsRun *run = cs_demo_get_run (demo, i);
+      g_autoptr(GError) herror = NULL;
+      g_autofree char *saved = NULL;
+
+      if (run != NULL && (saved = cs_history_save (run, &herror)) == NULL)
+        {
+          g_printerr ("copyscope-cli: %s\n", herror->message);
+          break;
+        }
     }
 
   text = cs_demo_explain (demo);

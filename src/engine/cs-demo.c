@@ -24,6 +24,7 @@ struct _CsDemo {
   guint64   total_bytes;
   guint     threads;
   gboolean  t1_t2;
+  gboolean  keep_sets;
   CsRun    *runs[CS_DEMO_N_RUNS];
   guint64   small_files;
 };
@@ -78,6 +79,14 @@ cs_demo_set_t1_t2 (CsDemo   *demo,
   demo->t1_t2 = !!enabled;
 }
 
+void
+cs_demo_set_keep_sets (CsDemo   *demo,
+                       gboolean  keep)
+{
+  g_return_if_fail (demo != NULL);
+  demo->keep_sets = !!keep;
+}
+
 CsRun *
 cs_demo_get_run (CsDemo    *demo,
                  CsDemoRun  which)
@@ -106,7 +115,7 @@ remove_tree (const char *path)
   rmdir (path);
 }
 
-/* A set is made once per size and kept, so a second demonstration starts at once. */
+/* A set kept from before is used as it is: the next demonstration starts at once. */
 static gboolean
 ensure_set (const char    *dir,
             guint64        n_files,
@@ -124,6 +133,21 @@ ensure_set (const char    *dir,
   if (!cs_generate_files_sync (dir, n_files, size, 4, NULL, NULL, cancellable, error))
     return FALSE;
   return g_file_set_contents (stamp, "", 0, error);
+}
+
+/* The set at @dir, its stamp, and the folders above it up to @work_dir that
+ * it leaves empty. */
+static void
+remove_set (const char *dir,
+            const char *work_dir)
+{
+  g_autofree char *stamp = g_strconcat (dir, ".complete", NULL);
+  g_autofree char *parent = g_path_get_dirname (dir);
+
+  remove_tree (dir);
+  unlink (stamp);
+  rmdir (parent);
+  rmdir (work_dir);
 }
 
 static gboolean
@@ -160,32 +184,17 @@ copy_set (CsDemo        *demo,
   return ok;
 }
 
-gboolean
-cs_demo_run_sync (CsDemo         *demo,
-                  const char     *work_dir,
-                  const char     *destination,
-                  CsDemoRunFunc   func,
-                  gpointer        user_data,
-                  GCancellable   *cancellable,
-                  GError        **error)
+/* Both sets made (or kept from before), then copied one after the other. */
+static gboolean
+race (CsDemo         *demo,
+      const char     *big_dir,
+      const char     *small_dir,
+      const char     *destination,
+      CsDemoRunFunc   func,
+      gpointer        user_data,
+      GCancellable   *cancellable,
+      GError        **error)
 {
-  g_autofree char *tag = NULL;
-  g_autofree char *big_dir = NULL;
-  g_autofree char *small_dir = NULL;
-
-  g_return_val_if_fail (demo != NULL, FALSE);
-  g_return_val_if_fail (work_dir != NULL && destination != NULL, FALSE);
-
-  demo->small_files = (demo->total_bytes + SMALL_FILE_SIZE / 2) / SMALL_FILE_SIZE;
-  tag = g_strdup_printf ("%" G_GUINT64_FORMAT, demo->total_bytes);
-  big_dir = g_build_filename (work_dir, "demo-big", tag, NULL);
-  small_dir = g_build_filename (work_dir, "demo-small", tag, NULL);
-
-  if (g_mkdir_with_parents (work_dir, 0755) != 0)
-    {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", work_dir, g_strerror (errno));
-      return FALSE;
-    }
   /* The same bytes in both: one file, or 12 KiB pieces. */
   if (!ensure_set (big_dir, 1, demo->small_files * SMALL_FILE_SIZE, cancellable, error)
       || !ensure_set (small_dir, demo->small_files, SMALL_FILE_SIZE, cancellable, error))
@@ -204,6 +213,46 @@ cs_demo_run_sync (CsDemo         *demo,
     return FALSE;
 
   return TRUE;
+}
+
+gboolean
+cs_demo_run_sync (CsDemo         *demo,
+                  const char     *work_dir,
+                  const char     *destination,
+                  CsDemoRunFunc   func,
+                  gpointer        user_data,
+                  GCancellable   *cancellable,
+                  GError        **error)
+{
+  g_autofree char *tag = NULL;
+  g_autofree char *big_dir = NULL;
+  g_autofree char *small_dir = NULL;
+  gboolean ok;
+
+  g_return_val_if_fail (demo != NULL, FALSE);
+  g_return_val_if_fail (work_dir != NULL && destination != NULL, FALSE);
+
+  demo->small_files = (demo->total_bytes + SMALL_FILE_SIZE / 2) / SMALL_FILE_SIZE;
+  tag = g_strdup_printf ("%" G_GUINT64_FORMAT, demo->total_bytes);
+  big_dir = g_build_filename (work_dir, "demo-big", tag, NULL);
+  small_dir = g_build_filename (work_dir, "demo-small", tag, NULL);
+
+  if (g_mkdir_with_parents (work_dir, 0755) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", work_dir, g_strerror (errno));
+      return FALSE;
+    }
+  ok = race (demo, big_dir, small_dir, destination, func, user_data, cancellable, error);
+
+  /* Left behind, the sets would fill the user's cache with twice the
+   * demonstration's size, where nobody looks. */
+  if (!demo->keep_sets)
+    {
+      remove_set (big_dir, work_dir);
+      remove_set (small_dir, work_dir);
+    }
+
+  return ok;
 }
 
 typedef struct {

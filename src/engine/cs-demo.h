@@ -34,14 +34,19 @@ void        cs_demo_set_threads     (CsDemo      *demo,
                                      guint        threads);   /* for the race; default 1 */
 void        cs_demo_set_t1_t2       (CsDemo      *demo,
                                      gboolean     enabled);
+/* Keep the generated sets after the run, so the next demonstration of the
+ * same size starts at once; by default they are removed. */
+void        cs_demo_set_keep_sets   (CsDemo      *demo,
+                                     gboolean     keep);
 
 typedef void (*CsDemoRunFunc) (CsDemo    *demo,
                                CsDemoRun  which,
                                CsJob     *job,
                                gpointer   user_data);
 
-/* Generates both sets under @work_dir (once) and copies them into fresh
- * folders under @destination, removed afterwards. Blocks: run it in a thread. */
+/* Generates both sets under @work_dir (unless kept from before) and copies
+ * them into fresh folders under @destination; the copies are removed
+ * afterwards, and the sets too unless kept. Blocks: run it in a thread. */
 gboolean    cs_demo_run_sync        (CsDemo        *demo,
                                      const char    *work_dir,
                                      const char    *destination,

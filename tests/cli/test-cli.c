@@ -70,10 +70,13 @@ log_output (const char *name,
     g_test_message ("%s:\n%s", name, text);
 }
 
-/* Runs @argv (NULL-terminated) to its end, capturing both outputs. */
+/* Runs @argv (NULL-terminated) to its end in @cwd with @envp (NULL: this
+ * process's), capturing both outputs. */
 static void
-run_argv (CliResult   *r,
-          const char **argv)
+run_argv_at (CliResult   *r,
+             const char  *cwd,
+             char       **envp,
+             const char **argv)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *command = g_strjoinv (" ", (char **) argv);
@@ -81,7 +84,7 @@ run_argv (CliResult   *r,
   int wait_status = 0;
 
   cli_result_clear (r);
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+  g_spawn_sync (cwd, (char **) argv, envp, G_SPAWN_SEARCH_PATH, NULL, NULL,
                 &r->out, &r->err, &wait_status, &error);
   g_assert_no_error (error);
   r->seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
@@ -90,6 +93,13 @@ run_argv (CliResult   *r,
   g_test_message ("%s: exit %d after %.2f s", command, r->status, r->seconds);
   log_output ("stdout", r->out);
   log_output ("stderr", r->err);
+}
+
+static void
+run_argv (CliResult   *r,
+          const char **argv)
+{
+  run_argv_at (r, NULL, NULL, argv);
 }
 
 static void
@@ -113,6 +123,55 @@ run_cli (CliResult  *r,
   g_ptr_array_add (argv, NULL);
 
   run_argv (r, (const char **) argv->pdata);
+}
+
+/* The CLI as a user runs it: from @cwd, with its own user folders under
+ * @home (XDG_DATA_HOME = @home/data, XDG_CACHE_HOME = @home/cache). */
+static void
+run_cli_at (CliResult  *r,
+            const char *cwd,
+            const char *home,
+            const char *first,
+            ...) G_GNUC_NULL_TERMINATED;
+
+static void
+run_cli_at (CliResult  *r,
+            const char *cwd,
+            const char *home,
+            const char *first,
+            ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *data = g_build_filename (home, "data", NULL);
+  g_autofree char *cache = g_build_filename (home, "cache", NULL);
+  g_auto(GStrv) envp = g_get_environ ();
+  va_list args;
+
+  envp = g_environ_setenv (envp, "XDG_DATA_HOME", data, TRUE);
+  envp = g_environ_setenv (envp, "XDG_CACHE_HOME", cache, TRUE);
+  g_ptr_array_add (argv, (gpointer) cli);
+  va_start (args, first);
+  for (const char *arg = first; arg != NULL; arg = va_arg (args, const char *))
+    g_ptr_array_add (argv, (gpointer) arg);
+  va_end (args);
+  g_ptr_array_add (argv, NULL);
+
+  run_argv_at (r, cwd, envp, (const char **) argv->pdata);
+}
+
+/* The run records in @home's history (see run_cli_at ()). */
+static GPtrArray *
+history_records (const char *home)
+{
+  g_autofree char *runs = g_build_filename (home, "data", "copyscope", "runs", NULL);
+  g_autoptr(GDir) dir = g_dir_open (runs, 0, NULL);
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    if (g_str_has_suffix (name, ".json") && !g_str_has_prefix (name, "sweep-"))
+      g_ptr_array_add (paths, g_build_filename (runs, name, NULL));
+  return paths;
 }
 
 static void
@@ -1814,6 +1873,36 @@ test_mirror (Fixture       *f,
   cs_test_tree_assert_equal (src, dst);
 }
 
+/* The demonstration leaves nothing in the user's cache unless asked, and its
+ * copies are in the history like any other run. */
+static void
+test_demo_clean (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *home = fixture_path (f, "home");
+  g_autofree char *dst = fixture_path (f, "dst");
+  g_autofree char *sets = fixture_path (f, "home/cache/copyscope/demo");
+  g_autoptr(GPtrArray) records = NULL;
+  g_autoptr(GDir) dir = NULL;
+  g_auto(CliResult) r = { 0 };
+
+  make_dir (dst, 0755);
+  run_cli_at (&r, f->tmp, home, "demo", "--size", "0.2", dst, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_false (g_file_test (sets, G_FILE_TEST_EXISTS));
+  dir = g_dir_open (dst, 0, NULL);
+  g_assert_null (g_dir_read_name (dir));
+  records = history_records (home);
+  g_assert_cmpuint (records->len, ==, 2);
+
+  run_cli_at (&r, f->tmp, home, "demo", "--size", "0.2", "--keep", "--no-history", dst, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_file_test (sets, G_FILE_TEST_IS_DIR));
+  g_clear_pointer (&records, g_ptr_array_unref);
+  records = history_records (home);
+  g_assert_cmpuint (records->len, ==, 2);
+}
+
 static void
 add (const char    *path,
      gconstpointer  data,
@@ -1888,6 +1977,7 @@ main (int    argc,
   add ("/cli/log-and-limits", NULL, test_log_and_limits);
   add ("/cli/move", NULL, test_move);
   add ("/cli/mirror", NULL, test_mirror);
+  add ("/cli/demo/clean", NULL, test_demo_clean);
 
   status = g_test_run ();
 

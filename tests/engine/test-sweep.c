@@ -436,9 +436,21 @@ test_demo_end_to_end (void)
   g_assert_nonnull (strstr (text, "163 small files took"));
   g_assert_nonnull (strstr (text, "With 2 threads"));
 
-  /* The copies were removed; the generated sets stay for the next time. */
+  /* The copies were removed, and the generated sets with them. */
   dir = g_dir_open (dst, 0, NULL);
   g_assert_null (g_dir_read_name (dir));
+  g_assert_false (g_file_test (work, G_FILE_TEST_EXISTS));
+
+  /* Kept when asked, for the next time. */
+  {
+    g_autoptr(CsDemo) again = cs_demo_new (2 * 1000 * 1000);
+    g_autofree char *stamp = g_build_filename (work, "demo-small", "2000000.complete", NULL);
+
+    cs_demo_set_keep_sets (again, TRUE);
+    g_assert_true (cs_demo_run_sync (again, work, dst, NULL, NULL, NULL, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_file_test (stamp, G_FILE_TEST_EXISTS));
+  }
 
   g_assert_cmpstr (cs_demo_explain_limit (12288), ==, "Small files: limited by requests — more threads help");
   g_assert_cmpstr (cs_demo_explain_limit (50e6), ==, "Large files: limited by bandwidth — more threads won't help");

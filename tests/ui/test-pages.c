@@ -393,9 +393,14 @@ test_demo (void)
 {
   g_autofree char *root = cs_test_tree_make_tmp ();
   g_autoptr(GFile) destination = g_file_new_for_path (root);
-  CsWindow *window = cs_ui_window_new ();
+  g_autofree char *sets = g_build_filename (g_get_user_cache_dir (), "copyscope", "demo", NULL);
+  g_autoptr(GPtrArray) entries = NULL;
+  g_autoptr(GError) error = NULL;
+  CsWindow *window;
   const char *explanation;
 
+  clear_history ();
+  window = cs_ui_window_new ();
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-demo", NULL);
   g_assert_cmpstr (cs_ui_visible_page (window), ==, "demo");
 
@@ -409,6 +414,12 @@ test_demo (void)
   g_assert_nonnull (explanation);
   g_assert_nonnull (strstr (explanation, "small files"));
   cs_ui_screenshot (window, "14-demo.png");
+
+  /* Its four copies are in History; the sets it generated are gone. */
+  entries = cs_history_list (NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (entries->len, ==, CS_DEMO_N_RUNS);
+  g_assert_false (g_file_test (sets, G_FILE_TEST_EXISTS));
 
   /* Then 1 vs 2 threads, on the comparison page as T1 and T2. */
   cs_demo_page_compare (demo_page (window));
