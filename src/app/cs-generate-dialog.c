@@ -11,8 +11,9 @@
 
 /*
  * Writes one of the benchmark scenarios into a folder, with progress and
- * Cancel. Generating blocks, so it runs on a thread of its own that reports
- * its counts under a lock; a main-thread timeout shows them. "generated"
+ * Cancel. Generating blocks, so it runs in the engine's cs_generate_async,
+ * which reports its counts on its thread, under a lock here; a main-thread
+ * timeout shows them. "generated"
  * gives the folder written, and the dialog closes.
  */
 
@@ -33,10 +34,6 @@ typedef struct
   guint64           files_total;
   guint64           bytes_done;
   guint64           bytes_total;
-
-  /* Written by the thread before it hands the task back */
-  gboolean          ok;
-  GError           *error;
 
   /* Main thread only: NULL once the dialog is gone */
   CsGenerateDialog *dialog;
@@ -83,7 +80,6 @@ generate_task_free (GenerateTask *task)
   g_mutex_clear (&task->lock);
   g_clear_object (&task->cancellable);
   g_clear_pointer (&task->dir, g_free);
-  g_clear_error (&task->error);
   g_free (task);
 }
 
@@ -183,7 +179,7 @@ poll_cb (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
-/* the generating thread */
+/* the engine's generating thread */
 static void
 progress_cb (guint64  files_done,
              guint64  files_total,
@@ -201,53 +197,43 @@ progress_cb (guint64  files_done,
   g_mutex_unlock (&task->lock);
 }
 
-/* main thread: the generating thread hands the task back */
-static gboolean
-generate_done_cb (gpointer user_data)
+/* main thread: generating ended */
+static void
+generate_done_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
 {
   GenerateTask *task = user_data;
   CsGenerateDialog *self = task->dialog;
+  g_autoptr(GError) error = NULL;
+  gboolean ok = cs_generate_finish (result, &error);
 
   if (self == NULL)
     {
       generate_task_free (task);
-      return G_SOURCE_REMOVE;
+      return;
     }
 
   self->task = NULL;
   g_clear_handle_id (&self->poll_id, g_source_remove);
   cs_generate_dialog_set_running (self, FALSE);
 
-  if (task->ok)
+  if (ok)
     {
       g_signal_emit (self, signals[GENERATED], 0, task->dir);
       generate_task_free (task);
       gtk_window_destroy (GTK_WINDOW (self));
-      return G_SOURCE_REMOVE;
+      return;
     }
-  else if (!g_error_matches (task->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      g_autofree char *text = g_strdup_printf (_("Could not generate the files: %s"), task->error->message);
+      g_autofree char *text = g_strdup_printf (_("Could not generate the files: %s"), error->message);
 
       gtk_label_set_label (self->error_label, text);
       gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
     }
 
   generate_task_free (task);
-
-  return G_SOURCE_REMOVE;
-}
-
-static gpointer
-generate_thread (gpointer user_data)
-{
-  GenerateTask *task = user_data;
-
-  task->ok = cs_generate_sync (task->scenario, task->dir, task->scale, task->seed,
-                               progress_cb, task, task->cancellable, &task->error);
-  g_idle_add (generate_done_cb, task);
-
-  return NULL;
 }
 
 static void
@@ -441,7 +427,8 @@ cs_generate_dialog_start (CsGenerateDialog *self)
   cs_generate_dialog_set_running (self, TRUE);
 
   self->poll_id = g_timeout_add (POLL_MS, poll_cb, self);
-  g_thread_unref (g_thread_new ("cs-generate", generate_thread, task));
+  cs_generate_async (task->scenario, task->dir, task->scale, task->seed, progress_cb, task,
+                     task->cancellable, generate_done_cb, task);
 
   return TRUE;
 }

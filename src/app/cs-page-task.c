@@ -21,10 +21,6 @@ struct _CsPageTask
   guint               step;
   guint               n_steps;
 
-  /* Written by the thread before it hands the task back */
-  gboolean            ok;
-  GError             *error;
-
   /* Main thread only */
   gpointer            owner;    /* NULL once abandoned */
   guint               poll_id;
@@ -40,7 +36,6 @@ cs_page_task_free (CsPageTask *task)
   g_clear_object (&task->cancellable);
   if (task->data_free != NULL)
     g_clear_pointer (&task->data, task->data_free);
-  g_clear_error (&task->error);
   g_free (task);
 }
 
@@ -64,37 +59,42 @@ poll_cb (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
-/* main thread: the task's thread hands the task back */
-static gboolean
-done_cb (gpointer user_data)
+/* main thread: the call returned */
+static void
+done_cb (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
 {
   CsPageTask *task = user_data;
+  g_autoptr(GError) error = NULL;
 
+  g_task_propagate_boolean (G_TASK (result), &error);
   g_clear_handle_id (&task->poll_id, g_source_remove);
 
   if (task->owner != NULL)
-    task->done (task->owner, task->data, task->ok ? NULL : task->error);
+    task->done (task->owner, task->data, error);
 
   cs_page_task_free (task);
-
-  return G_SOURCE_REMOVE;
 }
 
-static gpointer
-task_thread (gpointer user_data)
+/* a thread of GTask's */
+static void
+task_thread (GTask        *gtask,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
 {
-  CsPageTask *task = user_data;
+  CsPageTask *task = task_data;
+  GError *error = NULL;
 
-  task->ok = task->run (task, task->data, task->cancellable, &task->error);
-  g_assert (task->ok || task->error != NULL);
-
-  g_idle_add (done_cb, task);
-
-  return NULL;
+  if (task->run (task, task->data, task->cancellable, &error))
+    g_task_return_boolean (gtask, TRUE);
+  else
+    g_task_return_error (gtask, error);
 }
 
-/* main thread: runs @run with @data on a new thread, which owns @data until
- * the task is freed. @owner is passed to @poll and @done. */
+/* main thread: runs @run with @data on a thread of GTask's; the task owns
+ * @data until it is freed. @owner is passed to @poll and @done. */
 CsPageTask *
 _cs_page_task_start (const char         *thread_name,
                      gpointer            owner,
@@ -105,6 +105,7 @@ _cs_page_task_start (const char         *thread_name,
                      CsPageTaskPollFunc  poll,
                      CsPageTaskDoneFunc  done)
 {
+  g_autoptr(GTask) gtask = NULL;
   CsPageTask *task;
 
   g_return_val_if_fail (thread_name != NULL, NULL);
@@ -123,7 +124,12 @@ _cs_page_task_start (const char         *thread_name,
   task->owner = owner;
 
   task->poll_id = g_timeout_add (poll_ms, poll_cb, task);
-  g_thread_unref (g_thread_new (thread_name, task_thread, task));
+  /* The call stops on the task's own cancellable, so a cancelled call still
+   * ends through @done with its own error. */
+  gtask = g_task_new (NULL, NULL, done_cb, task);
+  g_task_set_name (gtask, thread_name);
+  g_task_set_task_data (gtask, task, NULL);
+  g_task_run_in_thread (gtask, task_thread);
 
   return task;
 }

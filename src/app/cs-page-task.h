@@ -8,7 +8,7 @@
 G_BEGIN_DECLS
 
 /*
- * A blocking engine call (a sweep, the demonstration) on a thread of its own,
+ * A blocking engine call (a sweep, the demonstration) on a thread of GTask's,
  * for a page that follows it. The jobs the call starts report on that thread,
  * so the page does not connect to them: the call names its current job with
  * _cs_page_task_set_job () and a main-thread timeout hands that job to @poll.

@@ -14,6 +14,7 @@
 #include "cs-copy-page.h"
 #include "cs-counter-view.h"
 #include "cs-demo-page.h"
+#include "cs-generate-dialog.h"
 #include "cs-history.h"
 #include "cs-history-page.h"
 #include "cs-history-row.h"
@@ -808,6 +809,103 @@ test_counter_rows (void)
   g_object_unref (summary);
 }
 
+/* ---- Generate dialog ---------------------------------------------------- */
+
+typedef struct {
+  char     *dir;
+  gboolean  destroyed;
+} Generated;
+
+static void
+generated_cb (CsGenerateDialog *dialog,
+              const char       *dir,
+              Generated        *g)
+{
+  g_free (g->dir);
+  g->dir = g_strdup (dir);
+}
+
+static void
+dialog_destroyed_cb (GtkWidget *dialog,
+                     Generated *g)
+{
+  g->destroyed = TRUE;
+}
+
+static gboolean
+dialog_closed (gpointer data)
+{
+  return ((Generated *) data)->destroyed;
+}
+
+static gboolean
+never (gpointer data)
+{
+  return FALSE;
+}
+
+static gboolean
+generate_button_sensitive (gpointer data)
+{
+  return gtk_widget_get_sensitive (cs_ui_find_button (data, "Generate"));
+}
+
+/* The dialog generates in the engine's task: it says where, and closes; a
+ * cancelled one stays open, ready again, and says nothing was generated; one
+ * closed while it works lets the work finish without calling back. */
+static void
+test_generate_dialog (void)
+{
+  g_autofree char *folder = g_dir_make_tmp ("copyscope-generate-XXXXXX", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (folder);
+  Generated g = { NULL, FALSE };
+  CsGenerateDialog *dialog;
+  GDir *dir;
+
+  dialog = cs_generate_dialog_new (NULL);
+  g_signal_connect (dialog, "generated", G_CALLBACK (generated_cb), &g);
+  g_signal_connect (dialog, "destroy", G_CALLBACK (dialog_destroyed_cb), &g);
+  cs_generate_dialog_set_scenario (dialog, CS_SCENARIO_SMALL);
+  cs_generate_dialog_set_scale (dialog, 0.01);
+  cs_generate_dialog_set_folder (dialog, file);
+  gtk_window_present (GTK_WINDOW (dialog));
+  g_assert_true (cs_generate_dialog_start (dialog));
+  g_assert_false (cs_generate_dialog_start (dialog));
+  g_assert_true (cs_ui_wait_until (dialog_closed, &g, 60));
+  g_assert_nonnull (g.dir);
+  g_assert_true (g_str_has_prefix (g.dir, folder));
+  dir = g_dir_open (g.dir, 0, NULL);
+  g_assert_nonnull (dir);
+  g_assert_nonnull (g_dir_read_name (dir));
+  g_dir_close (dir);
+  g_clear_pointer (&g.dir, g_free);
+
+  /* Cancelled at once: open, ready for another try, nothing generated. */
+  g.destroyed = FALSE;
+  dialog = cs_generate_dialog_new (NULL);
+  g_signal_connect (dialog, "generated", G_CALLBACK (generated_cb), &g);
+  g_signal_connect (dialog, "destroy", G_CALLBACK (dialog_destroyed_cb), &g);
+  cs_generate_dialog_set_scale (dialog, 4.0);
+  cs_generate_dialog_set_folder (dialog, file);
+  gtk_window_present (GTK_WINDOW (dialog));
+  g_assert_true (cs_generate_dialog_start (dialog));
+  g_assert_false (generate_button_sensitive (dialog));
+  gtk_widget_activate (cs_ui_find_button (dialog, "Cancel"));
+  g_assert_true (cs_ui_wait_until (generate_button_sensitive, dialog, 60));
+  g_assert_false (g.destroyed);
+  g_assert_null (g.dir);
+
+  /* Closed while it works: no callback reaches the dialog that is gone. */
+  g_assert_true (cs_generate_dialog_start (dialog));
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  g_assert_true (g.destroyed);
+  /* The cancelled work ends within moments and calls nothing back. */
+  cs_ui_wait_until (never, NULL, 2);
+  g_assert_null (g.dir);
+
+  cs_test_tree_remove (folder);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -832,6 +930,7 @@ main (int   argc,
   g_test_add_func ("/pages/back", test_back);
   g_test_add_func ("/pages/new-copy", test_new_copy);
   g_test_add_func ("/pages/handed-over", test_handed_over);
+  g_test_add_func ("/pages/generate-dialog", test_generate_dialog);
 
   status = g_test_run ();
   cs_test_tree_remove (home);
