@@ -603,8 +603,11 @@ test_sweep_edge_cases (void)
 
   cs_plot_palette_init_high_contrast (&data.palette);
 
-  /* Nothing measured yet. */
+  /* Nothing measured yet: "No data" in grey, and no series drawn. */
   assert_all_formats (draw_sweep, &data, "plot-sweep-empty.png");
+  cs_plot_palette_init_light (&data.palette);
+  g_assert_cmpuint (count_colored_pixels (draw_sweep, &data), ==, 0);
+  cs_plot_palette_init_high_contrast (&data.palette);
 
   /* One point, recommended. */
   data.title = "File rate";
@@ -613,6 +616,9 @@ test_sweep_edge_cases (void)
   data.n_points = 1;
   data.recommended = 1;
   assert_all_formats (draw_sweep, &data, NULL);
+  cs_plot_palette_init_light (&data.palette);
+  g_assert_cmpuint (count_colored_pixels (draw_sweep, &data), >, 20);
+  cs_plot_palette_init_high_contrast (&data.palette);
 
   /* Unsorted, a 0-thread baseline, missing and absurd values, and a
    * recommendation that was not measured. */
@@ -620,6 +626,10 @@ test_sweep_edge_cases (void)
   data.n_points = G_N_ELEMENTS (odd);
   data.recommended = 3;
   assert_all_formats (draw_sweep, &data, "plot-sweep-odd.png");
+  /* The finite points are still drawn: the missing ones break the line, the
+   * absurd one is clamped, neither blanks the chart. */
+  cs_plot_palette_init_light (&data.palette);
+  g_assert_cmpuint (count_colored_pixels (draw_sweep, &data), >, 20);
 }
 
 static double
