@@ -326,13 +326,30 @@ one_line (const char *message)
   return g_string_free (out, FALSE);
 }
 
+static JsonNode *
+parse (const char  *data,
+       gsize        len,
+       GError     **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr(GError) local_error = NULL;
+
+  if (!json_parser_load_from_data (parser, data, (gssize) len, &local_error))
+    {
+      g_autofree char *reason = one_line (local_error->message);
+
+      fail (error, G_IO_ERROR_INVALID_DATA, "not valid JSON (%s)", reason);
+      return NULL;
+    }
+
+  return json_node_ref (json_parser_get_root (parser));
+}
+
 JsonNode *
 cs_json_load_file (const char          *path,
                    const CsJsonLimits  *limits,
                    GError             **error)
 {
-  g_autoptr(JsonParser) parser = NULL;
-  g_autoptr(GError) local_error = NULL;
   g_autofree char *data = NULL;
   gsize len = 0;
 
@@ -351,16 +368,132 @@ cs_json_load_file (const char          *path,
   if (!check_text (data, len, limits, error))
     return NULL;
 
-  parser = json_parser_new_immutable ();
-  if (!json_parser_load_from_data (parser, data, (gssize) len, &local_error))
-    {
-      g_autofree char *reason = one_line (local_error->message);
+  return parse (data, len, error);
+}
 
-      fail (error, G_IO_ERROR_INVALID_DATA, "not valid JSON (%s)", reason);
-      return NULL;
+/* Past the value at @i, in text check_text () passed: brackets balanced,
+ * strings whole. */
+static gsize
+value_end (const char *data,
+           gsize       len,
+           gsize       i)
+{
+  guint depth = 0;
+
+  for (; i < len; i++)
+    {
+      char c = data[i];
+
+      if (c == '"')
+        {
+          for (i++; i < len && data[i] != '"'; i++)
+            if (data[i] == '\\')
+              i++;
+          if (depth == 0)
+            return i + 1;
+        }
+      else if (c == '{' || c == '[')
+        depth++;
+      else if (c == '}' || c == ']')
+        {
+          if (depth == 0)
+            return i;
+          if (--depth == 0)
+            return i + 1;
+        }
+      else if (depth == 0 && (c == ',' || c == ' ' || c == '\n' || c == '\r' || c == '\t'))
+        return i;
     }
 
-  return json_node_ref (json_parser_get_root (parser));
+  return len;
+}
+
+/* Where the value of @member of the top-level object starts and ends; FALSE
+ * when it is not there. */
+static gboolean
+find_member (const char *data,
+             gsize       len,
+             const char *member,
+             gsize      *out_start,
+             gsize      *out_end)
+{
+  g_autofree char *quoted = g_strdup_printf ("\"%s\"", member);
+  gsize quoted_len = strlen (quoted);
+  guint depth = 0;
+  gboolean found = FALSE;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      char c = data[i];
+
+      if (c == '{' || c == '[')
+        depth++;
+      else if (c == '}' || c == ']')
+        depth--;
+      else if (c == '"')
+        {
+          gsize start = i, j;
+
+          i = value_end (data, len, i) - 1;
+          if (depth != 1 || i + 1 - start != quoted_len || memcmp (data + start, quoted, quoted_len) != 0)
+            continue;
+          /* A key when a colon follows; the last one counts, as for json-glib. */
+          for (j = i + 1; j < len && strchr (" \t\r\n", data[j]) != NULL; j++)
+            ;
+          if (j >= len || data[j] != ':')
+            continue;
+          for (j++; j < len && strchr (" \t\r\n", data[j]) != NULL; j++)
+            ;
+          *out_start = j;
+          *out_end = value_end (data, len, j);
+          found = TRUE;
+          i = *out_end - 1;
+          /* The value is skipped whole: its brackets do not count. */
+        }
+    }
+
+  return found;
+}
+
+JsonNode *
+cs_json_load_file_apart (const char          *path,
+                         const CsJsonLimits  *limits,
+                         const char          *member,
+                         GBytes             **out_member,
+                         GError             **error)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GString) rest = NULL;
+  char *data;
+  gsize len = 0, start, end;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (limits != NULL && limits->what != NULL, NULL);
+  g_return_val_if_fail (member != NULL && out_member != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  *out_member = NULL;
+  data = read_bounded (path, limits, &len, error);
+  if (data == NULL)
+    return NULL;
+  bytes = g_bytes_new_take (data, len + 1);
+  if (len == 0)
+    {
+      fail (error, G_IO_ERROR_INVALID_DATA, "the file is empty");
+      return NULL;
+    }
+  if (!check_text (data, len, limits, error))
+    return NULL;
+  if (!find_member (data, len, member, &start, &end))
+    return parse (data, len, error);
+
+  rest = g_string_sized_new (len - (end - start) + 3);
+  g_string_append_len (rest, data, (gssize) start);
+  g_string_append (rest, "{}");
+  g_string_append_len (rest, data + end, (gssize) (len - end));
+  *out_member = g_bytes_new_from_bytes (bytes, start, end - start);
+
+  return parse (rest->str, rest->len, error);
 }
 
 /* Outside strings, the only letters in generated JSON are in true, false,

@@ -34,6 +34,19 @@ JsonNode *cs_json_load_file (const char          *path,
                              const CsJsonLimits  *limits,
                              GError             **error);
 
+/*
+ * Like cs_json_load_file (), with the value of one member of the top-level
+ * object left out of the tree (it reads as {}) and handed back as its text,
+ * for a reader that needs no tree of it: the samples of a long run, which as
+ * a tree would take ten times the file's size. *@out_member is NULL when the
+ * member is absent; the text has passed the same checks as the rest.
+ */
+JsonNode *cs_json_load_file_apart (const char          *path,
+                                   const CsJsonLimits  *limits,
+                                   const char          *member,
+                                   GBytes             **out_member,
+                                   GError             **error);
+
 /* json_to_string (), except for json-glib 1.6's doubles: it appends ".0" to
  * every double printed without a dot, which turns 1e-300 into the invalid
  * 1e-300.0. Use it for every document holding doubles. */

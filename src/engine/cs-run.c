@@ -29,8 +29,25 @@
 #define MAX_DURATION      (10.0 * 365.25 * 24 * 3600)
 #define MAX_COUNTER_VALUE 1e15
 #define MAX_THREADS       100000
+#define MAX_BUCKETS_READ  100000
+
+/* Samples are kept whole for this long back from the newest; older ones are
+ * merged into buckets. */
+#define RECENT_SECONDS    600.0
+/* The whole run in at most this many buckets: when they are more, neighbours
+ * are merged in pairs and the width doubles. A 24-hour run ends in buckets of
+ * 128 s, 675 of them. */
+#define MAX_BUCKETS       1024
+#define FIRST_BUCKET_WIDTH 1.0
 /* 1970 … 2200: a start time outside this range is a corrupt file. */
 #define MAX_STARTED_USEC  G_GINT64_CONSTANT (7258118400000000)
+
+typedef struct {
+  double  sum;
+  guint64 n;
+  double  min;
+  double  max;
+} StatSum;
 
 struct _CsRun
 {
@@ -51,7 +68,18 @@ struct _CsRun
   CsRemovals        removals;
   const char       *outcome;      /* interned */
   char             *fatal_error;
-  GArray           *samples;      /* of CsSample */
+  /* The last RECENT_SECONDS of samples in full, from recent_first on, and
+   * everything before them in buckets of at most bucket_width seconds (the
+   * last one still filling). */
+  GArray           *recent;       /* of CsSample */
+  guint             recent_first;
+  GArray           *buckets;      /* of CsBucket */
+  double            bucket_width;
+  /* Each counter's statistics over every sample, kept as they come so they
+   * stay exact whatever the buckets merge. The newest sample is not in them
+   * yet while pending: the sampler may make it again at the end. */
+  StatSum           sums[CS_N_COUNTERS];
+  gboolean          pending;
   GArray           *timeline;     /* of CsThreadChange */
   GArray           *events;       /* of CsRunEvent */
   GPtrArray        *errors;       /* of CsRunError */
@@ -296,7 +324,11 @@ cs_run_new (void)
   run->outcome = g_intern_static_string ("running");
   run->sources = g_new0 (char *, 1);
   run->settings.overwrite = CS_OVERWRITE_NEWER;
-  run->samples = g_array_new (FALSE, FALSE, sizeof (CsSample));
+  run->recent = g_array_new (FALSE, FALSE, sizeof (CsSample));
+  run->buckets = g_array_new (FALSE, FALSE, sizeof (CsBucket));
+  run->bucket_width = FIRST_BUCKET_WIDTH;
+  for (guint c = 0; c < CS_N_COUNTERS; c++)
+    run->sums[c] = (StatSum) { 0, 0, INFINITY, -INFINITY };
   run->timeline = timeline_new ();
   run->events = events_new ();
   run->errors = g_ptr_array_new_with_free_func (run_error_free);
@@ -329,7 +361,8 @@ cs_run_unref (CsRun *run)
   _cs_run_settings_clear (&run->settings);
   _cs_run_environment_clear (&run->environment);
   g_free (run->fatal_error);
-  g_array_unref (run->samples);
+  g_array_unref (run->recent);
+  g_array_unref (run->buckets);
   g_array_unref (run->timeline);
   g_array_unref (run->events);
   g_ptr_array_unref (run->errors);
@@ -516,32 +549,234 @@ cs_run_get_fatal_error (CsRun *run)
   return run->fatal_error;
 }
 
-CsSample *
-cs_run_dup_samples (CsRun *run,
-                    guint *n_samples)
+/* Sample storage; every function here is called with the lock held. */
+
+static guint
+recent_len (CsRun *run)
+{
+  return run->recent->len - run->recent_first;
+}
+
+static const CsSample *
+recent_at (CsRun *run,
+           guint  i)
+{
+  return &g_array_index (run->recent, CsSample, run->recent_first + i);
+}
+
+static void
+bucket_from_sample (CsBucket       *bucket,
+                    const CsSample *sample,
+                    double          t_start)
+{
+  bucket->sample = *sample;
+  bucket->t_start = t_start;
+  bucket->n = 1;
+  memcpy (bucket->min, sample->values, sizeof bucket->min);
+  memcpy (bucket->max, sample->values, sizeof bucket->max);
+}
+
+/* @into, then @next after it, become one. */
+static void
+bucket_merge (CsBucket       *into,
+              const CsBucket *next)
+{
+  for (guint c = 0; c < CS_N_COUNTERS; c++)
+    {
+      double a = into->sample.values[c], b = next->sample.values[c];
+
+      if (c == CS_COUNTER_THREADS)
+        into->sample.values[c] = b;
+      else if (isnan (a))
+        into->sample.values[c] = b;
+      else if (!isnan (b))
+        into->sample.values[c] = (a * into->n + b * next->n) / (into->n + next->n);
+      /* fmin and fmax take the number over a NaN. */
+      into->min[c] = fmin (into->min[c], next->min[c]);
+      into->max[c] = fmax (into->max[c], next->max[c]);
+    }
+  into->sample.t = next->sample.t;
+  into->sample.files_done = next->sample.files_done;
+  into->sample.bytes_done = next->sample.bytes_done;
+  into->n += next->n;
+}
+
+static void
+buckets_halve (CsRun *run)
+{
+  guint n = run->buckets->len, out = 0;
+
+  for (guint i = 0; i < n; i += 2, out++)
+    {
+      CsBucket merged = g_array_index (run->buckets, CsBucket, i);
+
+      if (i + 1 < n)
+        bucket_merge (&merged, &g_array_index (run->buckets, CsBucket, i + 1));
+      g_array_index (run->buckets, CsBucket, out) = merged;
+    }
+  g_array_set_size (run->buckets, out);
+  run->bucket_width *= 2;
+}
+
+/* A sample, or a bucket read back, joins the older part of the run. */
+static void
+buckets_add (CsRun          *run,
+             const CsBucket *bucket)
+{
+  CsBucket *last = run->buckets->len > 0
+                   ? &g_array_index (run->buckets, CsBucket, run->buckets->len - 1) : NULL;
+
+  if (last != NULL && bucket->sample.t - last->t_start <= run->bucket_width)
+    {
+      bucket_merge (last, bucket);
+      return;
+    }
+
+  g_array_append_vals (run->buckets, bucket, 1);
+  if (run->buckets->len > MAX_BUCKETS)
+    buckets_halve (run);
+}
+
+/* Samples that fell out of the recent window go to the buckets. Each costs a
+ * merge; the array is compacted once half of it is gone, so the cost per
+ * sample stays flat. */
+static void
+recent_expire (CsRun *run)
+{
+  const CsSample *newest = recent_at (run, recent_len (run) - 1);
+
+  while (recent_len (run) > 1 && recent_at (run, 0)->t < newest->t - RECENT_SECONDS)
+    {
+      double t_start = run->buckets->len > 0
+                       ? g_array_index (run->buckets, CsBucket, run->buckets->len - 1).sample.t : 0;
+      CsBucket bucket;
+
+      bucket_from_sample (&bucket, recent_at (run, 0), t_start);
+      buckets_add (run, &bucket);
+      run->recent_first++;
+    }
+
+  if (run->recent_first > 0 && run->recent_first >= recent_len (run))
+    {
+      g_array_remove_range (run->recent, 0, run->recent_first);
+      run->recent_first = 0;
+    }
+}
+
+static void
+sums_add (StatSum        *sums,
+          const CsSample *sample)
+{
+  for (guint c = 0; c < CS_N_COUNTERS; c++)
+    {
+      double v = sample->values[c];
+
+      /* NaN marks "no data in this interval" (no reads: no read latency). */
+      if (isnan (v))
+        continue;
+      sums[c].sum += v;
+      sums[c].n++;
+      sums[c].min = MIN (sums[c].min, v);
+      sums[c].max = MAX (sums[c].max, v);
+    }
+}
+
+/* The pending sample is final now: into the statistics. */
+static void
+settle_pending (CsRun *run)
+{
+  if (run->pending && recent_len (run) > 0)
+    sums_add (run->sums, recent_at (run, recent_len (run) - 1));
+  run->pending = FALSE;
+}
+
+/* A sample at the end of the run. @count: into the statistics (a sample read
+ * back from a record that keeps them has been counted already). */
+static void
+store_sample (CsRun          *run,
+              const CsSample *sample,
+              gboolean        count)
+{
+  settle_pending (run);
+  g_array_append_vals (run->recent, sample, 1);
+  run->pending = count;
+  recent_expire (run);
+}
+
+static GArray *
+series_locked (CsRun *run)
+{
+  guint n = recent_len (run);
+  GArray *series = g_array_sized_new (FALSE, FALSE, sizeof (CsBucket), run->buckets->len + n);
+  double t_start;
+
+  g_array_append_vals (series, run->buckets->data, run->buckets->len);
+  t_start = run->buckets->len > 0
+            ? g_array_index (run->buckets, CsBucket, run->buckets->len - 1).sample.t : 0;
+  for (guint i = 0; i < n; i++)
+    {
+      CsBucket bucket;
+
+      bucket_from_sample (&bucket, recent_at (run, i), t_start);
+      g_array_append_val (series, bucket);
+      t_start = bucket.sample.t;
+    }
+
+  return series;
+}
+
+GArray *
+cs_run_dup_series (CsRun *run)
 {
   g_autoptr(CsMutexLocker) locker = NULL;
 
   g_return_val_if_fail (run != NULL, NULL);
 
   locker = _cs_mutex_locker_new (&run->mutex);
+  return series_locked (run);
+}
+
+CsSample *
+cs_run_dup_samples (CsRun *run,
+                    guint *n_samples)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+  guint n_buckets, n;
+  CsSample *samples;
+
+  g_return_val_if_fail (run != NULL, NULL);
+
+  locker = _cs_mutex_locker_new (&run->mutex);
+  n_buckets = run->buckets->len;
+  n = n_buckets + recent_len (run);
   if (n_samples != NULL)
-    *n_samples = run->samples->len;
-  if (run->samples->len == 0)
+    *n_samples = n;
+  if (n == 0)
     return NULL;
 
-  return g_memdup2 (run->samples->data, (gsize) run->samples->len * sizeof (CsSample));
+  samples = g_new (CsSample, n);
+  for (guint i = 0; i < n_buckets; i++)
+    samples[i] = g_array_index (run->buckets, CsBucket, i).sample;
+  if (recent_len (run) > 0)
+    memcpy (samples + n_buckets, recent_at (run, 0), recent_len (run) * sizeof (CsSample));
+
+  return samples;
 }
 
 guint
 cs_run_get_n_samples (CsRun *run)
 {
   g_autoptr(CsMutexLocker) locker = NULL;
+  guint n;
 
   g_return_val_if_fail (run != NULL, 0);
 
   locker = _cs_mutex_locker_new (&run->mutex);
-  return run->samples->len;
+  n = recent_len (run);
+  for (guint i = 0; i < run->buckets->len; i++)
+    n += g_array_index (run->buckets, CsBucket, i).n;
+
+  return n;
 }
 
 GArray *
@@ -613,25 +848,27 @@ cs_run_get_n_errors (CsRun *run)
   return __atomic_load_n (&run->n_errors, __ATOMIC_RELAXED);
 }
 
-gboolean
-cs_run_get_stat (CsRun     *run,
+static double
+last_t_locked (CsRun *run)
+{
+  if (recent_len (run) > 0)
+    return recent_at (run, recent_len (run) - 1)->t;
+  if (run->buckets->len > 0)
+    return g_array_index (run->buckets, CsBucket, run->buckets->len - 1).sample.t;
+  return 0;
+}
+
+static gboolean
+get_stat_locked (CsRun     *run,
                  CsCounter  counter,
                  CsStat    *out_stat)
 {
-  g_autoptr(CsMutexLocker) locker = NULL;
-  double sum = 0, min = INFINITY, max = -INFINITY;
-  guint n = 0;
-
-  g_return_val_if_fail (run != NULL, FALSE);
-  g_return_val_if_fail (counter < CS_N_COUNTERS, FALSE);
-
-  locker = _cs_mutex_locker_new (&run->mutex);
+  StatSum sum = run->sums[counter];
 
   /* A count, whose figure is its mean over the clock's time (cs-figures.h). */
-  if (counter == CS_COUNTER_THREADS && run->samples->len > 0)
+  if (counter == CS_COUNTER_THREADS && (recent_len (run) > 0 || run->buckets->len > 0))
     {
-      double until = run->duration > 0
-                     ? run->duration : g_array_index (run->samples, CsSample, run->samples->len - 1).t;
+      double until = run->duration > 0 ? run->duration : last_t_locked (run);
       guint min, max;
       double mean;
 
@@ -647,31 +884,40 @@ cs_run_get_stat (CsRun     *run,
       return TRUE;
     }
 
-  for (guint i = 0; i < run->samples->len; i++)
+  if (run->pending && recent_len (run) > 0)
     {
-      double v = g_array_index (run->samples, CsSample, i).values[counter];
+      StatSum last[CS_N_COUNTERS] = { { 0 } };
 
-      /* NaN marks "no data in this interval" (no reads: no read latency). */
-      if (isnan (v))
-        continue;
-
-      sum += v;
-      min = MIN (min, v);
-      max = MAX (max, v);
-      n++;
+      last[counter] = sum;
+      sums_add (last, recent_at (run, recent_len (run) - 1));
+      sum = last[counter];
     }
 
-  if (n == 0)
+  if (sum.n == 0)
     return FALSE;
 
   if (out_stat != NULL)
     {
-      out_stat->avg = sum / n;
-      out_stat->min = min;
-      out_stat->max = max;
+      out_stat->avg = sum.sum / sum.n;
+      out_stat->min = sum.min;
+      out_stat->max = sum.max;
     }
 
   return TRUE;
+}
+
+gboolean
+cs_run_get_stat (CsRun     *run,
+                 CsCounter  counter,
+                 CsStat    *out_stat)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+
+  g_return_val_if_fail (run != NULL, FALSE);
+  g_return_val_if_fail (counter < CS_N_COUNTERS, FALSE);
+
+  locker = _cs_mutex_locker_new (&run->mutex);
+  return get_stat_locked (run, counter, out_stat);
 }
 
 /* Recording, from any thread. */
@@ -786,10 +1032,11 @@ _cs_run_replace_last_sample (CsRun          *run,
   g_return_if_fail (sample != NULL);
 
   locker = _cs_mutex_locker_new (&run->mutex);
-  if (run->samples->len == 0)
-    g_array_append_vals (run->samples, sample, 1);
+  /* Only the pending sample may be made again; one already counted stays. */
+  if (recent_len (run) == 0 || !run->pending)
+    store_sample (run, sample, TRUE);
   else
-    g_array_index (run->samples, CsSample, run->samples->len - 1) = *sample;
+    g_array_index (run->recent, CsSample, run->recent->len - 1) = *sample;
 }
 
 void
@@ -802,7 +1049,7 @@ _cs_run_add_sample (CsRun          *run,
   g_return_if_fail (sample != NULL);
 
   locker = _cs_mutex_locker_new (&run->mutex);
-  g_array_append_vals (run->samples, sample, 1);
+  store_sample (run, sample, TRUE);
 }
 
 void
@@ -1086,39 +1333,132 @@ build_environment (JsonBuilder            *builder,
 /* Called with the lock held. */
 static void
 build_samples (JsonBuilder *builder,
-               GArray      *samples)
+               CsRun       *run)
 {
+  guint n = recent_len (run);
+
   json_builder_set_member_name (builder, "samples");
   json_builder_begin_object (builder);
 
   json_builder_set_member_name (builder, "t");
   json_builder_begin_array (builder);
-  for (guint i = 0; i < samples->len; i++)
-    add_double_or_null (builder, g_array_index (samples, CsSample, i).t);
+  for (guint i = 0; i < n; i++)
+    add_double_or_null (builder, recent_at (run, i)->t);
   json_builder_end_array (builder);
 
   json_builder_set_member_name (builder, "files_done");
   json_builder_begin_array (builder);
-  for (guint i = 0; i < samples->len; i++)
-    json_builder_add_int_value (builder, clamp_u64 (g_array_index (samples, CsSample, i).files_done));
+  for (guint i = 0; i < n; i++)
+    json_builder_add_int_value (builder, clamp_u64 (recent_at (run, i)->files_done));
   json_builder_end_array (builder);
 
   json_builder_set_member_name (builder, "bytes_done");
   json_builder_begin_array (builder);
-  for (guint i = 0; i < samples->len; i++)
-    json_builder_add_int_value (builder, clamp_u64 (g_array_index (samples, CsSample, i).bytes_done));
+  for (guint i = 0; i < n; i++)
+    json_builder_add_int_value (builder, clamp_u64 (recent_at (run, i)->bytes_done));
   json_builder_end_array (builder);
 
   for (guint c = 0; c < CS_N_COUNTERS; c++)
     {
       json_builder_set_member_name (builder, cs_counter_get_info (c)->key);
       json_builder_begin_array (builder);
-      for (guint i = 0; i < samples->len; i++)
-        add_double_or_null (builder, g_array_index (samples, CsSample, i).values[c]);
+      for (guint i = 0; i < n; i++)
+        add_double_or_null (builder, recent_at (run, i)->values[c]);
       json_builder_end_array (builder);
     }
 
   json_builder_end_object (builder);
+}
+
+static void
+add_bucket_column (JsonBuilder *builder,
+                   GArray      *buckets,
+                   const char  *name,
+                   gsize        offset)
+{
+  json_builder_set_member_name (builder, name);
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < buckets->len; i++)
+    {
+      const char *bucket = (const char *) &g_array_index (buckets, CsBucket, i);
+
+      add_double_or_null (builder, *(const double *) (gconstpointer) (bucket + offset));
+    }
+  json_builder_end_array (builder);
+}
+
+/* Called with the lock held. Columns like the samples': "t" where each ends,
+ * "t_start", "n", the counts at the end, each counter's mean under its key
+ * and its extremes under "<key>_min" and "<key>_max". */
+static void
+build_buckets (JsonBuilder *builder,
+               CsRun       *run)
+{
+  GArray *buckets = run->buckets;
+
+  json_builder_set_member_name (builder, "buckets");
+  json_builder_begin_object (builder);
+  add_member_double (builder, "width", run->bucket_width);
+  add_bucket_column (builder, buckets, "t", G_STRUCT_OFFSET (CsBucket, sample.t));
+  add_bucket_column (builder, buckets, "t_start", G_STRUCT_OFFSET (CsBucket, t_start));
+
+  json_builder_set_member_name (builder, "n");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < buckets->len; i++)
+    json_builder_add_int_value (builder, g_array_index (buckets, CsBucket, i).n);
+  json_builder_end_array (builder);
+
+  json_builder_set_member_name (builder, "files_done");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < buckets->len; i++)
+    json_builder_add_int_value (builder, clamp_u64 (g_array_index (buckets, CsBucket, i).sample.files_done));
+  json_builder_end_array (builder);
+
+  json_builder_set_member_name (builder, "bytes_done");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < buckets->len; i++)
+    json_builder_add_int_value (builder, clamp_u64 (g_array_index (buckets, CsBucket, i).sample.bytes_done));
+  json_builder_end_array (builder);
+
+  for (guint c = 0; c < CS_N_COUNTERS; c++)
+    {
+      const char *key = cs_counter_get_info (c)->key;
+      g_autofree char *min = g_strconcat (key, "_min", NULL);
+      g_autofree char *max = g_strconcat (key, "_max", NULL);
+
+      add_bucket_column (builder, buckets, key,
+                         G_STRUCT_OFFSET (CsBucket, sample.values) + c * sizeof (double));
+      add_bucket_column (builder, buckets, min, G_STRUCT_OFFSET (CsBucket, min) + c * sizeof (double));
+      add_bucket_column (builder, buckets, max, G_STRUCT_OFFSET (CsBucket, max) + c * sizeof (double));
+    }
+
+  json_builder_end_object (builder);
+}
+
+/* The sum of a counter's values over its samples. */
+static double
+stat_sum_locked (CsRun     *run,
+                 CsCounter  counter)
+{
+  double sum = run->sums[counter].sum;
+
+  if (run->pending && recent_len (run) > 0 && !isnan (recent_at (run, recent_len (run) - 1)->values[counter]))
+    sum += recent_at (run, recent_len (run) - 1)->values[counter];
+
+  return sum;
+}
+
+/* How many samples a counter's statistics are over. */
+static guint64
+stat_count_locked (CsRun     *run,
+                   CsCounter  counter)
+{
+  guint64 n = run->sums[counter].n;
+
+  if (run->pending && recent_len (run) > 0 && !isnan (recent_at (run, recent_len (run) - 1)->values[counter]))
+    n++;
+
+  return n;
 }
 
 JsonNode *
@@ -1331,6 +1671,9 @@ cs_run_to_json (CsRun *run)
       add_member_double (builder, "avg", stats[c].avg);
       add_member_double (builder, "min", stats[c].min);
       add_member_double (builder, "max", stats[c].max);
+      /* What the statistics continue from when read back: avg is sum / n. */
+      add_member_int (builder, "n", clamp_u64 (stat_count_locked (run, c)));
+      add_member_double (builder, "sum", stat_sum_locked (run, c));
       json_builder_set_member_name (builder, "direction");
       json_builder_add_string_value (builder,
                                      info->direction == CS_DIRECTION_MORE_IS_BETTER ? "more" :
@@ -1341,7 +1684,8 @@ cs_run_to_json (CsRun *run)
     }
   json_builder_end_object (builder);
 
-  build_samples (builder, run->samples);
+  build_samples (builder, run);
+  build_buckets (builder, run);
 
   json_builder_end_object (builder);
 
@@ -1896,75 +2240,643 @@ read_errors (Reader     *r,
     *omitted = read_int (r, root, "", "errors_omitted", 0, MAX_COUNT);
 }
 
-static JsonArray *
-read_column (Reader     *r,
-             JsonObject *o,
-             const char *name,
-             gboolean    required,
-             guint       n)
-{
-  JsonArray *a = read_array (r, o, "samples", name, required);
+/* The samples' columns, read whole before any sample is made of them. */
+typedef struct {
+  guint    n;
+  double  *t;
+  guint64 *files;
+  guint64 *bytes;
+  double  *values[CS_N_COUNTERS];   /* NULL: the column is absent */
+} Columns;
 
-  if (a != NULL && json_array_get_length (a) != n)
+static void
+columns_clear (Columns *columns)
+{
+  g_free (columns->t);
+  g_free (columns->files);
+  g_free (columns->bytes);
+  for (guint c = 0; c < CS_N_COUNTERS; c++)
+    g_free (columns->values[c]);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Columns, columns_clear)
+
+/* What one value of a column must be. */
+typedef enum {
+  COLUMN_TIME,      /* a number of seconds */
+  COLUMN_COUNT,     /* a whole number */
+  COLUMN_COUNTER,   /* a number, or null for none */
+} ColumnKind;
+
+typedef enum {
+  TOKEN_INTEGER,
+  TOKEN_NUMBER,
+  TOKEN_NULL,
+  TOKEN_OTHER,
+} TokenKind;
+
+/* One value checked for its column, with the messages the tree reader gives. */
+static void
+column_value (Reader     *r,
+              ColumnKind  kind,
+              TokenKind   token,
+              double      number,
+              gint64      integer,
+              guint       i,
+              const char *name,
+              double     *out_double,
+              guint64    *out_count)
+{
+  char where[32];
+  double max;
+
+  if (r->failed)
+    return;
+  g_snprintf (where, sizeof where, "samples[%u]", i);
+
+  if (kind == COLUMN_COUNT)
     {
-      reader_fail (r, "“samples.%s” has %u values, “samples.t” has %u",
-                   name, json_array_get_length (a), n);
-      return NULL;
+      max = g_str_equal (name, "bytes_done") ? MAX_BYTES : MAX_COUNT;
+      if (token != TOKEN_INTEGER)
+        {
+          fail_field (r, where, name, "must be a whole number");
+          return;
+        }
+      if (integer < 0 || (double) integer > max)
+        {
+          g_autofree char *what = g_strdup_printf ("is out of range (%" G_GINT64_FORMAT ")", integer);
+
+          fail_field (r, where, name, what);
+          return;
+        }
+      *out_count = (guint64) integer;
+      return;
     }
 
-  return a;
+  if (kind == COLUMN_COUNTER && token == TOKEN_NULL)
+    {
+      *out_double = NAN;
+      return;
+    }
+  if (token != TOKEN_INTEGER && token != TOKEN_NUMBER)
+    {
+      fail_field (r, where, name, "must be a number");
+      return;
+    }
+  if (token == TOKEN_INTEGER)
+    number = (double) integer;
+  max = kind == COLUMN_TIME ? MAX_DURATION : MAX_COUNTER_VALUE;
+  if (!isfinite (number) || number < 0 || number > max)
+    {
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      g_autofree char *what = g_strdup_printf ("is out of range (%s)",
+                                               g_ascii_dtostr (buf, sizeof buf, number));
+
+      fail_field (r, where, name, what);
+      return;
+    }
+  *out_double = number;
+}
+
+/* Where a column goes, by its key: a slot for doubles or for counts, and
+ * its place among the lengths; FALSE for a key not ours. */
+static gboolean
+column_slot (Columns     *columns,
+             const char  *name,
+             ColumnKind  *out_kind,
+             double     ***out_doubles,
+             guint64    ***out_counts,
+             int         *out_index)
+{
+  CsCounter counter;
+
+  *out_doubles = NULL;
+  *out_counts = NULL;
+  if (g_str_equal (name, "t"))
+    {
+      *out_kind = COLUMN_TIME;
+      *out_doubles = &columns->t;
+      *out_index = -1;
+    }
+  else if (g_str_equal (name, "files_done") || g_str_equal (name, "bytes_done"))
+    {
+      *out_kind = COLUMN_COUNT;
+      *out_counts = name[0] == 'f' ? &columns->files : &columns->bytes;
+      *out_index = name[0] == 'f' ? 0 : 1;
+    }
+  else if (cs_counter_from_key (name, &counter))
+    {
+      *out_kind = COLUMN_COUNTER;
+      *out_doubles = &columns->values[counter];
+      *out_index = 2 + (int) counter;
+    }
+  else
+    {
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static const char *
+column_name (guint k)
+{
+  return k == 0 ? "files_done" : k == 1 ? "bytes_done" : cs_counter_get_info (k - 2)->key;
 }
 
 static void
-read_samples (Reader     *r,
-              JsonObject *root,
-              GArray     *samples)
+columns_check (Reader  *r,
+               Columns *columns,
+               guint    n_t,
+               guint    lengths[CS_N_COUNTERS + 2])
+{
+  if (r->failed)
+    return;
+  if (columns->t == NULL)
+    {
+      fail_field (r, "samples", "t", "is missing");
+      return;
+    }
+  for (guint k = 0; k < CS_N_COUNTERS + 2; k++)
+    {
+      gboolean present = k == 0 ? columns->files != NULL : k == 1 ? columns->bytes != NULL
+                         : columns->values[k - 2] != NULL;
+
+      /* A counter added in a later version is simply absent from older files. */
+      if (!present && k >= 2)
+        continue;
+      if (!present)
+        {
+          fail_field (r, "samples", column_name (k), "is missing");
+          return;
+        }
+      if (lengths[k] != n_t)
+        {
+          reader_fail (r, "“samples.%s” has %u values, “samples.t” has %u", column_name (k), lengths[k], n_t);
+          return;
+        }
+    }
+  columns->n = n_t;
+}
+
+static TokenKind
+node_token (JsonNode *node,
+            double   *number,
+            gint64   *integer)
+{
+  GType type;
+
+  if (JSON_NODE_HOLDS_NULL (node))
+    return TOKEN_NULL;
+  type = JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
+  if (type == G_TYPE_INT64)
+    {
+      *integer = json_node_get_int (node);
+      return TOKEN_INTEGER;
+    }
+  if (type == G_TYPE_DOUBLE)
+    {
+      *number = json_node_get_double (node);
+      return TOKEN_NUMBER;
+    }
+
+  return TOKEN_OTHER;
+}
+
+/* The samples' columns from a tree (cs_run_new_from_json ()). */
+static void
+read_columns_tree (Reader     *r,
+                   JsonObject *root,
+                   Columns    *columns)
 {
   JsonObject *o = read_object (r, root, "", "samples");
-  JsonArray *t, *files, *bytes;
-  JsonArray *columns[CS_N_COUNTERS];
-  guint n;
+  guint lengths[CS_N_COUNTERS + 2] = { 0 };
+  JsonArray *arrays[CS_N_COUNTERS + 2] = { NULL };
+  JsonArray *t;
+  guint n_t;
 
   if (o == NULL)
     return;
-
   t = read_array (r, o, "samples", "t", TRUE);
   if (t == NULL)
     return;
-  n = json_array_get_length (t);
-  if (n > MAX_SAMPLES)
+  n_t = json_array_get_length (t);
+  if (n_t > MAX_SAMPLES)
     {
       reader_fail (r, "more than %d samples", MAX_SAMPLES);
       return;
     }
+  columns->t = g_new (double, MAX (n_t, 1));
 
-  files = read_column (r, o, "files_done", TRUE, n);
-  bytes = read_column (r, o, "bytes_done", TRUE, n);
-  /* A counter added in a later version is simply absent from older files. */
-  for (guint c = 0; c < CS_N_COUNTERS; c++)
-    columns[c] = read_column (r, o, cs_counter_get_info (c)->key, FALSE, n);
-  if (r->failed)
+  for (guint k = 0; k < CS_N_COUNTERS + 2 && !r->failed; k++)
+    {
+      arrays[k] = read_array (r, o, "samples", column_name (k), k < 2);
+      if (arrays[k] == NULL)
+        continue;
+      lengths[k] = json_array_get_length (arrays[k]);
+      if (lengths[k] != n_t)
+        continue;
+      if (k == 0)
+        columns->files = g_new (guint64, MAX (n_t, 1));
+      else if (k == 1)
+        columns->bytes = g_new (guint64, MAX (n_t, 1));
+      else
+        columns->values[k - 2] = g_new (double, MAX (n_t, 1));
+    }
+  for (guint k = 0; k < CS_N_COUNTERS + 2 && !r->failed; k++)
+    if (arrays[k] != NULL && lengths[k] != n_t)
+      reader_fail (r, "“samples.%s” has %u values, “samples.t” has %u", column_name (k), lengths[k], n_t);
+
+  /* In sample order, so the first bad value named is the earliest. */
+  for (guint i = 0; i < n_t && !r->failed; i++)
+    {
+      double number = 0;
+      gint64 integer = 0;
+      TokenKind token;
+
+      token = node_token (json_array_get_element (t, i), &number, &integer);
+      column_value (r, COLUMN_TIME, token, number, integer, i, "t", &columns->t[i], NULL);
+      for (guint k = 0; k < CS_N_COUNTERS + 2; k++)
+        {
+          if (arrays[k] == NULL)
+            continue;
+          token = node_token (json_array_get_element (arrays[k], i), &number, &integer);
+          if (k < 2)
+            column_value (r, COLUMN_COUNT, token, number, integer, i, column_name (k), NULL,
+                          k == 0 ? &columns->files[i] : &columns->bytes[i]);
+          else
+            column_value (r, COLUMN_COUNTER, token, number, integer, i, column_name (k),
+                          &columns->values[k - 2][i], NULL);
+        }
+    }
+  columns_check (r, columns, n_t, lengths);
+}
+
+/*
+ * The samples' columns from their text, without a tree: a record of version
+ * 1 holds every sample, 345,600 of them in 120 MB for a day, and json-glib's
+ * tree of that is over a gigabyte. The text has passed the checks of
+ * cs-json-io (tokens, UTF-8, nesting); the shape is checked here:
+ * { "key": [ number or null, … ], … }.
+ */
+typedef struct {
+  const char *p;
+  const char *end;
+} Text;
+
+static void
+text_space (Text *x)
+{
+  while (x->p < x->end && (*x->p == ' ' || *x->p == '\n' || *x->p == '\r' || *x->p == '\t'))
+    x->p++;
+}
+
+static gboolean
+text_take (Text *x,
+           char  c)
+{
+  text_space (x);
+  if (x->p < x->end && *x->p == c)
+    {
+      x->p++;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* A key without escapes (ours have none); NULL for anything else. */
+static char *
+text_key (Text *x)
+{
+  const char *start;
+
+  text_space (x);
+  if (x->p >= x->end || *x->p != '"')
+    return NULL;
+  start = ++x->p;
+  while (x->p < x->end && *x->p != '"' && *x->p != '\\')
+    x->p++;
+  if (x->p >= x->end || *x->p != '"')
+    return NULL;
+
+  return g_strndup (start, (gsize) (x->p++ - start));
+}
+
+/* One value of a column. The text is NUL-terminated after its end. */
+static TokenKind
+text_value (Text   *x,
+            double *number,
+            gint64 *integer)
+{
+  const char *start;
+  gboolean whole = TRUE;
+
+  text_space (x);
+  start = x->p;
+  if (x->end - x->p >= 4 && memcmp (x->p, "null", 4) == 0)
+    {
+      x->p += 4;
+      return TOKEN_NULL;
+    }
+  while (x->p < x->end && strchr ("-+.0123456789eE", *x->p) != NULL)
+    {
+      whole &= *x->p != '.' && *x->p != 'e' && *x->p != 'E';
+      x->p++;
+    }
+  if (x->p == start)
+    return TOKEN_OTHER;
+  if (whole)
+    {
+      *integer = g_ascii_strtoll (start, NULL, 10);
+      return TOKEN_INTEGER;
+    }
+  *number = g_ascii_strtod (start, NULL);
+
+  return TOKEN_NUMBER;
+}
+
+/* Past one value of any kind (a column not ours), brackets and strings balanced. */
+static gboolean
+text_skip_value (Text *x)
+{
+  guint depth = 0;
+
+  text_space (x);
+  do
+    {
+      if (x->p >= x->end)
+        return FALSE;
+      if (*x->p == '"')
+        {
+          for (x->p++; x->p < x->end && *x->p != '"'; x->p++)
+            if (*x->p == '\\')
+              x->p++;
+        }
+      else if (*x->p == '[' || *x->p == '{')
+        depth++;
+      else if (*x->p == ']' || *x->p == '}')
+        {
+          if (depth == 0)
+            return TRUE;
+          depth--;
+        }
+      else if (*x->p == ',' && depth == 0)
+        return TRUE;
+      x->p++;
+    }
+  while (depth > 0 || (x->p < x->end && *x->p != ',' && *x->p != '}' && *x->p != ']'));
+
+  return TRUE;
+}
+
+static void
+read_columns_text (Reader     *r,
+                   GBytes     *text,
+                   Columns    *columns)
+{
+  guint lengths[CS_N_COUNTERS + 2] = { 0 };
+  gsize len = 0;
+  Text x;
+  guint n_t = 0;
+
+  x.p = g_bytes_get_data (text, &len);
+  x.end = x.p + len;
+
+  if (!text_take (&x, '{'))
+    {
+      reader_fail (r, "“samples” must be an object");
+      return;
+    }
+  if (!text_take (&x, '}'))
+    {
+      do
+        {
+          g_autofree char *name = text_key (&x);
+          ColumnKind kind;
+          double **doubles;
+          guint64 **counts;
+          int index;
+          guint n = 0, cap = 0;
+
+          if (name == NULL || !text_take (&x, ':'))
+            {
+              reader_fail (r, "“samples” is not made of columns");
+              return;
+            }
+          if (!column_slot (columns, name, &kind, &doubles, &counts, &index))
+            {
+              if (!text_skip_value (&x))
+                {
+                  reader_fail (r, "“samples” is not made of columns");
+                  return;
+                }
+              continue;
+            }
+          if (!text_take (&x, '['))
+            {
+              fail_field (r, "samples", name, "must be an array");
+              return;
+            }
+          /* A key given twice counts once, its last values, as json-glib reads it. */
+          if (doubles != NULL)
+            g_clear_pointer (doubles, g_free);
+          else
+            g_clear_pointer (counts, g_free);
+          if (!text_take (&x, ']'))
+            {
+              do
+                {
+                  double number = 0;
+                  gint64 integer = 0;
+                  TokenKind token = text_value (&x, &number, &integer);
+
+                  if (n >= MAX_SAMPLES)
+                    {
+                      reader_fail (r, "more than %d samples", MAX_SAMPLES);
+                      return;
+                    }
+                  if (n == cap)
+                    {
+                      cap = MAX (cap * 2, 4096);
+                      if (doubles != NULL)
+                        *doubles = g_renew (double, *doubles, cap);
+                      else
+                        *counts = g_renew (guint64, *counts, cap);
+                    }
+                  column_value (r, kind, token, number, integer, n, name,
+                                doubles != NULL ? &(*doubles)[n] : NULL,
+                                counts != NULL ? &(*counts)[n] : NULL);
+                  n++;
+                }
+              while (!r->failed && text_take (&x, ','));
+              if (r->failed)
+                return;
+              if (!text_take (&x, ']'))
+                {
+                  reader_fail (r, "“samples.%s” is not an array of numbers", name);
+                  return;
+                }
+            }
+          else if (doubles != NULL)
+            {
+              *doubles = g_new (double, 1);
+            }
+          else
+            {
+              *counts = g_new (guint64, 1);
+            }
+          if (index < 0)
+            n_t = n;
+          else
+            lengths[index] = n;
+        }
+      while (text_take (&x, ','));
+
+      if (!text_take (&x, '}'))
+        {
+          reader_fail (r, "“samples” is not made of columns");
+          return;
+        }
+    }
+  text_space (&x);
+  if (x.p != x.end)
+    {
+      reader_fail (r, "“samples” is not made of columns");
+      return;
+    }
+
+  columns_check (r, columns, n_t, lengths);
+}
+
+/* Each sample of the columns, as the sampler would have added it. @count:
+ * into the statistics (a version 1 record keeps none to read back). */
+static void
+store_columns (CsRun   *run,
+               Columns *columns,
+               gboolean count)
+{
+  for (guint i = 0; i < columns->n; i++)
+    {
+      CsSample sample;
+
+      sample.t = columns->t[i];
+      sample.files_done = columns->files[i];
+      sample.bytes_done = columns->bytes[i];
+      for (guint c = 0; c < CS_N_COUNTERS; c++)
+        sample.values[c] = columns->values[c] != NULL ? columns->values[c][i] : NAN;
+      store_sample (run, &sample, count);
+    }
+  settle_pending (run);
+}
+
+/* Version 2: the buckets, in columns like the samples'. */
+static void
+read_buckets (Reader     *r,
+              JsonObject *root,
+              CsRun      *run)
+{
+  JsonObject *o;
+  JsonArray *t;
+  guint n;
+  JsonArray *columns[4 + 3 * CS_N_COUNTERS];
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+
+  if (json_object_get_member (root, "buckets") == NULL)
     return;
+  o = read_object (r, root, "", "buckets");
+  if (o == NULL)
+    return;
+  run->bucket_width = read_double (r, o, "buckets", "width", 1e-3, MAX_DURATION);
+  t = read_array (r, o, "buckets", "t", TRUE);
+  if (t == NULL)
+    return;
+  n = json_array_get_length (t);
+  if (n > MAX_BUCKETS_READ)
+    {
+      reader_fail (r, "more than %d buckets", MAX_BUCKETS_READ);
+      return;
+    }
 
-  g_array_set_size (samples, n);
+  g_ptr_array_add (names, g_strdup ("t_start"));
+  g_ptr_array_add (names, g_strdup ("n"));
+  g_ptr_array_add (names, g_strdup ("files_done"));
+  g_ptr_array_add (names, g_strdup ("bytes_done"));
+  for (guint c = 0; c < CS_N_COUNTERS; c++)
+    {
+      const char *key = cs_counter_get_info (c)->key;
+
+      g_ptr_array_add (names, g_strdup (key));
+      g_ptr_array_add (names, g_strconcat (key, "_min", NULL));
+      g_ptr_array_add (names, g_strconcat (key, "_max", NULL));
+    }
+  for (guint k = 0; k < names->len && !r->failed; k++)
+    {
+      columns[k] = read_array (r, o, "buckets", names->pdata[k], k < 4);
+      if (columns[k] != NULL && json_array_get_length (columns[k]) != n)
+        reader_fail (r, "“buckets.%s” has %u values, “buckets.t” has %u",
+                     (const char *) names->pdata[k], json_array_get_length (columns[k]), n);
+    }
+
   for (guint i = 0; i < n && !r->failed; i++)
     {
-      CsSample *s = &g_array_index (samples, CsSample, i);
       char where[32];
+      CsBucket bucket = { 0 };
 
-      g_snprintf (where, sizeof where, "samples[%u]", i);
-      s->t = read_double_node (r, json_array_get_element (t, i), where, "t", 0, MAX_DURATION, FALSE);
-      s->files_done = read_int_node (r, json_array_get_element (files, i), where, "files_done", 0, MAX_COUNT);
-      s->bytes_done = read_int_node (r, json_array_get_element (bytes, i), where, "bytes_done", 0, MAX_BYTES);
+      g_snprintf (where, sizeof where, "buckets[%u]", i);
+      bucket.sample.t = read_double_node (r, json_array_get_element (t, i), where, "t", 0, MAX_DURATION, FALSE);
+      bucket.t_start = read_double_node (r, json_array_get_element (columns[0], i), where, "t_start",
+                                         0, bucket.sample.t, FALSE);
+      bucket.n = read_int_node (r, json_array_get_element (columns[1], i), where, "n", 1, MAX_SAMPLES);
+      bucket.sample.files_done = read_int_node (r, json_array_get_element (columns[2], i), where,
+                                                "files_done", 0, MAX_COUNT);
+      bucket.sample.bytes_done = read_int_node (r, json_array_get_element (columns[3], i), where,
+                                                "bytes_done", 0, MAX_BYTES);
       for (guint c = 0; c < CS_N_COUNTERS; c++)
         {
-          if (columns[c] == NULL)
-            s->values[c] = NAN;
-          else
-            s->values[c] = read_double_node (r, json_array_get_element (columns[c], i), where,
-                                             cs_counter_get_info (c)->key,
-                                             0, MAX_COUNTER_VALUE, TRUE);
+          double *into[3] = { &bucket.sample.values[c], &bucket.min[c], &bucket.max[c] };
+
+          for (guint k = 0; k < 3; k++)
+            {
+              JsonArray *column = columns[4 + 3 * c + k];
+
+              *into[k] = column == NULL ? NAN
+                         : read_double_node (r, json_array_get_element (column, i), where,
+                                             names->pdata[4 + 3 * c + k], 0, MAX_COUNTER_VALUE, TRUE);
+            }
         }
+      if (run->buckets->len > 0 &&
+          bucket.t_start < g_array_index (run->buckets, CsBucket, run->buckets->len - 1).sample.t)
+        reader_fail (r, "“%s” begins before the one before it ends", where);
+      g_array_append_val (run->buckets, bucket);
+    }
+}
+
+/* Version 2: the statistics, kept as the samples came, read back. */
+static void
+read_stats (Reader     *r,
+            JsonObject *root,
+            CsRun      *run)
+{
+  JsonObject *o = read_object (r, root, "", "stats");
+
+  for (guint c = 0; o != NULL && c < CS_N_COUNTERS && !r->failed; c++)
+    {
+      const char *key = cs_counter_get_info (c)->key;
+      g_autofree char *where = g_strconcat ("stats.", key, NULL);
+      JsonObject *stat;
+
+      if (json_object_get_member (o, key) == NULL)
+        continue;
+      stat = read_object (r, o, "stats", key);
+      if (stat == NULL)
+        return;
+      g_free (read_string (r, stat, where, "unit", FALSE));
+      run->sums[c].n = read_int (r, stat, where, "n", 0, MAX_SAMPLES);
+      run->sums[c].min = read_double (r, stat, where, "min", 0, MAX_COUNTER_VALUE);
+      run->sums[c].max = read_double (r, stat, where, "max", 0, MAX_COUNTER_VALUE);
+      run->sums[c].sum = read_double (r, stat, where, "sum", 0, MAX_COUNTER_VALUE * MAX_SAMPLES);
+      if (run->sums[c].n == 0)
+        run->sums[c] = (StatSum) { 0, 0, INFINITY, -INFINITY };
     }
 }
 
@@ -1980,11 +2892,16 @@ outcome_is_known (const char *outcome)
   return FALSE;
 }
 
-CsRun *
-cs_run_new_from_json (JsonNode  *node,
-                      GError   **error)
+/* @samples_text: the value of "samples", left out of the tree by the file
+ * reader; NULL to read it from the tree. */
+static CsRun *
+run_from_json (JsonNode  *node,
+               GBytes    *samples_text,
+               GError   **error)
 {
   g_autoptr(CsRun) run = NULL;
+  g_auto(Columns) columns = { 0 };
+  gint64 schema = 0;
   g_autofree char *id = NULL;
   g_autofree char *kind = NULL;
   g_autofree char *outcome = NULL;
@@ -1993,9 +2910,6 @@ cs_run_new_from_json (JsonNode  *node,
   JsonNode *version;
   JsonArray *sources;
   JsonArray *sources_raw;
-
-  g_return_val_if_fail (node != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (!JSON_NODE_HOLDS_OBJECT (node))
     {
@@ -2010,8 +2924,9 @@ cs_run_new_from_json (JsonNode  *node,
       reader_fail (&r, "“schema_version” is missing; this is not a Copyscope run");
       return NULL;
     }
-  if (!JSON_NODE_HOLDS_VALUE (version) || json_node_get_value_type (version) != G_TYPE_INT64 ||
-      json_node_get_int (version) != CS_RUN_SCHEMA_VERSION)
+  if (JSON_NODE_HOLDS_VALUE (version) && json_node_get_value_type (version) == G_TYPE_INT64)
+    schema = json_node_get_int (version);
+  if (schema < 1 || schema > CS_RUN_SCHEMA_VERSION)
     {
       reader_fail (&r, "unsupported schema_version (this version reads %d)", CS_RUN_SCHEMA_VERSION);
       return NULL;
@@ -2079,16 +2994,42 @@ cs_run_new_from_json (JsonNode  *node,
   read_events (&r, root, run->events);
   read_errors (&r, root, run->errors, &run->errors_omitted);
   run->n_errors = run->errors->len;
-  read_samples (&r, root, run->samples);
+  if (samples_text != NULL)
+    read_columns_text (&r, samples_text, &columns);
+  else
+    read_columns_tree (&r, root, &columns);
 
-  /* Statistics are derived from the samples; only their shape is checked. */
-  if (!r.failed && json_object_has_member (root, "stats"))
-    read_object (&r, root, "", "stats");
+  if (schema == 1)
+    {
+      /* Every sample whole, and statistics of them alone: the samples are
+       * reduced as a recording run would, and counted as they come. */
+      if (!r.failed && json_object_has_member (root, "stats"))
+        read_object (&r, root, "", "stats");
+      if (!r.failed)
+        store_columns (run, &columns, TRUE);
+    }
+  else
+    {
+      read_buckets (&r, root, run);
+      read_stats (&r, root, run);
+      if (!r.failed)
+        store_columns (run, &columns, FALSE);
+    }
 
   if (r.failed)
     return NULL;
 
   return g_steal_pointer (&run);
+}
+
+CsRun *
+cs_run_new_from_json (JsonNode  *node,
+                      GError   **error)
+{
+  g_return_val_if_fail (node != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return run_from_json (node, NULL, error);
 }
 
 static const CsJsonLimits run_limits = {
@@ -2103,12 +3044,14 @@ cs_run_load (const char  *path,
              GError     **error)
 {
   g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GBytes) samples = NULL;
   g_autoptr(GError) local_error = NULL;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  root = cs_json_load_file (path, &run_limits, &local_error);
+  /* The samples are read from their text: see read_columns_text (). */
+  root = cs_json_load_file_apart (path, &run_limits, "samples", &samples, &local_error);
   if (root == NULL)
     {
       if (local_error->domain != G_IO_ERROR)
@@ -2122,7 +3065,7 @@ cs_run_load (const char  *path,
       return NULL;
     }
 
-  return cs_run_new_from_json (root, error);
+  return run_from_json (root, samples, error);
 }
 
 gboolean

@@ -8,7 +8,10 @@
 
 G_BEGIN_DECLS
 
-#define CS_RUN_SCHEMA_VERSION 1
+/* 2: samples at two resolutions (the last minutes whole, the rest in
+ * buckets) and statistics that count their samples. Version 1 records, every
+ * sample whole, still load: they are reduced as they are read. */
+#define CS_RUN_SCHEMA_VERSION 2
 
 typedef enum {
   CS_OVERWRITE_NEWER,   /* replace older files; skip and report newer ones (default) */
@@ -80,6 +83,20 @@ typedef struct {
   guint64 files_done;               /* cumulative */
   guint64 bytes_done;               /* cumulative source bytes published */
 } CsSample;
+
+/*
+ * A stretch of the run in one: the mean, lowest and highest of each counter
+ * over the samples it merged. Its sample holds the means, with the counts at
+ * the stretch's end (files_done, bytes_done, and the Threads counter: the
+ * count at the end, not a mean). A whole sample is a bucket of one.
+ */
+typedef struct {
+  CsSample sample;                  /* sample.t: where it ends */
+  double   t_start;                 /* where it begins: the end of the one before */
+  double   min[CS_N_COUNTERS];      /* NaN where no sample had a value */
+  double   max[CS_N_COUNTERS];
+  guint    n;                       /* samples merged */
+} CsBucket;
 
 typedef struct {
   double  t;
@@ -179,15 +196,25 @@ const char              *cs_run_get_outcome       (CsRun       *run);  /* "compl
 const char              *cs_run_get_fatal_error   (CsRun       *run);  /* NULL unless the job stopped on one */
 
 /* Copies, so callers hold no lock: free with g_free / g_array_unref / g_ptr_array_unref. */
+/*
+ * The samples are kept at two resolutions, so that a run of any length stays
+ * small: the last ten minutes whole, everything before in at most a thousand
+ * buckets. The series is the whole run, oldest first: the buckets, then the
+ * whole samples as buckets of one. dup_samples is the same series as
+ * samples (the buckets' means): a few thousand at most, whatever the length.
+ */
+GArray                  *cs_run_dup_series        (CsRun       *run);  /* of CsBucket */
 CsSample                *cs_run_dup_samples       (CsRun       *run,
                                                    guint       *n_samples);
+/* The samples taken, merged ones included. */
 guint                    cs_run_get_n_samples     (CsRun       *run);
 GArray                  *cs_run_dup_timeline      (CsRun       *run);  /* of CsThreadChange, strings owned by array */
 GPtrArray               *cs_run_dup_errors        (CsRun       *run);  /* of CsRunError */
 GArray                  *cs_run_dup_events        (CsRun       *run);  /* of CsRunEvent, strings owned by array */
 guint                    cs_run_get_n_errors      (CsRun       *run);
 
-/* Statistics over all samples; FALSE when there are none. Threads, a count,
+/* Statistics over all samples taken, exact however they were merged since;
+ * FALSE when there are none. Threads, a count,
  * has the lowest, the highest and the mean of its timeline over the clock's
  * time instead (cs-figures.h). */
 gboolean                 cs_run_get_stat          (CsRun       *run,
@@ -205,7 +232,7 @@ CsRun                   *cs_run_load              (const char  *path,
 gboolean                 cs_run_save              (CsRun       *run,
                                                    const char  *path,
                                                    GError     **error);
-/* One row per sample; RFC 4180. */
+/* One row per entry of the series (a bucket's row holds its means); RFC 4180. */
 char                    *cs_run_samples_to_csv    (CsRun       *run);
 
 /* Helpers for other units (reports, the window): free the element contents. */

@@ -148,6 +148,152 @@ test_run_stats (void)
   g_assert_false (cs_run_get_stat (run, CS_COUNTER_CPU_USAGE, &stat));
 }
 
+/* A day at 250 ms: 345,600 samples, kept small, its statistics exact. */
+static void
+test_run_long (void)
+{
+  g_autoptr(CsRun) run = cs_run_new ();
+  g_autoptr(CsRun) copy = NULL;
+  g_autoptr(GArray) series = NULL;
+  g_autofree char *json = NULL;
+  const guint n = 345600;
+  double sum = 0, min = INFINITY, max = -INFINITY, band_max = -INFINITY;
+  guint n_values = 0;
+  CsStat stat;
+
+  for (guint i = 0; i < n; i++)
+    {
+      CsSample sample = { 0 };
+
+      sample.t = (i + 1) * 0.25;
+      for (guint c = 0; c < CS_N_COUNTERS; c++)
+        sample.values[c] = (i * 7 + c) % 1013;
+      /* No reads now and then: no read latency. */
+      if (i % 5 == 0)
+        sample.values[CS_COUNTER_AVG_READ_REQUEST_TIME] = NAN;
+      /* One spike, to be found in the band whatever it is merged with. */
+      if (i == 123457)
+        sample.values[CS_COUNTER_AVG_READ_REQUEST_TIME] = 5000.5;
+      sample.files_done = i;
+      sample.bytes_done = (guint64) i * 1000;
+      _cs_run_add_sample (run, &sample);
+
+      if (!isnan (sample.values[CS_COUNTER_AVG_READ_REQUEST_TIME]))
+        {
+          sum += sample.values[CS_COUNTER_AVG_READ_REQUEST_TIME];
+          min = MIN (min, sample.values[CS_COUNTER_AVG_READ_REQUEST_TIME]);
+          max = MAX (max, sample.values[CS_COUNTER_AVG_READ_REQUEST_TIME]);
+          n_values++;
+        }
+    }
+  _cs_run_set_duration (run, n * 0.25);
+
+  g_assert_cmpuint (cs_run_get_n_samples (run), ==, n);
+  g_assert_true (cs_run_get_stat (run, CS_COUNTER_AVG_READ_REQUEST_TIME, &stat));
+  g_assert_cmpfloat (stat.avg, ==, sum / n_values);
+  g_assert_cmpfloat (stat.min, ==, min);
+  g_assert_cmpfloat (stat.max, ==, 5000.5);
+  g_assert_cmpfloat (max, ==, 5000.5);
+
+  /* The last ten minutes whole, the rest in at most 1024 buckets. */
+  series = cs_run_dup_series (run);
+  g_assert_cmpuint (series->len, <=, 1024 + 2401);
+  g_assert_cmpuint (series->len, >=, 2400);
+  for (guint i = 0; i < series->len; i++)
+    {
+      const CsBucket *b = &g_array_index (series, CsBucket, i);
+
+      band_max = fmax (band_max, b->max[CS_COUNTER_AVG_READ_REQUEST_TIME]);
+      g_assert_cmpfloat (b->t_start, <, b->sample.t);
+      if (i > 0)
+        g_assert_cmpfloat (b->t_start, ==, g_array_index (series, CsBucket, i - 1).sample.t);
+    }
+  g_assert_cmpfloat (band_max, ==, 5000.5);
+  g_assert_cmpfloat (g_array_index (series, CsBucket, series->len - 1).sample.t, ==, n * 0.25);
+  g_assert_cmpuint (g_array_index (series, CsBucket, series->len - 1).sample.files_done, ==, n - 1);
+
+  json = cs_run_to_json_string (run, TRUE);
+  g_test_message ("a day's record: %zu bytes, %u entries", strlen (json), series->len);
+  g_assert_cmpuint (strlen (json), <=, 5 * 1000 * 1000);
+
+  copy = reload (run);
+  assert_runs_equal (run, copy);
+  g_assert_cmpuint (cs_run_get_n_samples (copy), ==, n);
+  g_assert_true (cs_run_get_stat (copy, CS_COUNTER_AVG_READ_REQUEST_TIME, &stat));
+  g_assert_cmpfloat (stat.avg, ==, sum / n_values);
+}
+
+/* A record of version 1 holds every sample; it is reduced as it is read, its
+ * statistics counted from all of them. */
+static void
+test_run_old_schema (void)
+{
+  g_autoptr(CsRun) run = fixture_run ("T1", RUN_ID, 2, 1.0);
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GString) text = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CsRun) old = NULL;
+  g_autoptr(GArray) series = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *doc = NULL;
+  const guint n = 20000;
+  double sum = 0;
+  JsonObject *o;
+  CsStat stat;
+
+  doc = cs_run_to_json_string (run, FALSE);
+  root = json_from_string (doc, &error);
+  g_clear_pointer (&doc, g_free);
+  g_assert_no_error (error);
+  o = json_node_get_object (root);
+  json_object_set_int_member (o, "schema_version", 1);
+  json_object_remove_member (o, "buckets");
+  json_object_set_string_member (o, "samples", "@@SAMPLES@@");
+  doc = json_to_string (root, FALSE);
+
+  /* Written as the old version did: every sample, every counter. */
+  text = g_string_new ("{");
+  g_string_append (text, "\"t\":[");
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (text, "%s%u.25", i > 0 ? "," : "", i);
+  g_string_append (text, "],\"files_done\":[");
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (text, "%s%u", i > 0 ? "," : "", i);
+  g_string_append (text, "],\"bytes_done\":[");
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (text, "%s%u", i > 0 ? "," : "", i * 10);
+  for (guint c = 0; c < CS_N_COUNTERS; c++)
+    {
+      g_string_append_printf (text, "],\"%s\":[", cs_counter_get_info (c)->key);
+      for (guint i = 0; i < n; i++)
+        g_string_append_printf (text, "%s%u", i > 0 ? "," : "", (i * 3 + c) % 101);
+    }
+  g_string_append (text, "]}");
+  for (guint i = 0; i < n; i++)
+    sum += (i * 3 + CS_COUNTER_FILE_RATE) % 101;
+
+  {
+    g_autoptr(GString) full = g_string_new (doc);
+
+    g_string_replace (full, "\"@@SAMPLES@@\"", text->str, 1);
+    path = write_temp (full->str, full->len);
+  }
+
+  old = cs_run_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cs_run_get_n_samples (old), ==, n);
+  g_assert_true (cs_run_get_stat (old, CS_COUNTER_FILE_RATE, &stat));
+  g_assert_cmpfloat (stat.avg, ==, sum / n);
+  g_assert_cmpfloat (stat.min, ==, 0);
+  g_assert_cmpfloat (stat.max, ==, 100);
+  series = cs_run_dup_series (old);
+  /* A sample a second: the last 600 whole, the 19,400 before in buckets. */
+  g_assert_cmpuint (series->len, <=, 601 + 1024);
+  g_assert_cmpuint (series->len, >, 601);
+  g_assert_cmpuint (g_array_index (series, CsBucket, series->len - 1).sample.files_done, ==, n - 1);
+  g_unlink (path);
+}
+
 static void
 test_run_round_trip (void)
 {
@@ -380,7 +526,8 @@ typedef struct {
 
 static const BadCase bad_cases[] = {
   { "schema_version", NULL, "schema_version" },
-  { "schema_version", "2", "unsupported schema_version" },
+  { "schema_version", "3", "unsupported schema_version" },
+  { "schema_version", "0", "unsupported schema_version" },
   { "schema_version", "\"1\"", "unsupported schema_version" },
   { "schema_version", "1.0", "unsupported schema_version" },
   { "id", "\"../../etc/passwd\"", "“id” is not a UUID" },
@@ -597,6 +744,8 @@ main (int   argc,
 
   g_test_add_func ("/run/defaults", test_run_defaults);
   g_test_add_func ("/run/stats", test_run_stats);
+  g_test_add_func ("/run/long", test_run_long);
+  g_test_add_func ("/run/old-schema", test_run_old_schema);
   g_test_add_func ("/run/round-trip", test_run_round_trip);
   g_test_add_func ("/run/save-load", test_run_save_load);
   g_test_add_func ("/run/errors-capped", test_run_errors_capped);
