@@ -94,10 +94,7 @@ _cs_format_figure (CsFigure figure,
   switch (figure)
     {
     case CS_FIGURE_DURATION:
-      if (strchr (number, ':') != NULL)
-        return g_steal_pointer (&number);
-      /* Translators: a run's duration in seconds, like "0.47 s" */
-      return g_strdup_printf (_("%s s"), number);
+      return cs_format_duration (value, TRUE);
     case CS_FIGURE_SPEED:
       /* Translators: data copied per second, like "168.3 MB/s" (MB = 10^6 bytes) */
       return g_strdup_printf (_("%s MB/s"), number);

@@ -301,7 +301,7 @@ cs_cli_history (int    argc,
     }
   else
     {
-      g_print ("%-20s  %-12s  %-16s  %9s  %9s  %10s  %9s  %10s  %s\n",
+      g_print ("%-20s  %-12s  %-16s  %11s  %9s  %10s  %9s  %10s  %s\n",
                "Date (UTC)", "Label", "Threads", "Duration", "Files", "MB/s", "files/s", "req/s",
                "Sources → Destination");
     }
@@ -333,7 +333,7 @@ cs_cli_history (int    argc,
       requests = cs_run_get_stat (run, CS_COUNTER_REQUEST_RATE, &stat)
                  ? format_number ("%.0f", stat.avg) : g_strdup ("-");
 
-      g_print ("%-20s  %-12s  %-16s  %9s  %9" G_GUINT64_FORMAT "  %10s  %9s  %10s  %s\n",
+      g_print ("%-20s  %-12s  %-16s  %11s  %9" G_GUINT64_FORMAT "  %10s  %9s  %10s  %s\n",
                date, label_shown, threads, duration, figures.files, speed, file_rate, requests,
                paths_shown);
     }

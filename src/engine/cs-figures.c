@@ -5,6 +5,8 @@
 
 #include <math.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "cs-figures.h"
 
 void
@@ -82,6 +84,52 @@ format_double (const char *format,
   return g_strdup (g_ascii_formatd (buf, sizeof buf, format, value));
 }
 
+/* The text, translated for a person's window or kept as it is. */
+G_GNUC_FORMAT (1)
+static const char *
+translated (const char *msgid,
+            gboolean    localized)
+{
+  return localized ? _(msgid) : msgid;
+}
+
+char *
+cs_format_duration (double   seconds,
+                    gboolean localized)
+{
+  guint64 whole;
+
+  if (!isfinite (seconds) || seconds < 0)
+    seconds = 0;
+
+  /* Each form from the value rounded to its own precision, so that 59.96 s
+   * reads "1 min 0 s", never "60.0 s". */
+  if (seconds < 9.995)
+    {
+      g_autofree char *number = format_double ("%.2f", seconds, localized);
+
+      /* Translators: a duration under a minute, like "0.47 s" or "42.5 s" */
+      return g_strdup_printf (translated (N_("%s s"), localized), number);
+    }
+  if (seconds < 59.95)
+    {
+      g_autofree char *number = format_double ("%.1f", seconds, localized);
+
+      return g_strdup_printf (translated (N_("%s s"), localized), number);
+    }
+
+  whole = (guint64) llround (seconds);
+  if (whole < 3600)
+    /* Translators: a duration under an hour, like "3 min 5 s" */
+    return g_strdup_printf (translated (N_("%u min %u s"), localized),
+                            (guint) (whole / 60), (guint) (whole % 60));
+
+  whole = (guint64) llround (seconds / 60);
+  /* Translators: a duration of an hour or more, like "10 h 2 min" */
+  return g_strdup_printf (translated (N_("%u h %u min"), localized),
+                          (guint) (whole / 60), (guint) (whole % 60));
+}
+
 char *
 cs_figure_format_number (CsFigure  figure,
                          double    value,
@@ -93,15 +141,7 @@ cs_figure_format_number (CsFigure  figure,
   switch (figure)
     {
     case CS_FIGURE_DURATION:
-      if (value < 59.995)
-        return format_double ("%.2f", value, localized);
-      else
-        {
-          guint64 s = (guint64) llround (value);
-
-          return g_strdup_printf ("%u:%02u:%02u", (guint) (s / 3600), (guint) (s / 60 % 60),
-                                  (guint) (s % 60));
-        }
+      return format_double ("%.2f", value, localized);
 
     case CS_FIGURE_SPEED:
       return format_double (value >= 1 ? "%.1f" : "%.2f", value, localized);
@@ -128,7 +168,7 @@ cs_figure_format (CsFigure figure,
   switch (figure)
     {
     case CS_FIGURE_DURATION:
-      return value < 59.995 ? g_strconcat (number, " s", NULL) : g_steal_pointer (&number);
+      return cs_format_duration (value, FALSE);
     case CS_FIGURE_SPEED:
       return g_strconcat (number, " MB/s", NULL);
     case CS_FIGURE_FILE_RATE:

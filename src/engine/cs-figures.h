@@ -38,7 +38,7 @@ typedef struct {
 } CsFigures;
 
 typedef enum {
-  CS_FIGURE_DURATION,          /* "0.47 s", "59.90 s", "1:02:03" */
+  CS_FIGURE_DURATION,          /* seconds; with its unit as cs_format_duration () */
   CS_FIGURE_SPEED,             /* "168.3 MB/s" */
   CS_FIGURE_FILE_RATE,         /* "10719 files/s", "2.5 files/s" */
   CS_FIGURE_THREADS_MEAN,      /* "7.4" */
@@ -61,11 +61,19 @@ gboolean cs_figures_threads_changed    (const CsFigures *figures);
 
 /* The number alone, at the figure's one precision: in the C locale for files
  * and terminals that scripts read, or the user's (digit grouping, decimal
- * comma) for the window. Durations of a minute or more are h:mm:ss. */
+ * comma) for the window. A duration is seconds ("3723.40"). */
 char  *cs_figure_format_number         (CsFigure         figure,
                                         double           value,
                                         gboolean         localized);
 /* The number and its unit, C locale: for the CLI and the exports. */
+/*
+ * A duration as a person reads it, the one form everywhere one does (window,
+ * CLI, reports; JSON and CSV keep seconds): "0.47 s", "42.5 s", "3 min 5 s",
+ * "10 h 2 min". @localized: translated, in the user's numbers, for the window;
+ * else English and the C locale.
+ */
+char  *cs_format_duration              (double           seconds,
+                                        gboolean         localized);
 char  *cs_figure_format                (CsFigure         figure,
                                         double           value);
 /* "8", or "1–16 (mean 7.4)" for a count that changed; C locale. */

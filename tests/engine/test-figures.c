@@ -4,6 +4,8 @@
 #include <locale.h>
 #include <math.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "copyscope-engine.h"
 #include "cs-run-private.h"
 
@@ -109,9 +111,8 @@ test_format (void)
     const char *with_unit;
   } cases[] = {
     { CS_FIGURE_DURATION, 0.4712, "0.47", "0.47 s" },
-    { CS_FIGURE_DURATION, 59.9, "59.90", "59.90 s" },
-    { CS_FIGURE_DURATION, 59.996, "0:01:00", "0:01:00" },
-    { CS_FIGURE_DURATION, 3723.4, "1:02:03", "1:02:03" },
+    { CS_FIGURE_DURATION, 59.9, "59.90", "59.9 s" },
+    { CS_FIGURE_DURATION, 3723.4, "3723.40", "1 h 2 min" },
     { CS_FIGURE_DURATION, -1, "0.00", "0.00 s" },
     { CS_FIGURE_SPEED, 168.2734, "168.3", "168.3 MB/s" },
     { CS_FIGURE_SPEED, 0.0449, "0.04", "0.04 MB/s" },
@@ -130,6 +131,75 @@ test_format (void)
       g_assert_cmpstr (number, ==, cases[i].number);
       g_assert_cmpstr (with_unit, ==, cases[i].with_unit);
     }
+}
+
+/* Durations for people: each form rounded to its own precision. */
+static void
+test_format_duration (void)
+{
+  static const struct {
+    double      seconds;
+    const char *text;
+  } cases[] = {
+    { 0, "0.00 s" },
+    { -3, "0.00 s" },
+    { NAN, "0.00 s" },
+    { INFINITY, "0.00 s" },
+    { 0.004, "0.00 s" },
+    { 0.8, "0.80 s" },
+    { 0.4712, "0.47 s" },
+    { 9.994, "9.99 s" },
+    { 9.996, "10.0 s" },
+    { 42.54, "42.5 s" },
+    { 59.94, "59.9 s" },
+    { 59.96, "1 min 0 s" },
+    { 60, "1 min 0 s" },
+    { 185, "3 min 5 s" },
+    { 3599.4, "59 min 59 s" },
+    { 3599.6, "1 h 0 min" },
+    { 3723.4, "1 h 2 min" },
+    { 36120, "10 h 2 min" },
+    { 36149, "10 h 2 min" },
+    { 86400, "24 h 0 min" },
+    { 10.0 * 86400 + 59, "240 h 1 min" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *c_text = cs_format_duration (cases[i].seconds, FALSE);
+
+      g_test_message ("%g s", cases[i].seconds);
+      g_assert_cmpstr (c_text, ==, cases[i].text);
+    }
+}
+
+/* The window's form: translated, in the user's numbers. */
+static void
+test_format_duration_localized (void)
+{
+  g_autofree char *old_numeric = g_strdup (setlocale (LC_NUMERIC, NULL));
+  g_autofree char *old_messages = g_strdup (setlocale (LC_MESSAGES, NULL));
+  g_autofree char *short_one = NULL;
+  g_autofree char *long_one = NULL;
+
+  if (setlocale (LC_NUMERIC, "de_DE.UTF-8") == NULL || setlocale (LC_MESSAGES, "de_DE.UTF-8") == NULL)
+    {
+      g_test_skip ("The de_DE.UTF-8 locale is not installed");
+      return;
+    }
+  /* Dutch words, German numbers: each from its own setting. */
+  g_setenv ("LANGUAGE", "nl", TRUE);
+  bindtextdomain (GETTEXT_PACKAGE, BUILD_ROOT G_DIR_SEPARATOR_S "po");
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+
+  short_one = cs_format_duration (0.47, TRUE);
+  long_one = cs_format_duration (36120, TRUE);
+  setlocale (LC_NUMERIC, old_numeric);
+  setlocale (LC_MESSAGES, old_messages);
+  g_unsetenv ("LANGUAGE");
+
+  g_assert_cmpstr (short_one, ==, "0,47 s");
+  g_assert_cmpstr (long_one, ==, "10 u 2 min");
 }
 
 static void
@@ -160,6 +230,8 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/figures/from-run", test_from_run);
+  g_test_add_func ("/figures/format-duration", test_format_duration);
+  g_test_add_func ("/figures/format-duration-localized", test_format_duration_localized);
   g_test_add_func ("/figures/format", test_format);
   g_test_add_func ("/figures/format-threads", test_format_threads);
 
