@@ -71,6 +71,29 @@ cs_history_page_fail (CsHistoryPage *self,
   cs_history_page_toast (self, toast);
 }
 
+/* The listed run is its record's header (cs_run_is_header ()): whatever
+ * shows or keeps a run reads the whole record. */
+static CsRun *
+load_whole (CsHistoryPage *self,
+            CsRun         *run)
+{
+  g_autoptr(GError) error = NULL;
+  CsRun *whole;
+
+  if (!cs_run_is_header (run))
+    return cs_run_ref (run);
+
+  whole = cs_history_load (cs_run_get_id (run), &error);
+  if (whole == NULL)
+    {
+      g_autofree char *message = g_strdup_printf (_("Could not read the run: %s"), error->message);
+
+      cs_history_page_fail (self, message);
+    }
+
+  return whole;
+}
+
 static void
 undo_delete_run_cb (CsHistoryPage *self,
                     AdwToast      *toast)
@@ -210,8 +233,11 @@ delete_requested_cb (CsHistoryPage *self,
 
   if (run != NULL)
     {
-      g_autoptr(CsRun) deleted = cs_run_ref (run);
+      /* Whole, for the Undo to save it again. */
+      g_autoptr(CsRun) deleted = load_whole (self, run);
 
+      if (deleted == NULL)
+        return;
       if (!cs_history_delete (cs_run_get_id (run), &error))
         {
           g_autofree char *message = g_strdup_printf (_("Could not delete the run: %s"), error->message);
@@ -255,7 +281,12 @@ row_activated_cb (CsHistoryPage *self,
   CsHistoryRow *row = CS_HISTORY_ROW (list_row);
 
   if (cs_history_row_get_run (row) != NULL)
-    g_signal_emit (self, signals[OPEN_RUN], 0, cs_history_row_get_run (row));
+    {
+      g_autoptr(CsRun) run = load_whole (self, cs_history_row_get_run (row));
+
+      if (run != NULL)
+        g_signal_emit (self, signals[OPEN_RUN], 0, run);
+    }
   else if (cs_history_row_get_sweep (row) != NULL)
     g_signal_emit (self, signals[OPEN_SWEEP], 0, cs_history_row_get_sweep (row));
 }
@@ -321,6 +352,12 @@ folder_changed_cb (CsHistoryPage     *self,
                    GFile             *other_file,
                    GFileMonitorEvent  event)
 {
+  g_autofree char *name = g_file_get_basename (file);
+
+  /* The history's index, written as it lists, is no record. */
+  if (name != NULL && name[0] == '.')
+    return;
+
   if (!gtk_widget_get_mapped (GTK_WIDGET (self)))
     {
       self->stale = TRUE;
@@ -564,6 +601,16 @@ cs_history_page_compare (CsHistoryPage *self)
   g_return_if_fail (CS_IS_HISTORY_PAGE (self));
 
   chosen = cs_history_page_dup_chosen (self);
-  if (chosen->len >= 2)
-    g_signal_emit (self, signals[COMPARE], 0, chosen);
+  if (chosen->len < 2)
+    return;
+  for (guint i = 0; i < chosen->len; i++)
+    {
+      CsRun *whole = load_whole (self, g_ptr_array_index (chosen, i));
+
+      if (whole == NULL)
+        return;
+      cs_run_unref (g_ptr_array_index (chosen, i));
+      g_ptr_array_index (chosen, i) = whole;
+    }
+  g_signal_emit (self, signals[COMPARE], 0, chosen);
 }

@@ -80,6 +80,10 @@ struct _CsRun
    * yet while pending: the sampler may make it again at the end. */
   StatSum           sums[CS_N_COUNTERS];
   gboolean          pending;
+  /* Read from a header (cs_run_to_header_json ()): no samples, no errors,
+   * only their numbers. */
+  gboolean          header;
+  guint             header_samples;
   GArray           *timeline;     /* of CsThreadChange */
   GArray           *events;       /* of CsRunEvent */
   GPtrArray        *errors;       /* of CsRunError */
@@ -763,20 +767,28 @@ cs_run_dup_samples (CsRun *run,
   return samples;
 }
 
-guint
-cs_run_get_n_samples (CsRun *run)
+static guint
+n_samples_locked (CsRun *run)
 {
-  g_autoptr(CsMutexLocker) locker = NULL;
-  guint n;
+  guint n = recent_len (run);
 
-  g_return_val_if_fail (run != NULL, 0);
-
-  locker = _cs_mutex_locker_new (&run->mutex);
-  n = recent_len (run);
+  if (run->header)
+    return run->header_samples;
   for (guint i = 0; i < run->buckets->len; i++)
     n += g_array_index (run->buckets, CsBucket, i).n;
 
   return n;
+}
+
+guint
+cs_run_get_n_samples (CsRun *run)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+
+  g_return_val_if_fail (run != NULL, 0);
+
+  locker = _cs_mutex_locker_new (&run->mutex);
+  return n_samples_locked (run);
 }
 
 GArray *
@@ -866,7 +878,7 @@ get_stat_locked (CsRun     *run,
   StatSum sum = run->sums[counter];
 
   /* A count, whose figure is its mean over the clock's time (cs-figures.h). */
-  if (counter == CS_COUNTER_THREADS && (recent_len (run) > 0 || run->buckets->len > 0))
+  if (counter == CS_COUNTER_THREADS && (recent_len (run) > 0 || run->buckets->len > 0 || run->header))
     {
       double until = run->duration > 0 ? run->duration : last_t_locked (run);
       guint min, max;
@@ -1461,8 +1473,10 @@ stat_count_locked (CsRun     *run,
   return n;
 }
 
-JsonNode *
-cs_run_to_json (CsRun *run)
+/* @header: without samples and errors, what a list of runs shows. */
+static JsonNode *
+run_to_json (CsRun    *run,
+             gboolean  header)
 {
   g_autoptr(JsonBuilder) builder = NULL;
   g_autoptr(CsMutexLocker) locker = NULL;
@@ -1624,7 +1638,7 @@ cs_run_to_json (CsRun *run)
 
   json_builder_set_member_name (builder, "errors");
   json_builder_begin_array (builder);
-  for (guint i = 0; i < run->errors->len; i++)
+  for (guint i = 0; !header && i < run->errors->len; i++)
     {
       const CsRunError *error = g_ptr_array_index (run->errors, i);
 
@@ -1684,12 +1698,58 @@ cs_run_to_json (CsRun *run)
     }
   json_builder_end_object (builder);
 
-  build_samples (builder, run);
-  build_buckets (builder, run);
+  if (header)
+    {
+      /* The samples' columns, empty, so the record's reader takes it. */
+      json_builder_set_member_name (builder, "samples");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "t");
+      json_builder_begin_array (builder);
+      json_builder_end_array (builder);
+      json_builder_set_member_name (builder, "files_done");
+      json_builder_begin_array (builder);
+      json_builder_end_array (builder);
+      json_builder_set_member_name (builder, "bytes_done");
+      json_builder_begin_array (builder);
+      json_builder_end_array (builder);
+      json_builder_end_object (builder);
+      add_member_bool (builder, "header", TRUE);
+      add_member_int (builder, "n_errors", run->errors->len);
+      add_member_int (builder, "n_samples", n_samples_locked (run));
+    }
+  else
+    {
+      build_samples (builder, run);
+      build_buckets (builder, run);
+    }
 
   json_builder_end_object (builder);
 
   return json_builder_get_root (builder);
+}
+
+JsonNode *
+cs_run_to_json (CsRun *run)
+{
+  g_return_val_if_fail (run != NULL, NULL);
+
+  return run_to_json (run, FALSE);
+}
+
+JsonNode *
+cs_run_to_header_json (CsRun *run)
+{
+  g_return_val_if_fail (run != NULL, NULL);
+
+  return run_to_json (run, TRUE);
+}
+
+gboolean
+cs_run_is_header (CsRun *run)
+{
+  g_return_val_if_fail (run != NULL, FALSE);
+
+  return run->header;
 }
 
 char *
@@ -2994,6 +3054,13 @@ run_from_json (JsonNode  *node,
   read_events (&r, root, run->events);
   read_errors (&r, root, run->errors, &run->errors_omitted);
   run->n_errors = run->errors->len;
+  if (schema >= 2 && json_object_get_member (root, "header") != NULL)
+    {
+      run->header = read_bool (&r, root, "", "header");
+      run->n_errors = read_int (&r, root, "", "n_errors", 0, CS_RUN_MAX_ERRORS);
+      run->header_samples = read_int (&r, root, "", "n_samples", 0, G_MAXUINT);
+    }
+
   if (samples_text != NULL)
     read_columns_text (&r, samples_text, &columns);
   else
@@ -3078,6 +3145,14 @@ cs_run_save (CsRun       *run,
   g_return_val_if_fail (run != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  /* A header in place of its record would lose the samples and errors. */
+  if (run->header)
+    {
+      g_set_error_literal (error, CS_RUN_ERROR, CS_RUN_ERROR_INVALID,
+                           "A run read from the history's index has no samples to save");
+      return FALSE;
+    }
 
   data = cs_run_to_json_string (run, TRUE);
 

@@ -225,6 +225,12 @@ gboolean                 cs_run_get_stat          (CsRun       *run,
 JsonNode                *cs_run_to_json           (CsRun       *run);
 char                    *cs_run_to_json_string    (CsRun       *run,
                                                    gboolean     pretty);
+/* The record without its samples and errors (their numbers only): what a
+ * list of runs shows, a few kilobytes whatever the run's length. Read back by
+ * cs_run_new_from_json () as a run that cs_run_is_header (): no samples, an
+ * empty list of errors, cs_run_get_n_errors () and the statistics as saved. */
+JsonNode                *cs_run_to_header_json    (CsRun       *run);
+gboolean                 cs_run_is_header         (CsRun       *run);
 CsRun                   *cs_run_new_from_json     (JsonNode    *node,
                                                    GError     **error);
 CsRun                   *cs_run_load              (const char  *path,

@@ -13,7 +13,23 @@
 #include <glib/gstdio.h>
 
 #include "cs-history.h"
+#include "cs-json-io.h"
 #include "cs-report.h"
+
+/*
+ * The list is read from an index beside the records: for each record its
+ * name, size, inode and change time, and its header (cs_run_to_header_json
+ * ()), a few kilobytes instead of the record. A record whose name, size,
+ * inode or time differ from its entry is read again and its entry made anew,
+ * so whatever writes the folder (the CLI, the window, a copy of files) the
+ * list stays true; entries of records gone are dropped. The index is written
+ * whole under a temporary name and renamed, so two programs listing at once
+ * each leave a consistent index, the one renamed last. Its name does not end
+ * in ".json": no reader of the folder takes it for a record.
+ */
+#define INDEX_NAME        ".index"
+#define INDEX_VERSION     1
+#define INDEX_MAX_SIZE    ((gsize) 128 * 1024 * 1024)
 
 void
 cs_history_entry_free (CsHistoryEntry *entry)
@@ -223,14 +239,155 @@ is_sweep_name (const char *name)
   return g_str_has_prefix (name, CS_HISTORY_SWEEP_PREFIX);
 }
 
+/* What tells a record changed: its entry in the index holds the same. */
+typedef struct {
+  gint64  size;
+  guint64 inode;
+  gint64  ctime_ns;
+} FileStamp;
+
+static gboolean
+stamp_of (const char *path,
+          FileStamp  *stamp)
+{
+  struct stat st;
+
+  if (stat (path, &st) != 0 || !S_ISREG (st.st_mode))
+    return FALSE;
+  stamp->size = st.st_size;
+  stamp->inode = st.st_ino;
+  /* The change time, not the modification time: a record copied in with its
+   * old time kept still reads as new. */
+  stamp->ctime_ns = (gint64) st.st_ctim.tv_sec * G_GINT64_CONSTANT (1000000000) + st.st_ctim.tv_nsec;
+
+  return TRUE;
+}
+
+static const CsJsonLimits index_limits = {
+  .what = "history index",
+  .max_size = INDEX_MAX_SIZE,
+  .max_depth = 32,
+  .max_values = 32 * 1000 * 1000,
+};
+
+/* The entries of the index by record name, each a JsonObject; empty when
+ * there is none or it cannot be read (it is only rebuilt then). */
+static GHashTable *
+index_read (const char *dir_path,
+            JsonNode  **out_root)
+{
+  g_autofree char *path = g_build_filename (dir_path, INDEX_NAME, NULL);
+  GHashTable *entries = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GError) error = NULL;
+  JsonObject *root;
+  JsonArray *list;
+
+  *out_root = cs_json_load_file (path, &index_limits, &error);
+  if (*out_root == NULL)
+    {
+      if (!g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        g_debug ("Rebuilding the history index: %s", error->message);
+      return entries;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (*out_root))
+    return entries;
+  root = json_node_get_object (*out_root);
+  if (json_object_get_int_member_with_default (root, "version", 0) != INDEX_VERSION ||
+      json_object_get_int_member_with_default (root, "schema_version", 0) != CS_RUN_SCHEMA_VERSION)
+    return entries;
+  list = json_object_get_array_member (root, "records");
+  for (guint i = 0; list != NULL && i < json_array_get_length (list); i++)
+    {
+      JsonNode *node = json_array_get_element (list, i);
+      const char *name;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      name = json_object_get_string_member_with_default (json_node_get_object (node), "name", NULL);
+      if (name != NULL)
+        g_hash_table_insert (entries, (gpointer) name, json_node_get_object (node));
+    }
+
+  return entries;
+}
+
+static gboolean
+entry_matches (JsonObject      *entry,
+               const FileStamp *stamp)
+{
+  return json_object_get_int_member_with_default (entry, "size", -1) == stamp->size &&
+         (guint64) json_object_get_int_member_with_default (entry, "inode", -1) == stamp->inode &&
+         json_object_get_int_member_with_default (entry, "ctime_ns", -1) == stamp->ctime_ns;
+}
+
+static void
+index_write (const char *dir_path,
+             GPtrArray  *records)
+{
+  g_autofree char *path = g_build_filename (dir_path, INDEX_NAME, NULL);
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "version");
+  json_builder_add_int_value (builder, INDEX_VERSION);
+  json_builder_set_member_name (builder, "schema_version");
+  json_builder_add_int_value (builder, CS_RUN_SCHEMA_VERSION);
+  json_builder_set_member_name (builder, "records");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < records->len; i++)
+    json_builder_add_value (builder, json_node_ref (g_ptr_array_index (records, i)));
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  text = cs_json_to_string (root, FALSE);
+
+  /* Atomic, not flushed: a lost index is only built again. */
+  if (!g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &error))
+    g_debug ("Cannot write the history index: %s", error->message);
+}
+
+static JsonNode *
+index_entry (const char      *name,
+             const FileStamp *stamp,
+             CsRun           *run)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "name");
+  json_builder_add_string_value (builder, name);
+  json_builder_set_member_name (builder, "size");
+  json_builder_add_int_value (builder, stamp->size);
+  json_builder_set_member_name (builder, "inode");
+  json_builder_add_int_value (builder, (gint64) stamp->inode);
+  json_builder_set_member_name (builder, "ctime_ns");
+  json_builder_add_int_value (builder, stamp->ctime_ns);
+  /* null: the record cannot be read, and is not tried again until it changes. */
+  json_builder_set_member_name (builder, "run");
+  if (run != NULL)
+    json_builder_add_value (builder, cs_run_to_header_json (run));
+  else
+    json_builder_add_null_value (builder);
+  json_builder_end_object (builder);
+
+  return json_builder_get_root (builder);
+}
+
 GPtrArray *
 cs_history_list (guint   *n_skipped,
                  GError **error)
 {
   g_autofree char *dir_path = cs_history_get_dir ();
   g_autoptr(GPtrArray) entries = NULL;
+  g_autoptr(GPtrArray) records = NULL;
+  g_autoptr(GHashTable) indexed = NULL;
+  g_autoptr(JsonNode) index_root = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autoptr(GDir) dir = NULL;
+  gboolean changed = FALSE;
   guint skipped = 0;
   const char *name;
 
@@ -251,12 +408,17 @@ cs_history_list (guint   *n_skipped,
       return NULL;
     }
 
+  indexed = index_read (dir_path, &index_root);
+  records = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+
   while ((name = g_dir_read_name (dir)) != NULL)
     {
       g_autofree char *path = NULL;
       g_autoptr(GError) load_error = NULL;
+      g_autoptr(CsRun) run = NULL;
       CsHistoryEntry *entry;
-      CsRun *run;
+      JsonObject *cached;
+      FileStamp stamp;
 
       /* Temporaries of an interrupted atomic write end in a random suffix. */
       if (!g_str_has_suffix (name, ".json"))
@@ -268,19 +430,63 @@ cs_history_list (guint   *n_skipped,
         continue;
 
       path = g_build_filename (dir_path, name, NULL);
-      run = cs_run_load (path, &load_error);
-      if (run == NULL)
+      if (!stamp_of (path, &stamp))
         {
-          g_debug ("Skipping %s: %s", path, load_error->message);
           skipped++;
           continue;
         }
 
+      cached = g_hash_table_lookup (indexed, name);
+      if (cached != NULL && entry_matches (cached, &stamp))
+        {
+          JsonNode *header = json_object_get_member (cached, "run");
+
+          if (header == NULL || JSON_NODE_HOLDS_NULL (header))
+            {
+              /* Unreadable when it was indexed, and unchanged since. */
+              g_ptr_array_add (records, json_node_init_object (json_node_alloc (), cached));
+              skipped++;
+              continue;
+            }
+          run = cs_run_new_from_json (header, &load_error);
+          if (run != NULL)
+            g_ptr_array_add (records, json_node_init_object (json_node_alloc (), cached));
+          else
+            g_debug ("The index entry of %s is unreadable: %s", name, load_error->message);
+          g_clear_error (&load_error);
+        }
+
+      if (run == NULL)
+        {
+          g_autoptr(CsRun) full = cs_run_load (path, &load_error);
+          JsonNode *fresh;
+
+          changed = TRUE;
+          fresh = index_entry (name, &stamp, full);
+          g_ptr_array_add (records, fresh);
+          if (full == NULL)
+            {
+              g_debug ("Skipping %s: %s", path, load_error->message);
+              skipped++;
+              continue;
+            }
+          /* The list holds headers alone, however they came. */
+          run = cs_run_new_from_json (json_object_get_member (json_node_get_object (fresh), "run"), NULL);
+          if (run == NULL)
+            run = g_steal_pointer (&full);
+        }
+
       entry = g_new0 (CsHistoryEntry, 1);
       entry->path = g_steal_pointer (&path);
-      entry->run = run;
+      entry->run = g_steal_pointer (&run);
       g_ptr_array_add (entries, entry);
     }
+
+  /* Records gone since. */
+  if (records->len != g_hash_table_size (indexed))
+    changed = TRUE;
+  if (changed)
+    index_write (dir_path, records);
 
   g_ptr_array_sort (entries, compare_newest_first);
 

@@ -100,13 +100,15 @@ test_history_cycle (void)
   label = cs_run_dup_label (loaded);
   g_assert_cmpstr (label, ==, "Baseline <1 thread>");
 
-  /* Still one file per run after the rewrite, and no temporaries. */
+  /* Still one file per run after the rewrite, and no temporaries; the
+   * index (hidden) beside them. */
   {
     g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+    const char *name;
     guint n = 0;
 
-    while (g_dir_read_name (d) != NULL)
-      n++;
+    while ((name = g_dir_read_name (d)) != NULL)
+      n += name[0] != '.';
     g_assert_cmpuint (n, ==, 3);
   }
 
@@ -126,6 +128,108 @@ test_history_cycle (void)
   g_assert_cmpstr (cs_run_get_id (((CsHistoryEntry *) entries->pdata[0])->run), ==, ID_NEW);
 
   g_unlink (junk);
+}
+
+static guint
+count_labelled (GPtrArray  *entries,
+                const char *label)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < entries->len; i++)
+    {
+      CsRun *run = ((CsHistoryEntry *) g_ptr_array_index (entries, i))->run;
+      g_autofree char *l = cs_run_dup_label (run);
+
+      g_assert_true (cs_run_is_header (run));
+      g_assert_cmpuint (cs_run_get_n_samples (run), ==, 8);
+      n += g_strcmp0 (l, label) == 0;
+    }
+
+  return n;
+}
+
+/* The list comes from the index, and stays true whoever writes the folder:
+ * records added, rewritten or removed by another program, or broken. */
+static void
+test_history_index (void)
+{
+  g_autoptr(CsRun) a = run_started_at (ID_OLD, 1600000000);
+  g_autoptr(CsRun) b = run_started_at (ID_NEW, 1700000000);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = cs_history_get_dir ();
+  g_autofree char *index = g_build_filename (dir, ".index", NULL);
+  g_autofree char *path_a = NULL;
+  g_autofree char *path_b = NULL;
+  g_autofree char *text = NULL;
+  guint skipped = 0;
+
+  path_a = cs_history_save (a, &error);
+  g_assert_no_error (error);
+
+  {
+    g_autoptr(GPtrArray) entries = cs_history_list (&skipped, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (entries->len, ==, 1);
+    g_assert_true (g_file_test (index, G_FILE_TEST_IS_REGULAR));
+  }
+
+  /* Another program saves a record and rewrites the first (same size). */
+  path_b = cs_history_save (b, &error);
+  g_assert_no_error (error);
+  cs_run_set_label (a, "T9");
+  g_assert_true (cs_run_save (a, path_a, &error));
+  {
+    g_autoptr(GPtrArray) entries = cs_history_list (&skipped, &error);
+
+    g_assert_cmpuint (entries->len, ==, 2);
+    g_assert_cmpuint (count_labelled (entries, "T9"), ==, 1);
+    g_assert_cmpuint (count_labelled (entries, "T1"), ==, 1);
+    g_assert_cmpuint (skipped, ==, 0);
+  }
+
+  /* Listed from the index alone: a header it holds is what the list shows.
+   * (Made unreadable there, the record is read again.) */
+  g_assert_true (g_file_get_contents (index, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "\"T9\""));
+  {
+    g_autoptr(GString) changed = g_string_new (text);
+
+    g_string_replace (changed, "\"T9\"", "\"T8\"", 1);
+    g_assert_true (g_file_set_contents (index, changed->str, -1, NULL));
+  }
+  {
+    g_autoptr(GPtrArray) entries = cs_history_list (&skipped, &error);
+
+    g_assert_cmpuint (count_labelled (entries, "T8"), ==, 1);
+  }
+
+  /* Removed by another program, and a broken one beside it. */
+  g_assert_cmpint (g_unlink (path_b), ==, 0);
+  g_free (path_b);
+  path_b = g_build_filename (dir, "20240101T000000Z-33333333-3333-4333-8333-333333333333.json", NULL);
+  g_assert_true (g_file_set_contents (path_b, "{\"schema_version\": 2}", -1, NULL));
+  for (guint round = 0; round < 2; round++)
+    {
+      g_autoptr(GPtrArray) entries = cs_history_list (&skipped, &error);
+
+      g_assert_cmpuint (entries->len, ==, 1);
+      g_assert_cmpuint (skipped, ==, 1);
+    }
+
+  /* A broken index is built again. */
+  g_assert_true (g_file_set_contents (index, "{\"version\": [", -1, NULL));
+  {
+    g_autoptr(GPtrArray) entries = cs_history_list (&skipped, &error);
+
+    g_assert_cmpuint (entries->len, ==, 1);
+    g_assert_cmpuint (count_labelled (entries, "T9"), ==, 1);
+  }
+
+  g_unlink (path_a);
+  g_unlink (path_b);
+  g_unlink (index);
 }
 
 static void
@@ -267,6 +371,7 @@ main (int   argc,
 
   g_test_add_func ("/history/empty", test_history_empty);
   g_test_add_func ("/history/cycle", test_history_cycle);
+  g_test_add_func ("/history/index", test_history_index);
   g_test_add_func ("/history/sweeps", test_history_sweeps);
   g_test_add_func ("/history/reserve", test_history_reserve);
 
