@@ -55,10 +55,16 @@ void      _cs_copy_limit_refund    (CsJob        *job,
 void      _cs_copy_count_done      (CsJob        *job,
                                     CsClass       klass,
                                     guint64       size);
-/* "name (@n).ext": where "keep both" puts a file. */
+/* scanner thread: a big file to be copied in @n_chunks chunk items, each of
+ * which holds a reference. */
+CsBig    *_cs_big_new              (int           n_chunks);
+/* any thread: the last reference closes the file and removes its temporary
+ * unless it was published. */
+void      _cs_big_unref            (CsJob        *job,
+                                    CsBig        *big);
+
+/* How many numbered names "keep both" tries (_cs_name_numbered). */
 #define CS_KEEP_BOTH_MAX 10000
-char     *_cs_copy_numbered_name   (const char   *final,
-                                    guint         n);
 /* worker thread: copies, links or skips @item. FALSE when the item was put
  * aside, to be taken up and freed by another worker (a later name of a file
  * whose first name is still being copied); TRUE when the caller frees it. */

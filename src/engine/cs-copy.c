@@ -1055,17 +1055,6 @@ publish_noreplace (CsJob      *job,
   return publish_claimed (job, tmp_fd, tmp, dir, final);
 }
 
-char *
-_cs_copy_numbered_name (const char *final,
-                        guint       n)
-{
-  const char *dot = strrchr (final, '.');
-  g_autofree char *stem = (dot != NULL && dot != final) ? g_strndup (final, (gsize) (dot - final)) : g_strdup (final);
-  const char *ext = (dot != NULL && dot != final) ? dot : "";
-
-  return g_strdup_printf ("%s (%u)%s", stem, n, ext);
-}
-
 /* "name (2).ext", "name (3).ext", … until one is free. */
 static Outcome
 publish_keep_both (CsJob      *job,
@@ -1076,7 +1065,7 @@ publish_keep_both (CsJob      *job,
 {
   for (guint n = 2; n < CS_KEEP_BOTH_MAX; n++)
     {
-      g_autofree char *candidate = _cs_copy_numbered_name (final, n);
+      g_autofree char *candidate = _cs_name_numbered (final, n);
       Outcome o = publish_noreplace (job, tmp_fd, tmp, dir, candidate);
 
       if (o.code != CS_ERR_APPEARED)
@@ -1864,6 +1853,55 @@ sized:
     return fail (errno, "truncate");
 
   return OK;
+}
+
+/* ---- Big files ------------------------------------------------------ */
+
+CsBig *
+_cs_big_new (int n_chunks)
+{
+  CsBig *big = g_new0 (CsBig, 1);
+
+  atomic_init (&big->ref, 1);
+  atomic_init (&big->remaining, n_chunks);
+  g_mutex_init (&big->lock);
+  big->src_fd = -1;
+  big->tmp_fd = -1;
+
+  return big;
+}
+
+void
+_cs_big_unref (CsJob *job,
+               CsBig *big)
+{
+  if (atomic_fetch_sub (&big->ref, 1) != 1)
+    return;
+
+  atomic_fetch_sub_explicit (&job->bytes_partial, atomic_load (&big->partial), memory_order_relaxed);
+  /* The last chunk closed it; a file whose last chunk never ran keeps it. */
+  if (big->resume != NULL)
+    {
+      _cs_resume_close (job, big->resume, FALSE, TRUE);
+      big->tmp_fd = -1;
+      big->tmp_name[0] = '\0';
+    }
+  if (big->tmp_fd >= 0)
+    _cs_io_close (&job->counters, big->tmp_fd);
+  if (!big->published && big->tmp_name[0] != '\0' && big->dir != NULL)
+    _cs_io_unlinkat (&job->counters, big->dir->dst_fd, big->tmp_name, 0);
+  if (big->src_fd >= 0)
+    _cs_io_close (&job->counters, big->src_fd);
+  if (big->link != NULL)
+    {
+      _cs_item_abandon_link (job, big->link);
+      _cs_link_unref (big->link);
+    }
+  if (big->dir != NULL)
+    _cs_dir_unref (big->dir);
+  g_free (big->error_op);
+  g_mutex_clear (&big->lock);
+  g_free (big);
 }
 
 /* The last chunk is done with the file: its partial, if any, stays for a

@@ -127,19 +127,11 @@ gboolean  _cs_dir_is_unwritten_claim (CsDir      *dir,
  * while the copy wrote into it. */
 gboolean  _cs_dir_dst_removed      (CsJob        *job,
                                     CsDir        *dir);
-/* any thread; for messages, conflicts and dry runs only — never on the hot path */
-char     *_cs_dir_dup_path         (CsDir        *dir,
-                                    const char   *name,
-                                    gboolean      destination);
 
-/* scanner thread: a big file to be copied in @n_chunks chunk items, each of
- * which holds a reference. */
-CsBig    *_cs_big_new              (int           n_chunks);
-/* any thread: the last reference closes the file and removes its temporary
- * unless it was published. */
-void      _cs_big_unref            (CsJob        *job,
-                                    CsBig        *big);
-
+/* any thread: a first name that goes without being settled; the names that
+ * waited for it are cancelled with it. */
+void      _cs_item_abandon_link    (CsJob        *job,
+                                    CsLink       *link);
 void      _cs_item_free            (CsItem       *item);
 
 G_END_DECLS

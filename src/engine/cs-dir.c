@@ -14,9 +14,7 @@
 #include "cs-job-private.h"
 #include "cs-metadata-private.h"
 #include "cs-links-private.h"
-#include "cs-move-private.h"
 #include "cs-names-private.h"
-#include "cs-resume-private.h"
 #include "cs-xattrs-private.h"
 
 typedef struct {
@@ -114,8 +112,8 @@ _cs_dir_unref (CsDir *dir)
 
       if (dir->apply_attrs && dir->dst_fd >= 0 && !job->settings.dry_run)
         finish_attributes (dir);
-      if (dir->apply_attrs && job->settings.operation == CS_OPERATION_MOVE && !job->settings.dry_run)
-        _cs_move_finish_dir (job, dir);
+      if (dir->apply_attrs)
+        _cs_job_dir_finished (job, dir);
       if (dir->src_fd >= 0)
         _cs_io_close (&job->counters, dir->src_fd);
       if (dir->dst_fd >= 0)
@@ -226,58 +224,11 @@ _cs_dir_dst_removed (CsJob *job,
   return dir->dst_fd >= 0 && _cs_io_fstat (&job->counters, dir->dst_fd, &st) == 0 && st.st_nlink == 0;
 }
 
-static void
-append_dir_path (GString *out,
-                 CsDir   *dir,
-                 gboolean destination)
-{
-  if (dir->parent != NULL)
-    {
-      append_dir_path (out, dir->parent, destination);
-      if (out->len > 0 && out->str[out->len - 1] != '/')
-        g_string_append_c (out, '/');
-    }
-  g_string_append (out, destination ? dir->dst_name : dir->name);
-}
-
-char *
-_cs_dir_dup_path (CsDir      *dir,
-                  const char *name,
-                  gboolean    destination)
-{
-  GString *out = g_string_new (NULL);
-
-  if (dir != NULL)
-    append_dir_path (out, dir, destination);
-  if (name != NULL)
-    {
-      if (out->len > 0 && out->str[out->len - 1] != '/')
-        g_string_append_c (out, '/');
-      g_string_append (out, name);
-    }
-
-  return g_string_free (out, FALSE);
-}
-
-CsBig *
-_cs_big_new (int n_chunks)
-{
-  CsBig *big = g_new0 (CsBig, 1);
-
-  atomic_init (&big->ref, 1);
-  atomic_init (&big->remaining, n_chunks);
-  g_mutex_init (&big->lock);
-  big->src_fd = -1;
-  big->tmp_fd = -1;
-
-  return big;
-}
-
 /* A first name that goes without being settled (the job stopped before a
  * worker took it): the names that waited for it are cancelled with it. */
-static void
-abandon_link (CsJob  *job,
-              CsLink *link)
+void
+_cs_item_abandon_link (CsJob  *job,
+                       CsLink *link)
 {
   CsItem *waiter = _cs_link_settle (job, link, FALSE);
 
@@ -293,45 +244,12 @@ abandon_link (CsJob  *job,
 }
 
 void
-_cs_big_unref (CsJob *job,
-               CsBig *big)
-{
-  if (atomic_fetch_sub (&big->ref, 1) != 1)
-    return;
-
-  atomic_fetch_sub_explicit (&job->bytes_partial, atomic_load (&big->partial), memory_order_relaxed);
-  /* The last chunk closed it; a file whose last chunk never ran keeps it. */
-  if (big->resume != NULL)
-    {
-      _cs_resume_close (job, big->resume, FALSE, TRUE);
-      big->tmp_fd = -1;
-      big->tmp_name[0] = '\0';
-    }
-  if (big->tmp_fd >= 0)
-    _cs_io_close (&job->counters, big->tmp_fd);
-  if (!big->published && big->tmp_name[0] != '\0' && big->dir != NULL)
-    _cs_io_unlinkat (&job->counters, big->dir->dst_fd, big->tmp_name, 0);
-  if (big->src_fd >= 0)
-    _cs_io_close (&job->counters, big->src_fd);
-  if (big->link != NULL)
-    {
-      abandon_link (job, big->link);
-      _cs_link_unref (big->link);
-    }
-  if (big->dir != NULL)
-    _cs_dir_unref (big->dir);
-  g_free (big->error_op);
-  g_mutex_clear (&big->lock);
-  g_free (big);
-}
-
-void
 _cs_item_free (CsItem *item)
 {
   if (item->link != NULL)
     {
       if (item->link_first)
-        abandon_link (item->dir->job, item->link);
+        _cs_item_abandon_link (item->dir->job, item->link);
       _cs_link_unref (item->link);
     }
   if (item->dir != NULL)

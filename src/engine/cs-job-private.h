@@ -302,5 +302,11 @@ void      _cs_job_acquire_dir_fds  (CsJob        *job,
                                     guint         n);
 void      _cs_job_release_dir_fds  (CsJob        *job,
                                     guint         n);
+/* any thread, from a folder's last reference while its descriptors are open:
+ * what the operation does with a finished folder (a move removes the emptied
+ * source folder). The job dispatches, so the folder's room calls no
+ * operation's room. */
+void      _cs_job_dir_finished     (CsJob        *job,
+                                    CsDir        *dir);
 
 G_END_DECLS

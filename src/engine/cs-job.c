@@ -843,6 +843,14 @@ _cs_job_release_dir_fds (CsJob *job,
   _cs_mutex_unlock (&job->lock);
 }
 
+void
+_cs_job_dir_finished (CsJob *job,
+                      CsDir *dir)
+{
+  if (job->settings.operation == CS_OPERATION_MOVE && !job->settings.dry_run)
+    _cs_move_finish_dir (job, dir);
+}
+
 static void
 worker_func (gpointer data,
              gpointer user_data)

@@ -7,6 +7,7 @@
 
 #include "cs-job-private.h"
 #include "cs-links-private.h"
+#include "cs-names-private.h"
 
 typedef struct {
   dev_t dev;

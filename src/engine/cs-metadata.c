@@ -8,6 +8,7 @@
 #include "cs-errno-private.h"
 #include "cs-job-private.h"
 #include "cs-metadata-private.h"
+#include "cs-names-private.h"
 
 static const struct {
   const char *operation;    /* as the run record names the request */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cs-move-private.h"
+#include "cs-names-private.h"
 
 /* A source file whose copy is published and waits for the flush. */
 typedef struct {
@@ -245,7 +246,7 @@ _cs_move_item (CsJob    *job,
       code = EEXIST;
       for (guint n = 2; n < CS_KEEP_BOTH_MAX && code == EEXIST; n++)
         {
-          g_autofree char *candidate = _cs_copy_numbered_name (final, n);
+          g_autofree char *candidate = _cs_name_numbered (final, n);
 
           code = rename_to (job, item, candidate, RENAME_NOREPLACE);
         }

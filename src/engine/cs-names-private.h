@@ -51,4 +51,16 @@ gboolean  _cs_name_run_alive       (const char   *name);
 /* ".copyscope-<16 hex>-<digits>.stage" */
 gboolean  _cs_name_is_our_stage    (const char   *name);
 
+/* "name (@n).ext": where "keep both" puts a file. */
+char     *_cs_name_numbered        (const char   *final,
+                                    guint         n);
+
+typedef struct _CsDir CsDir;
+
+/* any thread: @name in @dir, as a path in the source or the destination; for
+ * messages, conflicts and dry runs only — never on the hot path */
+char     *_cs_dir_dup_path         (CsDir        *dir,
+                                    const char   *name,
+                                    gboolean      destination);
+
 G_END_DECLS

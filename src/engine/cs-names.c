@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "cs-dir-private.h"
 #include "cs-names-private.h"
 
 gboolean
@@ -123,4 +124,52 @@ gboolean
 _cs_name_is_our_stage (const char *name)
 {
   return _cs_name_is_ours (name, CS_STAGE_SUFFIX);
+}
+
+/* ---- A folder's path -------------------------------------------------- */
+
+static void
+append_dir_path (GString *out,
+                 CsDir   *dir,
+                 gboolean destination)
+{
+  if (dir->parent != NULL)
+    {
+      append_dir_path (out, dir->parent, destination);
+      if (out->len > 0 && out->str[out->len - 1] != '/')
+        g_string_append_c (out, '/');
+    }
+  g_string_append (out, destination ? dir->dst_name : dir->name);
+}
+
+char *
+_cs_dir_dup_path (CsDir      *dir,
+                  const char *name,
+                  gboolean    destination)
+{
+  GString *out = g_string_new (NULL);
+
+  if (dir != NULL)
+    append_dir_path (out, dir, destination);
+  if (name != NULL)
+    {
+      if (out->len > 0 && out->str[out->len - 1] != '/')
+        g_string_append_c (out, '/');
+      g_string_append (out, name);
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+/* ---- Keep both --------------------------------------------------------- */
+
+char *
+_cs_name_numbered (const char *final,
+                   guint       n)
+{
+  const char *dot = strrchr (final, '.');
+  g_autofree char *stem = (dot != NULL && dot != final) ? g_strndup (final, (gsize) (dot - final)) : g_strdup (final);
+  const char *ext = (dot != NULL && dot != final) ? dot : "";
+
+  return g_strdup_printf ("%s (%u)%s", stem, n, ext);
 }
