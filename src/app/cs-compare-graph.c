@@ -22,6 +22,7 @@ typedef struct
   CsSample *samples;
   guint     n_samples;
   GArray   *changes;   /* of CsThreadChange */
+  GArray   *events;    /* of CsRunEvent */
   char     *label;
 } GraphRun;
 
@@ -45,6 +46,7 @@ graph_run_clear (gpointer data)
 
   g_clear_pointer (&run->samples, g_free);
   g_clear_pointer (&run->changes, g_array_unref);
+  g_clear_pointer (&run->events, g_array_unref);
   g_clear_pointer (&run->label, g_free);
 }
 
@@ -253,6 +255,7 @@ cs_compare_graph_set_runs (CsCompareGraph     *self,
 
       run.samples = cs_run_dup_samples (runs[i], &run.n_samples);
       run.changes = cs_run_dup_timeline (runs[i]);
+      run.events = cs_run_dup_events (runs[i]);
       if (labels != NULL && labels[i] != NULL)
         run.label = g_strdup (labels[i]);
       else
@@ -282,6 +285,9 @@ cs_compare_graph_set_runs (CsCompareGraph     *self,
       self->plot_runs[i].changes = run->changes != NULL
                                    ? (const CsThreadChange *) (gpointer) run->changes->data : NULL;
       self->plot_runs[i].n_changes = run->changes != NULL ? run->changes->len : 0;
+      self->plot_runs[i].events = run->events != NULL
+                                  ? (const CsRunEvent *) (gpointer) run->events->data : NULL;
+      self->plot_runs[i].n_events = run->events != NULL ? run->events->len : 0;
       self->plot_runs[i].label = run->label;
     }
 

@@ -39,6 +39,7 @@ struct _CsThroughputGraph
   guint64          n_pushed;
   GArray          *view;            /* of CsSample: what snapshot() draws */
   GArray          *changes;         /* of CsThreadChange */
+  GArray          *events;          /* of CsRunEvent: the pauses and questions marked */
   CsPlotPalette    palette;
   CsPlotAxisState  axes;
 
@@ -46,6 +47,7 @@ struct _CsThroughputGraph
   gint64           record_read_at;
   gint64           a11y_updated_at;
   gboolean         show_all;
+  guint            n_run_events;    /* the run's events, all kinds, when last read */
 };
 
 G_DEFINE_FINAL_TYPE (CsThroughputGraph, cs_throughput_graph, GTK_TYPE_WIDGET)
@@ -103,6 +105,8 @@ cs_throughput_graph_get_plot_run (CsThroughputGraph *self,
   plot_run->n_samples = self->view->len;
   plot_run->changes = (const CsThreadChange *) (gpointer) self->changes->data;
   plot_run->n_changes = self->changes->len;
+  plot_run->events = (const CsRunEvent *) (gpointer) self->events->data;
+  plot_run->n_events = self->events->len;
   plot_run->label = NULL;
 }
 
@@ -347,6 +351,7 @@ cs_throughput_graph_finalize (GObject *object)
   g_clear_pointer (&self->ring, g_free);
   g_clear_pointer (&self->view, g_array_unref);
   g_clear_pointer (&self->changes, g_array_unref);
+  g_clear_pointer (&self->events, g_array_unref);
 
   G_OBJECT_CLASS (cs_throughput_graph_parent_class)->finalize (object);
 }
@@ -425,6 +430,8 @@ cs_throughput_graph_init (CsThroughputGraph *self)
   self->view = g_array_sized_new (FALSE, FALSE, sizeof (CsSample), 256);
   self->changes = g_array_new (FALSE, TRUE, sizeof (CsThreadChange));
   g_array_set_clear_func (self->changes, (GDestroyNotify) cs_thread_change_clear);
+  self->events = g_array_new (FALSE, TRUE, sizeof (CsRunEvent));
+  g_array_set_clear_func (self->events, (GDestroyNotify) cs_run_event_clear);
   self->hover_t = -1;
   cs_plot_palette_init_light (&self->palette);
 
@@ -432,7 +439,34 @@ cs_throughput_graph_init (CsThroughputGraph *self)
   _cs_graph_style_track_hover (GTK_WIDGET (self), &self->hover_t, cs_throughput_graph_time_at);
 }
 
-/* Shows @run: its samples so far and its thread changes. NULL empties the graph. */
+static void
+cs_throughput_graph_update_events (CsThroughputGraph *self)
+{
+  g_autoptr(GArray) events = NULL;
+
+  g_array_set_size (self->events, 0);
+  self->n_run_events = 0;
+  if (self->run == NULL)
+    return;
+
+  events = cs_run_dup_events (self->run);
+  self->n_run_events = events->len;
+  for (guint i = 0; i < events->len; i++)
+    {
+      CsRunEvent *event = &g_array_index (events, CsRunEvent, i);
+      CsRunEvent copy = *event;
+
+      if (!g_str_equal (event->kind, "pause") && !g_str_equal (event->kind, "question"))
+        continue;
+      /* Take the strings over, as the thread changes' below. */
+      event->kind = NULL;
+      event->path = NULL;
+      g_array_append_val (self->events, copy);
+    }
+}
+
+/* Shows @run: its samples so far, its thread changes, pauses and questions.
+ * NULL empties the graph. */
 void
 cs_throughput_graph_set_run (CsThroughputGraph *self,
                              CsRun             *run)
@@ -451,6 +485,7 @@ cs_throughput_graph_set_run (CsThroughputGraph *self,
   self->hover_t = -1;
   memset (&self->axes, 0, sizeof self->axes);
   g_array_set_size (self->changes, 0);
+  g_array_set_size (self->events, 0);
 
   if (run != NULL)
     {
@@ -468,6 +503,7 @@ cs_throughput_graph_set_run (CsThroughputGraph *self,
     }
 
   cs_throughput_graph_update_timeline (self);
+  cs_throughput_graph_update_events (self);
   cs_throughput_graph_rebuild_view (self, TRUE);
   cs_throughput_graph_update_description (self, TRUE);
   gtk_widget_queue_draw (GTK_WIDGET (self));
@@ -485,6 +521,11 @@ cs_throughput_graph_push_sample (CsThroughputGraph *self,
   self->ring_head = (self->ring_head + 1) % RING_SIZE;
   self->ring_len = MIN (self->ring_len + 1, RING_SIZE);
   self->n_pushed++;
+
+  /* A pause or a question has ended: the job adds it before the sample
+   * that follows it. */
+  if (self->run != NULL && cs_run_get_n_events (self->run) != self->n_run_events)
+    cs_throughput_graph_update_events (self);
 
   cs_throughput_graph_rebuild_view (self, FALSE);
   cs_throughput_graph_update_description (self, FALSE);

@@ -189,6 +189,7 @@ struct _CsJob {
   gint64        clock_frozen;     /* during a hold, the µs elapsed; else -1 */
   gint64        held_since;
   guint         holds;
+  gboolean      hold_paused;      /* the user paused during the current hold */
 
   /* The channel to the main context: dirty flags under a lock, one pending source */
   GMutex        notify_lock;

@@ -619,30 +619,46 @@ _cs_job_elapsed (CsJob *job)
          / G_USEC_PER_SEC;
 }
 
-/* job->lock held */
+/* job->lock held; @paused: the user's pause, else a question */
 static void
-hold_locked (CsJob *job)
+hold_locked (CsJob    *job,
+             gboolean  paused)
 {
   if (job->holds++ == 0)
     {
       job->held_since = g_get_monotonic_time ();
+      job->hold_paused = FALSE;
       __atomic_store_n (&job->clock_frozen, job->held_since - job->clock_origin, __ATOMIC_RELEASE);
     }
+  job->hold_paused |= paused;
 }
 
 /* job->lock held; the origin moves before the clock thaws, so a reader that
- * sees it running also sees the new origin */
-static void
-release_locked (CsJob *job)
+ * sees it running also sees the new origin. When the clock runs again,
+ * @out_event is the hold for the graph to mark, at the clock's time it
+ * stood still at: "pause" (the user paused during it, perhaps while a
+ * question was open too) or "question", and its seconds; the caller adds it
+ * once the lock is released. */
+static gboolean
+release_locked (CsJob      *job,
+                CsRunEvent *out_event)
 {
+  gint64 held;
+
   g_assert (job->holds > 0);
-  if (--job->holds == 0)
-    {
-      __atomic_store_n (&job->clock_origin,
-                        job->clock_origin + g_get_monotonic_time () - job->held_since,
-                        __ATOMIC_RELAXED);
-      __atomic_store_n (&job->clock_frozen, -1, __ATOMIC_RELEASE);
-    }
+  if (--job->holds > 0)
+    return FALSE;
+
+  held = g_get_monotonic_time () - job->held_since;
+  *out_event = (CsRunEvent) {
+    .t = (double) job->clock_frozen / G_USEC_PER_SEC,
+    .kind = job->hold_paused ? "pause" : "question",
+    .value = (double) held / G_USEC_PER_SEC,
+  };
+  __atomic_store_n (&job->clock_origin, job->clock_origin + held, __ATOMIC_RELAXED);
+  __atomic_store_n (&job->clock_frozen, -1, __ATOMIC_RELEASE);
+
+  return TRUE;
 }
 
 /* ---- Stopping, pausing, the bounded queue -------------------------------- */
@@ -715,6 +731,8 @@ stop (CsJob        *job,
       const char   *message)
 {
   gboolean first = FALSE;
+  gboolean released = FALSE;
+  CsRunEvent hold;
 
   _cs_mutex_lock (&job->lock);
   if (atomic_load (&job->stop) == CS_STOP_NONE)
@@ -727,11 +745,13 @@ stop (CsJob        *job,
   if (job->paused)
     {
       job->paused = FALSE;
-      release_locked (job);
+      released = release_locked (job, &hold);
     }
   update_gate_locked (job);
   g_cond_broadcast (&job->cond);
   _cs_mutex_unlock (&job->lock);
+  if (released)
+    _cs_run_add_event (job->run, &hold);
   /* Workers waiting for a speed limit stop waiting. */
   _cs_limiter_stop (&job->byte_limit);
   _cs_limiter_stop (&job->file_limit);
@@ -1118,7 +1138,7 @@ static void
 begin_question (CsJob *job)
 {
   _cs_mutex_lock (&job->lock);
-  hold_locked (job);
+  hold_locked (job, FALSE);
   job->asking++;
   update_gate_locked (job);
   _cs_mutex_unlock (&job->lock);
@@ -1127,12 +1147,17 @@ begin_question (CsJob *job)
 static void
 end_question (CsJob *job)
 {
+  gboolean released;
+  CsRunEvent hold;
+
   _cs_mutex_lock (&job->lock);
   job->asking--;
   update_gate_locked (job);
-  release_locked (job);
+  released = release_locked (job, &hold);
   g_cond_broadcast (&job->cond);
   _cs_mutex_unlock (&job->lock);
+  if (released)
+    _cs_run_add_event (job->run, &hold);
 }
 
 CsConflictAnswer
@@ -1390,7 +1415,7 @@ cs_job_pause (CsJob *self)
     {
       self->paused = TRUE;
       __atomic_store_n (&self->state, CS_JOB_STATE_PAUSED, __ATOMIC_RELEASE);
-      hold_locked (self);
+      hold_locked (self, TRUE);
       update_gate_locked (self);
     }
   _cs_mutex_unlock (&self->lock);
@@ -1400,6 +1425,9 @@ cs_job_pause (CsJob *self)
 void
 cs_job_resume (CsJob *self)
 {
+  gboolean released = FALSE;
+  CsRunEvent hold;
+
   g_return_if_fail (CS_IS_JOB (self));
 
   _cs_mutex_lock (&self->lock);
@@ -1407,11 +1435,13 @@ cs_job_resume (CsJob *self)
     {
       self->paused = FALSE;
       __atomic_store_n (&self->state, CS_JOB_STATE_RUNNING, __ATOMIC_RELEASE);
-      release_locked (self);
+      released = release_locked (self, &hold);
       update_gate_locked (self);
       g_cond_broadcast (&self->cond);
     }
   _cs_mutex_unlock (&self->lock);
+  if (released)
+    _cs_run_add_event (self->run, &hold);
   _cs_job_post_sample (self, NULL);
 }
 

@@ -851,6 +851,17 @@ cs_run_dup_errors (CsRun *run)
 }
 
 guint
+cs_run_get_n_events (CsRun *run)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+
+  g_return_val_if_fail (run != NULL, 0);
+
+  locker = _cs_mutex_locker_new (&run->mutex);
+  return run->events->len;
+}
+
+guint
 cs_run_get_n_errors (CsRun *run)
 {
   g_return_val_if_fail (run != NULL, 0);
@@ -2198,7 +2209,8 @@ read_timeline (Reader     *r,
 static gboolean
 event_kind_is_known (const char *kind)
 {
-  return g_str_equal (kind, "max-rate") || g_str_equal (kind, "max-files") || g_str_equal (kind, "resume");
+  return g_str_equal (kind, "max-rate") || g_str_equal (kind, "max-files") || g_str_equal (kind, "resume")
+         || g_str_equal (kind, "pause") || g_str_equal (kind, "question");
 }
 
 static void

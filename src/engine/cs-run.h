@@ -107,13 +107,15 @@ typedef struct {
 
 /*
  * Something that happened at a moment of the run, for the graph to mark and
- * the summary to tell: a speed limit changed, a big file resumed.
+ * the summary to tell: a speed limit changed, a big file resumed, the clock
+ * stood still (a pause, a question) for a while.
  */
 typedef struct {
   double  t;                        /* seconds since the run started */
-  char   *kind;                     /* "max-rate", "max-files", "resume" */
+  char   *kind;                     /* "max-rate", "max-files", "resume", "pause", "question" */
   double  value;                    /* max-rate: bytes/s; max-files: files/s (0: no limit);
-                                     * resume: the bytes kept, where the copy went on */
+                                     * resume: the bytes kept, where the copy went on;
+                                     * pause, question: the seconds the clock stood still */
   guint64 size;                     /* resume: the file's size */
   guint64 checked;                  /* resume: destination bytes read back to prove them */
   char   *path;                     /* resume: the file (UTF-8 display form); else NULL */
@@ -211,6 +213,7 @@ guint                    cs_run_get_n_samples     (CsRun       *run);
 GArray                  *cs_run_dup_timeline      (CsRun       *run);  /* of CsThreadChange, strings owned by array */
 GPtrArray               *cs_run_dup_errors        (CsRun       *run);  /* of CsRunError */
 GArray                  *cs_run_dup_events        (CsRun       *run);  /* of CsRunEvent, strings owned by array */
+guint                    cs_run_get_n_events      (CsRun       *run);
 guint                    cs_run_get_n_errors      (CsRun       *run);
 
 /* Statistics over all samples taken, exact however they were merged since;

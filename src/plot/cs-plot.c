@@ -920,6 +920,7 @@ typedef struct {
   char              *label;
   const CsPlotColor *color;
   gboolean           framed;
+  gboolean           hold;       /* the clock stood still here: a pause, a question */
 } Marker;
 
 static void
@@ -949,6 +950,26 @@ thread_change_label (const CsThreadChange *change)
   return g_strdup_printf (format, change->from, change->to);
 }
 
+/* "paused 12 s", "question 4.5 s": how long the clock stood still at this point. */
+static char *
+hold_label (const CsRunEvent *event)
+{
+  int digits = event->value < 10.0 ? 1 : 0;
+
+  if (g_str_equal (event->kind, "pause"))
+    /* Translators: a mark on the graph where the copy was paused, like "paused 12 s" */
+    return g_strdup_printf (_("paused %.*f s"), digits, event->value);
+  /* Translators: a mark on the graph where the copy waited for an answer to a
+   * question (a conflict), like "question 4.5 s" */
+  return g_strdup_printf (_("question %.*f s"), digits, event->value);
+}
+
+static gboolean
+event_is_hold (const CsRunEvent *event)
+{
+  return g_str_equal (event->kind, "pause") || g_str_equal (event->kind, "question");
+}
+
 static GArray *
 collect_markers (const CsPlotPalette *palette,
                  const CsPlotRun     *runs,
@@ -976,6 +997,24 @@ collect_markers (const CsPlotPalette *palette,
           marker.color = n_runs > 1 ? &palette->series[r % CS_PLOT_N_SERIES_COLORS]
                                     : &palette->marker;
           marker.framed = n_runs > 1;
+          marker.hold = FALSE;
+          g_array_append_val (markers, marker);
+        }
+
+      for (guint i = 0; i < runs[r].n_events; i++)
+        {
+          const CsRunEvent *event = &runs[r].events[i];
+          Marker marker;
+
+          if (!event_is_hold (event) || !(event->t >= t_lo && event->t <= t_hi))
+            continue;
+
+          marker.t = event->t;
+          marker.label = hold_label (event);
+          marker.color = n_runs > 1 ? &palette->series[r % CS_PLOT_N_SERIES_COLORS]
+                                    : &palette->foreground;
+          marker.framed = TRUE;
+          marker.hold = TRUE;
           g_array_append_val (markers, marker);
         }
     }
@@ -993,18 +1032,22 @@ draw_marker_lines (Painter    *p,
                    double      t_hi)
 {
   static const double dash[] = { 4.0, 3.0 };
+  static const double hold_dash[] = { 1.0, 2.0 };
   cairo_t *cr = p->cr;
 
   cairo_save (cr);
   cairo_rectangle (cr, plot->x, plot->y, plot->width, plot->height);
   cairo_clip (cr);
   cairo_set_line_width (cr, 1.0);
-  cairo_set_dash (cr, dash, G_N_ELEMENTS (dash), 0.0);
 
   for (guint i = 0; i < markers->len; i++)
     {
       const Marker *marker = &g_array_index (markers, Marker, i);
 
+      if (marker->hold)
+        cairo_set_dash (cr, hold_dash, G_N_ELEMENTS (hold_dash), 0.0);
+      else
+        cairo_set_dash (cr, dash, G_N_ELEMENTS (dash), 0.0);
       crisp_vline (cr, time_to_x (plot, t_lo, t_hi, marker->t), plot->y, plot->y + plot->height);
       set_color (cr, marker->color, 0.85);
       cairo_stroke (cr);

@@ -40,6 +40,8 @@ typedef struct {
   guint                 n_samples;
   const CsThreadChange *changes;
   guint                 n_changes;
+  const CsRunEvent     *events;       /* pauses and questions are marked; others ignored */
+  guint                 n_events;
   const char           *label;        /* legend entry in comparisons; NULL for a single run */
 } CsPlotRun;
 
@@ -62,7 +64,8 @@ typedef struct {
  * single run; data MB/s per run when several are overlaid, aligned at their
  * starts) and request rate (data requests/s and all requests/s; all requests/s
  * per run when overlaid), with a labelled vertical marker ("8 → 16 threads") at
- * every thread change. Series differ by dash as well as colour.
+ * every thread change, and a dotted one ("paused 12 s") where the clock stood
+ * still for a pause or a question. Series differ by dash as well as colour.
  */
 void     cs_plot_draw_throughput     (cairo_t             *cr,
                                       double               width,

@@ -752,6 +752,7 @@ typedef struct {
   guint          n_runs;
   CsSample     **samples;
   GArray       **timelines;
+  GArray       **events;
 } Chart;
 
 static void
@@ -761,9 +762,11 @@ chart_free (Chart *chart)
     {
       g_free (chart->samples[i]);
       g_clear_pointer (&chart->timelines[i], g_array_unref);
+      g_clear_pointer (&chart->events[i], g_array_unref);
     }
   g_free (chart->samples);
   g_free (chart->timelines);
+  g_free (chart->events);
   g_free (chart->runs);
   g_free (chart);
 }
@@ -780,6 +783,7 @@ chart_new (CsCompare *compare)
   chart->runs = g_new0 (CsPlotRun, n);
   chart->samples = g_new0 (CsSample *, n);
   chart->timelines = g_new0 (GArray *, n);
+  chart->events = g_new0 (GArray *, n);
 
   for (guint i = 0; i < n; i++)
     {
@@ -790,6 +794,9 @@ chart_new (CsCompare *compare)
       chart->runs[i].samples = chart->samples[i];
       chart->runs[i].changes = (const CsThreadChange *) (gpointer) chart->timelines[i]->data;
       chart->runs[i].n_changes = chart->timelines[i]->len;
+      chart->events[i] = cs_run_dup_events (run);
+      chart->runs[i].events = (const CsRunEvent *) (gpointer) chart->events[i]->data;
+      chart->runs[i].n_events = chart->events[i]->len;
       chart->runs[i].label = n > 1 ? cs_compare_get_label (compare, i) : NULL;
     }
 

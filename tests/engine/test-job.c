@@ -1052,6 +1052,38 @@ test_rates_bounded_while_held (void)
   g_assert_cmpfloat (cs_run_get_duration (run) + cs_run_get_held (run), <=, wall);
   g_assert_cmpfloat (cs_run_get_duration (run) + cs_run_get_held (run), >=, wall - 0.5);
 
+  /* Each hold is an event for the graph to mark, at the clock's time it
+   * stood still at, with its seconds; they make up the time held, and a
+   * record read back has them. */
+  {
+    g_autoptr(GArray) events = cs_run_dup_events (run);
+    g_autofree char *record = g_build_filename (root, "run.json", NULL);
+    g_autoptr(CsRun) loaded = NULL;
+    g_autoptr(GArray) loaded_events = NULL;
+    const char *kinds[] = { "question", "pause" };
+    double sum = 0;
+
+    g_assert_cmpuint (events->len, ==, G_N_ELEMENTS (kinds));
+    for (guint i = 0; i < events->len; i++)
+      {
+        const CsRunEvent *event = &g_array_index (events, CsRunEvent, i);
+
+        g_assert_cmpstr (event->kind, ==, kinds[i]);
+        g_assert_cmpfloat (event->value, >=, HOLD_MS / 1000.0 - 0.05);
+        g_assert_cmpfloat (event->t, >, 0);
+        g_assert_cmpfloat (event->t, <, cs_run_get_duration (run));
+        sum += event->value;
+      }
+    g_assert_cmpfloat (fabs (sum - cs_run_get_held (run)), <, 0.05);
+
+    g_assert_true (cs_run_save (run, record, NULL));
+    loaded = cs_run_load (record, NULL);
+    g_assert_nonnull (loaded);
+    loaded_events = cs_run_dup_events (loaded);
+    g_assert_cmpuint (loaded_events->len, ==, events->len);
+    g_assert_cmpstr (g_array_index (loaded_events, CsRunEvent, 1).kind, ==, "pause");
+  }
+
   /* Every sample covers at least half an interval of the clock, and its rates
    * are what the counters moved in it: together they add up to the bytes. */
   samples = cs_run_dup_samples (run, &n);

@@ -383,10 +383,98 @@ test_throughput_compare (void)
     synthetic_run_clear (&synthetic[i]);
 }
 
+/* The pixels of two drawings that differ. */
+static guint
+count_differing_pixels (CsPlotDrawFunc draw,
+                        gpointer       a,
+                        gpointer       b)
+{
+  cairo_surface_t *surfaces[2];
+  gpointer data[2] = { a, b };
+  guint count = 0;
+
+  for (guint i = 0; i < 2; i++)
+    {
+      cairo_t *cr;
+
+      surfaces[i] = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) CHART_WIDTH,
+                                                (int) CHART_HEIGHT);
+      cr = cairo_create (surfaces[i]);
+      draw (cr, CHART_WIDTH, CHART_HEIGHT, data[i]);
+      g_assert_cmpint (cairo_status (cr), ==, CAIRO_STATUS_SUCCESS);
+      cairo_destroy (cr);
+      cairo_surface_flush (surfaces[i]);
+    }
+
+  for (int y = 0; y < (int) CHART_HEIGHT; y++)
+    {
+      const guint32 *row[2];
+
+      for (guint i = 0; i < 2; i++)
+        row[i] = (const guint32 *) (cairo_image_surface_get_data (surfaces[i])
+                                    + y * cairo_image_surface_get_stride (surfaces[i]));
+      for (int x = 0; x < (int) CHART_WIDTH; x++)
+        count += (row[0][x] & 0xffffff) != (row[1][x] & 0xffffff);
+    }
+
+  for (guint i = 0; i < 2; i++)
+    cairo_surface_destroy (surfaces[i]);
+
+  return count;
+}
+
+/* Where the clock stood still (a pause, a question) the graph says so; other
+ * events (a speed limit) are the summary's to tell. */
+static void
+test_throughput_holds (void)
+{
+  CsRunEvent events[] = {
+    { .t = 6.0, .kind = (char *) "pause", .value = 12.0 },
+    { .t = 18.0, .kind = (char *) "question", .value = 4.5 },
+  };
+  CsRunEvent limit = { .t = 12.0, .kind = (char *) "max-rate", .value = 5e7 };
+  SyntheticRun synthetic;
+  CsPlotRun plain;
+  CsPlotRun held;
+  CsPlotRun limited;
+  ThroughputData plain_data;
+  ThroughputData held_data;
+  ThroughputData limited_data;
+  guint differing;
+
+  synthetic_run_init (&synthetic, 100, 11, 1.0);
+  plain = synthetic_run_plot (&synthetic, NULL);
+  held = plain;
+  held.events = events;
+  held.n_events = G_N_ELEMENTS (events);
+  limited = plain;
+  limited.events = &limit;
+  limited.n_events = 1;
+  throughput_data_init (&plain_data, &plain, 1);
+  throughput_data_init (&held_data, &held, 1);
+  throughput_data_init (&limited_data, &limited, 1);
+
+  differing = count_differing_pixels (draw_throughput, &plain_data, &held_data);
+  g_test_message ("%u pixels mark a pause and a question", differing);
+  /* Two dotted lines down both charts and their labels. */
+  g_assert_cmpuint (differing, >, 2 * 200);
+  g_assert_cmpuint (count_differing_pixels (draw_throughput, &plain_data, &limited_data), ==, 0);
+
+  /* Hidden with the other markers. */
+  plain_data.options.show_markers = FALSE;
+  held_data.options.show_markers = FALSE;
+  g_assert_cmpuint (count_differing_pixels (draw_throughput, &plain_data, &held_data), ==, 0);
+
+  held_data.options.show_markers = TRUE;
+  assert_all_formats (draw_throughput, &held_data, "plot-throughput-holds.png");
+
+  synthetic_run_clear (&synthetic);
+}
+
 static void
 test_throughput_empty (void)
 {
-  CsPlotRun run = { NULL, 0, NULL, 0, NULL };
+  CsPlotRun run = { 0 };
   ThroughputData data;
 
   throughput_data_init (&data, NULL, 0);
@@ -699,6 +787,7 @@ main (int   argc,
   g_test_add_func ("/plot/throughput/render", test_throughput_render);
   g_test_add_func ("/plot/throughput/pixels", test_throughput_pixels);
   g_test_add_func ("/plot/throughput/compare", test_throughput_compare);
+  g_test_add_func ("/plot/throughput/holds", test_throughput_holds);
   g_test_add_func ("/plot/throughput/empty", test_throughput_empty);
   g_test_add_func ("/plot/throughput/single-sample", test_throughput_single_sample);
   g_test_add_func ("/plot/throughput/bad-values", test_throughput_bad_values);
