@@ -1712,9 +1712,18 @@ controller_thread (gpointer data)
 
     _cs_run_set_removals (job->run, &removals);
   }
-  _cs_run_set_duration (job->run, _cs_job_elapsed (job));
-  _cs_run_set_held (job->run, (double) (g_get_monotonic_time () - job->start_mono) / G_USEC_PER_SEC
-                              - _cs_job_elapsed (job));
+  /* The clock stops with the copy, so what is read of it later (the window's
+   * last progress) is the run's duration, and the two add up to the wall's. */
+  {
+    gint64 now = g_get_monotonic_time ();
+    gint64 frozen = __atomic_load_n (&job->clock_frozen, __ATOMIC_ACQUIRE);
+
+    if (frozen < 0)
+      frozen = now - __atomic_load_n (&job->clock_origin, __ATOMIC_RELAXED);
+    __atomic_store_n (&job->clock_frozen, frozen, __ATOMIC_RELEASE);
+    _cs_run_set_duration (job->run, (double) frozen / G_USEC_PER_SEC);
+    _cs_run_set_held (job->run, (double) (now - job->start_mono - frozen) / G_USEC_PER_SEC);
+  }
 
   reason = atomic_load (&job->stop);
   if (reason == CS_STOP_NONE)
