@@ -208,6 +208,16 @@ cs_demo_page_show_result (CsDemoPage *self,
 
   cs_throughput_graph_set_run (self->big_graph, cs_demo_get_run (demo, CS_DEMO_BIG));
   cs_throughput_graph_set_run (self->small_graph, cs_demo_get_run (demo, CS_DEMO_SMALL));
+  /* Side by side on one time axis, so the shorter copy looks shorter. */
+  {
+    double span = 0;
+
+    for (CsDemoRun i = CS_DEMO_BIG; i <= CS_DEMO_SMALL; i++)
+      if (cs_demo_get_run (demo, i) != NULL)
+        span = MAX (span, cs_run_get_duration (cs_demo_get_run (demo, i)));
+    cs_throughput_graph_set_time_span (self->big_graph, span);
+    cs_throughput_graph_set_time_span (self->small_graph, span);
+  }
   gtk_label_set_label (self->big_label, big);
   gtk_label_set_label (self->small_label, small);
   gtk_label_set_label (self->explanation_label, explanation);
@@ -488,6 +498,8 @@ cs_demo_page_start (CsDemoPage *self)
   gtk_label_set_label (self->small_label, _("Waiting"));
   cs_throughput_graph_set_run (self->big_graph, NULL);
   cs_throughput_graph_set_run (self->small_graph, NULL);
+  cs_throughput_graph_set_time_span (self->big_graph, 0);
+  cs_throughput_graph_set_time_span (self->small_graph, 0);
   cs_demo_page_set_running (self, TRUE);
 
   self->task = _cs_page_task_start ("cs-demo", self, POLL_MS, work, demo_work_free,

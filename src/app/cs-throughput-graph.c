@@ -47,6 +47,7 @@ struct _CsThroughputGraph
   gint64           record_read_at;
   gint64           a11y_updated_at;
   gboolean         show_all;
+  double           time_span;       /* of the whole-run view; 0: the run's length */
   guint            n_run_events;    /* the run's events, all kinds, when last read */
 };
 
@@ -86,15 +87,12 @@ cs_throughput_graph_get_options (CsThroughputGraph *self,
 
   if (self->show_all)
     {
+      /* The run's own length, or the span it shares with other graphs. */
       options->t_min = 0;
-      options->t_max = 0;
+      options->t_max = self->time_span > last_t ? self->time_span : 0;
     }
   else
-    {
-      /* Until a minute has passed the axis stays at 0–60 s and fills up. */
-      options->t_max = MAX (last_t, WINDOW_SECONDS);
-      options->t_min = options->t_max - WINDOW_SECONDS;
-    }
+    cs_plot_live_time_range (last_t, WINDOW_SECONDS, &options->t_min, &options->t_max);
 }
 
 static void
@@ -147,7 +145,9 @@ cs_throughput_graph_rebuild_view (CsThroughputGraph *self,
     if (!self->show_all)
       {
         double last_t = ring_get (self, self->ring_len - 1)->t;
-        double t_min = MAX (last_t, WINDOW_SECONDS) - WINDOW_SECONDS;
+        double t_min, t_max;
+
+        cs_plot_live_time_range (last_t, WINDOW_SECONDS, &t_min, &t_max);
 
         /* Keep one sample left of the window so the line enters from the edge. */
         while (first + 1 < self->ring_len && ring_get (self, first + 1)->t < t_min)
@@ -463,6 +463,37 @@ cs_throughput_graph_update_events (CsThroughputGraph *self)
       event->path = NULL;
       g_array_append_val (self->events, copy);
     }
+}
+
+/* The whole-run view's time axis spans @seconds when its run is shorter, so
+ * graphs side by side share one axis; 0: each run's own length. */
+void
+cs_throughput_graph_set_time_span (CsThroughputGraph *self,
+                                   double             seconds)
+{
+  g_return_if_fail (CS_IS_THROUGHPUT_GRAPH (self));
+
+  self->time_span = MAX (seconds, 0);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* The time axis drawn now, in seconds of the run's clock; FALSE with no data. */
+gboolean
+cs_throughput_graph_get_time_range (CsThroughputGraph *self,
+                                    double            *out_lo,
+                                    double            *out_hi)
+{
+  CsPlotOptions options = { 0 };
+  CsPlotRun plot_run;
+
+  g_return_val_if_fail (CS_IS_THROUGHPUT_GRAPH (self), FALSE);
+
+  if (self->view->len == 0)
+    return FALSE;
+
+  cs_throughput_graph_get_options (self, &options);
+  cs_throughput_graph_get_plot_run (self, &plot_run);
+  return cs_plot_throughput_time_range (&plot_run, 1, &options, out_lo, out_hi);
 }
 
 /* Shows @run: its samples so far, its thread changes, pauses and questions.

@@ -20,4 +20,10 @@ gboolean  cs_throughput_graph_get_show_all     (CsThroughputGraph *self);
 void      cs_throughput_graph_set_show_all     (CsThroughputGraph *self,
                                                 gboolean           show_all);
 
+void      cs_throughput_graph_set_time_span    (CsThroughputGraph *self,
+                                                double             seconds);
+gboolean  cs_throughput_graph_get_time_range   (CsThroughputGraph *self,
+                                                double            *out_lo,
+                                                double            *out_hi);
+
 G_END_DECLS

@@ -13,6 +13,9 @@
  * such as 0.30000000000000004. */
 #define NICE_EPSILON 1e-9
 
+/* The shortest time axis a live chart starts with. */
+#define LIVE_MIN_SPAN 0.5
+
 /* The axis keeps its maximum until the data uses less than this share of it. */
 #define SHRINK_FRACTION 0.4
 
@@ -77,6 +80,26 @@ cs_plot_axis_update (double current_max,
     return cs_plot_nice_ceiling (data_max);
 
   return current_max;
+}
+
+void
+cs_plot_live_time_range (double  t_end,
+                         double  window,
+                         double *out_lo,
+                         double *out_hi)
+{
+  if (!isfinite (t_end) || t_end < 0.0)
+    t_end = 0.0;
+
+  if (t_end >= window)
+    {
+      *out_lo = t_end - window;
+      *out_hi = t_end;
+      return;
+    }
+
+  *out_lo = 0.0;
+  *out_hi = MIN (window, cs_plot_nice_ceiling (MAX (t_end, LIVE_MIN_SPAN)));
 }
 
 /* The nice step that cuts @span into at most @max_intervals pieces. */

@@ -33,8 +33,8 @@
 #define SERIES_LINE_WIDTH 1.5
 #define SWATCH_WIDTH      22.0
 
-/* Short runs still get a readable time axis. */
-#define MIN_TIME_SPAN   1.0
+/* A whole run's axis is its length, down to a tenth of a second. */
+#define MIN_TIME_SPAN   0.1
 #define EMPTY_TIME_SPAN 10.0
 
 typedef struct {
@@ -641,6 +641,18 @@ runs_time_range (const CsPlotRun     *runs,
   return have_samples;
 }
 
+gboolean
+cs_plot_throughput_time_range (const CsPlotRun     *runs,
+                               guint                n_runs,
+                               const CsPlotOptions *options,
+                               double              *out_lo,
+                               double              *out_hi)
+{
+  g_return_val_if_fail (runs != NULL || n_runs == 0, FALSE);
+
+  return runs_time_range (runs, n_runs, options, out_lo, out_hi);
+}
+
 static gboolean
 throughput_plot_columns (double  width,
                          double *out_left,
@@ -797,9 +809,18 @@ series_points (const Series *series,
 
       /* Far outside values are clipped anyway; keep them just past the edge. */
       v = CLAMP (v, -0.1 * y_max, 1.1 * y_max);
+      pt.y = plot->y + plot->height - v / y_max * plot->height;
+
+      /* A run's first sample is its rate over the clock's first interval,
+       * from 0: drawn across it, so a copy of one sample is a line. */
+      if (i == 0 && sample->t > 0.0)
+        {
+          pt.x = time_to_x (plot, t_lo, t_hi, MAX (0.0, t_lo - (t_hi - t_lo)));
+          g_array_append_val (points, pt);
+        }
+
       pt.x = time_to_x (plot, t_lo, t_hi, CLAMP (sample->t, t_lo - (t_hi - t_lo),
                                                  t_hi + (t_hi - t_lo)));
-      pt.y = plot->y + plot->height - v / y_max * plot->height;
       g_array_append_val (points, pt);
     }
 }

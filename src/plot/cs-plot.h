@@ -75,6 +75,13 @@ void     cs_plot_draw_throughput     (cairo_t             *cr,
                                       guint                n_runs,
                                       const CsPlotOptions *options);
 
+/* The time axis the chart draws: the options' window, else 0 to the end of
+ * the longest run; FALSE when there are no samples. */
+gboolean cs_plot_throughput_time_range (const CsPlotRun     *runs,
+                                        guint                n_runs,
+                                        const CsPlotOptions *options,
+                                        double              *out_lo,
+                                        double              *out_hi);
 /* Maps an x position in a chart of @width back to a time; FALSE outside the plot area. */
 gboolean cs_plot_throughput_time_at  (double               width,
                                       double               height,
@@ -108,6 +115,14 @@ void     cs_plot_draw_sweep          (cairo_t                *cr,
 
 /* "Nice" numbers: the smallest 1, 2 or 5 × 10^n >= @value (value > 0). */
 double   cs_plot_nice_ceiling        (double               value);
+/* The time axis of a live chart whose copy has run @t_end seconds, showing at
+ * most the last @window: while the copy is shorter, from 0 to the next nice
+ * span that holds it (0.5, 1, 2, 5, 10, 20, 50 s, then @window), so a copy of
+ * a second fills its chart instead of a sliver of a minute's. */
+void     cs_plot_live_time_range     (double               t_end,
+                                      double               window,
+                                      double              *out_lo,
+                                      double              *out_hi);
 /* Grows at once; shrinks only when the data falls below 40 % of the current maximum. */
 double   cs_plot_axis_update         (double               current_max,
                                       double               data_max);

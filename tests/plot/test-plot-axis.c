@@ -133,6 +133,40 @@ test_axis_hysteresis_sequence (void)
   g_assert_cmpfloat (axis, ==, 200.0);
 }
 
+/* A live chart's time axis fits the copy so far: a sub-second copy fills a
+ * 0.5 s or 1 s axis, not a sliver of a minute's; past the window, the last
+ * minute scrolls. */
+static void
+test_live_time_range (void)
+{
+  static const struct {
+    double t_end, lo, hi;
+  } cases[] = {
+    { 0.0, 0.0, 0.5 },
+    { 0.25, 0.0, 0.5 },
+    { 0.5, 0.0, 0.5 },
+    { 0.75, 0.0, 1.0 },
+    { 3.2, 0.0, 5.0 },
+    { 12.0, 0.0, 20.0 },
+    { 45.0, 0.0, 50.0 },
+    { 55.0, 0.0, 60.0 },
+    { 60.0, 0.0, 60.0 },
+    { 75.0, 15.0, 75.0 },
+    { NAN, 0.0, 0.5 },
+    { -1.0, 0.0, 0.5 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      double lo = -1, hi = -1;
+
+      cs_plot_live_time_range (cases[i].t_end, 60.0, &lo, &hi);
+      g_test_message ("%g s: %g–%g", cases[i].t_end, lo, hi);
+      g_assert_cmpfloat_with_epsilon (lo, cases[i].lo, 1e-9);
+      g_assert_cmpfloat_with_epsilon (hi, cases[i].hi, 1e-9);
+    }
+}
+
 static void
 test_axis_step (void)
 {
@@ -359,6 +393,7 @@ main (int   argc,
   g_test_add_func ("/plot/axis/nice-ceiling-is-ceiling", test_nice_ceiling_is_ceiling);
   g_test_add_func ("/plot/axis/update", test_axis_update);
   g_test_add_func ("/plot/axis/hysteresis-sequence", test_axis_hysteresis_sequence);
+  g_test_add_func ("/plot/axis/live-time-range", test_live_time_range);
   g_test_add_func ("/plot/axis/step", test_axis_step);
   g_test_add_func ("/plot/axis/ticks", test_axis_ticks);
   g_test_add_func ("/plot/axis/ticks-bounds", test_axis_ticks_bounds);

@@ -509,10 +509,97 @@ test_throughput_single_sample (void)
   data.options.hover_t = 0.25;
 
   assert_all_formats (draw_throughput, &data, "plot-throughput-single.png");
-  /* A lone sample still shows, as a dot. */
+  /* A lone sample still shows, as a line across its interval. */
   g_assert_cmpuint (count_colored_pixels (draw_throughput, &data), >, 0);
 
   synthetic_run_clear (&synthetic);
+}
+
+/* The leftmost and rightmost columns of the plot with series colour, and how
+ * many columns have any. */
+static guint
+colored_columns (CsPlotDrawFunc  draw,
+                 gpointer        user_data,
+                 int            *out_first,
+                 int            *out_last)
+{
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  const guchar *pixels;
+  int stride;
+  guint n = 0;
+
+  surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) CHART_WIDTH,
+                                        (int) CHART_HEIGHT);
+  cr = cairo_create (surface);
+  draw (cr, CHART_WIDTH, CHART_HEIGHT, user_data);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  pixels = cairo_image_surface_get_data (surface);
+  stride = cairo_image_surface_get_stride (surface);
+
+  *out_first = -1;
+  *out_last = -1;
+  for (int x = (int) PLOT_LEFT + 2; x < (int) CHART_WIDTH; x++)
+    {
+      gboolean colored = FALSE;
+
+      /* The upper chart, below the legend. */
+      for (int y = 40; y < (int) (CHART_HEIGHT / 2) && !colored; y++)
+        {
+          guint32 px = ((const guint32 *) (pixels + y * stride))[x];
+          int r = (px >> 16) & 0xff, g = (px >> 8) & 0xff, b = px & 0xff;
+
+          colored = MAX (r, MAX (g, b)) - MIN (r, MIN (g, b)) > 60;
+        }
+      if (!colored)
+        continue;
+      if (*out_first < 0)
+        *out_first = x;
+      *out_last = x;
+      n++;
+    }
+
+  cairo_surface_destroy (surface);
+  return n;
+}
+
+/* A sub-second copy: its time axis is its own length, and it draws lines
+ * across it, not a dot per series; a copy of one sample too, since that
+ * sample is the rate over the clock from 0. */
+static void
+test_throughput_short_run (void)
+{
+  for (guint n = 1; n <= 2; n++)
+    {
+      SyntheticRun synthetic;
+      CsPlotRun run;
+      ThroughputData data;
+      double lo, hi, end;
+      int first, last;
+      guint columns;
+
+      synthetic_run_init (&synthetic, n, 13, 1.0);
+      end = synthetic.samples[n - 1].t;
+      run = synthetic_run_plot (&synthetic, NULL);
+      throughput_data_init (&data, &run, 1);
+
+      g_assert_true (cs_plot_throughput_time_range (&run, 1, &data.options, &lo, &hi));
+      g_assert_cmpfloat (lo, ==, 0.0);
+      g_assert_cmpfloat (hi, ==, end);
+
+      columns = colored_columns (draw_throughput, &data, &first, &last);
+      g_test_message ("%u sample(s) to %.2f s: series in columns %d–%d (%u)", n, end, first,
+                      last, columns);
+      /* From the plot's left edge to its right, not a dot. */
+      g_assert_cmpint (first, <=, (int) PLOT_LEFT + 4);
+      g_assert_cmpint (last, >=, (int) (CHART_WIDTH - 2 * PLOT_LEFT));
+      g_assert_cmpuint (columns, >, (guint) (CHART_WIDTH / 2));
+
+      if (n == 2)
+        assert_all_formats (draw_throughput, &data, "plot-throughput-short.png");
+      synthetic_run_clear (&synthetic);
+    }
 }
 
 static void
@@ -790,6 +877,7 @@ main (int   argc,
   g_test_add_func ("/plot/throughput/holds", test_throughput_holds);
   g_test_add_func ("/plot/throughput/empty", test_throughput_empty);
   g_test_add_func ("/plot/throughput/single-sample", test_throughput_single_sample);
+  g_test_add_func ("/plot/throughput/short-run", test_throughput_short_run);
   g_test_add_func ("/plot/throughput/bad-values", test_throughput_bad_values);
   g_test_add_func ("/plot/throughput/axis-state", test_throughput_axis_state);
   g_test_add_func ("/plot/throughput/time-at", test_throughput_time_at);

@@ -23,6 +23,7 @@
 #include "cs-summary-page.h"
 #include "cs-sweep-page.h"
 #include "cs-test-tree.h"
+#include "cs-throughput-graph.h"
 #include "cs-ui-test.h"
 
 /*
@@ -365,6 +366,17 @@ test_sweep (void)
   g_assert_cmpuint (cs_sweep_get_recommended (cs_sweep_page_get_sweep (sweep_page (window)), NULL), >, 0);
   cs_ui_screenshot (window, "13-sweep-result.png");
 
+  /* Its live graph showed sub-second copies on an axis of their size. */
+  {
+    CsThroughputGraph *graph = (CsThroughputGraph *) cs_ui_find (sweep_page (window),
+                                                                 CS_TYPE_THROUGHPUT_GRAPH);
+    double lo, hi;
+
+    g_assert_true (cs_throughput_graph_get_time_range (graph, &lo, &hi));
+    g_test_message ("the sweep's live graph: %.3f–%.3f s", lo, hi);
+    g_assert_cmpfloat (hi, <=, 1.0);
+  }
+
   /* Kept in the history folder, listed among the sweeps. */
   dir = g_dir_open (history_dir, 0, NULL);
   while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
@@ -381,6 +393,70 @@ test_sweep (void)
 
   cs_ui_window_destroy (window);
   cs_test_tree_remove (root);
+}
+
+/* Every graph on @root, in order. */
+static void
+collect_graphs (GtkWidget *widget,
+                GPtrArray *out)
+{
+  if (CS_IS_THROUGHPUT_GRAPH (widget))
+    g_ptr_array_add (out, widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect_graphs (child, out);
+}
+
+/* The live graph sizes its time axis to the copy so far, the whole-run view to
+ * the run, or to a span it shares with others. */
+static void
+test_graph_axes (void)
+{
+  g_autoptr(CsRun) run = cs_run_new ();
+  CsThroughputGraph *graph = g_object_ref_sink (g_object_new (CS_TYPE_THROUGHPUT_GRAPH, NULL));
+  double lo, hi;
+
+  g_assert_false (cs_throughput_graph_get_time_range (graph, &lo, &hi));
+  cs_throughput_graph_set_run (graph, run);
+
+  /* Two samples of a half-second copy. */
+  for (guint i = 1; i <= 2; i++)
+    {
+      CsSample sample = { .t = 0.25 * i };
+
+      sample.values[CS_COUNTER_READ_TRANSFER_RATE] = 50;
+      cs_throughput_graph_push_sample (graph, &sample);
+    }
+  g_assert_true (cs_throughput_graph_get_time_range (graph, &lo, &hi));
+  g_assert_cmpfloat (lo, ==, 0);
+  g_assert_cmpfloat (hi, ==, 0.5);
+  cs_throughput_graph_set_show_all (graph, TRUE);
+  g_assert_true (cs_throughput_graph_get_time_range (graph, &lo, &hi));
+  g_assert_cmpfloat (hi, ==, 0.5);
+  cs_throughput_graph_set_time_span (graph, 3.0);
+  g_assert_true (cs_throughput_graph_get_time_range (graph, &lo, &hi));
+  g_assert_cmpfloat (lo, ==, 0);
+  g_assert_cmpfloat (hi, ==, 3.0);
+  cs_throughput_graph_set_time_span (graph, 0);
+  cs_throughput_graph_set_show_all (graph, FALSE);
+
+  /* On to 75 s: the axis grows with it, then the last minute scrolls. */
+  for (guint i = 3; i <= 300; i++)
+    {
+      CsSample sample = { .t = 0.25 * i };
+
+      cs_throughput_graph_push_sample (graph, &sample);
+      if (i == 13)
+        {
+          g_assert_true (cs_throughput_graph_get_time_range (graph, &lo, &hi));
+          g_assert_cmpfloat (hi, ==, 5.0);
+        }
+    }
+  g_assert_true (cs_throughput_graph_get_time_range (graph, &lo, &hi));
+  g_assert_cmpfloat (lo, ==, 15.0);
+  g_assert_cmpfloat (hi, ==, 75.0);
+
+  g_object_unref (graph);
 }
 
 static gboolean
@@ -415,6 +491,26 @@ test_demo (void)
   g_assert_nonnull (explanation);
   g_assert_nonnull (strstr (explanation, "small files"));
   cs_ui_screenshot (window, "14-demo.png");
+
+  /* Its two graphs side by side on one time axis, the longer copy's. */
+  {
+    g_autoptr(GPtrArray) graphs = g_ptr_array_new ();
+    CsDemo *demo = cs_demo_page_get_demo (demo_page (window));
+    double longest = MAX (cs_run_get_duration (cs_demo_get_run (demo, CS_DEMO_BIG)),
+                          cs_run_get_duration (cs_demo_get_run (demo, CS_DEMO_SMALL)));
+
+    collect_graphs (GTK_WIDGET (demo_page (window)), graphs);
+    g_assert_cmpuint (graphs->len, ==, 2);
+    for (guint i = 0; i < graphs->len; i++)
+      {
+        double lo, hi;
+
+        g_assert_true (cs_throughput_graph_get_time_range (graphs->pdata[i], &lo, &hi));
+        g_test_message ("demo graph %u: %.3f–%.3f s", i, lo, hi);
+        g_assert_cmpfloat (lo, ==, 0);
+        g_assert_cmpfloat (hi, ==, longest);
+      }
+  }
 
   /* Its four copies are in History; the sets it generated are gone. */
   entries = cs_history_list (NULL, &error);
@@ -926,6 +1022,7 @@ main (int   argc,
   g_test_add_func ("/pages/compare", test_compare);
   g_test_add_func ("/pages/sweep", test_sweep);
   g_test_add_func ("/pages/demo", test_demo);
+  g_test_add_func ("/pages/graph-axes", test_graph_axes);
   g_test_add_func ("/pages/auto", test_auto);
   g_test_add_func ("/pages/back", test_back);
   g_test_add_func ("/pages/new-copy", test_new_copy);
