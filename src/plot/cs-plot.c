@@ -1124,12 +1124,10 @@ draw_marker_labels (Painter    *p,
               found = TRUE;
             }
         }
+      /* Every lane is taken here: the dashed line alone marks it (its label
+       * is in the tooltip's thread count), rather than labels over labels. */
       if (!found)
-        {
-          for (guint l = 1; l < n_lanes; l++)
-            if (lane_end[l] < lane_end[lane])
-              lane = l;
-        }
+        continue;
 
       lane_end[lane] = MAX (lane_end[lane], left + label_width);
       painter_boxed_text (p, marker->label, FALSE, &p->palette->foreground,
