@@ -12,6 +12,7 @@
 #include <xxhash.h>
 
 #include "cs-copy-private.h"
+#include "cs-dest-fs-private.h"
 #include "cs-dir-private.h"
 #include "cs-errno-private.h"
 #include "cs-job-private.h"

@@ -30,7 +30,7 @@ typedef enum {
   CS_TIMES_LOST,          /* lost even so: set and read back every time, and reported */
 } CsTimes;
 
-typedef struct {
+typedef struct _CsDestFs {
   dev_t       dev;
   char       *type;              /* "ext4", "fuse.gvfsd-fuse" … */
   gboolean    probed;            /* the case probe could be made */

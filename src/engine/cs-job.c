@@ -15,6 +15,7 @@
 #include "cs-conflict-private.h"
 #include "cs-copy-private.h"
 #include "cs-deletions-private.h"
+#include "cs-dest-fs-private.h"
 #include "cs-mirror-private.h"
 #include "cs-dir-private.h"
 #include "cs-env-private.h"

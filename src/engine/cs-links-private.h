@@ -17,7 +17,7 @@
 
 #include <sys/stat.h>
 
-#include "cs-dir-private.h"
+#include "cs-items-private.h"
 
 G_BEGIN_DECLS
 

@@ -14,7 +14,7 @@
 
 #include <stdatomic.h>
 
-#include "cs-dir-private.h"
+#include "cs-items-private.h"
 #include "cs-job.h"
 
 G_BEGIN_DECLS

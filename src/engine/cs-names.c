@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "cs-dir-private.h"
+#include "cs-items-private.h"
 #include "cs-names-private.h"
 
 gboolean

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cs-copy-private.h"
+#include "cs-dest-fs-private.h"
 #include "cs-dir-private.h"
 #include "cs-errno-private.h"
 #include "cs-job-private.h"
