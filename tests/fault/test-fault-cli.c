@@ -1463,6 +1463,36 @@ test_pseudo_files (Fixture       *f,
 
 /* ---- The destination going away ------------------------------------------------------ */
 
+/* Whether a folder of @copy holds an entry yet, within @seconds. */
+static gboolean
+wait_for_copy_started (const char *copy,
+                       guint       seconds)
+{
+  gint64 deadline = g_get_monotonic_time () + seconds * G_USEC_PER_SEC;
+
+  while (g_get_monotonic_time () < deadline)
+    {
+      GDir *top = g_dir_open (copy, 0, NULL);
+      const char *name;
+      gboolean started = FALSE;
+
+      while (top != NULL && !started && (name = g_dir_read_name (top)) != NULL)
+        {
+          g_autofree char *sub = g_build_filename (copy, name, NULL);
+          GDir *dir = g_dir_open (sub, 0, NULL);
+
+          started = dir != NULL && g_dir_read_name (dir) != NULL;
+          g_clear_pointer (&dir, g_dir_close);
+        }
+      g_clear_pointer (&top, g_dir_close);
+      if (started)
+        return TRUE;
+      g_usleep (G_USEC_PER_SEC / 100);
+    }
+
+  return FALSE;
+}
+
 /* The copy's folder is deleted while it is written: exit 3, one clear error
  * (the README's promise for a destination that became unusable), not a line
  * per file still to come. */
@@ -1483,7 +1513,9 @@ test_destination_folder_removed (Fixture       *f,
     return;
   make_wide_tree (f);
   process = launch_copy (env, out, err, &pid, "--threads=4", f->src, f->out, NULL);
-  g_usleep (G_USEC_PER_SEC / 2);
+  /* Removed once the copy writes into it: a fixed wait came before the copy
+   * had begun on a busy machine, and nothing was removed. */
+  g_assert_true (wait_for_copy_started (f->copy, 30));
   cs_test_tree_remove (f->copy);
   status = wait_bounded (process, pid, 30);
   text = read_text (err);
