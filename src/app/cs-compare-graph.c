@@ -19,8 +19,9 @@
 
 typedef struct
 {
-  CsSample *samples;
+  CsSample *samples;   /* the series' means, for the tooltip */
   guint     n_samples;
+  GArray   *series;    /* of CsBucket: what the chart draws */
   GArray   *changes;   /* of CsThreadChange */
   GArray   *events;    /* of CsRunEvent */
   char     *label;
@@ -45,6 +46,7 @@ graph_run_clear (gpointer data)
   GraphRun *run = data;
 
   g_clear_pointer (&run->samples, g_free);
+  g_clear_pointer (&run->series, g_array_unref);
   g_clear_pointer (&run->changes, g_array_unref);
   g_clear_pointer (&run->events, g_array_unref);
   g_clear_pointer (&run->label, g_free);
@@ -254,6 +256,7 @@ cs_compare_graph_set_runs (CsCompareGraph     *self,
       GraphRun run = { 0 };
 
       run.samples = cs_run_dup_samples (runs[i], &run.n_samples);
+      run.series = cs_run_dup_series (runs[i]);
       run.changes = cs_run_dup_timeline (runs[i]);
       run.events = cs_run_dup_events (runs[i]);
       if (labels != NULL && labels[i] != NULL)
@@ -280,8 +283,8 @@ cs_compare_graph_set_runs (CsCompareGraph     *self,
     {
       GraphRun *run = &g_array_index (self->runs, GraphRun, i);
 
-      self->plot_runs[i].samples = run->samples;
-      self->plot_runs[i].n_samples = run->n_samples;
+      self->plot_runs[i].buckets = (const CsBucket *) (gpointer) run->series->data;
+      self->plot_runs[i].n_buckets = run->series->len;
       self->plot_runs[i].changes = run->changes != NULL
                                    ? (const CsThreadChange *) (gpointer) run->changes->data : NULL;
       self->plot_runs[i].n_changes = run->changes != NULL ? run->changes->len : 0;

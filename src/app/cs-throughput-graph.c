@@ -18,8 +18,9 @@
  * and queues one draw. snapshot() only reads what is already there.
  *
  * The ring holds the recent past (enough for the 60 s window at any sample
- * interval); the whole-run view of a long copy reads the run record instead,
- * at most once a second.
+ * interval); the whole-run view reads the run record's series instead, at
+ * most once a second: a few thousand entries however long the copy, the
+ * older part in buckets the chart draws with their band.
  */
 
 #define RING_SIZE          4096
@@ -38,6 +39,8 @@ struct _CsThroughputGraph
   guint            ring_len;
   guint64          n_pushed;
   GArray          *view;            /* of CsSample: what snapshot() draws */
+  GArray          *view_buckets;    /* of CsBucket: the whole run read from its
+                                     * record, drawn instead of view when set */
   GArray          *changes;         /* of CsThreadChange */
   GArray          *events;          /* of CsRunEvent: the pauses and questions marked */
   CsPlotPalette    palette;
@@ -101,6 +104,13 @@ cs_throughput_graph_get_plot_run (CsThroughputGraph *self,
 {
   plot_run->samples = (const CsSample *) (gpointer) self->view->data;
   plot_run->n_samples = self->view->len;
+  plot_run->buckets = NULL;
+  plot_run->n_buckets = 0;
+  if (self->show_all && self->view_buckets->len > 0)
+    {
+      plot_run->buckets = (const CsBucket *) (gpointer) self->view_buckets->data;
+      plot_run->n_buckets = self->view_buckets->len;
+    }
   plot_run->changes = (const CsThreadChange *) (gpointer) self->changes->data;
   plot_run->n_changes = self->changes->len;
   plot_run->events = (const CsRunEvent *) (gpointer) self->events->data;
@@ -108,32 +118,52 @@ cs_throughput_graph_get_plot_run (CsThroughputGraph *self,
   plot_run->label = NULL;
 }
 
-/* Rebuilds the drawn array from the ring, or from the run record when the
- * whole run no longer fits the ring. */
+/* A sample as a bucket of one, for the record's view between its reads. */
+static void
+append_sample_bucket (GArray         *buckets,
+                      const CsSample *sample)
+{
+  CsBucket bucket = { 0 };
+
+  bucket.sample = *sample;
+  bucket.t_start = buckets->len > 0 ? g_array_index (buckets, CsBucket, buckets->len - 1).sample.t : 0;
+  memcpy (bucket.min, sample->values, sizeof bucket.min);
+  memcpy (bucket.max, sample->values, sizeof bucket.max);
+  bucket.n = 1;
+  g_array_append_val (buckets, bucket);
+}
+
+/* Rebuilds the drawn array from the ring, or, for the whole run, from the
+ * run record: its series, a few thousand entries however long the copy (the
+ * older part in buckets, drawn with their band). */
 static void
 cs_throughput_graph_rebuild_view (CsThroughputGraph *self,
                                   gboolean           force)
 {
-  if (self->show_all && self->n_pushed > RING_SIZE && self->run != NULL)
+  if (self->show_all && self->run != NULL)
     {
       gint64 now = g_get_monotonic_time ();
-      g_autofree CsSample *samples = NULL;
-      guint n_samples = 0;
+      g_autoptr(GArray) series = NULL;
 
       if (!force && now - self->record_read_at < RECORD_REFRESH_US && self->ring_len > 0)
         {
           /* Between reads of the record, the newest sample is appended. */
           g_array_append_vals (self->view, ring_get (self, self->ring_len - 1), 1);
+          append_sample_bucket (self->view_buckets, ring_get (self, self->ring_len - 1));
           return;
         }
 
       self->record_read_at = now;
-      samples = cs_run_dup_samples (self->run, &n_samples);
+      series = cs_run_dup_series (self->run);
       g_array_set_size (self->view, 0);
-      g_array_append_vals (self->view, samples, n_samples);
+      g_array_set_size (self->view_buckets, 0);
+      for (guint i = 0; i < series->len; i++)
+        g_array_append_vals (self->view, &g_array_index (series, CsBucket, i).sample, 1);
+      g_array_append_vals (self->view_buckets, series->data, series->len);
       return;
     }
 
+  g_array_set_size (self->view_buckets, 0);
   g_array_set_size (self->view, 0);
 
   if (self->ring_len == 0)
@@ -350,6 +380,7 @@ cs_throughput_graph_finalize (GObject *object)
   g_clear_pointer (&self->run, cs_run_unref);
   g_clear_pointer (&self->ring, g_free);
   g_clear_pointer (&self->view, g_array_unref);
+  g_clear_pointer (&self->view_buckets, g_array_unref);
   g_clear_pointer (&self->changes, g_array_unref);
   g_clear_pointer (&self->events, g_array_unref);
 
@@ -428,6 +459,7 @@ cs_throughput_graph_init (CsThroughputGraph *self)
 
   self->ring = g_new0 (CsSample, RING_SIZE);
   self->view = g_array_sized_new (FALSE, FALSE, sizeof (CsSample), 256);
+  self->view_buckets = g_array_new (FALSE, FALSE, sizeof (CsBucket));
   self->changes = g_array_new (FALSE, TRUE, sizeof (CsThreadChange));
   g_array_set_clear_func (self->changes, (GDestroyNotify) cs_thread_change_clear);
   self->events = g_array_new (FALSE, TRUE, sizeof (CsRunEvent));

@@ -600,6 +600,44 @@ draw_time_labels (Painter      *p,
 /* ------------------------------------------------------------------------ */
 /* Throughput chart                                                          */
 
+/* A run's entries, samples or buckets alike. */
+static guint
+run_len (const CsPlotRun *run)
+{
+  return run->buckets != NULL ? run->n_buckets : run->n_samples;
+}
+
+static const CsSample *
+run_at (const CsPlotRun *run,
+        guint            i)
+{
+  return run->buckets != NULL ? &run->buckets[i].sample : &run->samples[i];
+}
+
+/* The lowest and highest value of @counter in entry @i; a sample's own value. */
+static void
+run_extremes (const CsPlotRun *run,
+              guint            i,
+              CsCounter        counter,
+              double          *out_lo,
+              double          *out_hi)
+{
+  if (run->buckets != NULL)
+    {
+      *out_lo = run->buckets[i].min[counter];
+      *out_hi = run->buckets[i].max[counter];
+      return;
+    }
+  *out_lo = *out_hi = run->samples[i].values[counter];
+}
+
+static guint
+run_weight (const CsPlotRun *run,
+            guint            i)
+{
+  return run->buckets != NULL ? MAX (run->buckets[i].n, 1) : 1;
+}
+
 static gboolean
 runs_time_range (const CsPlotRun     *runs,
                  guint                n_runs,
@@ -612,9 +650,9 @@ runs_time_range (const CsPlotRun     *runs,
 
   for (guint r = 0; r < n_runs; r++)
     {
-      for (guint i = 0; i < runs[r].n_samples; i++)
+      for (guint i = 0; i < run_len (&runs[r]); i++)
         {
-          double t = runs[r].samples[i].t;
+          double t = run_at (&runs[r], i)->t;
 
           if (isfinite (t))
             {
@@ -723,17 +761,19 @@ series_max (const Series *series,
     {
       const CsPlotRun *run = series[s].run;
 
-      for (guint i = 0; i < run->n_samples; i++)
+      for (guint i = 0; i < run_len (run); i++)
         {
-          const CsSample *sample = &run->samples[i];
-          double v;
+          const CsSample *sample = run_at (run, i);
+          double lo, hi;
 
           if (!(sample->t >= t_lo && sample->t <= t_hi))
             continue;
 
-          v = sane_value (sample->values[series[s].counter]);
-          if (!isnan (v))
-            max = MAX (max, v);
+          /* The band's top is in the chart too. */
+          run_extremes (run, i, series[s].counter, &lo, &hi);
+          hi = sane_value (isnan (hi) ? sample->values[series[s].counter] : hi);
+          if (!isnan (hi))
+            max = MAX (max, hi);
         }
     }
 
@@ -750,19 +790,19 @@ visible_range (const CsPlotRun *run,
                guint           *out_end)
 {
   guint first = 0;
-  guint end = run->n_samples;
+  guint end = run_len (run);
 
-  for (guint i = 0; i < run->n_samples; i++)
+  for (guint i = 0; i < run_len (run); i++)
     {
-      if (run->samples[i].t < t_lo)
+      if (run_at (run, i)->t < t_lo)
         first = i;
       else
         break;
     }
 
-  for (guint i = first; i < run->n_samples; i++)
+  for (guint i = first; i < run_len (run); i++)
     {
-      if (run->samples[i].t > t_hi)
+      if (run_at (run, i)->t > t_hi)
         {
           end = i + 1;
           break;
@@ -776,10 +816,80 @@ visible_range (const CsPlotRun *run,
 typedef struct {
   double x;
   double y;
+  double y_lo;     /* the band, on screen: y of the lowest value */
+  double y_hi;     /* and of the highest */
 } Point;
 
-/* Collects the series as screen points; a NaN point separates stretches
- * where the data is missing. */
+/* The points of one pixel column, being merged. */
+typedef struct {
+  double   x_sum;
+  double   v_sum;
+  double   lo;
+  double   hi;
+  guint64  weight;
+  guint    n;
+  int      column;
+} Column;
+
+static double
+value_to_y (const Rect *plot,
+            double      y_max,
+            double      v)
+{
+  /* Far outside values are clipped anyway; keep them just past the edge. */
+  v = CLAMP (v, -0.1 * y_max, 1.1 * y_max);
+
+  return plot->y + plot->height - v / y_max * plot->height;
+}
+
+static void
+column_flush (Column     *column,
+              const Rect *plot,
+              double      y_max,
+              GArray     *points)
+{
+  Point pt;
+
+  if (column->n == 0)
+    return;
+  pt.x = column->x_sum / column->n;
+  pt.y = value_to_y (plot, y_max, column->v_sum / column->weight);
+  pt.y_lo = value_to_y (plot, y_max, column->lo);
+  pt.y_hi = value_to_y (plot, y_max, column->hi);
+  g_array_append_val (points, pt);
+  column->n = 0;
+}
+
+/* One value at @x joins its pixel column; a new column flushes the last. */
+static void
+column_add (Column     *column,
+            double      x,
+            double      v,
+            double      lo,
+            double      hi,
+            guint       weight,
+            const Rect *plot,
+            double      y_max,
+            GArray     *points)
+{
+  int col = (int) floor (x);
+
+  if (column->n > 0 && col != column->column)
+    column_flush (column, plot, y_max, points);
+  if (column->n == 0)
+    *column = (Column) { 0, 0, lo, hi, 0, 0, col };
+  column->x_sum += x;
+  column->v_sum += v * weight;
+  column->weight += weight;
+  column->lo = MIN (column->lo, lo);
+  column->hi = MAX (column->hi, hi);
+  column->n++;
+}
+
+/* Collects the series as screen points, one per pixel column at most: the
+ * entries falling in one column merge, their mean (weighted by the samples
+ * each holds) for the line, their lowest and highest for the band. A NaN
+ * point separates stretches where the data is missing. */
 static void
 series_points (const Series *series,
                const Rect   *plot,
@@ -789,7 +899,8 @@ series_points (const Series *series,
                GArray       *points)
 {
   const CsPlotRun *run = series->run;
-  const Point gap = { NAN, NAN };
+  const Point gap = { NAN, NAN, NAN, NAN };
+  Column column = { 0 };
   guint first, end;
 
   g_array_set_size (points, 0);
@@ -797,39 +908,54 @@ series_points (const Series *series,
 
   for (guint i = first; i < end; i++)
     {
-      const CsSample *sample = &run->samples[i];
+      const CsSample *sample = run_at (run, i);
       double v = sane_value (sample->values[series->counter]);
-      Point pt;
+      double lo, hi, x;
+      guint weight = run_weight (run, i);
 
       if (!isfinite (sample->t) || isnan (v))
         {
+          column_flush (&column, plot, y_max, points);
           g_array_append_val (points, gap);
           continue;
         }
 
-      /* Far outside values are clipped anyway; keep them just past the edge. */
-      v = CLAMP (v, -0.1 * y_max, 1.1 * y_max);
-      pt.y = plot->y + plot->height - v / y_max * plot->height;
+      run_extremes (run, i, series->counter, &lo, &hi);
+      lo = isnan (lo) ? v : sane_value (lo);
+      hi = isnan (hi) ? v : sane_value (hi);
 
       /* A run's first sample is its rate over the clock's first interval,
        * from 0: drawn across it, so a copy of one sample is a line. */
       if (i == 0 && sample->t > 0.0)
-        {
-          pt.x = time_to_x (plot, t_lo, t_hi, MAX (0.0, t_lo - (t_hi - t_lo)));
-          g_array_append_val (points, pt);
-        }
+        column_add (&column, time_to_x (plot, t_lo, t_hi, MAX (0.0, t_lo - (t_hi - t_lo))),
+                    v, lo, hi, weight, plot, y_max, points);
 
-      pt.x = time_to_x (plot, t_lo, t_hi, CLAMP (sample->t, t_lo - (t_hi - t_lo),
-                                                 t_hi + (t_hi - t_lo)));
-      g_array_append_val (points, pt);
+      x = time_to_x (plot, t_lo, t_hi, CLAMP (sample->t, t_lo - (t_hi - t_lo), t_hi + (t_hi - t_lo)));
+      column_add (&column, x, v, lo, hi, weight, plot, y_max, points);
     }
+  column_flush (&column, plot, y_max, points);
 }
 
 typedef enum {
   SEGMENTS_FILL,
+  SEGMENTS_BAND,
   SEGMENTS_STROKE,
   SEGMENTS_DOTS,
 } SegmentsPass;
+
+/* Whether a stretch has a band to show: merged values that differ by more
+ * than half a pixel somewhere. */
+static gboolean
+segment_has_band (const Point *pts,
+                  guint        start,
+                  guint        end)
+{
+  for (guint j = start; j < end; j++)
+    if (pts[j].y_lo - pts[j].y_hi > 0.5)
+      return TRUE;
+
+  return FALSE;
+}
 
 static void
 series_draw_segments (cairo_t      *cr,
@@ -863,6 +989,17 @@ series_draw_segments (cairo_t      *cr,
           for (guint j = start; j < end; j++)
             cairo_line_to (cr, pts[j].x, pts[j].y);
           cairo_line_to (cr, pts[end - 1].x, baseline);
+          cairo_close_path (cr);
+          break;
+
+        case SEGMENTS_BAND:
+          if (end - start < 2 || !segment_has_band (pts, start, end))
+            break;
+          cairo_move_to (cr, pts[start].x, pts[start].y_hi);
+          for (guint j = start + 1; j < end; j++)
+            cairo_line_to (cr, pts[j].x, pts[j].y_hi);
+          for (guint j = end; j-- > start;)
+            cairo_line_to (cr, pts[j].x, pts[j].y_lo);
           cairo_close_path (cr);
           break;
 
@@ -923,6 +1060,11 @@ draw_series (Painter      *p,
           set_color (cr, color, 0.10);
           cairo_fill (cr);
         }
+
+      /* Where columns merged several values, their range behind the mean. */
+      series_draw_segments (cr, points, baseline, SEGMENTS_BAND);
+      set_color (cr, color, 0.22);
+      cairo_fill (cr);
 
       series_draw_segments (cr, points, baseline, SEGMENTS_STROKE);
       set_series_style (cr, p->palette, series[s].style, SERIES_LINE_WIDTH);
@@ -1146,14 +1288,14 @@ nearest_sample (const CsPlotRun *run,
   const CsSample *best = NULL;
   double best_distance = G_MAXDOUBLE;
 
-  for (guint i = 0; i < run->n_samples; i++)
+  for (guint i = 0; i < run_len (run); i++)
     {
-      double distance = fabs (run->samples[i].t - t);
+      double distance = fabs (run_at (run, i)->t - t);
 
       if (distance < best_distance)
         {
           best_distance = distance;
-          best = &run->samples[i];
+          best = run_at (run, i);
         }
     }
 

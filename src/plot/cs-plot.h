@@ -34,7 +34,14 @@ void cs_plot_palette_init_light         (CsPlotPalette *palette);
 void cs_plot_palette_init_dark          (CsPlotPalette *palette);
 void cs_plot_palette_init_high_contrast (CsPlotPalette *palette);
 
-/* One run's data for the throughput chart; borrowed. */
+/*
+ * One run's data for the throughput chart; borrowed. Either samples, or the
+ * run's series of buckets (cs_run_dup_series ()): then a band from each
+ * bucket's lowest to its highest value shows under the line of its means.
+ * However many there are, the chart draws at most one point per pixel
+ * column: those that fall in a column merge (their mean for the line, their
+ * extremes for the band), so the cost of a frame stays that of its width.
+ */
 typedef struct {
   const CsSample       *samples;
   guint                 n_samples;
@@ -43,6 +50,8 @@ typedef struct {
   const CsRunEvent     *events;       /* pauses and questions are marked; others ignored */
   guint                 n_events;
   const char           *label;        /* legend entry in comparisons; NULL for a single run */
+  const CsBucket       *buckets;      /* instead of samples when not NULL */
+  guint                 n_buckets;
 } CsPlotRun;
 
 /* Nice axis maxima kept between frames so the axes do not jump at every dip. */

@@ -750,7 +750,7 @@ counters_table (CsCompare *compare)
 typedef struct {
   CsPlotRun     *runs;
   guint          n_runs;
-  CsSample     **samples;
+  GArray       **series;      /* of CsBucket */
   GArray       **timelines;
   GArray       **events;
 } Chart;
@@ -760,11 +760,11 @@ chart_free (Chart *chart)
 {
   for (guint i = 0; i < chart->n_runs; i++)
     {
-      g_free (chart->samples[i]);
+      g_clear_pointer (&chart->series[i], g_array_unref);
       g_clear_pointer (&chart->timelines[i], g_array_unref);
       g_clear_pointer (&chart->events[i], g_array_unref);
     }
-  g_free (chart->samples);
+  g_free (chart->series);
   g_free (chart->timelines);
   g_free (chart->events);
   g_free (chart->runs);
@@ -781,7 +781,7 @@ chart_new (CsCompare *compare)
 
   chart->n_runs = n;
   chart->runs = g_new0 (CsPlotRun, n);
-  chart->samples = g_new0 (CsSample *, n);
+  chart->series = g_new0 (GArray *, n);
   chart->timelines = g_new0 (GArray *, n);
   chart->events = g_new0 (GArray *, n);
 
@@ -789,9 +789,12 @@ chart_new (CsCompare *compare)
     {
       CsRun *run = cs_compare_get_run (compare, i);
 
-      chart->samples[i] = cs_run_dup_samples (run, &chart->runs[i].n_samples);
+      /* The series, drawn with the band of its buckets: a day's run is a few
+       * thousand entries, not 345,600 samples. */
+      chart->series[i] = cs_run_dup_series (run);
       chart->timelines[i] = cs_run_dup_timeline (run);
-      chart->runs[i].samples = chart->samples[i];
+      chart->runs[i].buckets = (const CsBucket *) (gpointer) chart->series[i]->data;
+      chart->runs[i].n_buckets = chart->series[i]->len;
       chart->runs[i].changes = (const CsThreadChange *) (gpointer) chart->timelines[i]->data;
       chart->runs[i].n_changes = chart->timelines[i]->len;
       chart->events[i] = cs_run_dup_events (run);

@@ -10,6 +10,7 @@
 #include <gio/gio.h>
 
 #include "cs-plot.h"
+#include "cs-run-private.h"
 
 #define CHART_WIDTH  800.0
 #define CHART_HEIGHT 480.0
@@ -358,6 +359,79 @@ test_throughput_pixels (void)
   g_assert_cmpuint (count_colored_pixels (draw_throughput, &empty), ==, 0);
 
   synthetic_run_clear (&synthetic);
+}
+
+/* A day of samples in a chart 900 px wide: one point per pixel column, and
+ * where columns merge many, their range as a band behind the mean. The band
+ * shows a spike the mean line smooths away. */
+static void
+test_throughput_band (void)
+{
+  const guint n = 345600;
+  g_autofree CsSample *samples = g_new0 (CsSample, n);
+  g_autoptr(CsRun) record = cs_run_new ();
+  g_autoptr(GArray) series = NULL;
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  CsPlotRun runs[2] = { { 0 }, { 0 } };
+  CsPlotPalette palette;
+  CsPlotOptions options = { 0, 0, -1, TRUE, NULL };
+  guint band_pixels[2];
+
+  for (guint i = 0; i < n; i++)
+    {
+      CsSample *s = &samples[i];
+
+      s->t = (i + 1) * 0.25;
+      for (guint c = 0; c < CS_N_COUNTERS; c++)
+        s->values[c] = 100.0 + (i % 2 == 0 ? 20.0 : -20.0);
+      _cs_run_add_sample (record, s);
+    }
+  series = cs_run_dup_series (record);
+  g_assert_cmpuint (series->len, <, 4000);
+
+  /* The same day twice: every sample, and the record's buckets. */
+  runs[0].samples = samples;
+  runs[0].n_samples = n;
+  runs[1].buckets = (const CsBucket *) (gpointer) series->data;
+  runs[1].n_buckets = series->len;
+  cs_plot_palette_init_light (&palette);
+
+  for (guint r = 0; r < 2; r++)
+    {
+      gint64 started = g_get_monotonic_time ();
+      const guchar *data;
+      int stride;
+
+      surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 900, 480);
+      cr = cairo_create (surface);
+      cs_plot_draw_throughput (cr, 900, 480, &palette, &runs[r], 1, &options);
+      cairo_destroy (cr);
+      cairo_surface_flush (surface);
+      g_test_message ("%s: drawn in %.1f ms", r == 0 ? "samples" : "buckets",
+                      (g_get_monotonic_time () - started) / 1000.0);
+
+      /* Between 105 and 115 on a 0–200 axis, the mean's line at 100 and the
+       * band from 80 to 120: column by column, the band's colour. */
+      data = cairo_image_surface_get_data (surface);
+      stride = cairo_image_surface_get_stride (surface);
+      band_pixels[r] = 0;
+      for (int x = 100; x < 800; x++)
+        {
+          for (int y = 0; y < 480; y++)
+            {
+              const guint32 *px = (const guint32 *) (gconstpointer) (data + y * stride + 4 * x);
+
+              band_pixels[r] += (*px & 0xffffff) != 0xffffff && (*px & 0xffffff) != 0;
+            }
+        }
+      cairo_surface_destroy (surface);
+    }
+
+  g_test_message ("coloured pixels: %u from samples, %u from buckets", band_pixels[0], band_pixels[1]);
+  /* A band 40 units high over 700 columns, in two charts: far more than lines. */
+  g_assert_cmpuint (band_pixels[0], >, 700 * 20);
+  g_assert_cmpuint (band_pixels[1], >, 700 * 20);
 }
 
 static void
@@ -873,6 +947,7 @@ main (int   argc,
 
   g_test_add_func ("/plot/throughput/render", test_throughput_render);
   g_test_add_func ("/plot/throughput/pixels", test_throughput_pixels);
+  g_test_add_func ("/plot/throughput/band", test_throughput_band);
   g_test_add_func ("/plot/throughput/compare", test_throughput_compare);
   g_test_add_func ("/plot/throughput/holds", test_throughput_holds);
   g_test_add_func ("/plot/throughput/empty", test_throughput_empty);
