@@ -7,6 +7,7 @@
 
 #include "cs-format.h"
 #include "cs-history.h"
+#include "cs-history-probe.h"
 #include "cs-window-private.h"
 
 /*
@@ -1083,6 +1084,8 @@ cs_window_init (CsWindow *self)
                            G_CONNECT_SWAPPED);
 
   _cs_window_show_home (self, "setup");
+  if (_cs_history_probe_requested ())
+    _cs_history_probe_start (GTK_WIDGET (self), GTK_WIDGET (self->history_page));
 }
 
 CsWindow *
