@@ -1667,20 +1667,24 @@ run_to_json (CsRun    *run,
   add_member_int (builder, "errors_omitted", clamp_u64 (run->errors_omitted));
 
   /* What the figures of the run are (cs-figures.h), for readers of the file
-   * alone; derived from the rest, so the reader does not read them back. */
-  json_builder_set_member_name (builder, "figures");
-  json_builder_begin_object (builder);
-  add_member_double (builder, "duration", figures.duration);
-  add_member_double (builder, "held", figures.held);
-  add_member_int (builder, "files", clamp_u64 (figures.files));
-  add_member_int (builder, "bytes", clamp_u64 (figures.bytes));
-  add_member_double (builder, "mb_per_second", figures.speed);
-  add_member_double (builder, "files_per_second", figures.file_rate);
-  add_member_int (builder, "threads", figures.threads);
-  add_member_int (builder, "threads_min", figures.threads_min);
-  add_member_int (builder, "threads_max", figures.threads_max);
-  add_member_double (builder, "threads_mean", figures.threads_mean);
-  json_builder_end_object (builder);
+   * alone; derived from the rest, so the reader does not read them back, and
+   * a header, read only by us, goes without them. */
+  if (!header)
+    {
+      json_builder_set_member_name (builder, "figures");
+      json_builder_begin_object (builder);
+      add_member_double (builder, "duration", figures.duration);
+      add_member_double (builder, "held", figures.held);
+      add_member_int (builder, "files", clamp_u64 (figures.files));
+      add_member_int (builder, "bytes", clamp_u64 (figures.bytes));
+      add_member_double (builder, "mb_per_second", figures.speed);
+      add_member_double (builder, "files_per_second", figures.file_rate);
+      add_member_int (builder, "threads", figures.threads);
+      add_member_int (builder, "threads_min", figures.threads_min);
+      add_member_int (builder, "threads_max", figures.threads_max);
+      add_member_double (builder, "threads_mean", figures.threads_mean);
+      json_builder_end_object (builder);
+    }
 
   json_builder_set_member_name (builder, "stats");
   json_builder_begin_object (builder);
@@ -1699,6 +1703,11 @@ run_to_json (CsRun    *run,
       /* What the statistics continue from when read back: avg is sum / n. */
       add_member_int (builder, "n", clamp_u64 (stat_count_locked (run, c)));
       add_member_double (builder, "sum", stat_sum_locked (run, c));
+      if (header)
+        {
+          json_builder_end_object (builder);
+          continue;
+        }
       json_builder_set_member_name (builder, "direction");
       json_builder_add_string_value (builder,
                                      info->direction == CS_DIRECTION_MORE_IS_BETTER ? "more" :
@@ -2942,7 +2951,6 @@ read_stats (Reader     *r,
       stat = read_object (r, o, "stats", key);
       if (stat == NULL)
         return;
-      g_free (read_string (r, stat, where, "unit", FALSE));
       run->sums[c].n = read_int (r, stat, where, "n", 0, MAX_SAMPLES);
       run->sums[c].min = read_double (r, stat, where, "min", 0, MAX_COUNTER_VALUE);
       run->sums[c].max = read_double (r, stat, where, "max", 0, MAX_COUNTER_VALUE);
