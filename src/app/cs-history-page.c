@@ -41,7 +41,18 @@ struct _CsHistoryPage
 
   guint                n_runs;
   guint                n_sweeps;
+
+  /* The rows past the first screenful, added a batch at a time while idle:
+   * a list of a thousand runs shows at once and fills in behind. */
+  GPtrArray           *pending;      /* of CsHistoryEntry */
+  guint                pending_next;
+  GHashTable          *pending_chosen; /* ids to show chosen */
+  guint                fill_id;
 };
+
+/* Rows made before the page first draws, and in each idle batch after. */
+#define FIRST_ROWS      24
+#define ROWS_PER_BATCH  10
 
 G_DEFINE_FINAL_TYPE (CsHistoryPage, cs_history_page, GTK_TYPE_WIDGET)
 
@@ -314,6 +325,47 @@ cs_history_page_add_row (CsHistoryPage *self,
 }
 
 static void
+add_run_rows (CsHistoryPage *self,
+              guint          count)
+{
+  guint end = MIN (self->pending_next + count, self->pending->len);
+
+  for (; self->pending_next < end; self->pending_next++)
+    {
+      const CsHistoryEntry *entry = g_ptr_array_index (self->pending, self->pending_next);
+      GtkWidget *row = cs_history_row_new_for_run (entry->run);
+
+      cs_history_page_add_row (self, self->runs_list, row);
+      if (g_hash_table_contains (self->pending_chosen, cs_run_get_id (entry->run)))
+        cs_history_row_set_chosen (CS_HISTORY_ROW (row), TRUE);
+    }
+}
+
+static void
+stop_filling (CsHistoryPage *self)
+{
+  g_clear_handle_id (&self->fill_id, g_source_remove);
+  g_clear_pointer (&self->pending, g_ptr_array_unref);
+  g_clear_pointer (&self->pending_chosen, g_hash_table_unref);
+  self->pending_next = 0;
+}
+
+static gboolean
+fill_cb (gpointer user_data)
+{
+  CsHistoryPage *self = user_data;
+
+  add_run_rows (self, ROWS_PER_BATCH);
+  if (self->pending_next < self->pending->len)
+    return G_SOURCE_CONTINUE;
+
+  self->fill_id = 0;
+  stop_filling (self);
+  cs_history_page_update_compare (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
 cs_history_page_load_sweeps (CsHistoryPage *self)
 {
   g_autoptr(GPtrArray) paths = cs_history_list_sweeps ();
@@ -406,6 +458,7 @@ cs_history_page_dispose (GObject *object)
   GtkWidget *child;
 
   g_clear_handle_id (&self->reload_id, g_source_remove);
+  stop_filling (self);
   if (self->monitor != NULL)
     g_file_monitor_cancel (self->monitor);
   g_clear_object (&self->monitor);
@@ -488,7 +541,7 @@ cs_history_page_reload (CsHistoryPage *self)
 {
   g_autoptr(GPtrArray) entries = NULL;
   g_autoptr(GPtrArray) chosen = NULL;
-  g_autoptr(GHashTable) chosen_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) chosen_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GError) error = NULL;
   guint n_skipped = 0;
 
@@ -500,8 +553,9 @@ cs_history_page_reload (CsHistoryPage *self)
   /* What the user chose to compare stays chosen. */
   chosen = cs_history_page_dup_chosen (self);
   for (guint i = 0; i < chosen->len; i++)
-    g_hash_table_add (chosen_ids, (gpointer) cs_run_get_id (g_ptr_array_index (chosen, i)));
+    g_hash_table_add (chosen_ids, g_strdup (cs_run_get_id (g_ptr_array_index (chosen, i))));
 
+  stop_filling (self);
   clear_list (self->runs_list);
   clear_list (self->sweeps_list);
   self->n_runs = 0;
@@ -515,15 +569,16 @@ cs_history_page_reload (CsHistoryPage *self)
       cs_history_page_fail (self, message);
     }
 
-  for (guint i = 0; entries != NULL && i < entries->len; i++)
+  if (entries != NULL)
     {
-      const CsHistoryEntry *entry = g_ptr_array_index (entries, i);
-      GtkWidget *row = cs_history_row_new_for_run (entry->run);
-
-      cs_history_page_add_row (self, self->runs_list, row);
-      if (g_hash_table_contains (chosen_ids, cs_run_get_id (entry->run)))
-        cs_history_row_set_chosen (CS_HISTORY_ROW (row), TRUE);
-      self->n_runs++;
+      self->pending = g_steal_pointer (&entries);
+      self->pending_chosen = g_steal_pointer (&chosen_ids);
+      self->n_runs = self->pending->len;
+      add_run_rows (self, FIRST_ROWS);
+      if (self->pending_next < self->pending->len)
+        self->fill_id = g_idle_add_full (G_PRIORITY_LOW, fill_cb, self, NULL);
+      else
+        stop_filling (self);
     }
 
   cs_history_page_load_sweeps (self);
