@@ -153,14 +153,18 @@ cs_throughput_graph_rebuild_view (CsThroughputGraph *self,
           return;
         }
 
-      self->record_read_at = now;
       series = cs_run_dup_series (self->run);
-      g_array_set_size (self->view, 0);
-      g_array_set_size (self->view_buckets, 0);
-      for (guint i = 0; i < series->len; i++)
-        g_array_append_vals (self->view, &g_array_index (series, CsBucket, i).sample, 1);
-      g_array_append_vals (self->view_buckets, series->data, series->len);
-      return;
+      /* A run that records nothing (samples pushed from elsewhere) draws the ring. */
+      if (series->len > 0)
+        {
+          self->record_read_at = now;
+          g_array_set_size (self->view, 0);
+          g_array_set_size (self->view_buckets, 0);
+          for (guint i = 0; i < series->len; i++)
+            g_array_append_vals (self->view, &g_array_index (series, CsBucket, i).sample, 1);
+          g_array_append_vals (self->view_buckets, series->data, series->len);
+          return;
+        }
     }
 
   g_array_set_size (self->view_buckets, 0);
