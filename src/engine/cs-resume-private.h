@@ -9,7 +9,9 @@
  * inode, size, mtime, ctime), the block size, and one record per block
  * written (offset, length, XXH3 of the block: of the bytes read from the
  * source and written, in chunks; read back from the partial's pages just
- * written, for a whole file), appended after the block's writes.
+ * written, for a whole file, beside the copy of the next block, and only
+ * where that pays: _cs_resume_pays), appended after the block's writes. A
+ * block without a record is copied again by the next run.
  *
  * A later run that copies the same file to the same name opens both: a
  * journal of another source, or of this one changed, starts the file over;
@@ -65,13 +67,25 @@ int          _cs_resume_wrote_block   (CsJob             *job,
                                        guint64            offset,
                                        guint64            length,
                                        guint64            hash);
-/* The XXH3 of [@offset, @offset + @length) as the partial holds it now. */
-int          _cs_resume_hash_block    (CsJob             *job,
-                                       CsWorker          *worker,
-                                       CsResume          *resume,
+/* Whether a whole file's block, copied in @usec, is worth journaling: one
+ * that went faster than CS_RESUME_PAYS_RATE costs less to copy again after
+ * an interruption than reading it back to hash it costs every copy (a warm
+ * local copy runs at 2–4 GB/s, and its 32 MiB block hashes in 5–10 ms of
+ * CPU); a slower one, from a disk, a busy or a limited copy, is journaled,
+ * its hash a fraction of its time and taken beside the next block. */
+#define CS_RESUME_PAYS_RATE 1e9
+gboolean     _cs_resume_pays          (guint64            length,
+                                       gint64             usec);
+/* worker thread, whole files: [@offset, @offset + @length) of the partial
+ * is written; a thread of the partial's own reads it back from the pages
+ * just written and journals its hash while the worker copies the next block.
+ * Waits for the block handed over before, if any; a nonzero errno when
+ * hashing or journaling one failed (nothing more is then handed over). */
+int          _cs_resume_hash_later    (CsResume          *resume,
                                        guint64            offset,
-                                       guint64            length,
-                                       guint64           *out_hash);
+                                       guint64            length);
+/* worker thread: waits for the block handed over; its errno, or 0. */
+int          _cs_resume_hashed        (CsResume          *resume);
 /* The partial was published under its final name: the journal goes. @keep
  * FALSE instead: neither is needed any more, both go; TRUE: both stay for
  * a later run. The descriptor is closed either way. */

@@ -46,6 +46,17 @@ struct _CsResume {
   guint64  kept_bytes;
   GMutex   lock;              /* the journal's end, for workers writing chunks */
   guint64  journal_end;
+
+  /* Whole files: a thread of the partial's own hashes each block the worker
+   * has just copied, while the worker copies the next (one at a time). */
+  CsJob   *job;
+  GThread *hasher;
+  GMutex   hash_lock;
+  GCond    hash_cond;
+  guint64  hash_offset, hash_length;   /* the block handed over; 0 long: none */
+  gboolean hash_quit;
+  int      hash_code;                  /* the first failure, an errno */
+  guint8  *hash_buffer;
 };
 
 gboolean
@@ -84,7 +95,7 @@ block_length (CsResume *r,
 /* XXH3 of [@offset, @offset + @length) of @fd, read through the worker's buffer. */
 static int
 hash_range (CsJob    *job,
-            CsWorker *worker,
+            guint8   *buffer,
             int       fd,
             guint64   offset,
             guint64   length,
@@ -96,7 +107,7 @@ hash_range (CsJob    *job,
   XXH3_64bits_reset (state);
   while (done < length)
     {
-      ssize_t n = _cs_io_pread (&job->counters, fd, worker->buffer, MIN (length - done, CS_BUFFER_SIZE),
+      ssize_t n = _cs_io_pread (&job->counters, fd, buffer, MIN (length - done, CS_BUFFER_SIZE),
                                 (off_t) (offset + done));
 
       if (n <= 0)
@@ -106,7 +117,7 @@ hash_range (CsJob    *job,
           XXH3_freeState (state);
           return code;
         }
-      XXH3_64bits_update (state, worker->buffer, (size_t) n);
+      XXH3_64bits_update (state, buffer, (size_t) n);
       done += (guint64) n;
     }
   *out = XXH3_64bits_digest (state);
@@ -154,7 +165,7 @@ load (CsJob             *job,
           || rec->offset >= r->size || rec->length != block_length (r, rec->offset) || r->kept[index])
         continue;
       *out_checked += rec->length;
-      if (hash_range (job, worker, r->fd, rec->offset, rec->length, &hash) != 0 || hash != rec->hash)
+      if (hash_range (job, worker->buffer, r->fd, rec->offset, rec->length, &hash) != 0 || hash != rec->hash)
         continue;
       r->kept[index] = TRUE;
       r->kept_bytes += rec->length;
@@ -169,7 +180,7 @@ load (CsJob             *job,
 
   /* The source said by its identity that it did not change; one block of its
    * bytes says so too. */
-  if (hash_range (job, worker, src_fd, last, block_length (r, last), &hash) != 0 || hash != last_hash)
+  if (hash_range (job, worker->buffer, src_fd, last, block_length (r, last), &hash) != 0 || hash != last_hash)
     return FALSE;
   return TRUE;
 }
@@ -192,10 +203,35 @@ start_over (CsJob             *job,
   return 0;
 }
 
+/* Waits for the block handed over, if any; with hash_lock held. */
+static void
+wait_hashed (CsResume *r)
+{
+  while (r->hash_length != 0)
+    _cs_cond_wait (&r->hash_cond, &r->hash_lock);
+}
+
+static void
+stop_hasher (CsResume *r)
+{
+  if (r->hasher == NULL)
+    return;
+  _cs_mutex_lock (&r->hash_lock);
+  r->hash_quit = TRUE;
+  g_cond_broadcast (&r->hash_cond);
+  _cs_mutex_unlock (&r->hash_lock);
+  g_thread_join (r->hasher);
+  r->hasher = NULL;
+}
+
 static void
 free_resume (CsJob    *job,
              CsResume *r)
 {
+  stop_hasher (r);
+  g_mutex_clear (&r->hash_lock);
+  g_cond_clear (&r->hash_cond);
+  g_free (r->hash_buffer);
   if (r->journal_fd >= 0)
     _cs_io_close (&job->counters, r->journal_fd);
   if (r->fd >= 0)
@@ -225,6 +261,9 @@ _cs_resume_open (CsJob             *job,
   r->size = (guint64) st->st_size;
   r->kept = g_new0 (guint8, (r->size + CS_RESUME_BLOCK - 1) / CS_RESUME_BLOCK);
   g_mutex_init (&r->lock);
+  g_mutex_init (&r->hash_lock);
+  g_cond_init (&r->hash_cond);
+  r->job = job;
   g_snprintf (r->name, sizeof r->name, CS_RESUME_PREFIX "%016" G_GINT64_MODIFIER "x" PART_SUFFIX, hash);
   g_snprintf (r->journal, sizeof r->journal, CS_RESUME_PREFIX "%016" G_GINT64_MODIFIER "x" JOURNAL_SUFFIX, hash);
 
@@ -296,15 +335,83 @@ _cs_resume_has_block (CsResume *resume,
   return offset < resume->size && resume->kept[offset / CS_RESUME_BLOCK];
 }
 
-int
-_cs_resume_hash_block (CsJob    *job,
-                       CsWorker *worker,
-                       CsResume *resume,
-                       guint64   offset,
-                       guint64   length,
-                       guint64  *out_hash)
+gboolean
+_cs_resume_pays (guint64 length,
+                 gint64  usec)
 {
-  return hash_range (job, worker, resume->fd, offset, length, out_hash);
+  return (double) length * G_USEC_PER_SEC < CS_RESUME_PAYS_RATE * (double) MAX (usec, 1);
+}
+
+/* the partial's hasher thread */
+static gpointer
+hash_blocks (gpointer data)
+{
+  CsResume *r = data;
+
+  _cs_mutex_lock (&r->hash_lock);
+  for (;;)
+    {
+      guint64 offset = r->hash_offset, length = r->hash_length, hash = 0;
+      int code;
+
+      if (length == 0)
+        {
+          if (r->hash_quit)
+            break;
+          _cs_cond_wait (&r->hash_cond, &r->hash_lock);
+          continue;
+        }
+      _cs_mutex_unlock (&r->hash_lock);
+      code = hash_range (r->job, r->hash_buffer, r->fd, offset, length, &hash);
+      if (code == 0)
+        code = _cs_resume_wrote_block (r->job, r, offset, length, hash);
+      _cs_mutex_lock (&r->hash_lock);
+      if (r->hash_code == 0)
+        r->hash_code = code;
+      r->hash_length = 0;
+      g_cond_broadcast (&r->hash_cond);
+    }
+  _cs_mutex_unlock (&r->hash_lock);
+  return NULL;
+}
+
+int
+_cs_resume_hash_later (CsResume *resume,
+                       guint64   offset,
+                       guint64   length)
+{
+  int code;
+
+  if (resume->hasher == NULL)
+    {
+      resume->hash_buffer = g_malloc (CS_BUFFER_SIZE);
+      resume->hasher = g_thread_new ("cs-resume-hash", hash_blocks, resume);
+    }
+  _cs_mutex_lock (&resume->hash_lock);
+  wait_hashed (resume);
+  code = resume->hash_code;
+  if (code == 0)
+    {
+      resume->hash_offset = offset;
+      resume->hash_length = length;
+      g_cond_broadcast (&resume->hash_cond);
+    }
+  _cs_mutex_unlock (&resume->hash_lock);
+  return code;
+}
+
+int
+_cs_resume_hashed (CsResume *resume)
+{
+  int code;
+
+  if (resume->hasher == NULL)
+    return 0;
+  _cs_mutex_lock (&resume->hash_lock);
+  wait_hashed (resume);
+  code = resume->hash_code;
+  _cs_mutex_unlock (&resume->hash_lock);
+  return code;
 }
 
 int
@@ -336,6 +443,8 @@ _cs_resume_close (CsJob    *job,
 {
   int dst_fd = resume->dir->dst_fd;
 
+  /* The block handed over last is journaled first: it was written whole. */
+  stop_hasher (resume);
   if (published || !keep)
     _cs_io_unlinkat (&job->counters, dst_fd, resume->journal, 0);
   if (!published && !keep)
