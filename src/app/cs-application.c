@@ -91,6 +91,7 @@ cs_application_command_line (GApplication            *app,
   g_autofree char *threads_text = NULL;
   g_auto(GStrv) sources = NULL;
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GFile) destination_file = NULL;
   gboolean start = FALSE;
   gboolean close_when_done = FALSE;
   gboolean choose_destination = FALSE;
@@ -137,20 +138,33 @@ cs_application_command_line (GApplication            *app,
                                                                             sources[i]));
 
   window = cs_application_get_main_window (self);
+  if (destination != NULL)
+    destination_file = g_application_command_line_create_file_for_arg (command_line, destination);
   /* Sources handed over say, with or without --move, what is done with them. */
   if (files->len > 0 || move)
     cs_window_set_move (window, move);
-  if (files->len > 0)
-    cs_window_add_sources (window, (GFile **) files->pdata, files->len);
-  if (destination != NULL)
-    {
-      g_autoptr(GFile) file = g_application_command_line_create_file_for_arg (command_line,
-                                                                              destination);
-
-      cs_window_set_destination (window, file);
-    }
   if (threads_text != NULL)
     cs_window_set_threads (window, threads, auto_threads);
+
+  /* Sources handed over while a copy runs join the queue, into the running
+   * copy's destination unless told another. */
+  if (files->len > 0 && cs_window_get_job (window) != NULL && !choose_destination)
+    {
+      gtk_window_present (GTK_WINDOW (window));
+      if (!cs_window_queue_copy (window, (GFile **) files->pdata, files->len, destination_file))
+        {
+          g_application_command_line_printerr (command_line,
+                                               move ? _("The move cannot start; the window says why\n")
+                                                    : _("The copy cannot start; the window says why\n"));
+          return 3;
+        }
+      return 0;
+    }
+
+  if (files->len > 0)
+    cs_window_add_sources (window, (GFile **) files->pdata, files->len);
+  if (destination_file != NULL)
+    cs_window_set_destination (window, destination_file);
   gtk_window_present (GTK_WINDOW (window));
   /* A file manager's "Copy to…" hands over the sources and leaves the rest to the user. */
   if (choose_destination)

@@ -12,13 +12,16 @@
 #include "cs-format.h"
 #include "cs-limit-hint.h"
 #include "cs-progress-view.h"
+#include "cs-queue-row.h"
 #include "cs-throughput-graph.h"
 
 /*
  * A copy while it runs: progress, the live graph, what limits it, the thread
  * slider and Auto (which steer the job), the problems so far and every
- * counter. The page follows the job's coalesced signals; the window owns the
- * job, its questions and its end.
+ * counter, and the copies queued behind it. Files dropped on the page are
+ * handed to the window ("files-dropped"), which queues them. The page follows
+ * the job's coalesced signals; the window owns the job, its questions, its
+ * end and the queue.
  */
 
 #define THREADS_SETTLE_MS  200
@@ -36,8 +39,12 @@ struct _CsCopyPage
   CsThreadSlider    *thread_slider;
   AdwExpanderRow    *errors_row;
   CsCounterView     *counter_view;
+  GtkWidget         *queue_box;
+  GtkLabel          *queue_label;
+  GtkListBox        *queue_list;
 
   /* Owned */
+  GListModel        *queue;
   CsJob             *job;
   GPtrArray         *error_rows;      /* rows added to errors_row */
   guint              n_errors_shown;
@@ -45,6 +52,13 @@ struct _CsCopyPage
 };
 
 G_DEFINE_FINAL_TYPE (CsCopyPage, cs_copy_page, GTK_TYPE_WIDGET)
+
+enum {
+  FILES_DROPPED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 /* main thread */
 static void
@@ -186,6 +200,40 @@ auto_changed_cb (CsCopyPage *self)
     cs_job_set_auto_threads (self->job, cs_thread_slider_get_auto (self->thread_slider));
 }
 
+static GtkWidget *
+create_queue_row (gpointer item,
+                  gpointer user_data)
+{
+  return cs_queue_row_new (CS_QUEUED_JOB (item));
+}
+
+static void
+queue_changed_cb (CsCopyPage *self)
+{
+  guint n = g_list_model_get_n_items (self->queue);
+  g_autofree char *title = NULL;
+
+  /* Translators: the heading of the copies waiting behind the running one */
+  title = g_strdup_printf (ngettext ("Queue: %u Copy Waiting", "Queue: %u Copies Waiting", n), n);
+  gtk_label_set_label (self->queue_label, title);
+  gtk_widget_set_visible (self->queue_box, n > 0);
+}
+
+static gboolean
+drop_cb (CsCopyPage    *self,
+         const GValue  *value,
+         double         x,
+         double         y,
+         GtkDropTarget *target)
+{
+  GSList *files = g_value_get_boxed (value);
+
+  if (files == NULL)
+    return FALSE;
+  g_signal_emit (self, signals[FILES_DROPPED], 0, files);
+  return TRUE;
+}
+
 static void
 cs_copy_page_dispose (GObject *object)
 {
@@ -196,6 +244,9 @@ cs_copy_page_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->job, self);
   g_clear_object (&self->job);
   g_clear_handle_id (&self->threads_timeout_id, g_source_remove);
+  if (self->queue != NULL)
+    g_signal_handlers_disconnect_by_data (self->queue, self);
+  g_clear_object (&self->queue);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), CS_TYPE_COPY_PAGE);
 
@@ -240,6 +291,13 @@ cs_copy_page_class_init (CsCopyPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsCopyPage, thread_slider);
   gtk_widget_class_bind_template_child (widget_class, CsCopyPage, errors_row);
   gtk_widget_class_bind_template_child (widget_class, CsCopyPage, counter_view);
+  gtk_widget_class_bind_template_child (widget_class, CsCopyPage, queue_box);
+  gtk_widget_class_bind_template_child (widget_class, CsCopyPage, queue_label);
+  gtk_widget_class_bind_template_child (widget_class, CsCopyPage, queue_list);
+
+  /* Files dropped during a copy (a GSList of GFile), for the queue. */
+  signals[FILES_DROPPED] = g_signal_new ("files-dropped", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                         0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_POINTER);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "copypage");
@@ -248,7 +306,13 @@ cs_copy_page_class_init (CsCopyPageClass *klass)
 static void
 cs_copy_page_init (CsCopyPage *self)
 {
+  GtkDropTarget *target;
+
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  target = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  g_signal_connect_object (target, "drop", G_CALLBACK (drop_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (target));
 
   self->error_rows = g_ptr_array_new ();
 
@@ -330,4 +394,18 @@ cs_copy_page_bind_settings (CsCopyPage *self,
 
   g_settings_bind (settings, "graph-show-all", self->show_all_button, "active",
                    G_SETTINGS_BIND_DEFAULT);
+}
+
+/* The copies waiting behind the running one: a model of CsQueuedJob. */
+void
+cs_copy_page_set_queue (CsCopyPage *self,
+                        GListModel *queue)
+{
+  g_return_if_fail (CS_IS_COPY_PAGE (self));
+  g_return_if_fail (G_IS_LIST_MODEL (queue));
+
+  g_set_object (&self->queue, queue);
+  gtk_list_box_bind_model (self->queue_list, queue, create_queue_row, NULL, NULL);
+  g_signal_connect_object (queue, "items-changed", G_CALLBACK (queue_changed_cb), self, G_CONNECT_SWAPPED);
+  queue_changed_cb (self);
 }

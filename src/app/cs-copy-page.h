@@ -17,5 +17,7 @@ CsJob          *cs_copy_page_get_job            (CsCopyPage *self);
 CsThreadSlider *cs_copy_page_get_thread_slider  (CsCopyPage *self);
 void            cs_copy_page_bind_settings      (CsCopyPage *self,
                                                  GSettings  *settings);
+void            cs_copy_page_set_queue          (CsCopyPage *self,
+                                                 GListModel *queue);
 
 G_END_DECLS

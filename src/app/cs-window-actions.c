@@ -97,38 +97,38 @@ clear_sources_action (GtkWidget  *widget,
   cs_setup_page_clear_sources (self->setup_page);
 }
 
-static void
-start_action (GtkWidget  *widget,
-              const char *action_name,
-              GVariant   *parameter)
+/*
+ * A job of @files into @destination, set up as the setup page says; NULL,
+ * the setup page saying why, when a file is no local or mounted path.
+ */
+CsJob *
+_cs_window_build_job (CsWindow  *self,
+                      GFile    **files,
+                      guint      n_files,
+                      GFile     *destination,
+                      GStrv     *out_sources,
+                      char     **out_destination)
 {
-  CsWindow *self = CS_WINDOW (widget);
-  GListModel *files = cs_setup_page_get_sources (self->setup_page);
-  GFile *destination = cs_setup_page_get_destination (self->setup_page);
+  g_autoptr(GStrvBuilder) sources = g_strv_builder_new ();
   g_autofree char *destination_path = NULL;
-  g_autoptr(CsJob) job = NULL;
+  g_autoptr(CsJob) job = cs_job_new ();
 
-  if (self->job != NULL || destination == NULL)
-    return;
-
-  job = cs_job_new ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (files); i++)
+  for (guint i = 0; i < n_files; i++)
     {
-      g_autoptr(GFile) file = g_list_model_get_item (files, i);
-      g_autofree char *path = g_file_get_path (file);
+      g_autofree char *path = g_file_get_path (files[i]);
 
       /* The engine copies paths; remote locations need to be mounted first. */
       if (path == NULL)
         {
-          g_autofree char *uri = g_file_get_uri (file);
+          g_autofree char *uri = g_file_get_uri (files[i]);
           g_autoptr(GError) error = g_error_new (CS_JOB_ERROR, CS_JOB_ERROR_INVALID,
                                                  _("“%s” is not a local or mounted folder."), uri);
 
           cs_setup_page_show_refusal (self->setup_page, error->message);
-          return;
+          return NULL;
         }
       cs_job_add_source (job, path);
+      g_strv_builder_add (sources, path);
     }
 
   destination_path = g_file_get_path (destination);
@@ -136,17 +136,120 @@ start_action (GtkWidget  *widget,
     {
       cs_setup_page_show_refusal (self->setup_page,
                                   _("The destination is not a local or mounted folder."));
-      return;
+      return NULL;
     }
   cs_job_set_destination (job, destination_path);
-
   _cs_window_configure_job (self, job);
-  if (_cs_window_start (self, job))
+
+  if (out_sources != NULL)
+    *out_sources = g_strv_builder_end (sources);
+  if (out_destination != NULL)
+    *out_destination = g_steal_pointer (&destination_path);
+  return g_steal_pointer (&job);
+}
+
+/* Starts the setup page's copy, or, while one runs, queues it. */
+static void
+start_action (GtkWidget  *widget,
+              const char *action_name,
+              GVariant   *parameter)
+{
+  CsWindow *self = CS_WINDOW (widget);
+  GListModel *model = cs_setup_page_get_sources (self->setup_page);
+  GFile *destination = cs_setup_page_get_destination (self->setup_page);
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
+  g_auto(GStrv) sources = NULL;
+  g_autofree char *destination_path = NULL;
+  g_autoptr(CsJob) job = NULL;
+  gboolean started;
+
+  if (destination == NULL)
+    return;
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    g_ptr_array_add (files, g_list_model_get_item (model, i));
+  job = _cs_window_build_job (self, (GFile **) files->pdata, files->len, destination,
+                              &sources, &destination_path);
+  if (job == NULL)
+    return;
+
+  if (self->job != NULL)
+    started = _cs_window_queue (self, job, sources, destination_path);
+  else
     {
-      g_clear_pointer (&self->retry_targets, g_hash_table_unref);
-      /* They are the copy's now; what the setup page gets next is the next copy's. */
-      cs_setup_page_clear_sources (self->setup_page);
+      started = _cs_window_start (self, job);
+      if (started)
+        g_clear_pointer (&self->retry_targets, g_hash_table_unref);
     }
+  /* They are the copy's now; what the setup page gets next is the next copy's. */
+  if (started)
+    cs_setup_page_clear_sources (self->setup_page);
+  /* Back to the running copy, whose page lists the queue. */
+  if (started && self->job != job)
+    _cs_window_show_home (self, "copying");
+}
+
+static void
+queue_move (CsWindow *self,
+            guint     from,
+            guint     to)
+{
+  g_autoptr(CsQueuedJob) queued = g_list_model_get_item (G_LIST_MODEL (self->queue), from);
+
+  if (queued == NULL || to >= g_list_model_get_n_items (G_LIST_MODEL (self->queue)))
+    return;
+  g_list_store_remove (self->queue, from);
+  g_list_store_insert (self->queue, to, queued);
+}
+
+static void
+queue_up_action (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  guint position = g_variant_get_uint32 (parameter);
+
+  if (position > 0)
+    queue_move (CS_WINDOW (widget), position, position - 1);
+}
+
+static void
+queue_down_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  guint position = g_variant_get_uint32 (parameter);
+
+  queue_move (CS_WINDOW (widget), position, position + 1);
+}
+
+static void
+queue_hold_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  CsWindow *self = CS_WINDOW (widget);
+  g_autoptr(CsQueuedJob) queued = g_list_model_get_item (G_LIST_MODEL (self->queue),
+                                                         g_variant_get_uint32 (parameter));
+
+  if (queued == NULL)
+    return;
+  cs_queued_job_set_held (queued, !cs_queued_job_get_held (queued));
+  /* Let go while nothing runs: its turn is now. */
+  if (self->job == NULL)
+    _cs_window_start_queued (self);
+}
+
+static void
+queue_remove_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  CsWindow *self = CS_WINDOW (widget);
+  guint position = g_variant_get_uint32 (parameter);
+
+  if (position < g_list_model_get_n_items (G_LIST_MODEL (self->queue)))
+    g_list_store_remove (self->queue, position);
 }
 
 static void
@@ -432,7 +535,6 @@ _cs_window_actions_update (CsWindow *self)
   const char *page = gtk_stack_get_visible_child_name (self->stack);
   gboolean running = self->job != NULL;
   gboolean on_setup = g_strcmp0 (page, "setup") == 0;
-  gboolean setup = !running && on_setup;
   gboolean summary = !running && g_strcmp0 (page, "summary") == 0;
   gboolean paused = running && cs_job_get_state (self->job) == CS_JOB_STATE_PAUSED;
   CsRun *run = cs_summary_page_get_run (self->summary_page);
@@ -444,8 +546,9 @@ _cs_window_actions_update (CsWindow *self)
   gtk_widget_action_set_enabled (widget, "win.clear-sources", on_setup && n_sources > 0);
   gtk_widget_action_set_enabled (widget, "win.choose-destination", on_setup);
   gtk_widget_action_set_enabled (widget, "win.new-copy", TRUE);
+  /* While a copy runs, Start queues the next one. */
   gtk_widget_action_set_enabled (widget, "win.start",
-                                 setup && n_sources > 0 &&
+                                 on_setup && n_sources > 0 &&
                                  cs_setup_page_get_destination (self->setup_page) != NULL);
   gtk_widget_action_set_enabled (widget, "win.pause", running);
   gtk_widget_action_set_enabled (widget, "win.cancel", running);
@@ -456,7 +559,8 @@ _cs_window_actions_update (CsWindow *self)
                                  summary && run != NULL && cs_run_get_n_errors (run) > 0 &&
                                  !self->summary_from_history);
 
-  gtk_widget_set_visible (GTK_WIDGET (self->start_button), setup);
+  gtk_widget_set_visible (GTK_WIDGET (self->start_button), on_setup);
+  _cs_window_update_start_button (self);
   gtk_widget_set_visible (GTK_WIDGET (self->add_button), on_setup);
   gtk_widget_set_visible (GTK_WIDGET (self->pause_button), running);
   gtk_widget_set_visible (GTK_WIDGET (self->cancel_button), running);
@@ -485,6 +589,10 @@ _cs_window_class_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.choose-destination", NULL,
                                    choose_destination_action);
   gtk_widget_class_install_action (widget_class, "win.start", NULL, start_action);
+  gtk_widget_class_install_action (widget_class, "win.queue-up", "u", queue_up_action);
+  gtk_widget_class_install_action (widget_class, "win.queue-down", "u", queue_down_action);
+  gtk_widget_class_install_action (widget_class, "win.queue-hold", "u", queue_hold_action);
+  gtk_widget_class_install_action (widget_class, "win.queue-remove", "u", queue_remove_action);
   gtk_widget_class_install_action (widget_class, "win.pause", NULL, pause_action);
   gtk_widget_class_install_action (widget_class, "win.cancel", NULL, cancel_action);
   gtk_widget_class_install_action (widget_class, "win.new-copy", NULL, new_copy_action);

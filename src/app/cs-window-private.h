@@ -6,6 +6,7 @@
 #include "cs-demo-page.h"
 #include "cs-history-page.h"
 #include "cs-loop-probe.h"
+#include "cs-queued-job.h"
 #include "cs-setup-page.h"
 #include "cs-summary-page.h"
 #include "cs-sweep-page.h"
@@ -60,6 +61,7 @@ struct _CsWindow
    * its own summary can retry it again into the same folders; NULL after any
    * other copy. */
   GHashTable           *retry_targets;
+  GListStore           *queue;           /* of CsQueuedJob, after the running copy */
 
   guint                 close_when_done : 1;
   guint                 close_if_clean : 1;  /* --close-when-done: a clean finish closes */
@@ -74,6 +76,18 @@ void     _cs_window_actions_update        (CsWindow       *self);
 /* cs-window.c */
 gboolean _cs_window_start                 (CsWindow       *self,
                                            CsJob          *job);
+CsJob   *_cs_window_build_job             (CsWindow       *self,
+                                           GFile         **files,
+                                           guint           n_files,
+                                           GFile          *destination,
+                                           GStrv          *out_sources,
+                                           char          **out_destination);
+gboolean _cs_window_queue                 (CsWindow       *self,
+                                           CsJob          *job,
+                                           GStrv           sources,
+                                           const char     *destination);
+void     _cs_window_start_queued          (CsWindow       *self);
+void     _cs_window_update_start_button   (CsWindow       *self);
 void     _cs_window_configure_job         (CsWindow       *self,
                                            CsJob          *job);
 void     _cs_window_ask_cancel            (CsWindow       *self);

@@ -570,6 +570,32 @@ cs_window_show_summary_or_tell (CsWindow *self,
   _cs_window_actions_update (self);
 }
 
+/* A copy ended while the window goes on with the next one queued. */
+static void
+cs_window_tell_done (CsWindow *self,
+                     CsRun    *run)
+{
+  AdwToast *toast;
+
+  /* The finished copy's page under this one is its summary now. */
+  for (guint i = 0; i < self->back_stack->len; i++)
+    if (g_strcmp0 (g_ptr_array_index (self->back_stack, i), "copying") == 0)
+      {
+        g_free (self->back_stack->pdata[i]);
+        self->back_stack->pdata[i] = g_strdup ("summary");
+      }
+
+  if (g_strcmp0 (cs_run_get_outcome (run), "completed") == 0 && cs_run_get_n_errors (run) == 0)
+    toast = adw_toast_new (_("A copy is complete; the next one in the queue runs"));
+  else
+    toast = adw_toast_new (_("A copy has ended; its summary says how. The next one in the queue runs"));
+  adw_toast_set_button_label (toast, _("_Show Summary"));
+  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  g_signal_connect_object (toast, "button-clicked", G_CALLBACK (show_summary_cb), self,
+                           G_CONNECT_SWAPPED);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
 static void
 run_done_cb (GObject      *object,
              GAsyncResult *result,
@@ -617,15 +643,23 @@ run_done_cb (GObject      *object,
   cs_summary_page_set_run (self->summary_page, run);
   self->summary_from_history = FALSE;
   adw_window_title_set_subtitle (self->window_title, NULL);
-  cs_window_show_summary_or_tell (self, run);
 
   /* The user closed the window during the copy and has seen it cancelled. */
   if (self->close_when_done)
     {
+      g_list_store_remove_all (self->queue);
       gtk_window_destroy (GTK_WINDOW (self));
       return;
     }
 
+  /* The next queued copy follows; this one's summary is a toast away. */
+  _cs_window_start_queued (self);
+  if (self->job != NULL)
+    {
+      cs_window_tell_done (self, run);
+      return;
+    }
+  cs_window_show_summary_or_tell (self, run);
   cs_window_notify_done (self, run);
 
   /* Closing after a clean copy was asked for on the command line; after
@@ -843,6 +877,69 @@ _cs_window_start (CsWindow *self,
   return TRUE;
 }
 
+/*
+ * @job (checked here) waits in the queue until the running copy and the ones
+ * queued before it have run: copies run one after the other, so two never
+ * share a destination's disk or server. FALSE, with a toast saying why, when
+ * it cannot run.
+ */
+gboolean
+_cs_window_queue (CsWindow   *self,
+                  CsJob      *job,
+                  GStrv       sources,
+                  const char *destination)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CsQueuedJob) queued = NULL;
+  guint n;
+  g_autofree char *title = NULL;
+
+  if (!cs_job_check (job, &error))
+    {
+      _cs_window_show_toast (self, error->message);
+      return FALSE;
+    }
+
+  queued = cs_queued_job_new (job, (const char * const *) sources, destination);
+  g_list_store_append (self->queue, queued);
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->queue));
+  /* Translators: a copy added to the queue while another runs */
+  title = g_strdup_printf (ngettext ("Queued: %u copy waits for its turn",
+                                     "Queued: %u copies wait for their turn", n), n);
+  _cs_window_show_toast (self, title);
+  _cs_window_actions_update (self);
+  return TRUE;
+}
+
+/* The first queued copy not held starts, if nothing runs. */
+void
+_cs_window_start_queued (CsWindow *self)
+{
+  while (self->job == NULL)
+    {
+      guint n = g_list_model_get_n_items (G_LIST_MODEL (self->queue));
+      g_autoptr(CsQueuedJob) queued = NULL;
+      guint i;
+
+      for (i = 0; i < n; i++)
+        {
+          g_autoptr(CsQueuedJob) candidate = g_list_model_get_item (G_LIST_MODEL (self->queue), i);
+
+          if (!cs_queued_job_get_held (candidate))
+            {
+              queued = g_steal_pointer (&candidate);
+              break;
+            }
+        }
+      if (queued == NULL)
+        return;
+      g_list_store_remove (self->queue, i);
+      /* One that cannot start any more (a source gone meanwhile) says why on
+       * the setup page; the next one gets its turn. */
+      _cs_window_start (self, cs_queued_job_get_job (queued));
+    }
+}
+
 static void
 cancel_response_cb (CsWindow         *self,
                     const char       *response,
@@ -969,6 +1066,7 @@ cs_window_finalize (GObject *object)
   g_clear_pointer (&self->retry_targets, g_hash_table_unref);
   g_clear_pointer (&self->back_stack, g_ptr_array_unref);
   g_clear_pointer (&self->copy_run, cs_run_unref);
+  g_clear_object (&self->queue);
 
   G_OBJECT_CLASS (cs_window_parent_class)->finalize (object);
 }
@@ -1016,20 +1114,43 @@ cs_window_class_init (CsWindowClass *klass)
   _cs_window_class_install_actions (widget_class);
 }
 
-/* The Start button says what the job will do. */
-static void
-move_changed_cb (CsWindow *self)
+/* The Start button says what the job will do, and that it waits its turn
+ * while a copy runs. */
+void
+_cs_window_update_start_button (CsWindow *self)
 {
   gboolean move = cs_setup_page_get_move (self->setup_page);
+  const char *label, *name, *tooltip;
 
-  gtk_button_set_label (self->start_button, move ? _("_Start Move") : _("_Start Copy"));
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->start_button),
-                               move ? _("Start moving the sources into the destination")
-                                    : _("Start copying the sources into the destination"));
+  if (self->job != NULL)
+    {
+      label = _("_Add to Queue");
+      name = _("Add to Queue");
+      tooltip = _("Run this copy after the ones before it");
+    }
+  else
+    {
+      label = move ? _("_Start Move") : _("_Start Copy");
+      name = move ? _("Start Move") : _("Start Copy");
+      tooltip = move ? _("Start moving the sources into the destination")
+                     : _("Start copying the sources into the destination");
+    }
+  gtk_button_set_label (self->start_button, label);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->start_button), tooltip);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->start_button),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  move ? _("Start Move") : _("Start Copy"),
-                                  -1);
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+}
+
+/* Files dropped on the running copy's page: a copy of them, queued. */
+static void
+files_dropped_cb (CsWindow *self,
+                  GSList   *list)
+{
+  g_autoptr(GPtrArray) files = g_ptr_array_new ();
+
+  for (GSList *l = list; l != NULL; l = l->next)
+    g_ptr_array_add (files, l->data);
+  cs_window_queue_copy (self, (GFile **) files->pdata, files->len, NULL);
 }
 
 static void
@@ -1044,9 +1165,11 @@ cs_window_init (CsWindow *self)
   self->choosers = g_cancellable_new ();
   self->back_stack = g_ptr_array_new_with_free_func (g_free);
   g_queue_init (&self->conflicts);
+  self->queue = g_list_store_new (CS_TYPE_QUEUED_JOB);
 
   cs_setup_page_bind_settings (self->setup_page, self->settings);
   cs_copy_page_bind_settings (self->copy_page, self->settings);
+  cs_copy_page_set_queue (self->copy_page, G_LIST_MODEL (self->queue));
 
   /* One count and one Auto switch, on two sliders: set up before the copy,
    * changed live during it, remembered for the next start. */
@@ -1060,7 +1183,9 @@ cs_window_init (CsWindow *self)
   g_signal_connect_object (self->setup_page, "changed",
                            G_CALLBACK (_cs_window_actions_update), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->setup_page, "notify::move",
-                           G_CALLBACK (move_changed_cb), self, G_CONNECT_SWAPPED);
+                           G_CALLBACK (_cs_window_update_start_button), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->copy_page, "files-dropped",
+                           G_CALLBACK (files_dropped_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->stack, "notify::visible-child",
                            G_CALLBACK (visible_page_changed_cb), self, G_CONNECT_SWAPPED);
 
@@ -1228,6 +1353,50 @@ cs_window_start_copy (CsWindow *self,
 
   self->close_if_clean = !!close_when_done;
   return TRUE;
+}
+
+/*
+ * A copy of @files into @destination (NULL: the setup page's, which the
+ * running copy's is unless changed), set up as the setup page says, queued
+ * after the running copy, or started when none runs. FALSE when it cannot
+ * be; the window says why.
+ */
+gboolean
+cs_window_queue_copy (CsWindow  *self,
+                      GFile    **files,
+                      guint      n_files,
+                      GFile     *destination)
+{
+  g_autoptr(CsJob) job = NULL;
+  g_auto(GStrv) sources = NULL;
+  g_autofree char *destination_path = NULL;
+
+  g_return_val_if_fail (CS_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (destination == NULL || G_IS_FILE (destination), FALSE);
+
+  if (destination == NULL)
+    destination = cs_setup_page_get_destination (self->setup_page);
+  if (n_files == 0 || destination == NULL)
+    return FALSE;
+
+  job = _cs_window_build_job (self, files, n_files, destination, &sources, &destination_path);
+  if (job == NULL)
+    {
+      _cs_window_show_home (self, "setup");
+      return FALSE;
+    }
+  if (self->job == NULL)
+    return _cs_window_start (self, job);
+  return _cs_window_queue (self, job, sources, destination_path);
+}
+
+/* The copies waiting behind the running one: a model of CsQueuedJob. */
+GListModel *
+cs_window_get_queue (CsWindow *self)
+{
+  g_return_val_if_fail (CS_IS_WINDOW (self), NULL);
+
+  return G_LIST_MODEL (self->queue);
 }
 
 /* The running job, or NULL. */

@@ -24,6 +24,11 @@ void      cs_window_set_threads  (CsWindow      *self,
                                   gboolean       auto_threads);
 gboolean  cs_window_start_copy   (CsWindow      *self,
                                   gboolean       close_when_done);
+gboolean  cs_window_queue_copy   (CsWindow      *self,
+                                  GFile        **files,
+                                  guint          n_files,
+                                  GFile         *destination);
 CsJob    *cs_window_get_job      (CsWindow      *self);
+GListModel *cs_window_get_queue  (CsWindow      *self);
 
 G_END_DECLS

@@ -844,10 +844,10 @@ test_handed_over (void)
   g_assert_cmpuint (n_sources (window), ==, 1);
   g_assert_true (g_file_equal (cs_setup_page_get_destination (setup_page (window)), elsewhere_file));
 
-  /* New Copy during the copy shows them; Back returns to the copy. */
+  /* New Copy during the copy shows them, to be queued; Back returns to the copy. */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.new-copy", NULL);
   g_assert_cmpstr (cs_ui_visible_page (window), ==, "setup");
-  g_assert_false (button_usable (window, "Start Copy"));
+  g_assert_true (button_usable (window, "Add to Queue"));
   go_back (window);
   g_assert_cmpstr (cs_ui_visible_page (window), ==, "copying");
 

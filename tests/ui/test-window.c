@@ -15,6 +15,7 @@
 #include "cs-copy-page.h"
 #include "cs-fold-box.h"
 #include "cs-io-private.h"
+#include "cs-queued-job.h"
 #include "cs-setup-page.h"
 #include "cs-source-list.h"
 #include "cs-source-row.h"
@@ -910,6 +911,145 @@ test_cancel (void)
   cs_test_tree_remove (root);
 }
 
+static gboolean
+job_running (gpointer data)
+{
+  CsJob *job = cs_window_get_job (CS_WINDOW (data));
+
+  return job == NULL || cs_job_get_state (job) == CS_JOB_STATE_RUNNING;
+}
+
+static gboolean
+job_is (gpointer data)
+{
+  gpointer *pair = data;
+
+  return cs_window_get_job (CS_WINDOW (pair[0])) == pair[1];
+}
+
+static gboolean
+queue_done (gpointer data)
+{
+  CsWindow *window = CS_WINDOW (data);
+
+  return cs_window_get_job (window) == NULL && g_list_model_get_n_items (cs_window_get_queue (window)) == 0;
+}
+
+static CsQueuedJob *
+queued (CsWindow *window,
+        guint     position)
+{
+  g_autoptr(CsQueuedJob) item = g_list_model_get_item (cs_window_get_queue (window), position);
+
+  g_assert_nonnull (item);
+  return item;      /* the queue holds it */
+}
+
+/* A drop on the running copy's page, and Start on the setup page while a
+ * copy runs, each queue a copy; the queue's order is the order they run in,
+ * one after the other, a held one waits, and each gets its own record. */
+static void
+test_queue (void)
+{
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *first = g_build_filename (root, "first", NULL);
+  g_autofree char *second = g_build_filename (root, "second", NULL);
+  g_autofree char *third = g_build_filename (root, "third", NULL);
+  g_autofree char *destination = g_build_filename (root, "destination", NULL);
+  g_autofree char *second_copy = g_build_filename (destination, "second", NULL);
+  g_autofree char *third_copy = g_build_filename (destination, "third", NULL);
+  g_autoptr(GFile) second_file = g_file_new_for_path (second);
+  g_autoptr(GFile) third_file = g_file_new_for_path (third);
+  g_autoptr(CsJob) running = NULL;
+  g_autoptr(CsJob) second_job = NULL;
+  GValue value = G_VALUE_INIT;
+  gboolean handled = FALSE;
+  GtkDropTarget *target;
+  gpointer pair[2];
+  CsWindow *window;
+
+  generate (first, 16, 32 << 20);
+  generate (second, 4, 1 << 20);
+  generate (third, 4, 1 << 20);
+  g_assert_cmpint (g_mkdir (destination, 0755), ==, 0);
+
+  window = window_with_copy (first, destination, 2);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  running = g_object_ref (cs_window_get_job (window));
+  g_assert_true (cs_ui_wait_until (job_running, window, WAIT_SECONDS));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.pause", NULL);
+  g_assert_true (cs_ui_wait_until (job_paused, window, WAIT_SECONDS));
+  g_assert_true (cs_window_get_job (window) == running);
+
+  /* A second drop, on the copy's page: queued into the same destination. */
+  target = find_drop_target (cs_ui_find (window, CS_TYPE_COPY_PAGE));
+  g_assert_nonnull (target);
+  g_value_init (&value, GDK_TYPE_FILE_LIST);
+  g_value_take_boxed (&value, g_slist_append (NULL, g_object_ref (second_file)));
+  g_signal_emit_by_name (target, "drop", &value, 10.0, 10.0, &handled);
+  g_value_unset (&value);
+  g_assert_true (handled);
+  g_assert_true (cs_window_get_job (window) == running);
+  g_assert_cmpuint (g_list_model_get_n_items (cs_window_get_queue (window)), ==, 1);
+  g_assert_cmpstr (cs_queued_job_get_destination (queued (window, 0)), ==, destination);
+  g_assert_cmpstr (cs_queued_job_get_sources (queued (window, 0))[0], ==, second);
+
+  /* Start on the setup page while the copy runs: queued behind it. */
+  {
+    GFile *files[] = { third_file };
+
+    cs_window_add_sources (window, files, 1);
+  }
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.new-copy", NULL);
+  g_assert_true (gtk_widget_is_sensitive (GTK_WIDGET (cs_ui_find_button (window, "Add to Queue"))));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_true (cs_window_get_job (window) == running);
+  g_assert_cmpuint (g_list_model_get_n_items (cs_window_get_queue (window)), ==, 2);
+  g_assert_cmpstr (cs_queued_job_get_sources (queued (window, 1))[0], ==, third);
+
+  /* Reordered: the third first, then held; the second runs next. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.queue-down", "u", 0);
+  g_assert_cmpstr (cs_queued_job_get_sources (queued (window, 0))[0], ==, third);
+  g_assert_cmpstr (cs_queued_job_get_sources (queued (window, 1))[0], ==, second);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.queue-hold", "u", 0);
+  g_assert_true (cs_queued_job_get_held (queued (window, 0)));
+  second_job = g_object_ref (cs_queued_job_get_job (queued (window, 1)));
+  {
+    GtkWidget *page = cs_ui_find (window, CS_TYPE_COPY_PAGE);
+
+    /* Back on the running copy's page, which lists the queue. */
+    g_assert_true (gtk_stack_get_visible_child (GTK_STACK (gtk_widget_get_parent (page))) == page);
+  }
+  cs_ui_screenshot (window, "26-queue.png");
+
+  /* One after the other: the second starts once the first has finished. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.pause", NULL);
+  pair[0] = window;
+  pair[1] = second_job;
+  g_assert_true (cs_ui_wait_until (job_is, pair, WAIT_SECONDS * 4));
+  g_assert_cmpint (cs_job_get_state (running), ==, CS_JOB_STATE_FINISHED);
+  g_assert_cmpstr (cs_run_get_outcome (cs_job_get_run (running)), ==, "completed");
+  g_assert_cmpuint (g_list_model_get_n_items (cs_window_get_queue (window)), ==, 1);
+
+  /* Held, the third waits after the second has finished too. */
+  pair[1] = NULL;
+  g_assert_true (cs_ui_wait_until (job_is, pair, WAIT_SECONDS));
+  g_assert_cmpstr (cs_run_get_outcome (cs_job_get_run (second_job)), ==, "completed");
+  g_assert_true (cs_job_get_run (second_job) != cs_job_get_run (running));
+  g_assert_true (g_file_test (second_copy, G_FILE_TEST_IS_DIR));
+  g_assert_false (g_file_test (third_copy, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (g_list_model_get_n_items (cs_window_get_queue (window)), ==, 1);
+
+  /* Let go, it runs at once. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.queue-hold", "u", 0);
+  g_assert_true (cs_ui_wait_until (queue_done, window, WAIT_SECONDS));
+  g_assert_true (g_file_test (third_copy, G_FILE_TEST_IS_DIR));
+  g_assert_cmpstr (cs_run_get_sources (cs_summary_page_get_run (summary_page (window)))[0], ==, third);
+
+  cs_ui_window_destroy (window);
+  cs_test_tree_remove (root);
+}
+
 /* Files whose names start with ".copyscope-resume-" in @dir. */
 static guint
 count_partials (const char *dir)
@@ -1560,6 +1700,7 @@ main (int   argc,
   g_test_add_func ("/window/slider-live", test_slider);
   g_test_add_func ("/window/loop-probe", test_loop_probe);
   g_test_add_func ("/window/cancel", test_cancel);
+  g_test_add_func ("/window/queue", test_queue);
   g_test_add_func ("/window/cancel-keep", test_cancel_keep);
   g_test_add_func ("/window/conflict", test_conflict);
   g_test_add_func ("/window/retry-failed", test_retry_failed);
