@@ -13,6 +13,7 @@
 #include "cs-limit-hint.h"
 #include "cs-progress-view.h"
 #include "cs-queue-row.h"
+#include "cs-speed-limit.h"
 #include "cs-throughput-graph.h"
 
 /*
@@ -37,6 +38,7 @@ struct _CsCopyPage
   CsThroughputGraph *graph;
   CsLimitHint       *limit_hint;
   CsThreadSlider    *thread_slider;
+  CsSpeedLimit      *speed_limit;
   AdwExpanderRow    *errors_row;
   CsCounterView     *counter_view;
   GtkWidget         *queue_box;
@@ -70,6 +72,7 @@ job_sample_cb (CsCopyPage *self,
 
   cs_throughput_graph_push_sample (self->graph, sample);
   cs_counter_view_set_sample (self->counter_view, sample);
+  cs_limit_hint_set_limited (self->limit_hint, cs_job_get_limited (job));
   cs_limit_hint_push_sample (self->limit_hint, sample);
 }
 
@@ -234,6 +237,16 @@ drop_cb (CsCopyPage    *self,
   return TRUE;
 }
 
+/* A limit set during the copy applies at once (the job marks the change). */
+static void
+limit_changed_cb (CsCopyPage *self)
+{
+  if (self->job == NULL)
+    return;
+  cs_job_set_max_rate (self->job, cs_speed_limit_get_max_rate (self->speed_limit));
+  cs_job_set_max_files (self->job, cs_speed_limit_get_max_files (self->speed_limit));
+}
+
 static void
 cs_copy_page_dispose (GObject *object)
 {
@@ -279,6 +292,7 @@ cs_copy_page_class_init (CsCopyPageClass *klass)
   g_type_ensure (CS_TYPE_FOLD_BOX);
   g_type_ensure (CS_TYPE_LIMIT_HINT);
   g_type_ensure (CS_TYPE_PROGRESS_VIEW);
+  g_type_ensure (CS_TYPE_SPEED_LIMIT);
   g_type_ensure (CS_TYPE_THREAD_SLIDER);
   g_type_ensure (CS_TYPE_THROUGHPUT_GRAPH);
 
@@ -289,6 +303,7 @@ cs_copy_page_class_init (CsCopyPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsCopyPage, graph);
   gtk_widget_class_bind_template_child (widget_class, CsCopyPage, limit_hint);
   gtk_widget_class_bind_template_child (widget_class, CsCopyPage, thread_slider);
+  gtk_widget_class_bind_template_child (widget_class, CsCopyPage, speed_limit);
   gtk_widget_class_bind_template_child (widget_class, CsCopyPage, errors_row);
   gtk_widget_class_bind_template_child (widget_class, CsCopyPage, counter_view);
   gtk_widget_class_bind_template_child (widget_class, CsCopyPage, queue_box);
@@ -322,6 +337,10 @@ cs_copy_page_init (CsCopyPage *self)
                            G_CALLBACK (thread_slider_changed_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->thread_slider, "notify::auto",
                            G_CALLBACK (auto_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->speed_limit, "notify::max-rate",
+                           G_CALLBACK (limit_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->speed_limit, "notify::max-files",
+                           G_CALLBACK (limit_changed_cb), self, G_CONNECT_SWAPPED);
 }
 
 /*
@@ -373,6 +392,15 @@ cs_copy_page_get_job (CsCopyPage *self)
   g_return_val_if_fail (CS_IS_COPY_PAGE (self), NULL);
 
   return self->job;
+}
+
+/* The speed limit that steers the running job. */
+CsSpeedLimit *
+cs_copy_page_get_speed_limit (CsCopyPage *self)
+{
+  g_return_val_if_fail (CS_IS_COPY_PAGE (self), NULL);
+
+  return self->speed_limit;
 }
 
 /* The slider that steers the running job. */

@@ -35,6 +35,7 @@ struct _CsLimitHint
   Point      points[HISTORY];
   guint      n_points;
   guint      head;
+  gboolean   limited;       /* the user's speed limit held the copy back */
 };
 
 G_DEFINE_FINAL_TYPE (CsLimitHint, cs_limit_hint, GTK_TYPE_WIDGET)
@@ -83,6 +84,7 @@ cs_limit_hint_reset (CsLimitHint *self)
 
   self->n_points = 0;
   self->head = 0;
+  self->limited = FALSE;
   gtk_label_set_label (self->limit_label, _("Measuring what limits this copy…"));
   gtk_label_set_label (self->decision_label, "");
   gtk_widget_set_visible (GTK_WIDGET (self->decision_label), FALSE);
@@ -106,6 +108,12 @@ cs_limit_hint_push_sample (CsLimitHint    *self,
   self->head = (self->head + 1) % HISTORY;
   self->n_points = MIN (self->n_points + 1, HISTORY);
 
+  if (self->limited)
+    {
+      gtk_label_set_label (self->limit_label, _("Limited by your setting: the speed limit"));
+      return;
+    }
+
   if (self->n_points < 2)
     return;
 
@@ -121,6 +129,17 @@ cs_limit_hint_push_sample (CsLimitHint    *self,
   text = cs_demo_explain_limit (bytes_per_file);
   if (text != NULL && *text != '\0')
     gtk_label_set_label (self->limit_label, text);
+}
+
+/* Whether the speed limit set holds the copy back now (cs_job_get_limited):
+ * then that is what limits it, whatever the files are. Before a sample. */
+void
+cs_limit_hint_set_limited (CsLimitHint *self,
+                           gboolean     limited)
+{
+  g_return_if_fail (CS_IS_LIMIT_HINT (self));
+
+  self->limited = !!limited;
 }
 
 /* Shows the decision when Auto threads made it; changes by hand leave no line. */

@@ -13,6 +13,8 @@ G_DECLARE_FINAL_TYPE (CsLimitHint, cs_limit_hint, CS, LIMIT_HINT, GtkWidget)
 void        cs_limit_hint_reset        (CsLimitHint          *self);
 void        cs_limit_hint_push_sample  (CsLimitHint          *self,
                                         const CsSample       *sample);
+void        cs_limit_hint_set_limited  (CsLimitHint          *self,
+                                        gboolean              limited);
 void        cs_limit_hint_set_change   (CsLimitHint          *self,
                                         const CsThreadChange *change);
 const char *cs_limit_hint_get_text     (CsLimitHint          *self);

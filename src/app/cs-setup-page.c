@@ -10,6 +10,7 @@
 #include "cs-options-group.h"
 #include "cs-setup-page.h"
 #include "cs-source-list.h"
+#include "cs-speed-limit.h"
 
 /*
  * The next copy: its sources, whether it copies or moves them, its
@@ -27,6 +28,7 @@ struct _CsSetupPage
   CsSourceList     *source_list;
   CsDestinationRow *destination_row;
   CsThreadSlider   *thread_slider;
+  CsSpeedLimit     *speed_limit;
   GtkToggleButton  *move_toggle;
   AdwActionRow     *remembered_row;
   GtkButton        *remembered_button;
@@ -211,6 +213,7 @@ cs_setup_page_class_init (CsSetupPageClass *klass)
   g_type_ensure (CS_TYPE_DESTINATION_ROW);
   g_type_ensure (CS_TYPE_OPTIONS_GROUP);
   g_type_ensure (CS_TYPE_SOURCE_LIST);
+  g_type_ensure (CS_TYPE_SPEED_LIMIT);
   g_type_ensure (CS_TYPE_THREAD_SLIDER);
 
   gtk_widget_class_set_template_from_resource (widget_class,
@@ -219,6 +222,7 @@ cs_setup_page_class_init (CsSetupPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, source_list);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, destination_row);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, thread_slider);
+  gtk_widget_class_bind_template_child (widget_class, CsSetupPage, speed_limit);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, move_toggle);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, remembered_row);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, remembered_button);
@@ -312,7 +316,17 @@ cs_setup_page_get_thread_slider (CsSetupPage *self)
   return self->thread_slider;
 }
 
-/* The options, the thread count and Auto as set here, into @job. */
+/* The speed limit of the next copy (and, bound to the copy page's, of the
+ * running one). */
+CsSpeedLimit *
+cs_setup_page_get_speed_limit (CsSetupPage *self)
+{
+  g_return_val_if_fail (CS_IS_SETUP_PAGE (self), NULL);
+
+  return self->speed_limit;
+}
+
+/* The options, the thread count, Auto and the speed limit as set here, into @job. */
 void
 cs_setup_page_configure_job (CsSetupPage *self,
                              CsJob       *job)
@@ -327,6 +341,8 @@ cs_setup_page_configure_job (CsSetupPage *self,
   cs_job_set_wait (job, cs_options_group_get_wait (self->options_group));
   cs_job_set_threads (job, cs_thread_slider_get_threads (self->thread_slider), NULL);
   cs_job_set_auto_threads (job, cs_thread_slider_get_auto (self->thread_slider));
+  cs_job_set_max_rate (job, cs_speed_limit_get_max_rate (self->speed_limit));
+  cs_job_set_max_files (job, cs_speed_limit_get_max_files (self->speed_limit));
   cs_job_set_operation (job, self->move ? CS_OPERATION_MOVE : CS_OPERATION_COPY);
 }
 

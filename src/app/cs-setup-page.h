@@ -4,6 +4,7 @@
 #include <gtk/gtk.h>
 
 #include "cs-job.h"
+#include "cs-speed-limit.h"
 #include "cs-thread-slider.h"
 
 G_BEGIN_DECLS
@@ -21,6 +22,7 @@ void            cs_setup_page_clear_sources     (CsSetupPage   *self);
 GFile          *cs_setup_page_get_destination   (CsSetupPage   *self);
 void            cs_setup_page_set_destination   (CsSetupPage   *self,
                                                  GFile         *destination);
+CsSpeedLimit   *cs_setup_page_get_speed_limit   (CsSetupPage *self);
 CsThreadSlider *cs_setup_page_get_thread_slider (CsSetupPage   *self);
 void            cs_setup_page_configure_job     (CsSetupPage   *self,
                                                  CsJob         *job);

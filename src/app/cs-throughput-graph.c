@@ -42,7 +42,7 @@ struct _CsThroughputGraph
   GArray          *view_buckets;    /* of CsBucket: the whole run read from its
                                      * record, drawn instead of view when set */
   GArray          *changes;         /* of CsThreadChange */
-  GArray          *events;          /* of CsRunEvent: the pauses and questions marked */
+  GArray          *events;          /* of CsRunEvent: the pauses, questions and limit changes */
   CsPlotPalette    palette;
   CsPlotAxisState  axes;
 
@@ -116,6 +116,7 @@ cs_throughput_graph_get_plot_run (CsThroughputGraph *self,
   plot_run->events = (const CsRunEvent *) (gpointer) self->events->data;
   plot_run->n_events = self->events->len;
   plot_run->label = NULL;
+  plot_run->max_rate = self->run != NULL ? cs_run_get_settings (self->run)->max_rate : 0;
 }
 
 /* A sample as a bucket of one, for the record's view between its reads. */
@@ -492,7 +493,8 @@ cs_throughput_graph_update_events (CsThroughputGraph *self)
       CsRunEvent *event = &g_array_index (events, CsRunEvent, i);
       CsRunEvent copy = *event;
 
-      if (!g_str_equal (event->kind, "pause") && !g_str_equal (event->kind, "question"))
+      if (!g_str_equal (event->kind, "pause") && !g_str_equal (event->kind, "question")
+          && !g_str_equal (event->kind, "max-rate") && !g_str_equal (event->kind, "max-files"))
         continue;
       /* Take the strings over, as the thread changes' below. */
       event->kind = NULL;
@@ -589,8 +591,8 @@ cs_throughput_graph_push_sample (CsThroughputGraph *self,
   self->ring_len = MIN (self->ring_len + 1, RING_SIZE);
   self->n_pushed++;
 
-  /* A pause or a question has ended: the job adds it before the sample
-   * that follows it. */
+  /* A pause or a question has ended, or the speed limit changed: the job
+   * adds it before the sample that follows it. */
   if (self->run != NULL && cs_run_get_n_events (self->run) != self->n_run_events)
     cs_throughput_graph_update_events (self);
 

@@ -1179,6 +1179,13 @@ cs_window_init (CsWindow *self)
                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
   g_object_bind_property (setup_slider, "auto", live_slider, "auto",
                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
+  /* One speed limit too, set up before and changed during the copy. */
+  g_object_bind_property (cs_setup_page_get_speed_limit (self->setup_page), "max-rate",
+                          cs_copy_page_get_speed_limit (self->copy_page), "max-rate",
+                          G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
+  g_object_bind_property (cs_setup_page_get_speed_limit (self->setup_page), "max-files",
+                          cs_copy_page_get_speed_limit (self->copy_page), "max-files",
+                          G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
 
   g_signal_connect_object (self->setup_page, "changed",
                            G_CALLBACK (_cs_window_actions_update), self, G_CONNECT_SWAPPED);

@@ -1133,6 +1133,92 @@ event_is_hold (const CsRunEvent *event)
   return g_str_equal (event->kind, "pause") || g_str_equal (event->kind, "question");
 }
 
+static char *
+limit_change_label (const CsRunEvent *event)
+{
+  if (g_strcmp0 (event->kind, "max-rate") == 0)
+    return event->value > 0 ? g_strdup_printf (_("limit %.0f MB/s"), event->value / 1e6)
+                            : g_strdup (_("no speed limit"));
+  return event->value > 0 ? g_strdup_printf (_("limit %.0f files/s"), event->value)
+                          : g_strdup (_("no file limit"));
+}
+
+static gboolean
+is_limit_change (const CsRunEvent *event)
+{
+  return g_strcmp0 (event->kind, "max-rate") == 0 || g_strcmp0 (event->kind, "max-files") == 0;
+}
+
+/* The MB/s limit in force at @t, 0 for none. */
+static double
+rate_limit_at (const CsPlotRun *run,
+               double           t)
+{
+  double limit = run->max_rate;
+
+  for (guint i = 0; i < run->n_events; i++)
+    if (g_strcmp0 (run->events[i].kind, "max-rate") == 0 && run->events[i].t <= t)
+      limit = run->events[i].value;
+  return limit / 1e6;
+}
+
+/* The highest MB/s limit in force between @t_lo and @t_hi, so the axis
+ * shows it. */
+static double
+rate_limit_max (const CsPlotRun *run,
+                double           t_lo,
+                double           t_hi)
+{
+  double max = rate_limit_at (run, t_lo);
+
+  for (guint i = 0; i < run->n_events; i++)
+    if (g_strcmp0 (run->events[i].kind, "max-rate") == 0 && run->events[i].t > t_lo
+        && run->events[i].t <= t_hi)
+      max = MAX (max, run->events[i].value / 1e6);
+  return max;
+}
+
+/* The MB/s limit as a step line: level from each change to the next. */
+static void
+draw_rate_limit (Painter         *p,
+                 const CsPlotRun *run,
+                 const Rect      *plot,
+                 double           t_lo,
+                 double           t_hi,
+                 double           y_max)
+{
+  static const double dash[] = { 8.0, 4.0 };
+  cairo_t *cr = p->cr;
+  double t = t_lo;
+
+  cairo_save (cr);
+  cairo_rectangle (cr, plot->x, plot->y, plot->width, plot->height);
+  cairo_clip (cr);
+  cairo_set_line_width (cr, 1.5);
+  cairo_set_dash (cr, dash, G_N_ELEMENTS (dash), 0.0);
+  set_color (cr, &p->palette->marker, 0.9);
+  while (t < t_hi)
+    {
+      double limit = rate_limit_at (run, t);
+      double next = t_hi;
+
+      for (guint i = 0; i < run->n_events; i++)
+        if (g_strcmp0 (run->events[i].kind, "max-rate") == 0 && run->events[i].t > t
+            && run->events[i].t < next)
+          next = run->events[i].t;
+      if (limit > 0 && y_max > 0)
+        {
+          double y = plot->y + plot->height * (1.0 - MIN (limit / y_max, 1.0));
+
+          cairo_move_to (cr, time_to_x (plot, t_lo, t_hi, t), crisp (y));
+          cairo_line_to (cr, time_to_x (plot, t_lo, t_hi, next), crisp (y));
+          cairo_stroke (cr);
+        }
+      t = next;
+    }
+  cairo_restore (cr);
+}
+
 static GArray *
 collect_markers (const CsPlotPalette *palette,
                  const CsPlotRun     *runs,
@@ -1178,6 +1264,23 @@ collect_markers (const CsPlotPalette *palette,
                                     : &palette->foreground;
           marker.framed = TRUE;
           marker.hold = TRUE;
+          g_array_append_val (markers, marker);
+        }
+
+      for (guint i = 0; i < runs[r].n_events; i++)
+        {
+          const CsRunEvent *event = &runs[r].events[i];
+          Marker marker;
+
+          if (!is_limit_change (event) || !(event->t >= t_lo && event->t <= t_hi))
+            continue;
+
+          marker.t = event->t;
+          marker.label = limit_change_label (event);
+          marker.color = n_runs > 1 ? &palette->series[r % CS_PLOT_N_SERIES_COLORS]
+                                    : &palette->marker;
+          marker.framed = n_runs > 1;
+          marker.hold = FALSE;
           g_array_append_val (markers, marker);
         }
     }
@@ -1593,6 +1696,8 @@ cs_plot_draw_throughput (cairo_t             *cr,
       {
         rate_max = series_max (rate_series, n_runs > 0 ? n_series : 0, t_lo, t_hi);
         request_max = series_max (request_series, n_runs > 0 ? n_series : 0, t_lo, t_hi);
+        if (n_runs == 1)
+          rate_max = MAX (rate_max, rate_limit_max (&runs[0], t_lo, t_hi));
       }
 
     if (have_data)
@@ -1622,6 +1727,8 @@ cs_plot_draw_throughput (cairo_t             *cr,
       draw_value_grid (&p, &chart->plot, chart->y_max, have_data);
       if (options->show_markers)
         draw_marker_lines (&p, markers, &chart->plot, t_lo, t_hi);
+      if (n_runs == 1 && c == 0 && have_data)
+        draw_rate_limit (&p, &runs[0], &chart->plot, t_lo, t_hi, chart->y_max);
       if (n_runs > 0)
         draw_series (&p, chart->series, chart->n_series, &chart->plot, t_lo, t_hi,
                      chart->y_max, n_runs == 1);

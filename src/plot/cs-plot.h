@@ -47,11 +47,12 @@ typedef struct {
   guint                 n_samples;
   const CsThreadChange *changes;
   guint                 n_changes;
-  const CsRunEvent     *events;       /* pauses and questions are marked; others ignored */
+  const CsRunEvent     *events;       /* pauses, questions and speed-limit changes are marked */
   guint                 n_events;
   const char           *label;        /* legend entry in comparisons; NULL for a single run */
   const CsBucket       *buckets;      /* instead of samples when not NULL */
   guint                 n_buckets;
+  double                max_rate;     /* bytes/s at the start, 0: none; with its changes, a line */
 } CsPlotRun;
 
 /* Nice axis maxima kept between frames so the axes do not jump at every dip. */
@@ -73,8 +74,9 @@ typedef struct {
  * single run; data MB/s per run when several are overlaid, aligned at their
  * starts) and request rate (data requests/s and all requests/s; all requests/s
  * per run when overlaid), with a labelled vertical marker ("8 → 16 threads") at
- * every thread change, and a dotted one ("paused 12 s") where the clock stood
- * still for a pause or a question. Series differ by dash as well as colour.
+ * every thread change and speed-limit change, a dotted one ("paused 12 s")
+ * where the clock stood still for a pause or a question, and a single run's
+ * MB/s limit as a line. Series differ by dash as well as colour.
  */
 void     cs_plot_draw_throughput     (cairo_t             *cr,
                                       double               width,

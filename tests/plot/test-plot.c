@@ -497,8 +497,9 @@ count_differing_pixels (CsPlotDrawFunc draw,
   return count;
 }
 
-/* Where the clock stood still (a pause, a question) the graph says so; other
- * events (a speed limit) are the summary's to tell. */
+/* Where the clock stood still (a pause, a question) the graph says so, and
+ * where the speed limit changed; other events (a resume) are the summary's
+ * to tell. */
 static void
 test_throughput_holds (void)
 {
@@ -507,6 +508,7 @@ test_throughput_holds (void)
     { .t = 18.0, .kind = (char *) "question", .value = 4.5 },
   };
   CsRunEvent limit = { .t = 12.0, .kind = (char *) "max-rate", .value = 5e7 };
+  CsRunEvent resume = { .t = 12.0, .kind = (char *) "resume", .value = 5e7 };
   SyntheticRun synthetic;
   CsPlotRun plain;
   CsPlotRun held;
@@ -514,6 +516,8 @@ test_throughput_holds (void)
   ThroughputData plain_data;
   ThroughputData held_data;
   ThroughputData limited_data;
+  ThroughputData resumed_data;
+  CsPlotRun resumed;
   guint differing;
 
   synthetic_run_init (&synthetic, 100, 11, 1.0);
@@ -527,12 +531,18 @@ test_throughput_holds (void)
   throughput_data_init (&plain_data, &plain, 1);
   throughput_data_init (&held_data, &held, 1);
   throughput_data_init (&limited_data, &limited, 1);
+  resumed = plain;
+  resumed.events = &resume;
+  resumed.n_events = 1;
+  throughput_data_init (&resumed_data, &resumed, 1);
 
   differing = count_differing_pixels (draw_throughput, &plain_data, &held_data);
   g_test_message ("%u pixels mark a pause and a question", differing);
   /* Two dotted lines down both charts and their labels. */
   g_assert_cmpuint (differing, >, 2 * 200);
-  g_assert_cmpuint (count_differing_pixels (draw_throughput, &plain_data, &limited_data), ==, 0);
+  /* A limit change: its marker, and the limit's line from there on. */
+  g_assert_cmpuint (count_differing_pixels (draw_throughput, &plain_data, &limited_data), >, 200);
+  g_assert_cmpuint (count_differing_pixels (draw_throughput, &plain_data, &resumed_data), ==, 0);
 
   /* Hidden with the other markers. */
   plain_data.options.show_markers = FALSE;

@@ -1050,6 +1050,66 @@ test_queue (void)
   cs_test_tree_remove (root);
 }
 
+static gboolean
+has_rate_event (gpointer data)
+{
+  g_autoptr(GArray) events = cs_run_dup_events (cs_job_get_run (CS_JOB (data)));
+
+  for (guint i = 0; i < events->len; i++)
+    {
+      const CsRunEvent *event = &g_array_index (events, CsRunEvent, i);
+
+      if (g_strcmp0 (event->kind, "max-rate") == 0 && event->value == 50e6)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+shows_limited (gpointer data)
+{
+  return cs_ui_find_label (data, "Limited by your setting: the speed limit") != NULL;
+}
+
+/* The speed limit set up before the copy is the job's; changed on the
+ * copy's page it applies at once, marked in the record, and the explainer
+ * names it as what limits the copy. */
+static void
+test_speed_limit (void)
+{
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *source = g_build_filename (root, "source", NULL);
+  g_autofree char *destination = g_build_filename (root, "destination", NULL);
+  g_autoptr(CsJob) job = NULL;
+  CsCopyPage *copy_page;
+  CsWindow *window;
+
+  generate (source, 8, 4 << 20);
+  g_assert_cmpint (g_mkdir (destination, 0755), ==, 0);
+
+  window = window_with_copy (source, destination, 2);
+  cs_speed_limit_set_max_rate (cs_setup_page_get_speed_limit (setup_page (window)), 10e6);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  job = g_object_ref (cs_window_get_job (window));
+  g_assert_cmpfloat (cs_job_get_max_rate (job), ==, 10e6);
+
+  g_assert_true (cs_ui_wait_until (job_running, window, WAIT_SECONDS));
+  copy_page = CS_COPY_PAGE (cs_ui_find (window, CS_TYPE_COPY_PAGE));
+  g_assert_cmpfloat (cs_speed_limit_get_max_rate (cs_copy_page_get_speed_limit (copy_page)), ==, 10e6);
+  g_assert_true (cs_ui_wait_until (shows_limited, window, WAIT_SECONDS));
+
+  cs_speed_limit_set_max_rate (cs_copy_page_get_speed_limit (copy_page), 50e6);
+  g_assert_cmpfloat (cs_job_get_max_rate (job), ==, 50e6);
+  g_assert_true (has_rate_event (job));
+  cs_ui_screenshot (window, "26-speed-limit.png");
+
+  g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
+  g_assert_cmpstr (cs_run_get_outcome (cs_job_get_run (job)), ==, "completed");
+
+  cs_ui_window_destroy (window);
+  cs_test_tree_remove (root);
+}
+
 /* Files whose names start with ".copyscope-resume-" in @dir. */
 static guint
 count_partials (const char *dir)
@@ -1701,6 +1761,7 @@ main (int   argc,
   g_test_add_func ("/window/loop-probe", test_loop_probe);
   g_test_add_func ("/window/cancel", test_cancel);
   g_test_add_func ("/window/queue", test_queue);
+  g_test_add_func ("/window/speed-limit", test_speed_limit);
   g_test_add_func ("/window/cancel-keep", test_cancel_keep);
   g_test_add_func ("/window/conflict", test_conflict);
   g_test_add_func ("/window/retry-failed", test_retry_failed);
