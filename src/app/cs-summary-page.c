@@ -44,6 +44,7 @@ struct _CsSummaryPage
   GtkLabel          *description_label;
   AdwActionRow      *where_row;
   GtkGrid           *totals_grid;
+  GtkLabel          *skips_label;
   GtkGrid           *stats_grid;
   CsThroughputGraph *graph;
   AdwPreferencesGroup *failures_group;
@@ -225,6 +226,65 @@ cs_summary_page_show_where (CsSummaryPage *self)
   gtk_widget_set_visible (GTK_WIDGET (self->where_row), display != NULL);
   if (display != NULL)
     adw_action_row_set_subtitle (self->where_row, display);
+}
+
+/* "12 files (1.2 MB)" */
+static char *
+format_files_bytes (guint64 files,
+                    guint64 bytes)
+{
+  g_autofree char *count = _cs_format_count (files);
+  g_autofree char *size = _cs_format_bytes (bytes);
+
+  /* Translators: a number of files and their size, like "12 files (1.2 MB)" */
+  return g_strdup_printf (ngettext ("%s file (%s)", "%s files (%s)", (gulong) files), count, size);
+}
+
+/* The Skipped column holds files that were already there and files the
+ * user's answer or rule kept out: told apart here. */
+static void
+cs_summary_page_show_skips (CsSummaryPage  *self,
+                            const CsTotals *totals)
+{
+  guint64 skipped = totals->v[CS_CLASS_SKIPPED][CS_KIND_FILES];
+  g_autoptr(GString) text = g_string_new (NULL);
+  CsSkips skips;
+
+  if (skipped == 0 || !cs_run_get_skips (self->run, &skips))
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->skips_label), FALSE);
+      return;
+    }
+
+  if (skips.identical_files > 0)
+    {
+      g_autofree char *part = format_files_bytes (skips.identical_files, skips.identical_bytes);
+
+      /* Translators: files not copied because the same file was already at the destination */
+      g_string_append_printf (text, _("Skipped (identical): %s"), part);
+    }
+  if (skips.chosen_files > 0)
+    {
+      g_autofree char *part = format_files_bytes (skips.chosen_files, skips.chosen_bytes);
+
+      if (text->len > 0)
+        g_string_append (text, " · ");
+      /* Translators: files not copied because the user said so, in the conflict
+       * dialog or with the rule for existing files */
+      g_string_append_printf (text, _("Skipped (your choice): %s"), part);
+    }
+  if (skipped > skips.identical_files + skips.chosen_files)
+    {
+      g_autofree char *count = _cs_format_count (skipped - skips.identical_files - skips.chosen_files);
+
+      if (text->len > 0)
+        g_string_append (text, " · ");
+      /* Translators: sockets and device nodes, which no copy can make */
+      g_string_append_printf (text, _("Skipped (cannot be copied): %s"), count);
+    }
+
+  gtk_label_set_label (self->skips_label, text->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->skips_label), TRUE);
 }
 
 static void
@@ -451,6 +511,7 @@ cs_summary_page_class_init (CsSummaryPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, description_label);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, where_row);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, totals_grid);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, skips_label);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, stats_grid);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, graph);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, failures_group);
@@ -492,6 +553,7 @@ cs_summary_page_set_run (CsSummaryPage *self,
   cs_summary_page_show_outcome (self, &totals);
   cs_summary_page_show_where (self);
   cs_summary_page_show_totals (self, &totals);
+  cs_summary_page_show_skips (self, &totals);
   cs_summary_page_show_stats (self);
   cs_summary_page_show_failures (self);
   cs_summary_page_show_environment (self);

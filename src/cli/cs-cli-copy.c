@@ -282,6 +282,38 @@ print_removals (FILE  *out,
     }
 }
 
+/* The Skipped column holds files already there and files the overwrite rule
+ * kept out: told apart. */
+static void
+print_skips (FILE           *out,
+             CsRun          *run,
+             const CsTotals *totals)
+{
+  guint64 skipped = totals->v[CS_CLASS_SKIPPED][CS_KIND_FILES];
+  g_autofree char *identical = NULL, *identical_bytes = NULL;
+  g_autofree char *chosen = NULL, *chosen_bytes = NULL;
+  CsSkips s;
+
+  if (skipped == 0 || !cs_run_get_skips (run, &s))
+    return;
+  identical = g_strdup_printf ("%" G_GUINT64_FORMAT, s.identical_files);
+  identical_bytes = cs_cli_format_bytes (s.identical_bytes);
+  chosen = g_strdup_printf ("%" G_GUINT64_FORMAT, s.chosen_files);
+  chosen_bytes = cs_cli_format_bytes (s.chosen_bytes);
+  fprintf (out, "%8s : ", _("Skipped"));
+  /* Translators: why files were skipped, "12 identical (1.20 MB), 3 your choice (40.0 kB)";
+   * "your choice": kept by the rule for existing files (--overwrite) */
+  fprintf (out, _("%s identical (%s), %s your choice (%s)"), identical, identical_bytes, chosen, chosen_bytes);
+  if (skipped > s.identical_files + s.chosen_files)
+    {
+      g_autofree char *other = g_strdup_printf ("%" G_GUINT64_FORMAT, skipped - s.identical_files - s.chosen_files);
+
+      /* Translators: sockets and device nodes, which no copy can make */
+      fprintf (out, _(", %s cannot be copied"), other);
+    }
+  fprintf (out, "\n");
+}
+
 /* Big files that went on from an earlier run's partial copy. */
 static void
 print_resumed (FILE  *out,
@@ -348,6 +380,7 @@ print_summary (FILE     *out,
         }
       fprintf (out, "\n");
     }
+  print_skips (out, run, &totals);
   {
     const char *outcome = cs_run_get_outcome (run);
 

@@ -328,10 +328,12 @@ _cs_copy_account (CsJob      *job,
                                        : "Skipped: the file at the destination is newer");
       _cs_job_log (job, dir, name, skipped, size, "the file at the destination is newer");
       _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, size);
+      _cs_job_add_skip (job, FALSE, size);
       break;
     case CS_ACTION_SKIP:
       _cs_job_log (job, dir, name, skipped, size, "identical");
       _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, size);
+      _cs_job_add_skip (job, TRUE, size);
       break;
     case CS_ACTION_SKIP_KEPT:
       if (move)
@@ -339,6 +341,7 @@ _cs_copy_account (CsJob      *job,
                         "Left in the source: a different file of that name is at the destination", 0);
       _cs_job_log (job, dir, name, skipped, size, "the file at the destination differs and was kept");
       _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, size);
+      _cs_job_add_skip (job, FALSE, size);
       break;
     case CS_ACTION_FAIL:
       _cs_job_add_total (job, CS_CLASS_FAILED, 1, size);

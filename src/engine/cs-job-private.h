@@ -121,6 +121,8 @@ struct _CsJob {
    * (CsRemovals), bumped by whoever did it */
   atomic_uint_fast64_t moved_files, moved_bytes, moved_dirs, kept_files;
   atomic_uint_fast64_t deleted_files, deleted_dirs, deleted_bytes, not_deleted;
+  /* Why skipped files were skipped (CsSkips) */
+  atomic_uint_fast64_t identical_files, identical_bytes, chosen_files, chosen_bytes;
   /* Sources waiting for a flush of the destination (cs-move.c) */
   GMutex        move_lock;
   GPtrArray    *removals;
@@ -219,6 +221,11 @@ void      _cs_job_push             (CsJob        *job,
 void      _cs_job_add_total        (CsJob        *job,
                                     CsClass       klass,
                                     guint64       files,
+                                    guint64       bytes);
+/* Why a file counted as skipped was: @identical, or kept by the user's answer
+ * or overwrite rule (CsSkips). */
+void      _cs_job_add_skip         (CsJob        *job,
+                                    gboolean      identical,
                                     guint64       bytes);
 /* A file found at @found bytes turned out to hold @actual (a pseudo-file). */
 void      _cs_job_correct_found_bytes (CsJob     *job,

@@ -951,6 +951,15 @@ _cs_job_add_total (CsJob   *job,
 }
 
 void
+_cs_job_add_skip (CsJob    *job,
+                  gboolean  identical,
+                  guint64   bytes)
+{
+  atomic_fetch_add_explicit (identical ? &job->identical_files : &job->chosen_files, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit (identical ? &job->identical_bytes : &job->chosen_bytes, bytes, memory_order_relaxed);
+}
+
+void
 _cs_job_correct_found_bytes (CsJob   *job,
                              guint64  found,
                              guint64  actual)
@@ -1712,6 +1721,14 @@ controller_thread (gpointer data)
     };
 
     _cs_run_set_removals (job->run, &removals);
+  }
+  {
+    CsSkips skips = {
+      atomic_load (&job->identical_files), atomic_load (&job->identical_bytes),
+      atomic_load (&job->chosen_files), atomic_load (&job->chosen_bytes),
+    };
+
+    _cs_run_set_skips (job->run, &skips);
   }
   /* The clock stops with the copy, so what is read of it later (the window's
    * last progress) is the run's duration, and the two add up to the wall's. */

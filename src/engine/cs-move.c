@@ -176,6 +176,7 @@ move_identical (CsJob      *job,
                 guint64     size)
 {
   _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, size);
+  _cs_job_add_skip (job, TRUE, size);
   if (same_contents (job, worker, item, final))
     {
       atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);

@@ -66,6 +66,8 @@ struct _CsRun
   CsRunEnvironment  environment;
   CsTotals          totals;
   CsRemovals        removals;
+  CsSkips           skips;
+  gboolean          skips_known;
   const char       *outcome;      /* interned */
   char             *fatal_error;
   /* The last RECENT_SECONDS of samples in full, from recent_first on, and
@@ -535,6 +537,20 @@ cs_run_get_removals (CsRun      *run,
 
   locker = _cs_mutex_locker_new (&run->mutex);
   *out_removals = run->removals;
+}
+
+gboolean
+cs_run_get_skips (CsRun   *run,
+                  CsSkips *out_skips)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+
+  g_return_val_if_fail (run != NULL, FALSE);
+  g_return_val_if_fail (out_skips != NULL, FALSE);
+
+  locker = _cs_mutex_locker_new (&run->mutex);
+  *out_skips = run->skips;
+  return run->skips_known;
 }
 
 const char *
@@ -1198,6 +1214,20 @@ _cs_run_set_removals (CsRun            *run,
 }
 
 void
+_cs_run_set_skips (CsRun         *run,
+                   const CsSkips *skips)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+
+  g_return_if_fail (run != NULL);
+  g_return_if_fail (skips != NULL);
+
+  locker = _cs_mutex_locker_new (&run->mutex);
+  run->skips = *skips;
+  run->skips_known = TRUE;
+}
+
+void
 _cs_run_set_outcome (CsRun      *run,
                      const char *outcome,
                      const char *fatal_error)
@@ -1606,6 +1636,17 @@ run_to_json (CsRun    *run,
       add_member_int (builder, "deleted_dirs", clamp_u64 (m->deleted_dirs));
       add_member_int (builder, "deleted_bytes", clamp_u64 (m->deleted_bytes));
       add_member_int (builder, "not_deleted", clamp_u64 (m->not_deleted));
+      json_builder_end_object (builder);
+    }
+
+  if (run->skips_known)
+    {
+      json_builder_set_member_name (builder, "skips");
+      json_builder_begin_object (builder);
+      add_member_int (builder, "identical_files", clamp_u64 (run->skips.identical_files));
+      add_member_int (builder, "identical_bytes", clamp_u64 (run->skips.identical_bytes));
+      add_member_int (builder, "chosen_files", clamp_u64 (run->skips.chosen_files));
+      add_member_int (builder, "chosen_bytes", clamp_u64 (run->skips.chosen_bytes));
       json_builder_end_object (builder);
     }
 
@@ -2182,6 +2223,26 @@ read_removals (Reader       *r,
   m->deleted_dirs = (guint64) read_int (r, o, "removals", "deleted_dirs", 0, (double) G_MAXINT64);
   m->deleted_bytes = (guint64) read_int (r, o, "removals", "deleted_bytes", 0, (double) G_MAXINT64);
   m->not_deleted = (guint64) read_int (r, o, "removals", "not_deleted", 0, (double) G_MAXINT64);
+}
+
+/* Absent from records written before the reasons were kept. */
+static gboolean
+read_skips (Reader     *r,
+            JsonObject *root,
+            CsSkips    *s)
+{
+  JsonObject *o;
+
+  if (json_object_get_member (root, "skips") == NULL)
+    return FALSE;
+  o = read_object (r, root, "", "skips");
+  if (o == NULL)
+    return FALSE;
+  s->identical_files = (guint64) read_int (r, o, "skips", "identical_files", 0, (double) G_MAXINT64);
+  s->identical_bytes = (guint64) read_int (r, o, "skips", "identical_bytes", 0, (double) G_MAXINT64);
+  s->chosen_files = (guint64) read_int (r, o, "skips", "chosen_files", 0, (double) G_MAXINT64);
+  s->chosen_bytes = (guint64) read_int (r, o, "skips", "chosen_bytes", 0, (double) G_MAXINT64);
+  return TRUE;
 }
 
 static void
@@ -3062,6 +3123,7 @@ run_from_json (JsonNode  *node,
   read_environment (&r, root, &run->environment);
   read_totals (&r, root, &run->totals);
   read_removals (&r, root, &run->removals);
+  run->skips_known = read_skips (&r, root, &run->skips);
 
   outcome = read_string (&r, root, "", "outcome", FALSE);
   if (outcome != NULL && !outcome_is_known (outcome))

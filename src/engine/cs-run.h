@@ -76,6 +76,17 @@ typedef struct {
                              * changed since they were listed, or refused) */
 } CsRemovals;
 
+/* Why the files counted as skipped were not copied. The rest of the Skipped
+ * class, if any, could not be copied at all (a socket; a device node, made
+ * only by root) and is listed among the run's errors. */
+typedef struct {
+  guint64 identical_files;          /* the same size, time and type already at the destination */
+  guint64 identical_bytes;
+  guint64 chosen_files;             /* kept by the user's answer or the overwrite rule they set
+                                     * (never; newer, with the destination's copy newer) */
+  guint64 chosen_bytes;
+} CsSkips;
+
 /* One sample of every counter, taken at a fixed interval. */
 typedef struct {
   double  t;                        /* seconds since the run started */
@@ -194,6 +205,10 @@ void                     cs_run_get_not_copied    (CsRun       *run,
                                                    guint64      out[CS_N_KINDS]);
 void                     cs_run_get_removals      (CsRun       *run,
                                                    CsRemovals  *out_removals);
+/* FALSE (and @out_skips zeroed) for a record written before the reasons were
+ * kept: its Skipped class is then all that is known. */
+gboolean                 cs_run_get_skips         (CsRun       *run,
+                                                   CsSkips     *out_skips);
 const char              *cs_run_get_outcome       (CsRun       *run);  /* "completed", "cancelled", "failed", "running" */
 const char              *cs_run_get_fatal_error   (CsRun       *run);  /* NULL unless the job stopped on one */
 

@@ -628,6 +628,38 @@ info_table (CsCompare *compare)
   return table;
 }
 
+/* Why the skipped files were skipped, under the Skipped row: files only (a
+ * folder is "skipped" when it existed). "–" for a run whose record does not
+ * say; no rows when none does. */
+static void
+skips_rows (Table     *table,
+            CsCompare *compare)
+{
+  guint n = cs_compare_get_n_runs (compare);
+  g_autofree CsSkips *skips = g_new0 (CsSkips, n);
+  g_autofree gboolean *known = g_new0 (gboolean, n);
+  gboolean any = FALSE;
+
+  for (guint i = 0; i < n; i++)
+    any |= known[i] = cs_run_get_skips (cs_compare_get_run (compare, i), &skips[i]);
+  if (!any)
+    return;
+
+  for (guint row = 0; row < 2; row++)
+    {
+      table_add (table, CELL_PLAIN, row == 0 ? "Skipped (identical)" : "Skipped (your choice)");
+      for (guint i = 0; i < n; i++)
+        {
+          guint64 files = row == 0 ? skips[i].identical_files : skips[i].chosen_files;
+          guint64 bytes = row == 0 ? skips[i].identical_bytes : skips[i].chosen_bytes;
+
+          table_add (table, CELL_NUMBER, "");
+          table_take (table, CELL_NUMBER, known[i] ? g_strdup_printf ("%" G_GUINT64_FORMAT, files) : g_strdup ("–"));
+          table_take (table, CELL_NUMBER, known[i] ? g_strdup_printf ("%" G_GUINT64_FORMAT, bytes) : g_strdup ("–"));
+        }
+    }
+}
+
 static Table *
 totals_table (CsCompare *compare)
 {
@@ -651,6 +683,8 @@ totals_table (CsCompare *compare)
       for (guint i = 0; i < n; i++)
         for (guint k = 0; k < CS_N_KINDS; k++)
           table_take (table, CELL_NUMBER, g_strdup_printf ("%" G_GUINT64_FORMAT, totals[i].v[c][k]));
+      if (c == CS_CLASS_SKIPPED)
+        skips_rows (table, compare);
     }
   return table;
 }
@@ -1067,6 +1101,26 @@ csv_figures (GString   *out,
 
           g_string_append_c (out, ',');
           cs_string_append_double (out, values[r]);
+        }
+      g_string_append (out, "\r\n");
+    }
+
+  /* Empty for a run whose record does not say. */
+  for (guint r = 0; r < 4; r++)
+    {
+      static const char *keys[] = {
+        "skipped_identical_files", "skipped_identical_bytes", "skipped_chosen_files", "skipped_chosen_bytes",
+      };
+
+      g_string_append_printf (out, "%s,", keys[r]);
+      for (guint i = 0; i < n; i++)
+        {
+          CsSkips s;
+          const guint64 *values[] = { &s.identical_files, &s.identical_bytes, &s.chosen_files, &s.chosen_bytes };
+
+          g_string_append_c (out, ',');
+          if (cs_run_get_skips (cs_compare_get_run (compare, i), &s))
+            g_string_append_printf (out, "%" G_GUINT64_FORMAT, *values[r]);
         }
       g_string_append (out, "\r\n");
     }

@@ -702,6 +702,19 @@ test_big_file_chunks (void)
   cs_test_tree_remove (root);
 }
 
+/* "Skipped (identical)" and "Skipped (your choice)" apart (CsSkips). */
+static void
+assert_skips (CsRun   *run,
+              guint64  identical,
+              guint64  chosen)
+{
+  CsSkips skips;
+
+  g_assert_true (cs_run_get_skips (run, &skips));
+  g_assert_cmpuint (skips.identical_files, ==, identical);
+  g_assert_cmpuint (skips.chosen_files, ==, chosen);
+}
+
 static void
 test_policies (void)
 {
@@ -732,6 +745,7 @@ test_policies (void)
     g_assert_cmpuint (totals.v[CS_CLASS_SKIPPED][CS_KIND_FILES], ==, 4);
     g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, 0);
     g_assert_cmpuint (totals.v[CS_CLASS_EXTRAS][CS_KIND_FILES], ==, 1);
+    assert_skips (cs_job_get_run (job), 4, 0);
     g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
   }
 
@@ -747,6 +761,8 @@ test_policies (void)
     g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, 1);
     g_assert_cmpuint (totals.v[CS_CLASS_SKIPPED][CS_KIND_FILES], ==, 3);
     g_assert_cmpuint (cs_run_get_n_errors (cs_job_get_run (job)), ==, 1);
+    /* The newer destination was kept by the rule the user chose. */
+    assert_skips (cs_job_get_run (job), 2, 1);
     assert_same_file (s0, d0);
     g_assert_cmpuint (g_file_test (d1, G_FILE_TEST_EXISTS), ==, TRUE);
   }
@@ -760,6 +776,7 @@ test_policies (void)
     g_assert_true (cs_job_run_sync (job, NULL, NULL));
     g_assert_cmpint (stat (d1, &st), ==, 0);
     g_assert_cmpint (st.st_size, ==, 5);
+    assert_skips (cs_job_get_run (job), 3, 1);
   }
   {
     g_autoptr(CsJob) job = job_for (src, top, 2);
@@ -879,6 +896,7 @@ test_conflict_prompt (void)
         {
         case CS_CONFLICT_SKIP:
           g_assert_cmpint (st.st_size, ==, 10);
+          assert_skips (cs_job_get_run (job), 0, 1);
           break;
         case CS_CONFLICT_KEEP_BOTH:
           g_assert_cmpint (st.st_size, ==, 10);

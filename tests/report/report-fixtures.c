@@ -84,14 +84,22 @@ fixture_run (const char *label,
   _cs_run_add_thread_change (run, 1.0, threads, threads * 2, "user");
 
   totals.v[CS_CLASS_TOTAL][CS_KIND_DIRS] = 3;
-  totals.v[CS_CLASS_TOTAL][CS_KIND_FILES] = 81;
-  totals.v[CS_CLASS_TOTAL][CS_KIND_BYTES] = 8000100;
+  totals.v[CS_CLASS_TOTAL][CS_KIND_FILES] = 86;
+  totals.v[CS_CLASS_TOTAL][CS_KIND_BYTES] = 8000600;
   totals.v[CS_CLASS_COPIED][CS_KIND_DIRS] = 3;
   totals.v[CS_CLASS_COPIED][CS_KIND_FILES] = 80;
   totals.v[CS_CLASS_COPIED][CS_KIND_BYTES] = 8000000;
+  totals.v[CS_CLASS_SKIPPED][CS_KIND_FILES] = 5;
+  totals.v[CS_CLASS_SKIPPED][CS_KIND_BYTES] = 500;
   totals.v[CS_CLASS_FAILED][CS_KIND_FILES] = 1;
   totals.v[CS_CLASS_FAILED][CS_KIND_BYTES] = 100;
   _cs_run_set_totals (run, &totals);
+  {
+    /* Three already there, two kept by the rule for existing files. */
+    const CsSkips skips = { 3, 300, 2, 200 };
+
+    _cs_run_set_skips (run, &skips);
+  }
 
   _cs_run_add_error (run, "/data/docs/locked|report`.txt", "open", EACCES, "Permission denied", 1);
   _cs_run_set_outcome (run, "completed", NULL);

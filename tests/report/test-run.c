@@ -336,6 +336,13 @@ test_run_round_trip (void)
   g_assert_cmpint (cs_run_get_started (copy), ==, cs_run_get_started (run));
   g_assert_cmpstrv (cs_run_get_settings (copy)->excludes, ((const char * const[]) { "*.tmp", NULL }));
   g_assert_cmpstr (cs_run_get_environment (copy)->cache_mode, ==, "cold (drop_caches)");
+  {
+    CsSkips skips;
+
+    g_assert_true (cs_run_get_skips (copy, &skips));
+    g_assert_cmpuint (skips.identical_files, ==, 3);
+    g_assert_cmpuint (skips.chosen_bytes, ==, 200);
+  }
 
   timeline = cs_run_dup_timeline (copy);
   g_assert_cmpuint (timeline->len, ==, 1);

@@ -1257,6 +1257,16 @@ test_conflict (void)
       g_assert_cmpint (g_utime (src, &(struct utimbuf) { src_mtime, src_mtime }), ==, 0);
       g_assert_cmpint (g_utime (dst, &(struct utimbuf) { dst_mtime, dst_mtime }), ==, 0);
     }
+  /* And one already there, the same: skipped without a question. */
+  {
+    g_autofree char *src = g_build_filename (source, "same.txt", NULL);
+    g_autofree char *dst = g_build_filename (copied, "same.txt", NULL);
+
+    write_file (src, 300, 30);
+    write_file (dst, 300, 30);
+    g_assert_cmpint (g_utime (src, &(struct utimbuf) { src_mtime, src_mtime }), ==, 0);
+    g_assert_cmpint (g_utime (dst, &(struct utimbuf) { src_mtime, src_mtime }), ==, 0);
+  }
   src_date = g_date_time_new_from_unix_local (src_mtime);
   src_text = g_date_time_format (src_date, "%e %b %Y, %H:%M");
 
@@ -1298,6 +1308,11 @@ test_conflict (void)
     assert_file_bytes (replace, 5000, 11);
   }
   g_assert_cmpuint (count_temporaries (destination), ==, 0);
+
+  /* The summary tells the file that was there from the one the user kept. */
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "summary");
+  g_assert_nonnull (cs_ui_find_label (window, "Skipped (identical): 1 file ("));
+  g_assert_nonnull (cs_ui_find_label (window, " · Skipped (your choice): 1 file ("));
 
   cs_ui_window_destroy (window);
   cs_test_tree_remove (root);
