@@ -338,6 +338,29 @@ print_resumed (FILE  *out,
     }
 }
 
+/* "DEST/" that does not exist yet, in a folder that does: a folder by its
+ * name, to be made. A file copied there goes into it, as rsync does, where cp
+ * would refuse; a folder copied there becomes it, as with cp -r. */
+static gboolean
+names_new_folder (const char *path)
+{
+  g_autofree char *trimmed = g_strdup (path);
+  g_autofree char *parent = NULL;
+
+  if (!g_str_has_suffix (path, "/") || g_file_test (path, G_FILE_TEST_EXISTS))
+    return FALSE;
+  while (strlen (trimmed) > 1 && g_str_has_suffix (trimmed, "/"))
+    trimmed[strlen (trimmed) - 1] = '\0';
+  parent = g_path_get_dirname (trimmed);
+  return g_file_test (parent, G_FILE_TEST_IS_DIR);
+}
+
+static gboolean
+is_folder (const char *path)
+{
+  return g_file_test (path, G_FILE_TEST_IS_DIR);
+}
+
 static void
 print_summary (FILE     *out,
                CsJob    *job,
@@ -600,7 +623,8 @@ transfer (int          argc,
       context = g_option_context_new (_("SOURCE… DEST — copy files and folders"));
       description = _("Folders are copied whole, with cp -r's rules: an existing destination folder receives\n"
                       "each source by its name; a single source copied to a path that does not exist\n"
-                      "becomes that path. Files are written to hidden temporaries and renamed into place\n"
+                      "becomes that path, and a file copied to \"DEST/\" that does not exist goes into a new\n"
+                      "folder DEST. Files are written to hidden temporaries and renamed into place\n"
                       "only when complete.");
       break;
     }
@@ -737,6 +761,8 @@ transfer (int          argc,
     for (guint i = 0; i + 1 < n_paths; i++)
       cs_job_add_source (job, paths[i]);
   cs_job_set_destination (job, paths[n_paths - 1]);
+  if (operation != CS_OPERATION_MIRROR && n_paths == 2 && names_new_folder (paths[1]) && !is_folder (paths[0]))
+    cs_job_set_into (job, TRUE);
   cs_job_set_threads (job, threads, NULL);
   cs_job_set_auto_threads (job, auto_threads);
   cs_job_set_retries (job, (guint) retries);

@@ -1777,14 +1777,26 @@ on_cancelled (GCancellable *cancellable,
   cs_job_cancel (CS_JOB (user_data));
 }
 
+/* A path as the record keeps it: absolute and canonical, so the record says
+ * where the files were wherever it is read (History, `copyscope-cli history`)
+ * and not relative to the folder the copy was started from. Only the record's:
+ * the copy itself goes by the names as they were given. */
+static char *
+record_path (const char *path)
+{
+  g_autofree char *absolute = g_canonicalize_filename (path, NULL);
+
+  return g_filename_display_name (absolute);
+}
+
 static void
 record_start (CsJob *self)
 {
   g_autoptr(GPtrArray) display = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *dst_display = g_filename_display_name (self->destination);
+  g_autofree char *dst_display = record_path (self->destination);
 
   for (guint i = 0; i < self->sources->len; i++)
-    g_ptr_array_add (display, g_filename_display_name (g_ptr_array_index (self->sources, i)));
+    g_ptr_array_add (display, record_path (g_ptr_array_index (self->sources, i)));
   g_ptr_array_add (display, NULL);
 
   self->settings.threads = atomic_load (&self->threads);

@@ -753,8 +753,13 @@ _cs_scanner_run (CsJob *job)
         }
       else
         {
-          dst_parent = g_path_get_dirname (dest);
-          dst_name = g_path_get_basename (dest);
+          /* "copy DIR new/": the new folder is "new", as with cp -r. */
+          g_autofree char *target = g_strdup (dest);
+
+          while (strlen (target) > 1 && g_str_has_suffix (target, "/"))
+            target[strlen (target) - 1] = '\0';
+          dst_parent = g_path_get_dirname (target);
+          dst_name = g_path_get_basename (target);
         }
 
       container = open_container (job, src_parent, dst_parent);

@@ -1108,6 +1108,80 @@ test_semantics_several_sources (Fixture       *f,
   g_assert_cmpint (json_total (root, "copied", "files"), ==, 2 * count_items (one) + 1);
 }
 
+/* "DEST/" names a folder: a file copied to one that does not exist yet goes
+ * into it; a folder copied there still becomes it, as with cp -r. */
+static void
+test_semantics_new_folder (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *src = fixture_path (f, "src");
+  g_autofree char *file = fixture_path (f, "src/alpha.txt");
+  g_autofree char *q = fixture_path (f, "q/");
+  g_autofree char *q_file = fixture_path (f, "q/alpha.txt");
+  g_autofree char *r_dir = fixture_path (f, "r/");
+  g_autofree char *r_copy = fixture_path (f, "r");
+  g_autofree char *deep = fixture_path (f, "missing/q/");
+  g_auto(CliResult) r = { 0 };
+
+  make_sample_tree (src);
+
+  run_cli (&r, "copy", "--quiet", "--no-history", file, q, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_file_test (q, G_FILE_TEST_IS_DIR));
+  cs_test_tree_assert_equal (file, q_file);
+
+  run_cli (&r, "copy", "--quiet", "--no-history", src, r_dir, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  cs_test_tree_assert_equal (src, r_copy);
+
+  /* Its parent missing too: the message names the destination, not the file. */
+  run_cli (&r, "copy", "--quiet", "--no-history", file, deep, NULL);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.err, deep));
+  g_assert_null (strstr (r.err, "alpha.txt"));
+}
+
+/* The record says where the files were and went, absolute, wherever the CLI
+ * ran from; `history` shows the same. */
+static void
+test_record_absolute_paths (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *home = fixture_path (f, "home");
+  g_autofree char *src = fixture_path (f, "work/src");
+  g_autofree char *dst = fixture_path (f, "work/out");
+  g_autofree char *work = fixture_path (f, "work");
+  g_autofree char *json = fixture_path (f, "run.json");
+  g_autofree char *shown = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GPtrArray) records = NULL;
+  JsonObject *o;
+  g_auto(CliResult) r = { 0 };
+
+  make_sample_tree (src);
+  make_dir (dst, 0755);
+
+  run_cli_at (&r, work, home, "copy", "--quiet", "--json", json, "./src/", "../work/out", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+
+  records = history_records (home);
+  g_assert_cmpuint (records->len, ==, 1);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_clear_pointer (&root, json_node_unref);
+      root = load_json (i == 0 ? json : g_ptr_array_index (records, 0));
+      o = json_node_get_object (root);
+      g_assert_cmpuint (json_array_get_length (json_object_get_array_member (o, "sources")), ==, 1);
+      g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (o, "sources"), 0), ==, src);
+      g_assert_cmpstr (json_object_get_string_member (o, "destination"), ==, dst);
+    }
+
+  run_cli_at (&r, "/", home, "history", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  shown = g_strdup_printf ("%s → %s", src, dst);
+  g_assert_nonnull (strstr (r.out, shown));
+}
+
 /* A real tree that no test wrote: @data is the path of one. */
 static void
 test_system_tree (Fixture       *f,
@@ -1957,6 +2031,8 @@ main (int    argc,
   add ("/cli/semantics/into-existing", NULL, test_semantics_into_existing);
   add ("/cli/semantics/new-path", NULL, test_semantics_new_path);
   add ("/cli/semantics/several-sources", NULL, test_semantics_several_sources);
+  add ("/cli/semantics/new-folder", NULL, test_semantics_new_folder);
+  add ("/cli/record/absolute-paths", NULL, test_record_absolute_paths);
   add ("/cli/system-tree/linux-headers", "/usr/include/linux", test_system_tree);
   add ("/cli/slow/system-tree-all-headers", "/usr/include", test_system_tree);
   add ("/cli/kill/few", GUINT_TO_POINTER (3), test_kill);
