@@ -11,8 +11,10 @@
 /*
  * Where the copy goes: a folder picked with the chooser (the window's
  * "win.choose-destination" action) or dropped onto the row, with its free space.
- * A folder that does not exist yet is said to be made by the copy, and its
- * free space is that of its nearest folder that exists.
+ * A folder that does not exist yet is said to be made by the copy, with the
+ * folders above it that are missing too (Copy Into makes them all), or said
+ * not to be possible when a file stands in the way; its free space is that
+ * of its nearest folder that exists.
  */
 
 struct _CsDestinationRow
@@ -27,6 +29,8 @@ struct _CsDestinationRow
   GFile         *file;
   GCancellable  *cancellable;
   gboolean       missing;     /* the copy makes the folder */
+  guint          missing_above;  /* and this many folders above it */
+  GFile         *blocker;     /* a file where a folder above it should be */
 };
 
 G_DEFINE_FINAL_TYPE (CsDestinationRow, cs_destination_row, ADW_TYPE_ACTION_ROW)
@@ -82,7 +86,23 @@ cs_destination_row_show_path (CsDestinationRow *self)
   g_autofree char *display = _cs_display_path (parse_name);
   g_autofree char *subtitle = NULL;
 
-  if (self->missing)
+  if (self->blocker != NULL)
+    {
+      g_autofree char *blocker = g_file_get_parse_name (self->blocker);
+      g_autofree char *blocker_display = _cs_display_path (blocker);
+
+      /* Translators: under a destination that cannot be made, a file
+       * standing where one of its folders should be */
+      subtitle = g_strdup_printf (_("%s\nCannot be made: %s is a file"), display, blocker_display);
+    }
+  else if (self->missing && self->missing_above > 0)
+    /* Translators: under a destination that does not exist yet, nor do
+     * some of the folders that should contain it */
+    subtitle = g_strdup_printf (ngettext ("%s\nNot there yet: the copy makes this folder and %u folder above it",
+                                          "%s\nNot there yet: the copy makes this folder and %u folders above it",
+                                          self->missing_above),
+                                display, self->missing_above);
+  else if (self->missing)
     /* Translators: under a destination that does not exist yet */
     subtitle = g_strdup_printf (_("%s\nNot there yet: the copy makes this folder"), display);
   else
@@ -107,17 +127,27 @@ exists_cb (GObject      *object,
     return;
 
   /* Not there: the copy would make it; its free space is its parent's. */
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) &&
+  if ((g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
+       g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY)) &&
       (parent = g_file_get_parent (file)) != NULL)
     {
       if (g_file_equal (file, self->file))
-        {
-          self->missing = TRUE;
-          cs_destination_row_show_path (self);
-        }
+        self->missing = TRUE;
+      else
+        self->missing_above++;
+      cs_destination_row_show_path (self);
       g_file_query_info_async (parent, G_FILE_ATTRIBUTE_STANDARD_TYPE, G_FILE_QUERY_INFO_NONE,
                                G_PRIORITY_DEFAULT, self->cancellable, exists_cb,
                                g_object_ref (self));
+      return;
+    }
+
+  /* The nearest that exists: no folder can be made in a file. */
+  if (self->missing && info != NULL && g_file_info_get_file_type (info) != G_FILE_TYPE_DIRECTORY)
+    {
+      g_set_object (&self->blocker, file);
+      cs_destination_row_show_path (self);
+      gtk_widget_set_visible (GTK_WIDGET (self->free_label), FALSE);
       return;
     }
 
@@ -132,6 +162,8 @@ cs_destination_row_update (CsDestinationRow *self)
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   self->missing = FALSE;
+  self->missing_above = 0;
+  g_clear_object (&self->blocker);
 
   if (self->file == NULL)
     {
@@ -190,6 +222,7 @@ cs_destination_row_finalize (GObject *object)
   CsDestinationRow *self = CS_DESTINATION_ROW (object);
 
   g_clear_object (&self->file);
+  g_clear_object (&self->blocker);
 
   G_OBJECT_CLASS (cs_destination_row_parent_class)->finalize (object);
 }

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "cs-auto-memory-private.h"
 #include "cs-conflict-private.h"
 #include "cs-copy-private.h"
@@ -485,6 +487,7 @@ cs_job_check (CsJob   *self,
 {
   struct stat dst_st;
   gboolean dest_exists, dest_is_dir;
+  int dest_errno;
   g_autoptr(GArray) seen = NULL;
 
   g_return_val_if_fail (CS_IS_JOB (self), FALSE);
@@ -498,6 +501,7 @@ cs_job_check (CsJob   *self,
                       CS_JOB_MIN_THREADS, CS_JOB_MAX_THREADS);
 
   dest_exists = stat (self->destination, &dst_st) == 0;
+  dest_errno = errno;
   dest_is_dir = dest_exists && S_ISDIR (dst_st.st_mode);
 
   if (!dest_exists)
@@ -506,11 +510,29 @@ cs_job_check (CsJob   *self,
       g_autofree char *parent = g_path_get_dirname (trimmed);
       struct stat pst;
 
-      if (errno != ENOENT)
-        return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination, "%s", g_strerror (errno));
+      /* ENOTDIR: a file stands where one of its folders should be, said below. */
+      if (dest_errno != ENOENT && !(self->into && dest_errno == ENOTDIR))
+        return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination, "%s", g_strerror (dest_errno));
+      /* Copy Into makes the folders above it that are missing too (the
+       * window says so under the destination); the nearest one there must
+       * be a folder. */
+      while (self->into && stat (parent, &pst) != 0 && (errno == ENOENT || errno == ENOTDIR)
+             && strcmp (parent, "/") != 0 && strcmp (parent, ".") != 0)
+        {
+          char *up = g_path_get_dirname (parent);
+
+          g_free (parent);
+          parent = up;
+        }
+      if (self->into && stat (parent, &pst) == 0 && !S_ISDIR (pst.st_mode))
+        return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination,
+                          _("%s is a file, so no folder can be made in it"), parent);
+      if (self->into && stat (parent, &pst) == 0 && access (parent, W_OK | X_OK) != 0)
+        return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination,
+                          _("No folder can be made in %s: %s"), parent, g_strerror (errno));
       if (stat (parent, &pst) != 0 || !S_ISDIR (pst.st_mode))
         return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination,
-                          "The folder that should contain the destination does not exist");
+                          _("The folder that should contain the destination does not exist"));
     }
   else if (!dest_is_dir && self->sources->len > 1)
     return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination,

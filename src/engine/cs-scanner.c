@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "cs-scanner"
 
+
 #include "config.h"
 
 #include <dirent.h>
@@ -693,6 +694,30 @@ open_container (CsJob      *job,
   return dir;
 }
 
+/* The destination folder; for Copy Into the folders above it that are
+ * missing too. 0, or -1 with errno set. */
+static int
+make_destination (CsJob      *job,
+                  const char *path)
+{
+  g_autofree char *trimmed = NULL;
+  g_autofree char *parent = NULL;
+
+  if (_cs_io_mkdirat (&job->counters, AT_FDCWD, path, 0755) == 0 || errno == EEXIST)
+    return 0;
+  if (errno != ENOENT || !job->into)
+    return -1;
+  trimmed = g_strdup (path);
+  while (strlen (trimmed) > 1 && g_str_has_suffix (trimmed, "/"))
+    trimmed[strlen (trimmed) - 1] = '\0';
+  parent = g_path_get_dirname (trimmed);
+  if (strcmp (parent, trimmed) == 0 || make_destination (job, parent) != 0)
+    return -1;
+  if (_cs_io_mkdirat (&job->counters, AT_FDCWD, path, 0755) == 0 || errno == EEXIST)
+    return 0;
+  return -1;
+}
+
 /* scanner thread */
 void
 _cs_scanner_run (CsJob *job)
@@ -707,7 +732,7 @@ _cs_scanner_run (CsJob *job)
    * folder; so does one when it is copied into the destination. */
   if (!dest_is_dir && (job->sources->len > 1 || job->into) && !job->settings.dry_run)
     {
-      if (_cs_io_mkdirat (&job->counters, AT_FDCWD, dest, 0755) != 0 && errno != EEXIST)
+      if (make_destination (job, dest) != 0)
         {
           g_autofree char *message = g_strdup_printf ("Cannot create the destination folder: %s",
                                                       g_strerror (errno));

@@ -1553,6 +1553,59 @@ test_copy_into (void)
   cs_test_tree_remove (root);
 }
 
+static gboolean
+parents_are_missing (gpointer data)
+{
+  return cs_ui_find_label (data, "Not there yet: the copy makes this folder and 2 folders above it") != NULL &&
+         cs_ui_find_label (data, " free") != NULL;
+}
+
+static gboolean
+destination_is_blocked (gpointer data)
+{
+  return cs_ui_find_label (data, "is a file") != NULL;
+}
+
+/* Copy Into a folder whose parents are missing too: the row says the copy
+ * makes them all, and it does. With a file standing where a folder should
+ * be, the row says it cannot be made, and the copy does not start. */
+static void
+test_copy_into_parents (void)
+{
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *photos = g_build_filename (root, "Photos", NULL);
+  g_autofree char *nas = g_build_filename (root, "a", "b", "nas1", NULL);
+  g_autofree char *copied = g_build_filename (nas, "Photos", NULL);
+  g_autofree char *blocker = g_build_filename (root, "notes.txt", NULL);
+  g_autofree char *blocked = g_build_filename (blocker, "nas1", NULL);
+  g_autofree char *blocker_text = NULL;
+  CsWindow *window;
+
+  generate (photos, 5, 3000);
+  write_file (blocker, 10, 1);
+
+  window = window_with_copy (photos, nas, 2);
+  g_assert_true (cs_ui_wait_until (parents_are_missing, window, WAIT_SECONDS));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
+  g_assert_cmpstr (cs_run_get_outcome (cs_summary_page_get_run (summary_page (window))), ==,
+                   "completed");
+  cs_test_tree_assert_equal (photos, copied);
+  cs_ui_window_destroy (window);
+
+  window = window_with_copy (photos, blocked, 2);
+  g_assert_true (cs_ui_wait_until (destination_is_blocked, window, WAIT_SECONDS));
+  blocker_text = g_strdup_printf ("Cannot be made: %s is a file", blocker);
+  g_assert_nonnull (cs_ui_find_label (window, blocker_text));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_null (cs_window_get_job (window));
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "setup");
+  g_assert_nonnull (strstr (cs_setup_page_get_refusal (setup_page (window)), "no folder can be made in it"));
+
+  cs_ui_window_destroy (window);
+  cs_test_tree_remove (root);
+}
+
 /* A wheel or touchpad over the slider scrolls the page: the scale takes no
  * scroll events, so they reach the page's scrolled window. */
 static void
@@ -1719,12 +1772,14 @@ test_narrow (void)
   const char *pages[] = { "setup", "copying", "summary", "history", "compare", "sweep", "demo" };
   g_autofree char *root = cs_test_tree_make_tmp ();
   g_autofree char *source = g_build_filename (root, "a-folder-with-a-rather-long-name", NULL);
-  g_autofree char *nowhere = g_build_filename (root, "missing", "parent", "of-the-destination", NULL);
+  g_autofree char *in_the_way = g_build_filename (root, "a-file-in-the-way", NULL);
+  g_autofree char *nowhere = g_build_filename (in_the_way, "parent", "of-the-destination", NULL);
   CsWindow *window;
 
-  /* With what makes the setup page widest: sources, a destination still to
-   * be made, and the refusal that names it. */
+  /* With what makes the setup page widest: sources, a destination that
+   * cannot be made, and the refusal that names it. */
   generate (source, 3, 1000);
+  write_file (in_the_way, 10, 2);
   window = window_with_copy (source, nowhere, 8);
   gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
   g_assert_null (cs_window_get_job (window));
@@ -1788,6 +1843,7 @@ main (int   argc,
   g_test_add_func ("/window/refusal", test_refusal);
   g_test_add_func ("/window/copy", test_copy);
   g_test_add_func ("/window/copy-into", test_copy_into);
+  g_test_add_func ("/window/copy-into-parents", test_copy_into_parents);
   g_test_add_func ("/window/move", test_move);
   g_test_add_func ("/window/slider-live", test_slider);
   g_test_add_func ("/window/loop-probe", test_loop_probe);
