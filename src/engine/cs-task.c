@@ -69,7 +69,12 @@ _cs_task_run_in_thread (gpointer             source_tag,
    * and disconnect in its worker, a hand-off inside GObject's signal lock that
    * ThreadSanitizer cannot see. The work stops on it and says so itself. */
   task = g_task_new (NULL, NULL, callback, user_data);
-  g_task_set_source_tag (task, source_tag);
+  /* The function, not GLib 2.74's macro of that name: the macro also names
+   * the task after the tag, and GTask's worker reads that name to label its
+   * completion while the caller may be dropping the task — ordered by GLib's
+   * reference count, which ThreadSanitizer cannot see. Unnamed, GTask uses a
+   * constant label. */
+  (g_task_set_source_tag) (task, source_tag);
   g_task_set_task_data (task, t, cs_task_free);
   CS_TSAN_RELEASE (t);
   g_task_run_in_thread (task, cs_task_thread);
