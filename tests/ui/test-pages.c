@@ -468,9 +468,16 @@ test_sweep (void)
                                                                  CS_TYPE_THROUGHPUT_GRAPH);
     double lo, hi;
 
-    g_assert_true (cs_throughput_graph_get_time_range (graph, &lo, &hi));
-    g_test_message ("the sweep's live graph: %.3f–%.3f s", lo, hi);
-    g_assert_cmpfloat (hi, <=, 1.0);
+    /* The last copy can end before its first sample reaches the page (seen
+     * in a CI-like run): then there is nothing on the axis to check here;
+     * /plot/axis/live-time-range checks the rule itself. */
+    if (cs_throughput_graph_get_time_range (graph, &lo, &hi))
+      {
+        g_test_message ("the sweep's live graph: %.3f–%.3f s", lo, hi);
+        g_assert_cmpfloat (hi, <=, 1.0);
+      }
+    else
+      g_test_message ("the sweep's live graph is empty at the end");
   }
 
   /* Kept in the history folder, listed among the sweeps. */
