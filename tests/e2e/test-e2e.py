@@ -9,6 +9,8 @@ DEST SOURCE` on a virtual X screen of its own with an accessibility bus, finds
 the thread slider and the Start button by their accessible names, sets the
 slider to 16 threads through the AT-SPI Value interface, starts the copy, waits
 for the summary and compares the destination with the source byte for byte.
+A command line sent to the open window while it shows History brings the
+setup page forward with its source and destination, and that copy is made.
 It does so in English and in Dutch, and saves screenshots of the window, the
 preferences, the about window and the shortcuts into OUTPUT_DIR.
 
@@ -112,6 +114,48 @@ class Copyscope:
         return False
 
 
+def command_line_source(prefix, lang, work, home, _):
+    """`copyscope --destination D SOURCE` sent to the open window while it
+    shows another page: the setup page comes forward with both, ready to
+    start, and the copy lands in D."""
+    later = os.path.join(work, 'Later ' + lang)
+    os.makedirs(later)
+    with open(os.path.join(later, 'notes.txt'), 'w') as f:
+        f.write('handed over\n')
+    destination = os.path.join(work, 'destination-later-' + lang)
+    share = os.path.join(prefix, 'share')
+    env = app_environment(lang, home, f'{share}:/usr/local/share:/usr/share')
+
+    with Copyscope(prefix, lang, home, []) as app:
+        if find(app.app, 'push button', _('Start Copy')) is not None:
+            log(f'[{lang}] Start Copy is usable with no source')
+            return False
+        history = find(app.app, 'push button', _('History'))
+        if history is None:
+            log(f'[{lang}] no History button')
+            return False
+        history.queryAction().doAction(0)
+        time.sleep(1)
+        # A second copyscope hands its command line to this one and exits.
+        subprocess.run([os.path.join(prefix, 'bin', 'copyscope'), '--destination', destination, later],
+                       env=env, check=True, timeout=60)
+        # Enabled only on the setup page on screen, with a source and a destination.
+        start = find(app.app, 'push button', _('Start Copy'))
+        if start is None:
+            log(f'[{lang}] the handed-over source did not bring the setup page forward')
+            screenshot(work, f'window-handed-over-{lang}')
+            return False
+        start.queryAction().doAction(0)
+        if find(app.app, 'push button', _('_New Copy').replace('_', ''), timeout=120) is None:
+            log(f'[{lang}] the summary page did not appear after the handed-over copy')
+            return False
+
+    if not trees_equal(later, os.path.join(destination, os.path.basename(later))):
+        return False
+    log(f'[{lang}] a command line sent to the open window was copied')
+    return True
+
+
 def run_language(prefix, lang, work, out_dir):
     tr = gettext.translation('copyscope', os.path.join(prefix, 'share', 'locale'),
                              languages=[lang], fallback=True)
@@ -164,6 +208,9 @@ def run_language(prefix, lang, work, out_dir):
     kept = [n for n in os.listdir(runs) if n.endswith('.json')] if os.path.isdir(runs) else []
     if len(kept) != 1:
         log(f'[{lang}] expected one run in {runs}, found {kept}')
+        return False
+
+    if not command_line_source(prefix, lang, work, home, _):
         return False
 
     # The dialogs, each over a fresh window with the same sources.
