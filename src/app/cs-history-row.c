@@ -88,7 +88,7 @@ cs_history_row_show_run (CsHistoryRow *self)
   const char *outcome = cs_run_get_outcome (run);
   CsFigures figures;
 
-  cs_figures_from_run (&figures, run);
+  cs_run_get_figures (run, &figures);
   threads = _cs_format_figures_threads (&figures);
   duration = _cs_format_figure (CS_FIGURE_DURATION, figures.duration);
   files = _cs_format_count (figures.files);

@@ -173,7 +173,7 @@ cs_summary_page_show_outcome (CsSummaryPage  *self,
   gtk_widget_remove_css_class (GTK_WIDGET (self->outcome_icon), "error");
   gtk_widget_add_css_class (GTK_WIDGET (self->outcome_icon), style);
 
-  cs_figures_from_run (&figures, self->run);
+  cs_run_get_figures (self->run, &figures);
   duration = _cs_format_figure (CS_FIGURE_DURATION, figures.duration);
   speed = _cs_format_figure (CS_FIGURE_SPEED, figures.speed);
   file_rate = _cs_format_figure (CS_FIGURE_FILE_RATE, figures.file_rate);

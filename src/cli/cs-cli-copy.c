@@ -378,7 +378,7 @@ print_summary (FILE     *out,
   g_autofree char *threads = NULL;
 
   cs_run_get_totals (run, &totals);
-  cs_figures_from_run (&figures, run);
+  cs_run_get_figures (run, &figures);
   time = cs_figure_format (CS_FIGURE_DURATION, figures.duration);
   speed = cs_figure_format (CS_FIGURE_SPEED, figures.speed);
   file_rate = cs_figure_format (CS_FIGURE_FILE_RATE, figures.file_rate);

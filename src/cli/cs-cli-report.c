@@ -325,7 +325,7 @@ cs_cli_history (int    argc,
       CsStat stat;
 
       /* The figures every view shows (cs-figures.h); the unit is in the header. */
-      cs_figures_from_run (&figures, run);
+      cs_run_get_figures (run, &figures);
       threads = cs_figures_format_threads (&figures);
       duration = cs_figure_format (CS_FIGURE_DURATION, figures.duration);
       speed = cs_figure_format_number (CS_FIGURE_SPEED, figures.speed, FALSE);

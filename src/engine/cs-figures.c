@@ -9,61 +9,6 @@
 
 #include "cs-figures.h"
 
-void
-cs_figures_threads_over_time (guint                 start,
-                              const CsThreadChange *changes,
-                              guint                 n_changes,
-                              double                duration,
-                              guint                *out_min,
-                              guint                *out_max,
-                              double               *out_mean)
-{
-  double weighted = 0, last_t = 0;
-  guint count = start, min = start, max = start;
-
-  /* Each count weighs as long as it lasted on the clock. */
-  for (guint i = 0; i < n_changes; i++)
-    {
-      double t = CLAMP (changes[i].t, last_t, MAX (duration, last_t));
-
-      weighted += count * (t - last_t);
-      last_t = t;
-      count = changes[i].to;
-      min = MIN (min, count);
-      max = MAX (max, count);
-    }
-  weighted += count * MAX (duration - last_t, 0);
-
-  *out_min = min;
-  *out_max = max;
-  *out_mean = duration > 0 ? weighted / duration : start;
-}
-
-void
-cs_figures_from_run (CsFigures *figures,
-                     CsRun     *run)
-{
-  g_autoptr(GArray) timeline = NULL;
-  CsTotals totals;
-
-  g_return_if_fail (figures != NULL);
-  g_return_if_fail (run != NULL);
-
-  cs_run_get_totals (run, &totals);
-  figures->duration = cs_run_get_duration (run);
-  figures->held = cs_run_get_held (run);
-  figures->files = totals.v[CS_CLASS_COPIED][CS_KIND_FILES];
-  figures->bytes = totals.v[CS_CLASS_COPIED][CS_KIND_BYTES];
-  figures->speed = figures->duration > 0 ? (double) figures->bytes / 1e6 / figures->duration : 0;
-  figures->file_rate = figures->duration > 0 ? (double) figures->files / figures->duration : 0;
-
-  figures->threads = cs_run_get_settings (run)->threads;
-  timeline = cs_run_dup_timeline (run);
-  cs_figures_threads_over_time (figures->threads, (const CsThreadChange *) (gpointer) timeline->data,
-                                timeline->len, figures->duration,
-                                &figures->threads_min, &figures->threads_max, &figures->threads_mean);
-}
-
 gboolean
 cs_figures_threads_changed (const CsFigures *figures)
 {

@@ -3,7 +3,6 @@
 
 #include <glib.h>
 
-#include "cs-run.h"
 
 G_BEGIN_DECLS
 
@@ -44,18 +43,6 @@ typedef enum {
   CS_FIGURE_THREADS_MEAN,      /* "7.4" */
 } CsFigure;
 
-void   cs_figures_from_run             (CsFigures       *figures,
-                                        CsRun           *run);
-/* The thread count over a run's clock: @start until the first change, each
- * change's count from its time on, to @duration. The statistics of the Threads
- * counter are these too, so a run has one thread figure. */
-void   cs_figures_threads_over_time    (guint                 start,
-                                        const CsThreadChange *changes,
-                                        guint                 n_changes,
-                                        double                duration,
-                                        guint                *out_min,
-                                        guint                *out_max,
-                                        double               *out_mean);
 /* Whether the thread count changed during the run. */
 gboolean cs_figures_threads_changed    (const CsFigures *figures);
 

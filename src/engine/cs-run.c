@@ -499,6 +499,64 @@ cs_run_get_totals (CsRun    *run,
   *out_totals = run->totals;
 }
 
+/* The thread count over a run's clock: @start until the first change, each
+ * change's count from its time on, to @duration. The Threads counter's
+ * statistics are these too, so a run has one thread figure. */
+static void
+threads_over_time (guint                 start,
+                   const CsThreadChange *changes,
+                   guint                 n_changes,
+                   double                duration,
+                   guint                *out_min,
+                   guint                *out_max,
+                   double               *out_mean)
+{
+  double weighted = 0, last_t = 0;
+  guint count = start, min = start, max = start;
+
+  /* Each count weighs as long as it lasted on the clock. */
+  for (guint i = 0; i < n_changes; i++)
+    {
+      double t = CLAMP (changes[i].t, last_t, MAX (duration, last_t));
+
+      weighted += count * (t - last_t);
+      last_t = t;
+      count = changes[i].to;
+      min = MIN (min, count);
+      max = MAX (max, count);
+    }
+  weighted += count * MAX (duration - last_t, 0);
+
+  *out_min = min;
+  *out_max = max;
+  *out_mean = duration > 0 ? weighted / duration : start;
+}
+
+void
+cs_run_get_figures (CsRun     *run,
+                    CsFigures *figures)
+{
+  g_autoptr(GArray) timeline = NULL;
+  CsTotals totals;
+
+  g_return_if_fail (run != NULL);
+  g_return_if_fail (figures != NULL);
+
+  cs_run_get_totals (run, &totals);
+  figures->duration = cs_run_get_duration (run);
+  figures->held = cs_run_get_held (run);
+  figures->files = totals.v[CS_CLASS_COPIED][CS_KIND_FILES];
+  figures->bytes = totals.v[CS_CLASS_COPIED][CS_KIND_BYTES];
+  figures->speed = figures->duration > 0 ? (double) figures->bytes / 1e6 / figures->duration : 0;
+  figures->file_rate = figures->duration > 0 ? (double) figures->files / figures->duration : 0;
+
+  figures->threads = cs_run_get_settings (run)->threads;
+  timeline = cs_run_dup_timeline (run);
+  threads_over_time (figures->threads, (const CsThreadChange *) (gpointer) timeline->data,
+                     timeline->len, figures->duration, &figures->threads_min,
+                     &figures->threads_max, &figures->threads_mean);
+}
+
 static void
 not_copied (const CsTotals *totals,
             guint64         out[CS_N_KINDS])
@@ -911,9 +969,9 @@ get_stat_locked (CsRun     *run,
       guint min, max;
       double mean;
 
-      cs_figures_threads_over_time (run->settings.threads,
-                                    (const CsThreadChange *) (gpointer) run->timeline->data,
-                                    run->timeline->len, until, &min, &max, &mean);
+      threads_over_time (run->settings.threads,
+                         (const CsThreadChange *) (gpointer) run->timeline->data,
+                         run->timeline->len, until, &min, &max, &mean);
       if (out_stat != NULL)
         {
           out_stat->avg = mean;
@@ -1533,7 +1591,7 @@ run_to_json (CsRun    *run,
   /* Statistics and figures take the lock themselves: compute them before taking it. */
   for (guint c = 0; c < CS_N_COUNTERS; c++)
     have_stat[c] = cs_run_get_stat (run, c, &stats[c]);
-  cs_figures_from_run (&figures, run);
+  cs_run_get_figures (run, &figures);
 
   builder = json_builder_new ();
   json_builder_begin_object (builder);

@@ -5,6 +5,7 @@
 #include <json-glib/json-glib.h>
 
 #include "cs-counters.h"
+#include "cs-figures.h"
 
 G_BEGIN_DECLS
 
@@ -198,6 +199,9 @@ const CsRunSettings     *cs_run_get_settings      (CsRun       *run);
 const CsRunEnvironment  *cs_run_get_environment   (CsRun       *run);
 void                     cs_run_get_totals        (CsRun       *run,
                                                    CsTotals    *out_totals);
+/* The figures the run is judged by, as cs-figures.h defines them. */
+void                     cs_run_get_figures       (CsRun       *run,
+                                                   CsFigures   *figures);
 /* What the totals leave unaccounted: found (Total) but neither copied,
  * skipped, mismatched nor failed, because the run stopped before reaching
  * it (a fatal error, a cancel). Zero for a run that completed. */

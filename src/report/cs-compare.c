@@ -145,7 +145,7 @@ cs_compare_new (CsRun              **runs,
       g_autofree char *own = cs_run_dup_label (runs[i]);
 
       compare->runs[i] = cs_run_ref (runs[i]);
-      cs_figures_from_run (&compare->figures[i], runs[i]);
+      cs_run_get_figures (runs[i], &compare->figures[i]);
       if (labels != NULL && labels[i] != NULL && labels[i][0] != '\0')
         compare->labels[i] = g_utf8_make_valid (labels[i], -1);
       else if (own != NULL)

@@ -171,7 +171,7 @@ describe_threads (CsRun *run)
   GString *out = g_string_new (NULL);
   CsFigures figures;
 
-  cs_figures_from_run (&figures, run);
+  cs_run_get_figures (run, &figures);
   if (timeline->len == 0)
     {
       g_string_append_printf (out, "%u throughout", figures.threads);
@@ -274,7 +274,7 @@ collect_info (CsRun *run)
   add_info (rows, "Run id", g_strdup (cs_run_get_id (run)));
   add_info (rows, "Kind", g_strdup (cs_run_get_kind (run)));
   add_info (rows, "Started", format_started (cs_run_get_started (run)));
-  cs_figures_from_run (&figures, run);
+  cs_run_get_figures (run, &figures);
   add_info (rows, "Duration", cs_figure_format (CS_FIGURE_DURATION, figures.duration));
   add_info (rows, "Paused or waiting for an answer", cs_figure_format (CS_FIGURE_DURATION, figures.held));
   add_info (rows, "Copy speed", cs_figure_format (CS_FIGURE_SPEED, figures.speed));

@@ -85,7 +85,7 @@ test_from_run (void)
                                        cases[i].changes, cases[i].n_changes);
       CsFigures f;
 
-      cs_figures_from_run (&f, run);
+      cs_run_get_figures (run, &f);
       g_assert_cmpfloat_with_epsilon (f.duration, cases[i].duration, 1e-9);
       g_assert_cmpfloat_with_epsilon (f.held, cases[i].held, 1e-9);
       g_assert_cmpuint (f.files, ==, cases[i].files);
@@ -212,12 +212,12 @@ test_format_threads (void)
   g_autofree char *moved_text = NULL;
   CsFigures f;
 
-  cs_figures_from_run (&f, fixed);
+  cs_run_get_figures (fixed, &f);
   fixed_text = cs_figures_format_threads (&f);
   g_assert_cmpstr (fixed_text, ==, "8");
 
   /* 8 × 2 + 16 × 4 + 1 × 4 over 10 s */
-  cs_figures_from_run (&f, moved);
+  cs_run_get_figures (moved, &f);
   moved_text = cs_figures_format_threads (&f);
   g_assert_cmpstr (moved_text, ==, "1–16 (mean 8.4)");
 }

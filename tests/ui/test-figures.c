@@ -753,7 +753,7 @@ test_held_bounded (void)
   g_assert_cmpuint (watch.n_checked, >, 100);
 
   /* Both holds are time held, not in the duration the speed divides by. */
-  cs_figures_from_run (&figures, run);
+  cs_run_get_figures (run, &figures);
   cs_run_get_totals (run, &totals);
   g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, N_FILES);
   g_assert_cmpfloat (figures.held, >=, 2 * HOLD_MS / 1000.0 - 0.05);
