@@ -20,29 +20,12 @@ G_BEGIN_DECLS
 #define CS_ERR_NO_LINK         (-1008)  /* a later name cannot be linked here: copy it */
 #define CS_ERR_NO_RESUME       (-1009)  /* no partial to write resumably: an ordinary temporary */
 
-typedef enum {
-  CS_ACTION_COPY,        /* nothing there yet */
-  CS_ACTION_REPLACE,
-  CS_ACTION_KEEP_BOTH,
-  CS_ACTION_SKIP,        /* identical, or kept by the policy */
-  CS_ACTION_SKIP_NEWER,  /* the destination is newer: skipped and reported */
-  CS_ACTION_SKIP_KEPT,   /* it differs, and the policy (never) or the user kept it */
-  CS_ACTION_FAIL,        /* reported already */
-} CsAction;
-
 /* What to do with @name given what is at @dst_name (asks, for the policy Ask). */
 CsAction  _cs_copy_decide          (CsJob        *job,
                                     CsDir        *dir,
                                     const char   *name,
                                     const char   *dst_name,
                                     const struct stat *src);
-/* Counts and reports a file that is not copied (skip, skip-newer, fail). */
-void      _cs_copy_account         (CsJob        *job,
-                                    CsDir        *dir,
-                                    const char   *name,
-                                    const char   *dst_name,
-                                    CsAction      action,
-                                    guint64       size);
 /* Before a request of @want bytes: what the speed limit lets it move now
  * (waiting for it, holding nothing), or 0 when the job stops meanwhile. */
 guint64   _cs_copy_limit_take      (CsJob        *job,
@@ -51,10 +34,6 @@ guint64   _cs_copy_limit_take      (CsJob        *job,
 void      _cs_copy_limit_refund    (CsJob        *job,
                                     guint64       taken,
                                     gssize        moved);
-/* Counts a file as done in @klass (totals and progress). */
-void      _cs_copy_count_done      (CsJob        *job,
-                                    CsClass       klass,
-                                    guint64       size);
 /* scanner thread: a big file to be copied in @n_chunks chunk items, each of
  * which holds a reference. */
 CsBig    *_cs_big_new              (int           n_chunks);
@@ -63,8 +42,6 @@ CsBig    *_cs_big_new              (int           n_chunks);
 void      _cs_big_unref            (CsJob        *job,
                                     CsBig        *big);
 
-/* How many numbered names "keep both" tries (_cs_name_numbered). */
-#define CS_KEEP_BOTH_MAX 10000
 /* worker thread: copies, links or skips @item. FALSE when the item was put
  * aside, to be taken up and freed by another worker (a later name of a file
  * whose first name is still being copied); TRUE when the caller frees it. */

@@ -308,56 +308,6 @@ _cs_copy_decide (CsJob             *job,
     }
 }
 
-void
-_cs_copy_account (CsJob      *job,
-                  CsDir      *dir,
-                  const char *name,
-                  const char *dst_name,
-                  CsAction    action,
-                  guint64     size)
-{
-  /* A move leaves what it does not take in the source. */
-  gboolean move = job->settings.operation == CS_OPERATION_MOVE;
-  const char *skipped = move ? "kept" : "skipped";
-
-  switch (action)
-    {
-    case CS_ACTION_SKIP_NEWER:
-      _cs_job_report_destination (job, dir, dst_name, "skip",
-                                  move ? "Left in the source: the file at the destination is newer"
-                                       : "Skipped: the file at the destination is newer");
-      _cs_job_log (job, dir, name, skipped, size, "the file at the destination is newer");
-      _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, size);
-      _cs_job_add_skip (job, FALSE, size);
-      break;
-    case CS_ACTION_SKIP:
-      _cs_job_log (job, dir, name, skipped, size, "identical");
-      _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, size);
-      _cs_job_add_skip (job, TRUE, size);
-      break;
-    case CS_ACTION_SKIP_KEPT:
-      if (move)
-        _cs_job_report (job, dir, dst_name, "skip", 0,
-                        "Left in the source: a different file of that name is at the destination", 0);
-      _cs_job_log (job, dir, name, skipped, size, "the file at the destination differs and was kept");
-      _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, size);
-      _cs_job_add_skip (job, FALSE, size);
-      break;
-    case CS_ACTION_FAIL:
-      _cs_job_add_total (job, CS_CLASS_FAILED, 1, size);
-      break;
-    case CS_ACTION_COPY:
-    case CS_ACTION_REPLACE:
-    case CS_ACTION_KEEP_BOTH:
-    default:
-      return;
-    }
-  if (move && !job->settings.dry_run)
-    atomic_fetch_add (&job->kept_files, 1);
-  atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);
-  atomic_fetch_add_explicit (&job->counters.bytes_done, size, memory_order_relaxed);
-}
-
 static void
 temp_name (CsJob *job,
            char  *buf,
@@ -1714,16 +1664,6 @@ record_failure (CsJob      *job,
   atomic_fetch_add_explicit (&job->counters.bytes_done, size, memory_order_relaxed);
 }
 
-void
-_cs_copy_count_done (CsJob   *job,
-                     CsClass  klass,
-                     guint64  size)
-{
-  _cs_job_add_total (job, klass, 1, size);
-  atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);
-  atomic_fetch_add_explicit (&job->counters.bytes_done, size, memory_order_relaxed);
-}
-
 /* @item is published: what the destination did not keep of it counts now. */
 static void
 record_success (CsJob    *job,
@@ -1749,7 +1689,7 @@ record_success (CsJob    *job,
     }
   else
     _cs_job_log (job, item->dir, item->name, action == CS_ACTION_REPLACE ? "replaced" : "copied", size, NULL);
-  _cs_copy_count_done (job, CS_CLASS_COPIED, size);
+  _cs_job_count_done (job, CS_CLASS_COPIED, size);
 }
 
 /* Runs @once with retries; returns the last outcome. */
@@ -2064,7 +2004,7 @@ copy_chunk (CsJob    *job,
   if (o.code == 0)
     record_success (job, worker, item, action, (guint64) item->st.st_size);
   else if (o.code == CS_ERR_APPEARED && appeared_identical (job, item->dir, final, &item->st))
-    _cs_copy_account (job, item->dir, item->name, final, CS_ACTION_SKIP, (guint64) item->st.st_size);
+    _cs_job_account (job, item->dir, item->name, final, CS_ACTION_SKIP, (guint64) item->st.st_size);
   else
     record_failure (job, item, final, o, 1, (guint64) item->st.st_size);
   if (big->link != NULL)
@@ -2199,7 +2139,7 @@ _cs_copy_item (CsJob    *job,
     }
   if (action >= CS_ACTION_SKIP)
     {
-      _cs_copy_account (job, item->dir, item->name, final, action, size);
+      _cs_job_account (job, item->dir, item->name, final, action, size);
       /* Only an identical file there is one the later names may share. */
       if (first)
         settle_first (job, worker, item->link, action == CS_ACTION_SKIP);
@@ -2231,7 +2171,7 @@ _cs_copy_item (CsJob    *job,
     }
   else if (o.code == CS_ERR_APPEARED && appeared_identical (job, item->dir, final, &item->st))
     {
-      _cs_copy_account (job, item->dir, item->name, final, CS_ACTION_SKIP, size);
+      _cs_job_account (job, item->dir, item->name, final, CS_ACTION_SKIP, size);
       ready = TRUE;
     }
   else if (o.code == CS_ERR_CANNOT_MAKE)

@@ -213,6 +213,29 @@ gboolean  _cs_job_stopping         (CsJob        *job);
 /* any thread: whether @name matches one of the job's excludes */
 gboolean  _cs_job_is_excluded      (CsJob        *job,
                                     const char   *name);
+/* What becomes of a file, as the copy decides (_cs_copy_decide). */
+typedef enum {
+  CS_ACTION_COPY,        /* nothing there yet */
+  CS_ACTION_REPLACE,
+  CS_ACTION_KEEP_BOTH,
+  CS_ACTION_SKIP,        /* identical, or kept by the policy */
+  CS_ACTION_SKIP_NEWER,  /* the destination is newer: skipped and reported */
+  CS_ACTION_SKIP_KEPT,   /* it differs, and the policy (never) or the user kept it */
+  CS_ACTION_FAIL,        /* reported already */
+} CsAction;
+
+/* Counts and reports a file that is not copied (skip, skip-newer, fail). */
+void      _cs_job_account          (CsJob        *job,
+                                    CsDir        *dir,
+                                    const char   *name,
+                                    const char   *dst_name,
+                                    CsAction      action,
+                                    guint64       size);
+/* Counts a file as done in @klass (totals and progress). */
+void      _cs_job_count_done       (CsJob        *job,
+                                    CsClass       klass,
+                                    guint64       size);
+
 /* TRUE for the first fatal error of the job, which the caller then reports. */
 gboolean  _cs_job_fatal            (CsJob        *job,
                                     const char   *message);

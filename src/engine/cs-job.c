@@ -963,6 +963,66 @@ worker_func (gpointer data,
 /* ---- Totals and reports (any thread) ------------------------------------- */
 
 void
+_cs_job_account (CsJob      *job,
+                 CsDir      *dir,
+                 const char *name,
+                 const char *dst_name,
+                 CsAction    action,
+                 guint64     size)
+{
+  /* A move leaves what it does not take in the source. */
+  gboolean move = job->settings.operation == CS_OPERATION_MOVE;
+  const char *skipped = move ? "kept" : "skipped";
+
+  switch (action)
+    {
+    case CS_ACTION_SKIP_NEWER:
+      _cs_job_report_destination (job, dir, dst_name, "skip",
+                                  move ? "Left in the source: the file at the destination is newer"
+                                       : "Skipped: the file at the destination is newer");
+      _cs_job_log (job, dir, name, skipped, size, "the file at the destination is newer");
+      _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, size);
+      _cs_job_add_skip (job, FALSE, size);
+      break;
+    case CS_ACTION_SKIP:
+      _cs_job_log (job, dir, name, skipped, size, "identical");
+      _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, size);
+      _cs_job_add_skip (job, TRUE, size);
+      break;
+    case CS_ACTION_SKIP_KEPT:
+      if (move)
+        _cs_job_report (job, dir, dst_name, "skip", 0,
+                        "Left in the source: a different file of that name is at the destination", 0);
+      _cs_job_log (job, dir, name, skipped, size, "the file at the destination differs and was kept");
+      _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, size);
+      _cs_job_add_skip (job, FALSE, size);
+      break;
+    case CS_ACTION_FAIL:
+      _cs_job_add_total (job, CS_CLASS_FAILED, 1, size);
+      break;
+    case CS_ACTION_COPY:
+    case CS_ACTION_REPLACE:
+    case CS_ACTION_KEEP_BOTH:
+    default:
+      return;
+    }
+  if (move && !job->settings.dry_run)
+    atomic_fetch_add (&job->kept_files, 1);
+  atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit (&job->counters.bytes_done, size, memory_order_relaxed);
+}
+
+void
+_cs_job_count_done (CsJob   *job,
+                    CsClass  klass,
+                    guint64  size)
+{
+  _cs_job_add_total (job, klass, 1, size);
+  atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit (&job->counters.bytes_done, size, memory_order_relaxed);
+}
+
+void
 _cs_job_add_total (CsJob   *job,
                    CsClass  klass,
                    guint64  files,

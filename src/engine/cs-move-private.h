@@ -25,7 +25,6 @@
  */
 
 #include "cs-dir-private.h"
-#include "cs-copy-private.h"
 #include "cs-job-private.h"
 
 G_BEGIN_DECLS

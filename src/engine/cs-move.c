@@ -108,7 +108,7 @@ _cs_move_rename_whole (CsJob             *job,
       atomic_fetch_add (&job->files_found, 1);
       atomic_fetch_add (&job->bytes_found, size);
       _cs_job_add_total (job, CS_CLASS_TOTAL, 1, size);
-      _cs_copy_count_done (job, CS_CLASS_COPIED, size);
+      _cs_job_count_done (job, CS_CLASS_COPIED, size);
       atomic_fetch_add (&job->moved_files, 1);
       atomic_fetch_add (&job->moved_bytes, size);
     }
@@ -223,7 +223,7 @@ _cs_move_item (CsJob    *job,
     case CS_ACTION_SKIP_NEWER:
     case CS_ACTION_SKIP_KEPT:
     case CS_ACTION_FAIL:
-      _cs_copy_account (job, item->dir, item->name, final, action, size);
+      _cs_job_account (job, item->dir, item->name, final, action, size);
       return TRUE;
     case CS_ACTION_COPY:
     case CS_ACTION_REPLACE:
@@ -265,12 +265,12 @@ _cs_move_item (CsJob    *job,
                            code == EEXIST ? "Another program created this file during the move; "
                                             "it was left untouched, and the source kept"
                                           : NULL, 1);
-      _cs_copy_count_done (job, CS_CLASS_FAILED, size);
+      _cs_job_count_done (job, CS_CLASS_FAILED, size);
       atomic_fetch_add (&job->kept_files, 1);
       return TRUE;
     }
 
-  _cs_copy_count_done (job, CS_CLASS_COPIED, size);
+  _cs_job_count_done (job, CS_CLASS_COPIED, size);
   atomic_fetch_add (&job->moved_files, 1);
   atomic_fetch_add (&job->moved_bytes, size);
   log_moved (job, item->dir, item->name, FALSE, size, NULL);

@@ -51,6 +51,9 @@ gboolean  _cs_name_run_alive       (const char   *name);
 /* ".copyscope-<16 hex>-<digits>.stage" */
 gboolean  _cs_name_is_our_stage    (const char   *name);
 
+/* How many numbered names "keep both" tries. */
+#define CS_KEEP_BOTH_MAX 10000
+
 /* "name (@n).ext": where "keep both" puts a file. */
 char     *_cs_name_numbered        (const char   *final,
                                     guint         n);

@@ -513,7 +513,7 @@ handle_entry (CsJob         *job,
               atomic_fetch_add (&job->counters.bytes_done, size);
             }
           else
-            _cs_copy_account (job, dir, name, dst_name != NULL ? dst_name : name, action, size);
+            _cs_job_account (job, dir, name, dst_name != NULL ? dst_name : name, action, size);
           return;
         }
 
@@ -542,7 +542,7 @@ handle_entry (CsJob         *job,
                   _cs_link_settle (job, link, action == CS_ACTION_SKIP);
                   _cs_link_unref (link);
                 }
-              _cs_copy_account (job, dir, name, final, action, size);
+              _cs_job_account (job, dir, name, final, action, size);
               return;
             }
 
