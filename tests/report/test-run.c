@@ -412,6 +412,31 @@ test_run_errors_capped (void)
   assert_runs_equal (run, copy);
 }
 
+/* A long run with many pauses or limit changes records no more events than its
+ * reader takes back: the rest are counted, and the record still loads. */
+static void
+test_run_events_capped (void)
+{
+  const guint read_cap = 10000;
+  g_autoptr(CsRun) run = cs_run_new ();
+  g_autoptr(CsRun) copy = NULL;
+  g_autofree char *json = NULL;
+
+  for (guint i = 0; i < read_cap + 5; i++)
+    {
+      CsRunEvent event = { i * 0.25, (char *) "max-rate", 1e6 + i };
+
+      _cs_run_add_event (run, &event);
+    }
+
+  copy = reload (run);
+  assert_runs_equal (run, copy);
+  g_assert_cmpuint (cs_run_get_n_events (run), ==, read_cap);
+  g_assert_cmpuint (cs_run_get_n_events (copy), ==, read_cap);
+  json = cs_run_to_json_string (copy, FALSE);
+  g_assert_nonnull (strstr (json, "\"events_omitted\":5"));
+}
+
 typedef struct {
   CsRun *run;
   guint  n;
@@ -756,6 +781,7 @@ main (int   argc,
   g_test_add_func ("/run/round-trip", test_run_round_trip);
   g_test_add_func ("/run/save-load", test_run_save_load);
   g_test_add_func ("/run/errors-capped", test_run_errors_capped);
+  g_test_add_func ("/run/events-capped", test_run_events_capped);
   g_test_add_func ("/run/threads", test_run_threads);
   g_test_add_func ("/run/csv", test_run_csv);
   g_test_add_func ("/run/locale", test_run_locale);
