@@ -12,6 +12,9 @@ G_BEGIN_DECLS
 
 /* Errors beyond this many are counted, not kept, so a run record stays bounded. */
 #define CS_RUN_MAX_ERRORS 10000
+/* Events too (pauses, questions, limit changes, resumed files): the reader
+ * takes no more, so the record keeps what it can read back. */
+#define CS_RUN_MAX_EVENTS 10000
 
 void _cs_run_set_kind          (CsRun                  *run,
                                 const char             *kind);

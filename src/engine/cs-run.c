@@ -91,6 +91,7 @@ struct _CsRun
   GPtrArray        *errors;       /* of CsRunError */
   guint             n_errors;     /* its length, read without the lock */
   guint64           errors_omitted;
+  guint64           events_omitted;
 };
 
 G_DEFINE_BOXED_TYPE (CsRun, cs_run, cs_run_ref, cs_run_unref)
@@ -1203,10 +1204,16 @@ _cs_run_add_event (CsRun            *run,
   g_return_if_fail (run != NULL);
   g_return_if_fail (event != NULL && event->kind != NULL);
 
+  locker = _cs_mutex_locker_new (&run->mutex);
+  if (run->events->len >= CS_RUN_MAX_EVENTS)
+    {
+      run->events_omitted++;
+      return;
+    }
+
   copy = *event;
   copy.kind = g_strdup (event->kind);
   copy.path = event->path != NULL ? g_filename_display_name (event->path) : NULL;
-  locker = _cs_mutex_locker_new (&run->mutex);
   g_array_append_val (run->events, copy);
 }
 
@@ -1745,6 +1752,9 @@ run_to_json (CsRun    *run,
       json_builder_end_object (builder);
     }
   json_builder_end_array (builder);
+  /* Written only when some were left out, as records before the cap have none. */
+  if (run->events_omitted > 0)
+    add_member_int (builder, "events_omitted", clamp_u64 (run->events_omitted));
 
   json_builder_set_member_name (builder, "errors");
   json_builder_begin_array (builder);
@@ -2342,17 +2352,20 @@ event_kind_is_known (const char *kind)
 }
 
 static void
-read_events (Reader       *r,
+read_events (Reader     *r,
              JsonObject *root,
-             GArray       *events)
+             GArray     *events,
+             guint64    *omitted)
 {
   JsonArray *a = read_array (r, root, "", "events", FALSE);
 
+  if (json_object_has_member (root, "events_omitted"))
+    *omitted = read_int (r, root, "", "events_omitted", 0, MAX_COUNT);
   if (a == NULL)
     return;
-  if (json_array_get_length (a) > CS_RUN_MAX_ERRORS)
+  if (json_array_get_length (a) > CS_RUN_MAX_EVENTS)
     {
-      reader_fail (r, "“events” has more than %d entries", CS_RUN_MAX_ERRORS);
+      reader_fail (r, "“events” has more than %d entries", CS_RUN_MAX_EVENTS);
       return;
     }
 
@@ -3191,7 +3204,7 @@ run_from_json (JsonNode  *node,
   run->fatal_error = read_string (&r, root, "", "fatal_error", TRUE);
 
   read_timeline (&r, root, run->timeline);
-  read_events (&r, root, run->events);
+  read_events (&r, root, run->events, &run->events_omitted);
   read_errors (&r, root, run->errors, &run->errors_omitted);
   run->n_errors = run->errors->len;
   if (schema >= 2 && json_object_get_member (root, "header") != NULL)
