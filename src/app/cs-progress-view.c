@@ -134,9 +134,9 @@ cs_progress_view_update (CsProgressView   *self,
                          const CsProgress *progress)
 {
   g_autofree char *files_done = NULL;
-  g_autofree char *files_found = NULL;
+  g_autofree char *files_total = NULL;
   g_autofree char *bytes_done = NULL;
-  g_autofree char *bytes_found = NULL;
+  g_autofree char *bytes_total = NULL;
   g_autofree char *headline = NULL;
   g_autofree char *bytes = NULL;
   g_autofree char *speed = NULL;
@@ -148,59 +148,59 @@ cs_progress_view_update (CsProgressView   *self,
   cs_eta_push (self->eta, progress);
 
   files_done = _cs_format_count (progress->files_done);
-  files_found = _cs_format_count (progress->files_found);
+  files_total = _cs_format_count (progress->files_total);
   bytes_done = _cs_format_bytes (progress->bytes_done);
-  bytes_found = _cs_format_bytes (progress->bytes_found);
+  bytes_total = _cs_format_bytes (progress->bytes_total);
 
   if (progress->state == CS_JOB_STATE_PAUSED)
     /* Translators: like "Paused at 1,234 of 5,678 files" */
     headline = g_strdup_printf (ngettext ("Paused at %s of %s file", "Paused at %s of %s files",
-                                          (gulong) progress->files_found),
-                                files_done, files_found);
-  else if (progress->scanning)
+                                          (gulong) progress->files_total),
+                                files_done, files_total);
+  else if (!progress->total_known)
     /* Translators: the total is still growing while the sources are scanned,
      * like "1,234 files done · 5,678 found so far" */
     headline = g_strdup_printf (ngettext ("%s file done · %s found so far",
                                           "%s files done · %s found so far",
                                           (gulong) progress->files_done),
-                                files_done, files_found);
+                                files_done, files_total);
   else
     headline = g_strdup_printf (ngettext ("%s of %s file", "%s of %s files",
-                                          (gulong) progress->files_found),
-                                files_done, files_found);
+                                          (gulong) progress->files_total),
+                                files_done, files_total);
   gtk_label_set_label (self->headline_label, headline);
 
-  if (progress->scanning)
+  if (!progress->total_known)
     /* Translators: bytes done and found while the sources are still scanned,
      * like "1.2 GB done · 3.4 GB found so far" */
-    bytes = g_strdup_printf (_("%s done · %s found so far"), bytes_done, bytes_found);
+    bytes = g_strdup_printf (_("%s done · %s found so far"), bytes_done, bytes_total);
   else
     /* Translators: bytes copied of the total, like "1.2 GB of 3.4 GB" */
-    bytes = g_strdup_printf (_("%s of %s"), bytes_done, bytes_found);
+    bytes = g_strdup_printf (_("%s of %s"), bytes_done, bytes_total);
   gtk_label_set_label (self->bytes_label, bytes);
 
-  gtk_widget_set_visible (GTK_WIDGET (self->scanning_label), progress->scanning);
+  gtk_widget_set_visible (GTK_WIDGET (self->scanning_label), !progress->total_known);
 
   speed = _cs_format_figure (CS_FIGURE_SPEED, cs_eta_get_speed (self->eta) / 1e6);
   gtk_label_set_label (self->rate_label, speed);
 
   /* A share of a total still growing would pretend: the bar only moves. */
-  if (progress->scanning)
+  if (!progress->total_known)
     {
       if (progress->state == CS_JOB_STATE_RUNNING)
         gtk_progress_bar_pulse (self->progress_bar);
     }
   else
     {
-      if (progress->bytes_found > 0)
-        fraction = (double) progress->bytes_done / (double) progress->bytes_found;
-      else if (progress->files_found > 0)
-        fraction = (double) progress->files_done / (double) progress->files_found;
+      if (progress->bytes_total > 0)
+        fraction = (double) progress->bytes_done / (double) progress->bytes_total;
+      else if (progress->files_total > 0)
+        fraction = (double) progress->files_done / (double) progress->files_total;
       gtk_progress_bar_set_fraction (self->progress_bar, CLAMP (fraction, 0, 1));
     }
 
   /* While scanning, "Still counting files…" beside the bytes says why there is none. */
-  if (progress->state != CS_JOB_STATE_RUNNING || progress->scanning)
+  if (progress->state != CS_JOB_STATE_RUNNING || !progress->total_known)
     gtk_label_set_label (self->eta_label, "");
   else
     {

@@ -190,12 +190,12 @@ sweep_poll_cb (gpointer  owner,
                            index + 1, total, cs_job_get_threads (job));
   gtk_label_set_label (self->run_title_label, title);
 
-  if (progress.bytes_found > 0)
+  if (progress.bytes_total > 0)
     {
       g_autofree char *done = _cs_format_bytes (progress.bytes_done);
-      g_autofree char *found = _cs_format_bytes (progress.bytes_found);
+      g_autofree char *found = _cs_format_bytes (progress.bytes_total);
       g_autofree char *elapsed = _cs_format_duration (progress.elapsed);
-      double fraction = (double) progress.bytes_done / (double) progress.bytes_found;
+      double fraction = (double) progress.bytes_done / (double) progress.bytes_total;
 
       /* Translators: progress of the current copy of a sweep, like "12 MB of 64 MB · 3 seconds" */
       detail = g_strdup_printf (_("%s of %s · %s"), done, found, elapsed);

@@ -315,16 +315,16 @@ job_progress_cb (CsWindow *self,
       _cs_window_actions_update (self);
     }
 
-  if (progress.bytes_found > 0)
+  if (progress.bytes_total > 0)
     {
       g_autofree char *subtitle = NULL;
-      double percent = 100.0 * (double) progress.bytes_done / (double) progress.bytes_found;
+      double percent = 100.0 * (double) progress.bytes_done / (double) progress.bytes_total;
 
       gboolean move = cs_job_get_operation (job) == CS_OPERATION_MOVE;
 
       if (progress.state == CS_JOB_STATE_PAUSED)
         subtitle = g_strdup (_("Paused"));
-      else if (progress.scanning)
+      else if (!progress.total_known)
         subtitle = g_strdup (move ? _("Moving") : _("Copying"));
       else if (move)
         /* Translators: the window subtitle while moving, like "Moving · 42 %" */

@@ -91,20 +91,20 @@ on_progress (CsJob    *job,
   state->last_line = now;
 
   done = cs_cli_format_bytes (p.bytes_done);
-  total = cs_cli_format_bytes (p.bytes_found);
+  total = cs_cli_format_bytes (p.bytes_total);
   speed = cs_figure_format (CS_FIGURE_SPEED, cs_eta_get_speed (state->eta) / 1e6);
-  if (p.scanning)
+  if (!p.total_known)
     g_string_append_printf (line, "scanning  %" G_GUINT64_FORMAT " files, %s found  %" G_GUINT64_FORMAT
                             " done  %s  %.0f req/s  %u threads",
                             p.files_found, total, p.files_done, speed, state->last_requests, p.threads);
   else
     {
-      double fraction = p.bytes_found > 0 ? (double) p.bytes_done / (double) p.bytes_found
-                        : p.files_found > 0 ? (double) p.files_done / (double) p.files_found : 1.0;
+      double fraction = p.bytes_total > 0 ? (double) p.bytes_done / (double) p.bytes_total
+                        : p.files_total > 0 ? (double) p.files_done / (double) p.files_total : 1.0;
 
       g_string_append_printf (line, "%3.0f%%  %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
                               " files  %s/%s  %s  %.0f req/s  %u threads",
-                              100.0 * MIN (fraction, 1.0), p.files_done, p.files_found, done, total,
+                              100.0 * MIN (fraction, 1.0), p.files_done, p.files_total, done, total,
                               speed, state->last_requests, p.threads);
       if (p.state == CS_JOB_STATE_RUNNING && cs_eta_get_left (state->eta, &low, &high))
         {

@@ -95,6 +95,7 @@ cs_eta_reset (CsEta *eta)
   eta->len = 0;
   memset (&eta->last, 0, sizeof eta->last);
   eta->last.scanning = TRUE;
+  eta->last.total_known = FALSE;
   add_point (eta, &origin);
 }
 
@@ -162,11 +163,11 @@ cs_eta_get_left (CsEta  *eta,
   now = point_at (eta, 0);
   then = oldest_within (eta, CS_ETA_WINDOW);
   span = now->t - then->t;
-  if (p->scanning || span < CS_ETA_MIN_SPAN)
+  if (!p->total_known || span < CS_ETA_MIN_SPAN)
     return FALSE;
 
-  bytes_left = p->bytes_found > now->bytes_done ? p->bytes_found - now->bytes_done : 0;
-  files_left = p->files_found > now->files_done ? p->files_found - now->files_done : 0;
+  bytes_left = p->bytes_total > now->bytes_done ? p->bytes_total - now->bytes_done : 0;
+  files_left = p->files_total > now->files_done ? p->files_total - now->files_done : 0;
 
   /* A kind of work that is all done says nothing about the rest: the last
    * file's bytes when every file but one is done, empty files when every byte is. */

@@ -25,9 +25,9 @@ G_BEGIN_DECLS
  * byte ends between the two, which is the range given. When they are more than
  * CS_ETA_MAX_SPREAD apart (large files done, many small ones left, or the other
  * way round) the window cannot tell a file's price from a byte's, and only the
- * lower one is given, as "at least". There is none while the sources are still
- * being scanned (the total is not known), before CS_ETA_MIN_SPAN seconds of
- * copying, or while nothing moves.
+ * lower one is given, as "at least". There is none while the total is not
+ * known (the sources are still being scanned and not yet counted ahead),
+ * before CS_ETA_MIN_SPAN seconds of copying, or while nothing moves.
  */
 
 #define CS_ETA_SPEED_WINDOW 5.0

@@ -88,6 +88,12 @@ struct _CsJob {
   atomic_uint_fast64_t temp_seq;
   atomic_uint_fast64_t bytes_partial;  /* of files still being copied */
   atomic_int    scanning;
+  /* The count ahead (cs-count-ahead.c): what the scanner will find, once
+   * counted is set */
+  GThread      *counter;
+  atomic_int    count_stop;
+  atomic_int    counted;
+  atomic_uint_fast64_t files_counted, bytes_counted;
   atomic_int    active;
   atomic_uint   threads;
   atomic_int    stop;             /* CsStopReason */

@@ -16,6 +16,7 @@
 #include "cs-auto-memory-private.h"
 #include "cs-conflict-private.h"
 #include "cs-copy-private.h"
+#include "cs-count-ahead-private.h"
 #include "cs-deletions-private.h"
 #include "cs-dest-fs-private.h"
 #include "cs-mirror-private.h"
@@ -1585,6 +1586,17 @@ cs_job_get_progress (CsJob      *self,
   out->dirs_found = atomic_load (&self->dirs_found);
   out->files_found = atomic_load (&self->files_found);
   out->bytes_found = atomic_load (&self->bytes_found);
+  out->files_total = out->files_found;
+  out->bytes_total = out->bytes_found;
+  out->total_known = !out->scanning;
+  /* Counted ahead, the total is known before the scanner gets there; what it
+   * found beyond the count (files added meanwhile) is not left out. */
+  if (out->scanning && atomic_load_explicit (&self->counted, memory_order_acquire))
+    {
+      out->total_known = TRUE;
+      out->files_total = MAX (out->files_found, atomic_load (&self->files_counted));
+      out->bytes_total = MAX (out->bytes_found, atomic_load (&self->bytes_counted));
+    }
   out->files_done = atomic_load (&self->counters.files_done);
   /* Bytes of files still in flight count too, or one big file would show 0 % until it ends. */
   out->bytes_done = atomic_load (&self->counters.bytes_done) + atomic_load (&self->bytes_partial);
@@ -1746,7 +1758,9 @@ controller_thread (gpointer data)
   CsTotals totals;
   CsStopReason reason;
 
+  _cs_count_ahead_start (job);
   _cs_scanner_run (job);
+  _cs_count_ahead_stop (job);
   _cs_links_clear (job);
   _cs_job_size_up_end (job);
   atomic_store (&job->scanning, 0);

@@ -25,12 +25,15 @@ typedef enum {
 /* A consistent snapshot of a job's progress; any thread. */
 typedef struct {
   CsJobState state;
-  gboolean   scanning;        /* totals still growing */
+  gboolean   scanning;        /* the scanner is still finding files */
+  gboolean   total_known;     /* the scan ended, or the count ahead saw everything */
   guint      threads;         /* allowed now */
   guint      active;          /* workers busy now */
   guint64    dirs_found;
   guint64    files_found;
   guint64    bytes_found;
+  guint64    files_total;     /* what there is to do once total_known, else files_found */
+  guint64    bytes_total;
   guint64    files_done;      /* copied + skipped + failed + mismatched */
   guint64    bytes_done;      /* source bytes handled, parts of files in flight included */
   guint64    files_copied;

@@ -92,6 +92,9 @@ simulate (const Copy *c)
       for (guint k = 0; k < found; k++)
         s.progress.bytes_found += size_of (c, k);
       s.progress.files_found = found;
+      s.progress.total_known = !s.progress.scanning;
+      s.progress.files_total = s.progress.files_found;
+      s.progress.bytes_total = s.progress.bytes_found;
       s.left = total - clock;
       g_array_append_val (out, s);
     }

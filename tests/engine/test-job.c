@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "copyscope-engine.h"
+#include "cs-count-ahead-private.h"
 #include "cs-io-private.h"
+#include "cs-job-private.h"
 #include "cs-test-tree.h"
 
 /* ---- Trees ---------------------------------------------------------------- */
@@ -459,6 +461,152 @@ test_live_threads (void)
   g_assert_cmpuint (g_array_index (timeline, CsThreadChange, 0).to, ==, 1);
   cs_test_tree_assert_equal (src, dst);
 
+  cs_test_tree_remove (root);
+}
+
+/* A tree more than a queue's length of files (the scanner waits for the copy
+ * behind that many), with what the count must take as the scanner does:
+ * nested folders, a link, a FIFO, an excluded file and an excluded folder. */
+#define COUNT_TREE_FILES 5000
+#define COUNT_TREE_SIZE  100
+
+static char *
+make_count_tree (const char *root,
+                 guint64    *out_files,
+                 guint64    *out_bytes)
+{
+  char *src = g_build_filename (root, "counted", NULL);
+  g_autofree char *sub = g_build_filename (src, "sub", NULL);
+  g_autofree char *deeper = g_build_filename (sub, "deeper", NULL);
+  g_autofree char *excluded = g_build_filename (src, "cache.tmp", NULL);
+  char block[COUNT_TREE_SIZE];
+
+  memset (block, 'c', sizeof block);
+  g_assert_cmpint (g_mkdir_with_parents (deeper, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (excluded, 0755), ==, 0);
+  for (guint i = 0; i < COUNT_TREE_FILES; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("%s/f%05u", i % 2 ? sub : deeper, i);
+      int fd = open (name, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+      g_assert_cmpint (fd, >=, 0);
+      g_assert_cmpint (write (fd, block, sizeof block), ==, sizeof block);
+      close (fd);
+    }
+  {
+    g_autofree char *link = g_build_filename (sub, "link", NULL);
+    g_autofree char *fifo = g_build_filename (src, "fifo", NULL);
+    g_autofree char *tmp = g_build_filename (src, "skip.tmp", NULL);
+    g_autofree char *hidden = g_build_filename (excluded, "inside", NULL);
+
+    g_assert_cmpint (symlink ("f00001", link), ==, 0);
+    g_assert_cmpint (mkfifo (fifo, 0644), ==, 0);
+    write_file (tmp, 4096, 1);
+    write_file (hidden, 4096, 2);
+  }
+  *out_files = COUNT_TREE_FILES + 2;
+  *out_bytes = (guint64) COUNT_TREE_FILES * COUNT_TREE_SIZE;
+  return src;
+}
+
+typedef struct {
+  guint    known_while_scanning;   /* samples with a total before the scan ended */
+  guint    scanning;
+  CsProgress first_known;
+} CountState;
+
+static void
+on_sample_count (CsJob    *job,
+                 gpointer  sample,
+                 gpointer  user_data)
+{
+  CountState *state = user_data;
+  CsProgress p;
+
+  cs_job_get_progress (job, &p);
+  if (!p.scanning)
+    return;
+  state->scanning++;
+  if (p.total_known && state->known_while_scanning++ == 0)
+    state->first_known = p;
+}
+
+/* The progress has the whole tree's total while the scanner is still a
+ * queue's length behind, and it is the total the scanner finds at the end. */
+static void
+test_count_ahead (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autoptr(CsJob) job = NULL;
+  g_autofree char *src = NULL;
+  CountState state = { 0 };
+  guint64 files, bytes;
+  CsProgress p;
+
+  src = make_count_tree (root, &files, &bytes);
+  job = job_for (src, dst, 2);
+  cs_job_add_exclude (job, "*.tmp");
+  install_faults ();
+  atomic_store (&fault_delay_us, 300);
+  g_signal_connect (job, "sample", G_CALLBACK (on_sample_count), &state);
+  g_assert_true (cs_job_run_sync (job, NULL, NULL));
+  remove_faults ();
+
+  g_assert_cmpuint (state.scanning, >, 0);
+  g_assert_cmpuint (state.known_while_scanning, >, 0);
+  g_assert_cmpuint (state.first_known.files_total, ==, files);
+  g_assert_cmpuint (state.first_known.bytes_total, ==, bytes);
+  /* Known long before the scanner got there. */
+  g_assert_cmpuint (state.first_known.files_found, <, files);
+  g_assert_cmpuint (state.first_known.files_done, <, files / 2);
+
+  cs_job_get_progress (job, &p);
+  g_assert_true (p.total_known);
+  g_assert_false (p.scanning);
+  g_assert_cmpuint (p.files_found, ==, files);
+  g_assert_cmpuint (p.bytes_found, ==, bytes);
+  g_assert_cmpuint (p.files_total, ==, files);
+  cs_test_tree_remove (root);
+}
+
+/* A count held by a paused copy ends with the cancel, having claimed no
+ * total; left alone, the same count finishes with the tree's. */
+static void
+test_count_ahead_cancel (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autoptr(CsJob) held = NULL;
+  g_autoptr(CsJob) free_running = NULL;
+  g_autofree char *src = NULL;
+  guint64 files, bytes;
+  gint64 start;
+
+  src = make_count_tree (root, &files, &bytes);
+
+  held = job_for (src, dst, 2);
+  atomic_store (&held->gate_closed, 1);
+  _cs_count_ahead_start (held);
+  g_usleep (G_USEC_PER_SEC / 5);
+  g_assert_false (atomic_load (&held->counted));
+  start = g_get_monotonic_time ();
+  cs_job_cancel (held);
+  _cs_count_ahead_stop (held);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, G_USEC_PER_SEC);
+  g_assert_false (atomic_load (&held->counted));
+  g_assert_cmpuint (atomic_load (&held->files_counted), ==, 0);
+
+  free_running = job_for (src, dst, 2);
+  cs_job_add_exclude (free_running, "*.tmp");
+  _cs_count_ahead_start (free_running);
+  for (start = g_get_monotonic_time ();
+       !atomic_load (&free_running->counted) && g_get_monotonic_time () - start < 30 * G_USEC_PER_SEC;)
+    g_usleep (1000);
+  _cs_count_ahead_stop (free_running);
+  g_assert_true (atomic_load (&free_running->counted));
+  g_assert_cmpuint (atomic_load (&free_running->files_counted), ==, files);
+  g_assert_cmpuint (atomic_load (&free_running->bytes_counted), ==, bytes);
   cs_test_tree_remove (root);
 }
 
@@ -1428,6 +1576,8 @@ main (int    argc,
   g_test_add_func ("/job/refusals", test_refusals);
   g_test_add_func ("/job/live-threads", test_live_threads);
   g_test_add_func ("/job/cancel", test_cancel);
+  g_test_add_func ("/job/count-ahead", test_count_ahead);
+  g_test_add_func ("/job/count-ahead/cancel", test_count_ahead_cancel);
   g_test_add_func ("/job/cancellable", test_cancellable);
   g_test_add_func ("/job/transient-read-error", test_transient_read_error);
   g_test_add_func ("/job/sticky-read-error", test_sticky_read_error);

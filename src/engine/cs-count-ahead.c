@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-count-ahead"
+
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cs-count-ahead-private.h"
+#include "cs-job-private.h"
+
+/*
+ * The scanner stays only a queue's length (a few thousand files) ahead of the
+ * copy, so memory does not grow with the tree, and the total it finds is known
+ * only when it reaches the end: on a 100,000-file tree, near the end of the
+ * copy. The count ahead walks the same sources at the same time, keeping
+ * nothing per file, and only counts what the scanner will find: each entry not
+ * excluded that is not a folder is a file, a regular file's size its bytes, as
+ * the scanner counts them. Once it has seen everything, the progress has a
+ * total to measure against (cs_job_get_progress); the scanner's own total takes
+ * over when its walk ends, and is the one recorded.
+ *
+ * It is a cheap walk: folders by their listing's type, without a stat, and
+ * one fstatat per file. It uses the system calls directly, not the job's I/O
+ * table: its requests are not the copy's, so they stay out of the copy's
+ * counters (and out of the faults tests inject there). It gives up rather
+ * than guess — a folder too deep, no descriptor left — and then the copy
+ * shows what the scanner found so far, as without it. It waits while the copy
+ * is paused or asks, and ends when the copy is cancelled or the scan is done.
+ */
+
+/* A descriptor per level is held open: deeper trees are not counted. */
+#define COUNT_MAX_DEPTH 64
+/* While the copy is held, how often the count looks whether it should end. */
+#define COUNT_HOLD_NAP_US (50 * 1000)
+
+typedef struct {
+  guint64 files;
+  guint64 bytes;
+} Count;
+
+/* Whether to go on: FALSE once the copy stops or the scan is done; waits
+ * while the copy is paused or asks, as the scanner does. */
+static gboolean
+count_going (CsJob *job)
+{
+  for (;;)
+    {
+      if (atomic_load_explicit (&job->count_stop, memory_order_relaxed) || _cs_job_stopping (job))
+        return FALSE;
+      if (G_LIKELY (!atomic_load_explicit (&job->gate_closed, memory_order_relaxed)))
+        return TRUE;
+      g_usleep (COUNT_HOLD_NAP_US);
+    }
+}
+
+static gboolean count_dir (CsJob *job, int fd, guint depth, Count *count);
+
+/* FALSE when the count cannot be whole. */
+static gboolean
+count_entry (CsJob         *job,
+             int            parent_fd,
+             const char    *name,
+             unsigned char  d_type,
+             guint          depth,
+             Count         *count)
+{
+  struct stat st;
+  int fd;
+
+  if (d_type != DT_DIR)
+    {
+      /* Not even looked at, the scanner counts it as a file that failed. */
+      if (fstatat (parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        {
+          count->files++;
+          return TRUE;
+        }
+      if (!S_ISDIR (st.st_mode))
+        {
+          count->files++;
+          if (S_ISREG (st.st_mode))
+            count->bytes += (guint64) st.st_size;
+          return TRUE;
+        }
+    }
+
+  if (depth >= COUNT_MAX_DEPTH)
+    return FALSE;
+  fd = openat (parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    /* A folder the scanner cannot open either holds nothing it counts. */
+    return errno != EMFILE && errno != ENFILE && errno != ENOMEM;
+  return count_dir (job, fd, depth + 1, count);
+}
+
+/* Takes @fd. */
+static gboolean
+count_dir (CsJob *job,
+           int    fd,
+           guint  depth,
+           Count *count)
+{
+  DIR *dir = fdopendir (fd);
+  struct dirent *entry;
+  gboolean whole = TRUE;
+
+  if (dir == NULL)
+    {
+      close (fd);
+      return FALSE;
+    }
+  errno = 0;
+  while (whole && (entry = readdir (dir)) != NULL)
+    {
+      if (strcmp (entry->d_name, ".") == 0 || strcmp (entry->d_name, "..") == 0)
+        continue;
+      if (!count_going (job))
+        whole = FALSE;
+      else if (!_cs_job_is_excluded (job, entry->d_name))
+        whole = count_entry (job, dirfd (dir), entry->d_name, entry->d_type, depth, count);
+      errno = 0;
+    }
+  /* A folder the scanner cannot read to its end gives it a total below ours. */
+  if (whole && errno != 0)
+    whole = FALSE;
+  closedir (dir);
+  return whole;
+}
+
+static gpointer
+count_thread (gpointer data)
+{
+  CsJob *job = data;
+  Count count = { 0 };
+
+  for (guint i = 0; i < job->sources->len; i++)
+    {
+      g_autofree char *trimmed = g_strdup (g_ptr_array_index (job->sources, i));
+      g_autofree char *name = NULL;
+      struct stat st;
+
+      if (!count_going (job))
+        return NULL;
+      /* "folder/" names the folder itself, as the scanner reads it. */
+      while (strlen (trimmed) > 1 && g_str_has_suffix (trimmed, "/"))
+        trimmed[strlen (trimmed) - 1] = '\0';
+      name = g_path_get_basename (trimmed);
+      if (_cs_job_is_excluded (job, name))
+        continue;
+      if (!count_entry (job, AT_FDCWD, trimmed,
+                        lstat (trimmed, &st) == 0 && S_ISDIR (st.st_mode) ? DT_DIR : DT_UNKNOWN,
+                        0, &count))
+        return NULL;
+    }
+
+  atomic_store_explicit (&job->files_counted, count.files, memory_order_relaxed);
+  atomic_store_explicit (&job->bytes_counted, count.bytes, memory_order_relaxed);
+  atomic_store_explicit (&job->counted, 1, memory_order_release);
+  return NULL;
+}
+
+void
+_cs_count_ahead_start (CsJob *job)
+{
+  g_assert (job->counter == NULL);
+
+  /* A dry run only reads, as fast as a count would. */
+  if (job->settings.dry_run)
+    return;
+  job->counter = g_thread_new ("cs-count-ahead", count_thread, job);
+}
+
+void
+_cs_count_ahead_stop (CsJob *job)
+{
+  atomic_store (&job->count_stop, 1);
+  if (job->counter != NULL)
+    g_thread_join (g_steal_pointer (&job->counter));
+}
