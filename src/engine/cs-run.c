@@ -3379,3 +3379,123 @@ cs_run_samples_to_csv (CsRun *run)
 
   return g_string_free (out, FALSE);
 }
+
+GVariant *
+cs_run_to_summary (CsRun *run)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+  GVariantBuilder sources, totals, timeline, stats;
+
+  g_return_val_if_fail (run != NULL, NULL);
+
+  locker = _cs_mutex_locker_new (&run->mutex);
+
+  g_variant_builder_init (&sources, G_VARIANT_TYPE_BYTESTRING_ARRAY);
+  for (guint i = 0; run->sources[i] != NULL; i++)
+    g_variant_builder_add (&sources, "^ay", run->sources[i]);
+
+  g_variant_builder_init (&totals, G_VARIANT_TYPE ("at"));
+  for (guint c = 0; c < CS_N_CLASSES; c++)
+    for (guint k = 0; k < CS_N_KINDS; k++)
+      g_variant_builder_add (&totals, "t", run->totals.v[c][k]);
+
+  g_variant_builder_init (&timeline, G_VARIANT_TYPE ("a(duus)"));
+  for (guint i = 0; i < run->timeline->len; i++)
+    {
+      const CsThreadChange *change = &g_array_index (run->timeline, CsThreadChange, i);
+
+      g_variant_builder_add (&timeline, "(duus)", change->t, change->from, change->to,
+                             change->reason != NULL ? change->reason : "");
+    }
+
+  g_variant_builder_init (&stats, G_VARIANT_TYPE ("a(tddd)"));
+  for (guint c = 0; c < CS_N_COUNTERS; c++)
+    g_variant_builder_add (&stats, "(tddd)", run->sums[c].n, run->sums[c].min,
+                           run->sums[c].max, run->sums[c].sum);
+
+  return g_variant_new ("(ssmsxddaaym@ayuatsmsa(duus)a(tddd)uu)",
+                        run->id, run->kind, run->label, run->started, run->duration, run->held,
+                        &sources,
+                        run->destination != NULL ? g_variant_new_bytestring (run->destination) : NULL,
+                        run->settings.threads, &totals, run->outcome, run->fatal_error,
+                        &timeline, &stats, run->header ? run->n_errors : run->errors->len,
+                        n_samples_locked (run));
+}
+
+CsRun *
+cs_run_new_from_summary (GVariant  *summary,
+                         GError   **error)
+{
+  g_autoptr(CsRun) run = cs_run_new ();
+  g_autoptr(GVariant) sources = NULL;
+  g_autoptr(GVariant) destination = NULL;
+  g_autoptr(GVariant) totals = NULL;
+  g_autoptr(GVariant) stats = NULL;
+  g_autoptr(GVariantIter) timeline = NULL;
+  const char *id, *kind, *outcome, *reason;
+  char *label, *fatal_error;
+  CsThreadChange change;
+  const guint64 *values;
+  gsize n_values;
+
+  g_return_val_if_fail (summary != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!g_variant_is_of_type (summary, G_VARIANT_TYPE (CS_RUN_SUMMARY_TYPE)))
+    {
+      g_set_error (error, CS_RUN_ERROR, CS_RUN_ERROR_INVALID, "Invalid run summary: its type is %s",
+                   g_variant_get_type_string (summary));
+      return NULL;
+    }
+
+  g_variant_get (summary, "(&s&sms" "xdd@aay@may" "u@at&sms" "a(duus)@a(tddd)uu)",
+                 &id, &kind, &label, &run->started, &run->duration, &run->held,
+                 &sources, &destination, &run->settings.threads, &totals, &outcome,
+                 &fatal_error, &timeline, &stats, &run->n_errors, &run->header_samples);
+  run->label = label;
+  run->fatal_error = fatal_error;
+
+  values = g_variant_get_fixed_array (totals, &n_values, sizeof (guint64));
+  if (!g_uuid_string_is_valid (id) || !outcome_is_known (outcome) ||
+      n_values != CS_N_CLASSES * CS_N_KINDS || g_variant_n_children (stats) != CS_N_COUNTERS ||
+      run->started < 0 || run->started > MAX_STARTED_USEC ||
+      !(run->duration >= 0 && run->duration <= MAX_DURATION) ||
+      !(run->held >= 0 && run->held <= MAX_DURATION))
+    {
+      g_set_error (error, CS_RUN_ERROR, CS_RUN_ERROR_INVALID, "Invalid run summary");
+      return NULL;
+    }
+
+  g_free (run->id);
+  run->id = g_strdup (id);
+  run->kind = g_intern_string (kind);
+  run->outcome = g_intern_string (outcome);
+  if (run->label != NULL && run->label[0] == '\0')
+    g_clear_pointer (&run->label, g_free);
+
+  g_strfreev (run->sources);
+  run->sources = g_variant_dup_bytestring_array (sources, NULL);
+  if (destination != NULL)
+    {
+      g_autoptr(GVariant) bytes = g_variant_get_maybe (destination);
+
+      if (bytes != NULL)
+        run->destination = g_variant_dup_bytestring (bytes, NULL);
+    }
+
+  memcpy (run->totals.v, values, sizeof run->totals.v);
+
+  while (g_variant_iter_next (timeline, "(duu&s)", &change.t, &change.from, &change.to, &reason))
+    {
+      change.reason = reason[0] != '\0' ? g_strdup (reason) : NULL;
+      g_array_append_val (run->timeline, change);
+    }
+
+  for (guint c = 0; c < CS_N_COUNTERS; c++)
+    g_variant_get_child (stats, c, "(tddd)", &run->sums[c].n, &run->sums[c].min,
+                         &run->sums[c].max, &run->sums[c].sum);
+
+  run->header = TRUE;
+
+  return g_steal_pointer (&run);
+}

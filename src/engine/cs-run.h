@@ -253,6 +253,16 @@ char                    *cs_run_to_json_string    (CsRun       *run,
  * empty list of errors, cs_run_get_n_errors () and the statistics as saved. */
 JsonNode                *cs_run_to_header_json    (CsRun       *run);
 gboolean                 cs_run_is_header         (CsRun       *run);
+/* Less than a header, for an index of runs read at every listing: what a list
+ * shows (id, kind, label, start, duration, paths, totals, outcome, threads and
+ * their timeline, the statistics, the numbers of errors and samples), typed,
+ * so a list of a thousand is read without parsing. cs_run_new_from_summary ()
+ * makes a run that cs_run_is_header () of it; its other settings, environment
+ * and events are the defaults of cs_run_new (). */
+#define CS_RUN_SUMMARY_TYPE "(ssmsxddaaymayuatsmsa(duus)a(tddd)uu)"
+GVariant                *cs_run_to_summary        (CsRun       *run);
+CsRun                   *cs_run_new_from_summary  (GVariant    *summary,
+                                                   GError     **error);
 CsRun                   *cs_run_new_from_json     (JsonNode    *node,
                                                    GError     **error);
 CsRun                   *cs_run_load              (const char  *path,

@@ -13,23 +13,32 @@
 #include <glib/gstdio.h>
 
 #include "cs-history.h"
-#include "cs-json-io.h"
 #include "cs-report.h"
 
 /*
  * The list is read from an index beside the records: for each record its
- * name, size, inode and change time, and its header (cs_run_to_header_json
- * ()), a few kilobytes instead of the record. A record whose name, size,
- * inode or time differ from its entry is read again and its entry made anew,
- * so whatever writes the folder (the CLI, the window, a copy of files) the
- * list stays true; entries of records gone are dropped. The index is written
- * whole under a temporary name and renamed, so two programs listing at once
- * each leave a consistent index, the one renamed last. Its name does not end
- * in ".json": no reader of the folder takes it for a record.
+ * name, size, inode and change time, and its summary (cs_run_to_summary ()),
+ * what the list shows. A record whose name, size, inode or time differ from
+ * its entry is read again and its entry made anew, so whatever writes the
+ * folder (the CLI, the window, a copy of files) the list stays true; entries
+ * of records gone are dropped. The index is written whole under a temporary
+ * name and renamed, so two programs listing at once each leave a consistent
+ * index, the one renamed last, and a reader's mapping of the one before stays
+ * whole. Its name does not end in ".json": no reader of the folder takes it
+ * for a record.
+ *
+ * It is a GVariant, mapped and read in place: listing 1,000 runs parsed a
+ * 3.6 MB JSON index for most of its time (bench/RESULTS.md, "Long copies").
+ * Read as untrusted data, a damaged index gives wrong entries at worst, which
+ * fail cs_run_new_from_summary () or their stamps and are read again.
  */
 #define INDEX_NAME        ".index"
-#define INDEX_VERSION     1
+#define INDEX_VERSION     2
 #define INDEX_MAX_SIZE    ((gsize) 128 * 1024 * 1024)
+/* version, run schema, and per record: name, size, inode, change time and
+ * its summary, or nothing when it could not be read. */
+#define INDEX_ENTRY_TYPE  "(sxtxm" CS_RUN_SUMMARY_TYPE ")"
+#define INDEX_TYPE        "(uua" INDEX_ENTRY_TYPE ")"
 
 void
 cs_history_entry_free (CsHistoryEntry *entry)
@@ -263,61 +272,75 @@ stamp_of (const char *path,
   return TRUE;
 }
 
-static const CsJsonLimits index_limits = {
-  .what = "history index",
-  .max_size = INDEX_MAX_SIZE,
-  .max_depth = 32,
-  .max_values = 32 * 1000 * 1000,
-};
+typedef struct {
+  GMappedFile *file;
+  GVariant    *root;
+  GHashTable  *entries;   /* record name → its entry, borrowed from root */
+} Index;
 
-/* The entries of the index by record name, each a JsonObject; empty when
- * there is none or it cannot be read (it is only rebuilt then). */
-static GHashTable *
+static void
+index_clear (Index *index)
+{
+  g_clear_pointer (&index->entries, g_hash_table_unref);
+  g_clear_pointer (&index->root, g_variant_unref);
+  g_clear_pointer (&index->file, g_mapped_file_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Index, index_clear)
+
+/* The entries of the index by record name; none when there is no index or it
+ * cannot be read (it is only rebuilt then). */
+static void
 index_read (const char *dir_path,
-            JsonNode  **out_root)
+            Index      *index)
 {
   g_autofree char *path = g_build_filename (dir_path, INDEX_NAME, NULL);
-  GHashTable *entries = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GVariant) records = NULL;
+  g_autoptr(GBytes) bytes = NULL;
   g_autoptr(GError) error = NULL;
-  JsonObject *root;
-  JsonArray *list;
+  guint32 version = 0, schema = 0;
 
-  *out_root = cs_json_load_file (path, &index_limits, &error);
-  if (*out_root == NULL)
+  index->entries = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) g_variant_unref);
+  index->file = g_mapped_file_new (path, FALSE, &error);
+  if (index->file == NULL)
     {
       if (!g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
         g_debug ("Rebuilding the history index: %s", error->message);
-      return entries;
+      return;
     }
-  if (!JSON_NODE_HOLDS_OBJECT (*out_root))
-    return entries;
-  root = json_node_get_object (*out_root);
-  if (json_object_get_int_member_with_default (root, "version", 0) != INDEX_VERSION ||
-      json_object_get_int_member_with_default (root, "schema_version", 0) != CS_RUN_SCHEMA_VERSION)
-    return entries;
-  list = json_object_get_array_member (root, "records");
-  for (guint i = 0; list != NULL && i < json_array_get_length (list); i++)
+  if (g_mapped_file_get_length (index->file) > INDEX_MAX_SIZE)
+    return;
+
+  bytes = g_mapped_file_get_bytes (index->file);
+  index->root = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE (INDEX_TYPE), bytes, FALSE));
+  g_variant_get (index->root, "(uu@a" INDEX_ENTRY_TYPE ")", &version, &schema, &records);
+  if (version != INDEX_VERSION || schema != CS_RUN_SCHEMA_VERSION)
+    return;
+
+  for (gsize i = 0, n = g_variant_n_children (records); i < n; i++)
     {
-      JsonNode *node = json_array_get_element (list, i);
-      const char *name;
+      GVariant *entry = g_variant_get_child_value (records, i);
+      const char *name = NULL;
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      name = json_object_get_string_member_with_default (json_node_get_object (node), "name", NULL);
-      if (name != NULL)
-        g_hash_table_insert (entries, (gpointer) name, json_node_get_object (node));
+      /* The name lies in the mapped file, which stays while the index does. */
+      g_variant_get_child (entry, 0, "&s", &name);
+      if (name[0] != '\0')
+        g_hash_table_replace (index->entries, (gpointer) name, entry);
+      else
+        g_variant_unref (entry);
     }
-
-  return entries;
 }
 
 static gboolean
-entry_matches (JsonObject      *entry,
+entry_matches (GVariant        *entry,
                const FileStamp *stamp)
 {
-  return json_object_get_int_member_with_default (entry, "size", -1) == stamp->size &&
-         (guint64) json_object_get_int_member_with_default (entry, "inode", -1) == stamp->inode &&
-         json_object_get_int_member_with_default (entry, "ctime_ns", -1) == stamp->ctime_ns;
+  gint64 size = 0, ctime_ns = 0;
+  guint64 inode = 0;
+
+  g_variant_get (entry, "(&sxtx@m" CS_RUN_SUMMARY_TYPE ")", NULL, &size, &inode, &ctime_ns, NULL);
+
+  return size == stamp->size && inode == stamp->inode && ctime_ns == stamp->ctime_ns;
 }
 
 static void
@@ -325,55 +348,34 @@ index_write (const char *dir_path,
              GPtrArray  *records)
 {
   g_autofree char *path = g_build_filename (dir_path, INDEX_NAME, NULL);
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GVariant) root = NULL;
+  g_autoptr(GBytes) bytes = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *text = NULL;
 
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "version");
-  json_builder_add_int_value (builder, INDEX_VERSION);
-  json_builder_set_member_name (builder, "schema_version");
-  json_builder_add_int_value (builder, CS_RUN_SCHEMA_VERSION);
-  json_builder_set_member_name (builder, "records");
-  json_builder_begin_array (builder);
-  for (guint i = 0; i < records->len; i++)
-    json_builder_add_value (builder, json_node_ref (g_ptr_array_index (records, i)));
-  json_builder_end_array (builder);
-  json_builder_end_object (builder);
-  root = json_builder_get_root (builder);
-  text = cs_json_to_string (root, FALSE);
+  root = g_variant_ref_sink (g_variant_new ("(uu@a" INDEX_ENTRY_TYPE ")", INDEX_VERSION,
+                                            CS_RUN_SCHEMA_VERSION,
+                                            g_variant_new_array (G_VARIANT_TYPE (INDEX_ENTRY_TYPE),
+                                                                 (GVariant **) records->pdata,
+                                                                 records->len)));
+  bytes = g_variant_get_data_as_bytes (root);
 
   /* Atomic, not flushed: a lost index is only built again. */
-  if (!g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &error))
+  if (!g_file_set_contents_full (path, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+                                 G_FILE_SET_CONTENTS_CONSISTENT, 0644, &error))
     g_debug ("Cannot write the history index: %s", error->message);
 }
 
-static JsonNode *
+static GVariant *
 index_entry (const char      *name,
              const FileStamp *stamp,
              CsRun           *run)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  GVariant *summary = run != NULL ? cs_run_to_summary (run) : NULL;
 
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "name");
-  json_builder_add_string_value (builder, name);
-  json_builder_set_member_name (builder, "size");
-  json_builder_add_int_value (builder, stamp->size);
-  json_builder_set_member_name (builder, "inode");
-  json_builder_add_int_value (builder, (gint64) stamp->inode);
-  json_builder_set_member_name (builder, "ctime_ns");
-  json_builder_add_int_value (builder, stamp->ctime_ns);
-  /* null: the record cannot be read, and is not tried again until it changes. */
-  json_builder_set_member_name (builder, "run");
-  if (run != NULL)
-    json_builder_add_value (builder, cs_run_to_header_json (run));
-  else
-    json_builder_add_null_value (builder);
-  json_builder_end_object (builder);
-
-  return json_builder_get_root (builder);
+  return g_variant_ref_sink (g_variant_new ("(sxtx@m" CS_RUN_SUMMARY_TYPE ")", name, stamp->size,
+                                            stamp->inode, stamp->ctime_ns,
+                                            g_variant_new_maybe (G_VARIANT_TYPE (CS_RUN_SUMMARY_TYPE),
+                                                                 summary)));
 }
 
 GPtrArray *
@@ -383,8 +385,7 @@ cs_history_list (guint   *n_skipped,
   g_autofree char *dir_path = cs_history_get_dir ();
   g_autoptr(GPtrArray) entries = NULL;
   g_autoptr(GPtrArray) records = NULL;
-  g_autoptr(GHashTable) indexed = NULL;
-  g_autoptr(JsonNode) index_root = NULL;
+  g_auto(Index) index = { 0 };
   g_autoptr(GError) local_error = NULL;
   g_autoptr(GDir) dir = NULL;
   gboolean changed = FALSE;
@@ -408,8 +409,8 @@ cs_history_list (guint   *n_skipped,
       return NULL;
     }
 
-  indexed = index_read (dir_path, &index_root);
-  records = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  index_read (dir_path, &index);
+  records = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
 
   while ((name = g_dir_read_name (dir)) != NULL)
     {
@@ -417,7 +418,7 @@ cs_history_list (guint   *n_skipped,
       g_autoptr(GError) load_error = NULL;
       g_autoptr(CsRun) run = NULL;
       CsHistoryEntry *entry;
-      JsonObject *cached;
+      GVariant *cached;
       FileStamp stamp;
 
       /* Temporaries of an interrupted atomic write end in a random suffix. */
@@ -436,21 +437,22 @@ cs_history_list (guint   *n_skipped,
           continue;
         }
 
-      cached = g_hash_table_lookup (indexed, name);
+      cached = g_hash_table_lookup (index.entries, name);
       if (cached != NULL && entry_matches (cached, &stamp))
         {
-          JsonNode *header = json_object_get_member (cached, "run");
+          g_autoptr(GVariant) maybe = g_variant_get_child_value (cached, 4);
+          g_autoptr(GVariant) summary = g_variant_get_maybe (maybe);
 
-          if (header == NULL || JSON_NODE_HOLDS_NULL (header))
+          if (summary == NULL)
             {
               /* Unreadable when it was indexed, and unchanged since. */
-              g_ptr_array_add (records, json_node_init_object (json_node_alloc (), cached));
+              g_ptr_array_add (records, g_variant_ref (cached));
               skipped++;
               continue;
             }
-          run = cs_run_new_from_json (header, &load_error);
+          run = cs_run_new_from_summary (summary, &load_error);
           if (run != NULL)
-            g_ptr_array_add (records, json_node_init_object (json_node_alloc (), cached));
+            g_ptr_array_add (records, g_variant_ref (cached));
           else
             g_debug ("The index entry of %s is unreadable: %s", name, load_error->message);
           g_clear_error (&load_error);
@@ -459,7 +461,9 @@ cs_history_list (guint   *n_skipped,
       if (run == NULL)
         {
           g_autoptr(CsRun) full = cs_run_load (path, &load_error);
-          JsonNode *fresh;
+          g_autoptr(GVariant) maybe = NULL;
+          g_autoptr(GVariant) summary = NULL;
+          GVariant *fresh;
 
           changed = TRUE;
           fresh = index_entry (name, &stamp, full);
@@ -470,8 +474,10 @@ cs_history_list (guint   *n_skipped,
               skipped++;
               continue;
             }
-          /* The list holds headers alone, however they came. */
-          run = cs_run_new_from_json (json_object_get_member (json_node_get_object (fresh), "run"), NULL);
+          /* The list holds summaries alone, however they came. */
+          maybe = g_variant_get_child_value (fresh, 4);
+          summary = g_variant_get_maybe (maybe);
+          run = cs_run_new_from_summary (summary, NULL);
           if (run == NULL)
             run = g_steal_pointer (&full);
         }
@@ -483,7 +489,7 @@ cs_history_list (guint   *n_skipped,
     }
 
   /* Records gone since. */
-  if (records->len != g_hash_table_size (indexed))
+  if (records->len != g_hash_table_size (index.entries))
     changed = TRUE;
   if (changed)
     index_write (dir_path, records);

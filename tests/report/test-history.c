@@ -162,6 +162,8 @@ test_history_index (void)
   g_autofree char *path_a = NULL;
   g_autofree char *path_b = NULL;
   g_autofree char *text = NULL;
+  char *label;
+  gsize len = 0;
   guint skipped = 0;
 
   path_a = cs_history_save (a, &error);
@@ -189,16 +191,13 @@ test_history_index (void)
     g_assert_cmpuint (skipped, ==, 0);
   }
 
-  /* Listed from the index alone: a header it holds is what the list shows.
+  /* Listed from the index alone: a summary it holds is what the list shows.
    * (Made unreadable there, the record is read again.) */
-  g_assert_true (g_file_get_contents (index, &text, NULL, NULL));
-  g_assert_nonnull (strstr (text, "\"T9\""));
-  {
-    g_autoptr(GString) changed = g_string_new (text);
-
-    g_string_replace (changed, "\"T9\"", "\"T8\"", 1);
-    g_assert_true (g_file_set_contents (index, changed->str, -1, NULL));
-  }
+  g_assert_true (g_file_get_contents (index, &text, &len, NULL));
+  label = memmem (text, len, "T9", 3);
+  g_assert_nonnull (label);
+  label[1] = '8';
+  g_assert_true (g_file_set_contents (index, text, len, NULL));
   {
     g_autoptr(GPtrArray) entries = cs_history_list (&skipped, &error);
 

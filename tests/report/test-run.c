@@ -394,6 +394,77 @@ test_run_save_load (void)
   g_rmdir (dir);
 }
 
+/* A summary gives back what a list shows: the same figures, statistics,
+ * paths (raw bytes too), outcome and numbers as the run. */
+static void
+test_run_summary (void)
+{
+  g_autoptr(CsRun) run = fixture_run ("T1", RUN_ID, 2, 1.0);
+  g_autoptr(CsRun) copy = NULL;
+  g_autoptr(GVariant) summary = NULL;
+  g_autoptr(GVariant) wrong = NULL;
+  g_autoptr(GError) error = NULL;
+  const char * const sources[] = { "/src/ok", "/src/caf\xe9", NULL };
+  CsFigures fa, fb;
+
+  _cs_run_set_sources (run, sources);
+  _cs_run_set_destination (run, "/dst/\x80\x81");
+  _cs_run_add_thread_change (run, 0.5, 2, 6, "auto: faster");
+  _cs_run_add_error (run, "/x", "open", ENOENT, "No such file or directory", 1);
+  _cs_run_set_outcome (run, "failed", "Destination vanished");
+
+  summary = g_variant_ref_sink (cs_run_to_summary (run));
+  copy = cs_run_new_from_summary (summary, &error);
+  g_assert_no_error (error);
+  g_assert_true (cs_run_is_header (copy));
+  g_assert_false (cs_run_is_header (run));
+
+  g_assert_cmpstr (cs_run_get_id (copy), ==, RUN_ID);
+  g_assert_cmpstr (cs_run_get_kind (copy), ==, cs_run_get_kind (run));
+  g_assert_cmpstr (cs_run_get_outcome (copy), ==, "failed");
+  g_assert_cmpint (cs_run_get_started (copy), ==, cs_run_get_started (run));
+  g_assert_cmpstrv (cs_run_get_sources (copy), sources);
+  g_assert_cmpstr (cs_run_get_destination (copy), ==, "/dst/\x80\x81");
+  {
+    g_autofree char *label = cs_run_dup_label (copy);
+
+    g_assert_cmpstr (label, ==, "T1");
+  }
+  g_assert_cmpuint (cs_run_get_n_errors (copy), ==, cs_run_get_n_errors (run));
+  g_assert_cmpuint (cs_run_get_n_samples (copy), ==, cs_run_get_n_samples (run));
+
+  cs_run_get_figures (run, &fa);
+  cs_run_get_figures (copy, &fb);
+  g_assert_cmpfloat (fa.duration, ==, fb.duration);
+  g_assert_cmpfloat (fa.held, ==, fb.held);
+  g_assert_cmpuint (fa.files, ==, fb.files);
+  g_assert_cmpuint (fa.bytes, ==, fb.bytes);
+  g_assert_cmpfloat (fa.speed, ==, fb.speed);
+  g_assert_cmpfloat (fa.file_rate, ==, fb.file_rate);
+  g_assert_cmpuint (fa.threads, ==, fb.threads);
+  g_assert_cmpuint (fa.threads_min, ==, fb.threads_min);
+  g_assert_cmpuint (fa.threads_max, ==, fb.threads_max);
+  g_assert_cmpfloat (fa.threads_mean, ==, fb.threads_mean);
+  for (guint c = 0; c < CS_N_COUNTERS; c++)
+    {
+      CsStat sa, sb;
+      gboolean has = cs_run_get_stat (run, c, &sa);
+
+      g_assert_cmpint (cs_run_get_stat (copy, c, &sb), ==, has);
+      if (has)
+        {
+          g_assert_cmpfloat (sa.avg, ==, sb.avg);
+          g_assert_cmpfloat (sa.min, ==, sb.min);
+          g_assert_cmpfloat (sa.max, ==, sb.max);
+        }
+    }
+
+  /* Anything else, such as an index of another version, is refused. */
+  wrong = g_variant_ref_sink (g_variant_new ("(ss)", RUN_ID, "copy"));
+  g_assert_null (cs_run_new_from_summary (wrong, &error));
+  g_assert_error (error, CS_RUN_ERROR, CS_RUN_ERROR_INVALID);
+}
+
 static void
 test_run_errors_capped (void)
 {
@@ -780,6 +851,7 @@ main (int   argc,
   g_test_add_func ("/run/old-schema", test_run_old_schema);
   g_test_add_func ("/run/round-trip", test_run_round_trip);
   g_test_add_func ("/run/save-load", test_run_save_load);
+  g_test_add_func ("/run/summary", test_run_summary);
   g_test_add_func ("/run/errors-capped", test_run_errors_capped);
   g_test_add_func ("/run/events-capped", test_run_events_capped);
   g_test_add_func ("/run/threads", test_run_threads);
