@@ -23,6 +23,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
+#include "cs-kill-plan.h"
 #include "cs-oracle.h"
 #include "cs-test-tree.h"
 
@@ -494,9 +495,8 @@ test_kill (Fixture       *f,
   guint n = GPOINTER_TO_UINT (data);
   g_autofree char *pattern = g_strconcat ("CSFAULT_PATH=", f->root, "/out/*", NULL);
   const char *env[] = { pattern, "CSFAULT_OP=write,copy_file_range", "CSFAULT_DELAY_US=3000", NULL };
-  guint mid_copy = 0;
-  guint too_early = 0, too_late = G_MAXUINT;
-  guint k;
+  CsKillPlan plan;
+  guint delay_ms;
   double total_ms;
 
   if (!need_shim ())
@@ -520,18 +520,13 @@ test_kill (Fixture       *f,
     cs_test_tree_remove (f->copy);
   }
 
-  /* @n kills spread over the timed run; on a busy machine the copy's start
-   * and length drift from it, so while none has landed mid-copy, up to ten
-   * more close in between the latest kill that came too early and the
-   * earliest that came too late. */
-  for (k = 0; k < n || (mid_copy == 0 && k < n + 10); k++)
+  /* @n kills spread over the timed run, then closing in (cs-kill-plan.h). */
+  cs_kill_plan_init (&plan, n);
+  while (cs_kill_plan_next (&plan, (guint) (total_ms * (plan.k + 1) / (n + 1)), &delay_ms))
     {
       g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
       g_autoptr(GSubprocess) process = NULL;
       g_autoptr(GError) error = NULL;
-      guint delay_ms = k < n ? (guint) (total_ms * (k + 1) / (n + 1))
-                     : too_late == G_MAXUINT ? too_early * 2 + 10
-                     : (too_early + too_late) / 2;
       g_autofree char *asan_options = asan_options_for_preload ();
       CsOracleCounts c;
       GPid pid;
@@ -556,19 +551,19 @@ test_kill (Fixture       *f,
       c = cs_oracle_check (f->oracle, CS_ORACLE_ALLOW_TEMP);
       g_test_message ("SIGKILL after %u ms: %u COMPLETE, %u TEMP, %u ABSENT", delay_ms,
                       c.n[CS_ORACLE_COMPLETE], c.n[CS_ORACLE_TEMP], c.n[CS_ORACLE_ABSENT]);
-      if (g_subprocess_get_if_signaled (process)
-          && (c.n[CS_ORACLE_TEMP] > 0 || (c.n[CS_ORACLE_COMPLETE] > 0 && c.n[CS_ORACLE_ABSENT] > 0)))
-        mid_copy++;
-      else if (!g_subprocess_get_if_signaled (process) || c.n[CS_ORACLE_ABSENT] == 0)
-        too_late = MIN (too_late, delay_ms);
-      else
-        too_early = MAX (too_early, delay_ms);
+      cs_kill_plan_landed (&plan, delay_ms,
+                           g_subprocess_get_if_signaled (process)
+                           && (c.n[CS_ORACLE_TEMP] > 0
+                               || (c.n[CS_ORACLE_COMPLETE] > 0 && c.n[CS_ORACLE_ABSENT] > 0))
+                           ? CS_KILL_MID
+                           : !g_subprocess_get_if_signaled (process) || c.n[CS_ORACLE_ABSENT] == 0
+                           ? CS_KILL_TOO_LATE : CS_KILL_TOO_EARLY);
       rerun_converges (f);
       cs_test_tree_remove (f->copy);
     }
   /* Otherwise the kills proved nothing: every one came before or after the copy. */
-  g_test_message ("%u of %u kills landed mid-copy", mid_copy, k);
-  g_assert_cmpuint (mid_copy, >=, 1);
+  g_test_message ("%u of %u kills landed mid-copy", plan.mid, plan.k);
+  g_assert_cmpuint (plan.mid, >=, 1);
 }
 
 /* ---- Refusals: nothing is written ------------------------------------------------ */

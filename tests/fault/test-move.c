@@ -17,6 +17,7 @@
 
 #include "copyscope-engine.h"
 #include "cs-io-private.h"
+#include "cs-kill-plan.h"
 #include "cs-oracle.h"
 #include "cs-test-tree.h"
 
@@ -710,9 +711,8 @@ test_kill (Fixture       *f,
   gboolean cross = (GPOINTER_TO_UINT (data) & 0x100) != 0;
   const char *max_files = "150/s";
   g_autoptr(GRand) rand = g_rand_new_with_seed (14);
-  guint mid_move = 0;
-  guint too_early = 0, too_late = G_MAXUINT;
-  guint k;
+  CsKillPlan plan;
+  guint delay_ms;
   double total_ms;
 
   if (cli == NULL || shim == NULL || !g_file_test (shim, G_FILE_TEST_EXISTS))
@@ -737,14 +737,11 @@ test_kill (Fixture       *f,
     cs_test_tree_remove (f->copy);
   }
 
-  /* On a busy machine the move's start and length drift from the timed one:
-   * while no kill has landed mid-move, up to ten more close in between the
-   * latest that came too early and the earliest that came too late. */
-  for (k = 0; k < n || (mid_move == 0 && k < n + 10); k++)
+  /* @n kills at random moments of the timed move, then closing in
+   * (cs-kill-plan.h). */
+  cs_kill_plan_init (&plan, n);
+  while (cs_kill_plan_next (&plan, (guint) g_rand_double_range (rand, 0.0, total_ms * 1.1), &delay_ms))
     {
-      guint delay_ms = k < n ? (guint) g_rand_double_range (rand, 0.0, total_ms * 1.1)
-                     : too_late == G_MAXUINT ? too_early * 2 + 10
-                     : (too_early + too_late) / 2;
       g_autoptr(GSubprocess) process = NULL;
       CsOracleCounts c;
       gboolean source_left;
@@ -765,12 +762,11 @@ test_kill (Fixture       *f,
       g_test_message ("SIGKILL after %u ms: %u COMPLETE, %u TEMP, %u ABSENT; source %s", delay_ms,
                       c.n[CS_ORACLE_COMPLETE], c.n[CS_ORACLE_TEMP], c.n[CS_ORACLE_ABSENT],
                       source_left ? "partly left" : "gone");
-      if (g_subprocess_get_if_signaled (process) && source_left && c.n[CS_ORACLE_COMPLETE] > 0)
-        mid_move++;
-      else if (!g_subprocess_get_if_signaled (process) || !source_left)
-        too_late = MIN (too_late, delay_ms);
-      else
-        too_early = MAX (too_early, delay_ms);
+      cs_kill_plan_landed (&plan, delay_ms,
+                           g_subprocess_get_if_signaled (process) && source_left
+                           && c.n[CS_ORACLE_COMPLETE] > 0 ? CS_KILL_MID
+                           : !g_subprocess_get_if_signaled (process) || !source_left
+                           ? CS_KILL_TOO_LATE : CS_KILL_TOO_EARLY);
 
       /* The rerun moves the rest (a source gone entirely has nothing left). */
       if (source_left)
@@ -781,8 +777,8 @@ test_kill (Fixture       *f,
       assert_all_moved (f);
       cs_test_tree_remove (f->copy);
     }
-  g_test_message ("%u of %u kills landed mid-move", mid_move, k);
-  g_assert_cmpuint (mid_move, >=, 1);
+  g_test_message ("%u of %u kills landed mid-move", plan.mid, plan.k);
+  g_assert_cmpuint (plan.mid, >=, 1);
 }
 
 int
