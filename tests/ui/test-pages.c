@@ -337,6 +337,65 @@ typedef struct
 } RunsWait;
 
 static gboolean
+history_filled (gpointer data)
+{
+  RunsWait *wait = data;
+
+  return cs_history_page_get_run_row (history_page (wait->window), wait->n_runs - 1) != NULL;
+}
+
+/* The page is made from the history index alone: a label changed in the index,
+ * and in no record, is what its row shows, for the first rows made at once and
+ * the rest filled in while idle. */
+static void
+test_history_from_index (void)
+{
+  gint64 now = g_get_real_time ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = cs_history_get_dir ();
+  g_autofree char *index = g_build_filename (dir, ".index", NULL);
+  g_autofree char *text = NULL;
+  RunsWait wait = { NULL, 40 };
+  const char *marks[] = { "R39", "R00" };
+  gsize len = 0;
+
+  clear_history ();
+  for (guint i = 0; i < wait.n_runs; i++)
+    {
+      g_autofree char *label = g_strdup_printf ("R%02u", i);
+      g_autoptr(CsRun) run = synthetic_run (label, now - (gint64) (wait.n_runs - i) * 60 * G_USEC_PER_SEC,
+                                            1 + i % 4, 50, 10);
+      g_autofree char *path = cs_history_save (run, &error);
+
+      g_assert_no_error (error);
+    }
+  g_ptr_array_unref (cs_history_list (NULL, &error));
+  g_assert_no_error (error);
+
+  /* The newest run's label and the oldest's, in the index only. */
+  g_assert_true (g_file_get_contents (index, &text, &len, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (marks); i++)
+    {
+      char *found = memmem (text, len, marks[i], strlen (marks[i]) + 1);
+
+      g_assert_nonnull (found);
+      found[0] = 'X';
+    }
+  g_assert_true (g_file_set_contents (index, text, len, NULL));
+
+  wait.window = cs_ui_window_new ();
+  gtk_widget_activate_action (GTK_WIDGET (wait.window), "win.show-history", NULL);
+  g_assert_cmpuint (cs_history_page_get_n_runs (history_page (wait.window)), ==, wait.n_runs);
+  g_assert_nonnull (cs_ui_find_label (cs_history_page_get_run_row (history_page (wait.window), 0), "X39"));
+  g_assert_true (cs_ui_wait_until (history_filled, &wait, WAIT_SECONDS));
+  g_assert_nonnull (cs_ui_find_label (cs_history_page_get_run_row (history_page (wait.window), wait.n_runs - 1),
+                                      "X00"));
+  g_assert_nonnull (cs_ui_find_label (cs_history_page_get_run_row (history_page (wait.window), 1), "R38"));
+
+  cs_ui_window_destroy (wait.window);
+}
+
+static gboolean
 history_has_runs (gpointer data)
 {
   RunsWait *wait = data;
@@ -1123,6 +1182,7 @@ main (int   argc,
   g_test_add_func ("/pages/history", test_history);
   g_test_add_func ("/pages/day-summary", test_day_summary);
   g_test_add_func ("/pages/history-watch", test_history_watch);
+  g_test_add_func ("/pages/history-from-index", test_history_from_index);
   g_test_add_func ("/pages/compare", test_compare);
   g_test_add_func ("/pages/sweep", test_sweep);
   g_test_add_func ("/pages/demo", test_demo);
