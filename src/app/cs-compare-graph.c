@@ -272,7 +272,7 @@ cs_compare_graph_set_runs (CsCompareGraph     *self,
         CsFigures figures;
 
         cs_run_get_figures (runs[i], &figures);
-        speed = _cs_format_figure (CS_FIGURE_SPEED, figures.speed);
+        speed = cs_figure_format_localized (CS_FIGURE_SPEED, figures.speed);
         /* Translators: part of the comparison graph's accessible description, like "T1: 84.2 MB/s. " */
         g_string_append_printf (description, _("%s: %s. "), run.label, speed);
       }

@@ -55,9 +55,9 @@ append_run_figures (GString         *out,
                     const char      *label,
                     const CsFigures *f)
 {
-  g_autofree char *duration = _cs_format_figure (CS_FIGURE_DURATION, f->duration);
-  g_autofree char *speed = _cs_format_figure (CS_FIGURE_SPEED, f->speed);
-  g_autofree char *file_rate = _cs_format_figure (CS_FIGURE_FILE_RATE, f->file_rate);
+  g_autofree char *duration = cs_figure_format_localized (CS_FIGURE_DURATION, f->duration);
+  g_autofree char *speed = cs_figure_format_localized (CS_FIGURE_SPEED, f->speed);
+  g_autofree char *file_rate = cs_figure_format_localized (CS_FIGURE_FILE_RATE, f->file_rate);
   g_autofree char *threads = _cs_format_figures_threads (f);
 
   g_string_append_c (out, '\n');
@@ -93,7 +93,7 @@ outcome_text (CsCompare *compare)
 
       if (outcome.by_speed)
         {
-          g_autofree char *speed = _cs_format_figure (CS_FIGURE_SPEED, fast->speed);
+          g_autofree char *speed = cs_figure_format_localized (CS_FIGURE_SPEED, fast->speed);
 
           /* Translators: runs that copied different amounts, like "T2 copied fastest, at
            * 168.3 MB/s: up to 3.03 times the speed of the others" */
@@ -107,7 +107,7 @@ outcome_text (CsCompare *compare)
         }
       else
         {
-          g_autofree char *duration = _cs_format_figure (CS_FIGURE_DURATION, fast->duration);
+          g_autofree char *duration = cs_figure_format_localized (CS_FIGURE_DURATION, fast->duration);
 
           /* Translators: like "T2 finished faster, in 2.35 s: 3.03 times as fast as the other" */
           g_string_append_printf (out, ngettext ("%s finished faster, in %s: %s times as fast as the other.",

@@ -86,28 +86,6 @@ _cs_format_duration (double seconds)
 }
 
 char *
-_cs_format_figure (CsFigure figure,
-                   double   value)
-{
-  g_autofree char *number = cs_figure_format_number (figure, value, TRUE);
-
-  switch (figure)
-    {
-    case CS_FIGURE_DURATION:
-      return cs_format_duration (value, TRUE);
-    case CS_FIGURE_SPEED:
-      /* Translators: data copied per second, like "168.3 MB/s" (MB = 10^6 bytes) */
-      return g_strdup_printf (_("%s MB/s"), number);
-    case CS_FIGURE_FILE_RATE:
-      /* Translators: files copied per second, like "10,719 files/s" */
-      return g_strdup_printf (_("%s files/s"), number);
-    case CS_FIGURE_THREADS_MEAN:
-    default:
-      return g_steal_pointer (&number);
-    }
-}
-
-char *
 _cs_format_figures_threads (const CsFigures *figures)
 {
   g_autofree char *mean = NULL;

@@ -16,10 +16,6 @@ char *_cs_format_rate         (double      bytes_per_second);
 char *_cs_format_duration     (double      seconds);
 char *_cs_format_time         (gint64      unix_us);
 char *_cs_format_value        (double      value);
-/* A run's figures (cs-figures.h) at the precision every view shows them, in
- * the user's locale: "0.47 s", "168.3 MB/s", "10,719 files/s". */
-char *_cs_format_figure       (CsFigure    figure,
-                               double      value);
 /* "8 threads", or "1–16 threads, mean 8.4" for a count that changed. */
 char *_cs_format_figures_threads (const CsFigures *figures);
 char *_cs_format_counter_value (CsCounter  counter,

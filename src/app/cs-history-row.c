@@ -90,10 +90,10 @@ cs_history_row_show_run (CsHistoryRow *self)
 
   cs_run_get_figures (run, &figures);
   threads = _cs_format_figures_threads (&figures);
-  duration = _cs_format_figure (CS_FIGURE_DURATION, figures.duration);
+  duration = cs_figure_format_localized (CS_FIGURE_DURATION, figures.duration);
   files = _cs_format_count (figures.files);
-  speed = _cs_format_figure (CS_FIGURE_SPEED, figures.speed);
-  file_rate = _cs_format_figure (CS_FIGURE_FILE_RATE, figures.file_rate);
+  speed = cs_figure_format_localized (CS_FIGURE_SPEED, figures.speed);
+  file_rate = cs_figure_format_localized (CS_FIGURE_FILE_RATE, figures.file_rate);
 
   /* Translators: a saved run's details: sources → destination, then
    * threads · duration · files copied · MB/s · files/s */

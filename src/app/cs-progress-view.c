@@ -181,7 +181,7 @@ cs_progress_view_update (CsProgressView   *self,
 
   gtk_widget_set_visible (GTK_WIDGET (self->scanning_label), !progress->total_known);
 
-  speed = _cs_format_figure (CS_FIGURE_SPEED, cs_eta_get_speed (self->eta) / 1e6);
+  speed = cs_figure_format_localized (CS_FIGURE_SPEED, cs_eta_get_speed (self->eta) / 1e6);
   gtk_label_set_label (self->rate_label, speed);
 
   /* A share of a total still growing would pretend: the bar only moves. */

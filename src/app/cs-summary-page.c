@@ -174,9 +174,9 @@ cs_summary_page_show_outcome (CsSummaryPage  *self,
   gtk_widget_add_css_class (GTK_WIDGET (self->outcome_icon), style);
 
   cs_run_get_figures (self->run, &figures);
-  duration = _cs_format_figure (CS_FIGURE_DURATION, figures.duration);
-  speed = _cs_format_figure (CS_FIGURE_SPEED, figures.speed);
-  file_rate = _cs_format_figure (CS_FIGURE_FILE_RATE, figures.file_rate);
+  duration = cs_figure_format_localized (CS_FIGURE_DURATION, figures.duration);
+  speed = cs_figure_format_localized (CS_FIGURE_SPEED, figures.speed);
+  file_rate = cs_figure_format_localized (CS_FIGURE_FILE_RATE, figures.file_rate);
   threads = _cs_format_figures_threads (&figures);
 
   /* Translators: like "Copied 345 files (1.2 GB) in 12.47 s" */
@@ -185,7 +185,7 @@ cs_summary_page_show_outcome (CsSummaryPage  *self,
                             count, bytes, duration);
   if (figures.held > 0.005)
     {
-      g_autofree char *held = _cs_format_figure (CS_FIGURE_DURATION, figures.held);
+      g_autofree char *held = cs_figure_format_localized (CS_FIGURE_DURATION, figures.held);
 
       /* Translators: the copy's speed, files per second and threads, then the
        * time it stood still, like "168.3 MB/s · 10,719 files/s · 8 threads ·

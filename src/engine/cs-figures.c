@@ -104,25 +104,44 @@ cs_figure_format_number (CsFigure  figure,
     }
 }
 
-char *
-cs_figure_format (CsFigure figure,
-                  double   value)
+/* The number and its unit; translated, in the user's numbers, for a person's
+ * window when @localized. */
+static char *
+format_figure (CsFigure  figure,
+               double    value,
+               gboolean  localized)
 {
-  g_autofree char *number = cs_figure_format_number (figure, value, FALSE);
+  g_autofree char *number = cs_figure_format_number (figure, value, localized);
 
   switch (figure)
     {
     case CS_FIGURE_DURATION:
-      return cs_format_duration (value, FALSE);
+      return cs_format_duration (value, localized);
     case CS_FIGURE_SPEED:
-      return g_strconcat (number, " MB/s", NULL);
+      /* Translators: data copied per second, like "168.3 MB/s" (MB = 10^6 bytes) */
+      return g_strdup_printf (translated (N_("%s MB/s"), localized), number);
     case CS_FIGURE_FILE_RATE:
-      return g_strconcat (number, " files/s", NULL);
+      /* Translators: files copied per second, like "10,719 files/s" */
+      return g_strdup_printf (translated (N_("%s files/s"), localized), number);
     case CS_FIGURE_THREADS_MEAN:
       return g_steal_pointer (&number);
     default:
       g_return_val_if_reached (NULL);
     }
+}
+
+char *
+cs_figure_format (CsFigure figure,
+                  double   value)
+{
+  return format_figure (figure, value, FALSE);
+}
+
+char *
+cs_figure_format_localized (CsFigure figure,
+                            double   value)
+{
+  return format_figure (figure, value, TRUE);
 }
 
 char *

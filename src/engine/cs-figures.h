@@ -52,7 +52,6 @@ gboolean cs_figures_threads_changed    (const CsFigures *figures);
 char  *cs_figure_format_number         (CsFigure         figure,
                                         double           value,
                                         gboolean         localized);
-/* The number and its unit, C locale: for the CLI and the exports. */
 /*
  * A duration as a person reads it, the one form everywhere one does (window,
  * CLI, reports; JSON and CSV keep seconds): "0.47 s", "42.5 s", "3 min 5 s",
@@ -61,7 +60,12 @@ char  *cs_figure_format_number         (CsFigure         figure,
  */
 char  *cs_format_duration              (double           seconds,
                                         gboolean         localized);
+/* The number and its unit at the figure's precision ("0.47 s", "168.3 MB/s",
+ * "10719 files/s"): in English and the C locale for the CLI and the exports; */
 char  *cs_figure_format                (CsFigure         figure,
+                                        double           value);
+/* for a person's window, translated and in the user's numbers ("10,719 files/s"). */
+char  *cs_figure_format_localized      (CsFigure         figure,
                                         double           value);
 /* "8", or "1–16 (mean 7.4)" for a count that changed; C locale. */
 char  *cs_figures_format_threads       (const CsFigures *figures);

@@ -181,6 +181,8 @@ test_format_duration_localized (void)
   g_autofree char *old_messages = g_strdup (setlocale (LC_MESSAGES, NULL));
   g_autofree char *short_one = NULL;
   g_autofree char *long_one = NULL;
+  g_autofree char *file_rate = NULL;
+  g_autofree char *speed = NULL;
 
   if (setlocale (LC_NUMERIC, "de_DE.UTF-8") == NULL || setlocale (LC_MESSAGES, "de_DE.UTF-8") == NULL)
     {
@@ -194,12 +196,16 @@ test_format_duration_localized (void)
 
   short_one = cs_format_duration (0.47, TRUE);
   long_one = cs_format_duration (36120, TRUE);
+  file_rate = cs_figure_format_localized (CS_FIGURE_FILE_RATE, 10719.4);
+  speed = cs_figure_format_localized (CS_FIGURE_SPEED, 168.34);
   setlocale (LC_NUMERIC, old_numeric);
   setlocale (LC_MESSAGES, old_messages);
   g_unsetenv ("LANGUAGE");
 
   g_assert_cmpstr (short_one, ==, "0,47 s");
   g_assert_cmpstr (long_one, ==, "10 u 2 min");
+  g_assert_cmpstr (file_rate, ==, "10.719 bestanden/s");
+  g_assert_cmpstr (speed, ==, "168,3 MB/s");
 }
 
 static void

@@ -248,7 +248,7 @@ test_day_summary (void)
   g_assert_cmpuint (cs_history_page_get_n_runs (history_page (window)), ==, 1);
   row = cs_history_page_get_run_row (history_page (window), 0);
   g_assert_true (cs_run_is_header (cs_history_row_get_run (row)));
-  duration = _cs_format_figure (CS_FIGURE_DURATION, 86400.0);
+  duration = cs_figure_format_localized (CS_FIGURE_DURATION, 86400.0);
   g_assert_nonnull (cs_ui_find_label (row, duration));
 
   g_signal_emit_by_name (row, "activate");
