@@ -121,23 +121,36 @@ cs_overwrite_to_string (CsOverwrite overwrite)
   return overwrite_names[overwrite];
 }
 
+/* The index of @str in @names, for the enums a record names by strings. */
+static gboolean
+index_of_name (const char * const *names,
+               guint               n_names,
+               const char         *str,
+               guint              *out_index)
+{
+  for (guint i = 0; i < n_names; i++)
+    if (strcmp (names[i], str) == 0)
+      {
+        *out_index = i;
+        return TRUE;
+      }
+
+  return FALSE;
+}
+
 gboolean
 cs_overwrite_from_string (const char  *str,
                           CsOverwrite *out_overwrite)
 {
+  guint i;
+
   g_return_val_if_fail (str != NULL, FALSE);
 
-  for (guint i = 0; i < G_N_ELEMENTS (overwrite_names); i++)
-    {
-      if (strcmp (overwrite_names[i], str) == 0)
-        {
-          if (out_overwrite != NULL)
-            *out_overwrite = (CsOverwrite) i;
-          return TRUE;
-        }
-    }
-
-  return FALSE;
+  if (!index_of_name (overwrite_names, G_N_ELEMENTS (overwrite_names), str, &i))
+    return FALSE;
+  if (out_overwrite != NULL)
+    *out_overwrite = (CsOverwrite) i;
+  return TRUE;
 }
 
 static const char * const operation_names[] = {
@@ -158,17 +171,15 @@ gboolean
 cs_operation_from_string (const char  *str,
                           CsOperation *out_operation)
 {
+  guint i;
+
   g_return_val_if_fail (str != NULL, FALSE);
 
-  for (guint i = 0; i < G_N_ELEMENTS (operation_names); i++)
-    if (strcmp (operation_names[i], str) == 0)
-      {
-        if (out_operation != NULL)
-          *out_operation = (CsOperation) i;
-        return TRUE;
-      }
-
-  return FALSE;
+  if (!index_of_name (operation_names, G_N_ELEMENTS (operation_names), str, &i))
+    return FALSE;
+  if (out_operation != NULL)
+    *out_operation = (CsOperation) i;
+  return TRUE;
 }
 
 const char *
