@@ -76,7 +76,7 @@ parse_threads (const char *text,
 }
 
 /*
- * "copyscope [--move] [--destination DIR] [--choose-destination] [--threads N|auto]
+ * "copyscope [--move|--mirror] [--destination DIR] [--choose-destination] [--threads N|auto]
  * [--start] [--close-when-done] [SOURCE…]". It runs in the primary instance, so a second
  * command line sets up (or starts) a copy in the window already open, with paths
  * resolved against the caller's working folder rather than the primary's.
@@ -96,6 +96,9 @@ cs_application_command_line (GApplication            *app,
   gboolean close_when_done = FALSE;
   gboolean choose_destination = FALSE;
   gboolean move = FALSE;
+  gboolean mirror = FALSE;
+  CsOperation operation;
+  const char *refused;
   gboolean auto_threads = FALSE;
   guint threads = 0;
   CsWindow *window;
@@ -107,6 +110,21 @@ cs_application_command_line (GApplication            *app,
   g_variant_dict_lookup (options, "close-when-done", "b", &close_when_done);
   g_variant_dict_lookup (options, "choose-destination", "b", &choose_destination);
   g_variant_dict_lookup (options, "move", "b", &move);
+  g_variant_dict_lookup (options, "mirror", "b", &mirror);
+
+  if (move && mirror)
+    {
+      g_application_command_line_printerr (command_line,
+                                           _("--move and --mirror do not go together\n"));
+      return 2;
+    }
+  operation = move ? CS_OPERATION_MOVE : mirror ? CS_OPERATION_MIRROR : CS_OPERATION_COPY;
+  if (move)
+    refused = _("The move cannot start; the window says why\n");
+  else if (mirror)
+    refused = _("The mirror cannot start; the window says why\n");
+  else
+    refused = _("The copy cannot start; the window says why\n");
 
   if (threads_text != NULL && !parse_threads (threads_text, &threads, &auto_threads))
     {
@@ -140,9 +158,10 @@ cs_application_command_line (GApplication            *app,
   window = cs_application_get_main_window (self);
   if (destination != NULL)
     destination_file = g_application_command_line_create_file_for_arg (command_line, destination);
-  /* Sources handed over say, with or without --move, what is done with them. */
-  if (files->len > 0 || move)
-    cs_window_set_move (window, move);
+  /* Sources handed over say, with or without --move or --mirror, what is
+   * done with them. */
+  if (files->len > 0 || move || mirror)
+    cs_window_set_operation (window, operation);
   if (threads_text != NULL)
     cs_window_set_threads (window, threads, auto_threads);
 
@@ -153,9 +172,7 @@ cs_application_command_line (GApplication            *app,
       gtk_window_present (GTK_WINDOW (window));
       if (!cs_window_queue_copy (window, (GFile **) files->pdata, files->len, destination_file))
         {
-          g_application_command_line_printerr (command_line,
-                                               move ? _("The move cannot start; the window says why\n")
-                                                    : _("The copy cannot start; the window says why\n"));
+          g_application_command_line_printerr (command_line, "%s", refused);
           return 3;
         }
       return 0;
@@ -172,9 +189,7 @@ cs_application_command_line (GApplication            *app,
 
   if (start && !cs_window_start_copy (window, close_when_done))
     {
-      g_application_command_line_printerr (command_line,
-                                           move ? _("The move cannot start; the window says why\n")
-                                                : _("The copy cannot start; the window says why\n"));
+      g_application_command_line_printerr (command_line, "%s", refused);
       return 3;
     }
 
@@ -320,6 +335,10 @@ cs_application_init (CsApplication *self)
   static const GOptionEntry entries[] = {
     { "move", 'm', 0, G_OPTION_ARG_NONE, NULL,
       N_("Move the sources instead of copying them: each is removed once its copy is complete"),
+      NULL },
+    { "mirror", 0, 0, G_OPTION_ARG_NONE, NULL,
+      N_("Make the destination match the sources: copy what is new or changed, then delete "
+         "what they no longer have, after the window has asked"),
       NULL },
     { "destination", 'd', 0, G_OPTION_ARG_FILENAME, NULL,
       N_("Copy into DIR (the sources are the files and folders named after the options)"),

@@ -13,7 +13,7 @@
 #include "cs-speed-limit.h"
 
 /*
- * The next copy: its sources, whether it copies or moves them, its
+ * The next copy: its sources, whether it copies, moves or mirrors them, its
  * destination, the thread count (with the one that worked best there last
  * time) and the options. "changed" says that the sources or the destination
  * changed; the window decides what can start.
@@ -29,7 +29,9 @@ struct _CsSetupPage
   CsDestinationRow *destination_row;
   CsThreadSlider   *thread_slider;
   CsSpeedLimit     *speed_limit;
+  GtkToggleButton  *copy_toggle;
   GtkToggleButton  *move_toggle;
+  GtkToggleButton  *mirror_toggle;
   AdwActionRow     *remembered_row;
   GtkButton        *remembered_button;
   CsOptionsGroup   *options_group;
@@ -37,7 +39,7 @@ struct _CsSetupPage
   /* Owned */
   GSettings        *settings;
   guint             remembered_threads;
-  gboolean          move;
+  CsOperation       operation;
 };
 
 G_DEFINE_FINAL_TYPE (CsSetupPage, cs_setup_page, GTK_TYPE_WIDGET)
@@ -51,7 +53,7 @@ static guint signals[N_SIGNALS];
 
 enum {
   PROP_0,
-  PROP_MOVE,
+  PROP_OPERATION,
   N_PROPS
 };
 
@@ -127,10 +129,20 @@ sources_changed_cb (CsSetupPage *self)
   g_signal_emit (self, signals[CHANGED], 0);
 }
 
+/* The three buttons are a group: the one just turned on says the operation. */
 static void
-move_toggled_cb (CsSetupPage *self)
+operation_toggled_cb (CsSetupPage     *self,
+                      GtkToggleButton *button)
 {
-  cs_setup_page_set_move (self, gtk_toggle_button_get_active (self->move_toggle));
+  if (!gtk_toggle_button_get_active (button))
+    return;
+
+  if (button == self->move_toggle)
+    cs_setup_page_set_operation (self, CS_OPERATION_MOVE);
+  else if (button == self->mirror_toggle)
+    cs_setup_page_set_operation (self, CS_OPERATION_MIRROR);
+  else
+    cs_setup_page_set_operation (self, CS_OPERATION_COPY);
 }
 
 static void
@@ -143,8 +155,8 @@ cs_setup_page_get_property (GObject    *object,
 
   switch (prop_id)
     {
-    case PROP_MOVE:
-      g_value_set_boolean (value, self->move);
+    case PROP_OPERATION:
+      g_value_set_uint (value, self->operation);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -161,8 +173,8 @@ cs_setup_page_set_property (GObject      *object,
 
   switch (prop_id)
     {
-    case PROP_MOVE:
-      cs_setup_page_set_move (self, g_value_get_boolean (value));
+    case PROP_OPERATION:
+      cs_setup_page_set_operation (self, g_value_get_uint (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -195,11 +207,11 @@ cs_setup_page_class_init (CsSetupPageClass *klass)
   object_class->get_property = cs_setup_page_get_property;
   object_class->set_property = cs_setup_page_set_property;
 
-  /* The sources are moved rather than copied. */
-  properties[PROP_MOVE] =
-    g_param_spec_boolean ("move", NULL, NULL,
-                          FALSE,
-                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* What is done with the sources: a CsOperation, copy, move or mirror. */
+  properties[PROP_OPERATION] =
+    g_param_spec_uint ("operation", NULL, NULL,
+                       CS_OPERATION_COPY, CS_OPERATION_MIRROR, CS_OPERATION_COPY,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /* The sources or the destination changed. */
@@ -223,14 +235,16 @@ cs_setup_page_class_init (CsSetupPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, destination_row);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, thread_slider);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, speed_limit);
+  gtk_widget_class_bind_template_child (widget_class, CsSetupPage, copy_toggle);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, move_toggle);
+  gtk_widget_class_bind_template_child (widget_class, CsSetupPage, mirror_toggle);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, remembered_row);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, remembered_button);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, options_group);
 
   gtk_widget_class_install_action (widget_class, "setup.use-remembered-threads", NULL,
                                    use_remembered_threads_action);
-  gtk_widget_class_bind_template_callback (widget_class, move_toggled_cb);
+  gtk_widget_class_bind_template_callback (widget_class, operation_toggled_cb);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "setuppage");
@@ -343,33 +357,65 @@ cs_setup_page_configure_job (CsSetupPage *self,
   cs_job_set_auto_threads (job, cs_thread_slider_get_auto (self->thread_slider));
   cs_job_set_max_rate (job, cs_speed_limit_get_max_rate (self->speed_limit));
   cs_job_set_max_files (job, cs_speed_limit_get_max_files (self->speed_limit));
-  cs_job_set_operation (job, self->move ? CS_OPERATION_MOVE : CS_OPERATION_COPY);
+  cs_job_set_operation (job, self->operation);
+  /* A mirror lists what it would delete and asks once; the default maximum
+   * holds, as in the CLI, so that a wrong source deletes nothing. */
+  if (self->operation == CS_OPERATION_MIRROR)
+    {
+      cs_job_set_max_delete (job, CS_JOB_DEFAULT_MAX_DELETE);
+      cs_job_set_confirm_deletions (job, TRUE);
+    }
 }
 
-/* Whether the next job moves its sources rather than copying them. */
-gboolean
-cs_setup_page_get_move (CsSetupPage *self)
+/* What the next job does with its sources. */
+CsOperation
+cs_setup_page_get_operation (CsSetupPage *self)
 {
-  g_return_val_if_fail (CS_IS_SETUP_PAGE (self), FALSE);
+  g_return_val_if_fail (CS_IS_SETUP_PAGE (self), CS_OPERATION_COPY);
 
-  return self->move;
+  return self->operation;
+}
+
+/* "Copy Into", "Move Into" or "Mirror Into": the destination row's title,
+ * and the destination chooser's. */
+const char *
+cs_setup_page_get_into_title (CsSetupPage *self)
+{
+  g_return_val_if_fail (CS_IS_SETUP_PAGE (self), NULL);
+
+  switch (self->operation)
+    {
+    case CS_OPERATION_MOVE:
+      return _("Move Into");
+    case CS_OPERATION_MIRROR:
+      return _("Mirror Into");
+    case CS_OPERATION_COPY:
+    default:
+      return _("Copy Into");
+    }
 }
 
 void
-cs_setup_page_set_move (CsSetupPage *self,
-                        gboolean     move)
+cs_setup_page_set_operation (CsSetupPage *self,
+                             CsOperation  operation)
 {
-  g_return_if_fail (CS_IS_SETUP_PAGE (self));
+  GtkToggleButton *buttons[] = {
+    [CS_OPERATION_COPY] = self->copy_toggle,
+    [CS_OPERATION_MOVE] = self->move_toggle,
+    [CS_OPERATION_MIRROR] = self->mirror_toggle,
+  };
 
-  move = !!move;
-  if (gtk_toggle_button_get_active (self->move_toggle) != move)
-    gtk_toggle_button_set_active (self->move_toggle, move);
-  if (self->move == move)
+  g_return_if_fail (CS_IS_SETUP_PAGE (self));
+  g_return_if_fail (operation <= CS_OPERATION_MIRROR);
+
+  if (!gtk_toggle_button_get_active (buttons[operation]))
+    gtk_toggle_button_set_active (buttons[operation], TRUE);
+  if (self->operation == operation)
     return;
-  self->move = move;
+  self->operation = operation;
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->destination_row),
-                                 move ? _("Move Into") : _("Copy Into"));
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MOVE]);
+                                 cs_setup_page_get_into_title (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_OPERATION]);
 }
 
 void

@@ -26,9 +26,10 @@ CsSpeedLimit   *cs_setup_page_get_speed_limit   (CsSetupPage *self);
 CsThreadSlider *cs_setup_page_get_thread_slider (CsSetupPage   *self);
 void            cs_setup_page_configure_job     (CsSetupPage   *self,
                                                  CsJob         *job);
-gboolean        cs_setup_page_get_move          (CsSetupPage   *self);
-void            cs_setup_page_set_move          (CsSetupPage   *self,
-                                                 gboolean       move);
+CsOperation     cs_setup_page_get_operation     (CsSetupPage   *self);
+void            cs_setup_page_set_operation     (CsSetupPage   *self,
+                                                 CsOperation    operation);
+const char     *cs_setup_page_get_into_title    (CsSetupPage   *self);
 void            cs_setup_page_set_overwrite     (CsSetupPage   *self,
                                                  CsOverwrite    overwrite);
 void            cs_setup_page_show_refusal      (CsSetupPage   *self,

@@ -59,7 +59,7 @@ choose_destination_action (GtkWidget  *widget,
 {
   CsWindow *self = CS_WINDOW (widget);
 
-  _cs_choose_folder (widget, cs_setup_page_get_move (self->setup_page) ? _("Move Into") : _("Copy Into"),
+  _cs_choose_folder (widget, cs_setup_page_get_into_title (self->setup_page),
                      self->choosers,
                      (CsFolderChosenFunc) cs_window_set_destination);
 }

@@ -57,6 +57,7 @@ struct _CsWindow
   GtkCheckButton       *conflict_apply_all;
   CsConflict           *conflict;        /* the question on screen; owned */
   AdwMessageDialog     *cancel_dialog;
+  AdwMessageDialog     *deletions_dialog; /* a mirror's question, answering itself */
   /* Where each source of the last Retry Failed went (path → target), so that
    * its own summary can retry it again into the same folders; NULL after any
    * other copy. */

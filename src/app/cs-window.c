@@ -5,6 +5,7 @@
 
 #include <glib/gi18n.h>
 
+#include "cs-deletions-dialog.h"
 #include "cs-format.h"
 #include "cs-history.h"
 #include "cs-history-probe.h"
@@ -13,7 +14,7 @@
 /*
  * The window: setup → copying → summary, on one stack. It owns the job while
  * it runs, feeds the job's coalesced signals to the views, asks the questions
- * (conflicts, cancelling) and keeps the session from suspending meanwhile.
+ * (conflicts, a mirror's deletions, cancelling) and keeps the session from suspending meanwhile.
  * The pages beyond one copy (History, the comparison, the sweep, the
  * demonstration) ask through signals; the window navigates, shows their
  * toasts and keeps going back one step at a time. Actions are in
@@ -300,6 +301,22 @@ cs_window_save_run (CsWindow *self,
     }
 }
 
+/* The window's subtitle while @operation runs. */
+static const char *
+operation_doing (CsOperation operation)
+{
+  switch (operation)
+    {
+    case CS_OPERATION_MOVE:
+      return _("Moving");
+    case CS_OPERATION_MIRROR:
+      return _("Mirroring");
+    case CS_OPERATION_COPY:
+    default:
+      return _("Copying");
+    }
+}
+
 /* main thread */
 static void
 job_progress_cb (CsWindow *self,
@@ -320,15 +337,18 @@ job_progress_cb (CsWindow *self,
       g_autofree char *subtitle = NULL;
       double percent = 100.0 * (double) progress.bytes_done / (double) progress.bytes_total;
 
-      gboolean move = cs_job_get_operation (job) == CS_OPERATION_MOVE;
+      CsOperation operation = cs_job_get_operation (job);
 
       if (progress.state == CS_JOB_STATE_PAUSED)
         subtitle = g_strdup (_("Paused"));
       else if (!progress.total_known)
-        subtitle = g_strdup (move ? _("Moving") : _("Copying"));
-      else if (move)
+        subtitle = g_strdup (operation_doing (operation));
+      else if (operation == CS_OPERATION_MOVE)
         /* Translators: the window subtitle while moving, like "Moving · 42 %" */
         subtitle = g_strdup_printf (_("Moving · %.0f %%"), MIN (percent, 100.0));
+      else if (operation == CS_OPERATION_MIRROR)
+        /* Translators: the window subtitle while mirroring, like "Mirroring · 42 %" */
+        subtitle = g_strdup_printf (_("Mirroring · %.0f %%"), MIN (percent, 100.0));
       else
         /* Translators: the window subtitle while copying, like "Copying · 42 %" */
         subtitle = g_strdup_printf (_("Copying · %.0f %%"), MIN (percent, 100.0));
@@ -449,11 +469,42 @@ job_conflict_cb (CsWindow   *self,
   cs_window_show_next_conflict (self);
 }
 
-/* Leaves no worker waiting for a question nobody will answer. */
+static void
+deletions_response_cb (CsWindow *self)
+{
+  self->deletions_dialog = NULL;
+}
+
+/* main thread: a mirror has copied everything and asks before deleting. */
+static void
+job_deletions_cb (CsWindow    *self,
+                  CsDeletions *deletions,
+                  CsJob       *job)
+{
+  const char *destination = cs_run_get_destination (cs_job_get_run (job));
+
+  if (self->deletions_dialog != NULL)
+    gtk_window_destroy (GTK_WINDOW (self->deletions_dialog));
+  self->deletions_dialog = _cs_deletions_dialog_new (GTK_WINDOW (self), deletions, destination);
+  g_signal_connect_object (self->deletions_dialog, "response",
+                           G_CALLBACK (deletions_response_cb), self, G_CONNECT_SWAPPED);
+  gtk_window_present (GTK_WINDOW (self->deletions_dialog));
+}
+
+/* Leaves no worker waiting for a question nobody will answer; a mirror's
+ * question unanswered deletes nothing. */
 static void
 cs_window_drop_conflicts (CsWindow *self)
 {
   CsConflict *queued;
+
+  if (self->deletions_dialog != NULL)
+    {
+      AdwMessageDialog *dialog = g_steal_pointer (&self->deletions_dialog);
+
+      g_signal_handlers_disconnect_by_data (dialog, self);
+      gtk_window_destroy (GTK_WINDOW (dialog));
+    }
 
   while ((queued = g_queue_pop_head (&self->conflicts)) != NULL)
     {
@@ -856,19 +907,24 @@ _cs_window_start (CsWindow *self,
 
   g_signal_connect_object (job, "progress", G_CALLBACK (job_progress_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (job, "conflict", G_CALLBACK (job_conflict_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (job, "deletions", G_CALLBACK (job_deletions_cb), self, G_CONNECT_SWAPPED);
   cs_copy_page_set_job (self->copy_page, job);
 
   /* A copy that a suspend or a logout cuts off is left for the next run to clean up. */
-  if (cs_job_get_operation (job) == CS_OPERATION_MOVE)
+  switch (cs_job_get_operation (job))
     {
+    case CS_OPERATION_MOVE:
       self->inhibit_cookie = session->inhibit (GTK_WINDOW (self), _("Moving files"));
-      adw_window_title_set_subtitle (self->window_title, _("Moving"));
-    }
-  else
-    {
+      break;
+    case CS_OPERATION_MIRROR:
+      self->inhibit_cookie = session->inhibit (GTK_WINDOW (self), _("Mirroring files"));
+      break;
+    case CS_OPERATION_COPY:
+    default:
       self->inhibit_cookie = session->inhibit (GTK_WINDOW (self), _("Copying files"));
-      adw_window_title_set_subtitle (self->window_title, _("Copying"));
+      break;
     }
+  adw_window_title_set_subtitle (self->window_title, operation_doing (cs_job_get_operation (job)));
   _cs_window_show_home (self, "copying");
 
   self->job_running = FALSE;
@@ -1119,7 +1175,6 @@ cs_window_class_init (CsWindowClass *klass)
 void
 _cs_window_update_start_button (CsWindow *self)
 {
-  gboolean move = cs_setup_page_get_move (self->setup_page);
   const char *label, *name, *tooltip;
 
   if (self->job != NULL)
@@ -1128,12 +1183,24 @@ _cs_window_update_start_button (CsWindow *self)
       name = _("Add to Queue");
       tooltip = _("Run this copy after the ones before it");
     }
-  else
+  else switch (cs_setup_page_get_operation (self->setup_page))
     {
-      label = move ? _("_Start Move") : _("_Start Copy");
-      name = move ? _("Start Move") : _("Start Copy");
-      tooltip = move ? _("Start moving the sources into the destination")
-                     : _("Start copying the sources into the destination");
+    case CS_OPERATION_MOVE:
+      label = _("_Start Move");
+      name = _("Start Move");
+      tooltip = _("Start moving the sources into the destination");
+      break;
+    case CS_OPERATION_MIRROR:
+      label = _("_Start Mirror");
+      name = _("Start Mirror");
+      tooltip = _("Make the destination match the sources; before deleting anything, the window asks");
+      break;
+    case CS_OPERATION_COPY:
+    default:
+      label = _("_Start Copy");
+      name = _("Start Copy");
+      tooltip = _("Start copying the sources into the destination");
+      break;
     }
   gtk_button_set_label (self->start_button, label);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->start_button), tooltip);
@@ -1189,7 +1256,7 @@ cs_window_init (CsWindow *self)
 
   g_signal_connect_object (self->setup_page, "changed",
                            G_CALLBACK (_cs_window_actions_update), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->setup_page, "notify::move",
+  g_signal_connect_object (self->setup_page, "notify::operation",
                            G_CALLBACK (_cs_window_update_start_button), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->copy_page, "files-dropped",
                            G_CALLBACK (files_dropped_cb), self, G_CONNECT_SWAPPED);
@@ -1312,15 +1379,15 @@ cs_window_set_destination (CsWindow *self,
   cs_window_show_handed_over (self, title);
 }
 
-/* Whether the next job moves its sources, as if chosen on the setup page
- * (during a copy too: the next one is set up there meanwhile). */
+/* Whether the next job copies, moves or mirrors its sources, as if chosen on
+ * the setup page (during a copy too: the next one is set up there meanwhile). */
 void
-cs_window_set_move (CsWindow *self,
-                    gboolean  move)
+cs_window_set_operation (CsWindow    *self,
+                         CsOperation  operation)
 {
   g_return_if_fail (CS_IS_WINDOW (self));
 
-  cs_setup_page_set_move (self->setup_page, move);
+  cs_setup_page_set_operation (self->setup_page, operation);
 }
 
 /* The count for the next copy, as if set on the setup page's slider. */

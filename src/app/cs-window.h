@@ -17,8 +17,8 @@ void      cs_window_add_sources  (CsWindow      *self,
                                   guint          n_files);
 void      cs_window_set_destination (CsWindow   *self,
                                   GFile         *destination);
-void      cs_window_set_move     (CsWindow      *self,
-                                  gboolean       move);
+void      cs_window_set_operation (CsWindow     *self,
+                                  CsOperation    operation);
 void      cs_window_set_threads  (CsWindow      *self,
                                   guint          threads,
                                   gboolean       auto_threads);

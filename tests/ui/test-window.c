@@ -1690,8 +1690,153 @@ test_move (void)
 
   /* Copy again: the choice stays until changed, as the other options do. */
   g_assert_nonnull (cs_ui_find_button (window, "Start Move"));
-  cs_window_set_move (window, FALSE);
+  cs_window_set_operation (window, CS_OPERATION_COPY);
   g_assert_nonnull (cs_ui_find_button (window, "Start Copy"));
+
+  cs_ui_window_destroy (window);
+  cs_test_tree_remove (root);
+}
+
+static void
+collect_row_titles (GtkWidget *widget,
+                    GPtrArray *titles)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (ADW_IS_ACTION_ROW (child))
+        g_ptr_array_add (titles, g_strdup (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (child))));
+      collect_row_titles (child, titles);
+    }
+}
+
+static gboolean
+string_in (GPtrArray  *strings,
+           const char *wanted)
+{
+  for (guint i = 0; i < strings->len; i++)
+    if (g_strcmp0 (g_ptr_array_index (strings, i), wanted) == 0)
+      return TRUE;
+
+  return FALSE;
+}
+
+/* Runs the window's mirror of @source into @nas and answers its question
+ * with @answer; returns the run, which the summary page holds. */
+static CsRun *
+run_mirror (CsWindow   *window,
+            const char *answer,
+            const char *screenshot)
+{
+  AdwMessageDialog *dialog;
+  g_autoptr(GPtrArray) titles = g_ptr_array_new_with_free_func (g_free);
+  const char *body;
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_nonnull (cs_window_get_job (window));
+  g_assert_true (cs_ui_wait_until (conflict_shown, window, WAIT_SECONDS));
+  dialog = cs_ui_find_dialog (window);
+  g_assert_nonnull (dialog);
+  if (screenshot != NULL)
+    cs_ui_screenshot (dialog, screenshot);
+
+  /* Counts and bytes, the limit, and exactly the extras. */
+  body = adw_message_dialog_get_body (dialog);
+  g_test_message ("%s", body);
+  g_assert_nonnull (strstr (body, "delete 2 files (3.5"));
+  g_assert_nonnull (strstr (body, "kB) and 2 folders from “nas1”"));
+  g_assert_nonnull (strstr (body, "at most 1,000 files and folders"));
+  collect_row_titles (GTK_WIDGET (dialog), titles);
+  g_assert_cmpuint (titles->len, ==, 4);
+  g_assert_true (string_in (titles, "Photos/old.txt"));
+  g_assert_true (string_in (titles, "Photos/gone/older.txt"));
+  g_assert_true (string_in (titles, "Photos/gone"));
+  g_assert_true (string_in (titles, "Photos/empty"));
+
+  /* While it asks, nothing is deleted. */
+  g_assert_nonnull (cs_window_get_job (window));
+  cs_ui_answer (dialog, answer);
+  g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
+  g_assert_null (cs_ui_find_dialog (window));
+
+  return cs_summary_page_get_run (summary_page (window));
+}
+
+/* The window's mirror lists what it would delete, counts and bytes, and asks
+ * once: Keep deletes nothing, Delete deletes exactly those. */
+static void
+test_mirror (void)
+{
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *photos = g_build_filename (root, "Photos", NULL);
+  g_autofree char *nas = g_build_filename (root, "nas1", NULL);
+  g_autofree char *mirrored = g_build_filename (nas, "Photos", NULL);
+  g_autofree char *gone = g_build_filename (mirrored, "gone", NULL);
+  g_autofree char *empty = g_build_filename (mirrored, "empty", NULL);
+  g_autofree char *old = g_build_filename (mirrored, "old.txt", NULL);
+  g_autofree char *older = g_build_filename (gone, "older.txt", NULL);
+  g_autofree char *new_file = g_build_filename (photos, "new.txt", NULL);
+  g_autofree char *new_copy = g_build_filename (mirrored, "new.txt", NULL);
+  const char *cp[] = { "cp", "-a", photos, nas, NULL };
+  g_autoptr(GError) error = NULL;
+  GtkWidget *mirror_toggle;
+  CsWindow *window;
+  CsRemovals removals;
+  CsRun *run;
+  int status;
+
+  generate (photos, 20, 3000);
+  g_assert_cmpint (g_mkdir (nas, 0755), ==, 0);
+  g_spawn_sync (NULL, (char **) cp, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  /* The source gained a file; the destination has what the source lost. */
+  write_file (new_file, 1000, 1);
+  g_assert_cmpint (g_mkdir (gone, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (empty, 0755), ==, 0);
+  write_file (old, 1500, 2);
+  write_file (older, 2000, 3);
+
+  window = window_with_copy (photos, nas, 2);
+  mirror_toggle = cs_ui_find_button (window, "Mirror");
+  g_assert_nonnull (mirror_toggle);
+  g_signal_emit_by_name (mirror_toggle, "clicked");
+  cs_ui_iterate ();
+  g_assert_nonnull (cs_ui_find_button (window, "Start Mirror"));
+  g_assert_nonnull (cs_ui_find_label (window, "Mirror Into"));
+  cs_ui_screenshot (window, "11-mirror-setup.png");
+
+  /* Keep: the new file is copied, nothing is deleted, the summary says so. */
+  run = run_mirror (window, "Keep Them", "12-mirror-deletions.png");
+  g_assert_cmpint (cs_run_get_settings (run)->operation, ==, CS_OPERATION_MIRROR);
+  g_assert_cmpint (cs_run_get_settings (run)->max_delete, ==, CS_JOB_DEFAULT_MAX_DELETE);
+  cs_run_get_removals (run, &removals);
+  g_assert_cmpuint (removals.deleted_files + removals.deleted_dirs, ==, 0);
+  g_assert_cmpuint (removals.not_deleted, ==, 4);
+  assert_file_bytes (new_copy, 1000, 1);
+  assert_file_bytes (old, 1500, 2);
+  assert_file_bytes (older, 2000, 3);
+  g_assert_true (g_file_test (empty, G_FILE_TEST_IS_DIR));
+
+  /* Delete: exactly the extras go, and the destination matches the source. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.new-copy", NULL);
+  cs_ui_iterate ();
+  if (g_list_model_get_n_items (cs_setup_page_get_sources (setup_page (window))) == 0)
+    {
+      g_autoptr(GFile) again = g_file_new_for_path (photos);
+      GFile *files[] = { again };
+
+      cs_window_add_sources (window, files, 1);
+    }
+  g_assert_nonnull (cs_ui_find_button (window, "Start Mirror"));
+  run = run_mirror (window, "Delete", NULL);
+  cs_run_get_removals (run, &removals);
+  g_assert_cmpuint (removals.deleted_files, ==, 2);
+  g_assert_cmpuint (removals.deleted_dirs, ==, 2);
+  g_assert_cmpuint (removals.deleted_bytes, ==, 3500);
+  g_assert_cmpuint (removals.not_deleted, ==, 0);
+  g_assert_cmpstr (cs_run_get_outcome (run), ==, "completed");
+  cs_test_tree_assert_equal (photos, mirrored);
 
   cs_ui_window_destroy (window);
   cs_test_tree_remove (root);
@@ -1845,6 +1990,7 @@ main (int   argc,
   g_test_add_func ("/window/copy-into", test_copy_into);
   g_test_add_func ("/window/copy-into-parents", test_copy_into_parents);
   g_test_add_func ("/window/move", test_move);
+  g_test_add_func ("/window/mirror", test_mirror);
   g_test_add_func ("/window/slider-live", test_slider);
   g_test_add_func ("/window/loop-probe", test_loop_probe);
   g_test_add_func ("/window/cancel", test_cancel);
