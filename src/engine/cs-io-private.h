@@ -2,14 +2,33 @@
 #pragma once
 
 /*
- * Every filesystem request the engine makes goes through this table, for two
- * reasons: each call is counted (the request rates are the product), and tests
- * can put their own table in to inject faults deterministically.
+ * Every filesystem request the engine makes goes through this seam, for three
+ * reasons: each call is counted (the request rates are the product), tests
+ * can put their own table in to inject faults deterministically, and a
+ * location need not be a local path: each table is a backend.
+ *
+ * A backend hands out its own handles for open files and folders (the POSIX
+ * backend's are file descriptors), and every call names a file by a folder
+ * handle and a name, the way the *at() calls do: a name is resolved in the
+ * folder the scanner opened, so a folder renamed or replaced above it cannot
+ * redirect a copy. CS_IO_AT_LOCATION as the folder takes the name as a
+ * location instead (an absolute path, or a URL whose scheme a backend
+ * claims); that is how a job gets its first handles.
+ *
+ * The seam adds the backend's number above CS_IO_HANDLE_BITS to each handle
+ * it hands back, so the engine keeps one int per open file and every call
+ * reaches the backend the handle came from; a backend sees its own numbers
+ * only. A call joining two handles (rename, link, copy_file_range, clone) of
+ * two backends fails with EXDEV, which the engine already takes as "move the
+ * bytes another way". The POSIX backend is number 0: its handles are the
+ * descriptors themselves.
  */
 
+#include <fcntl.h>
 #include <glib.h>
 #include <stdatomic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/types.h>
 
 G_BEGIN_DECLS
@@ -43,7 +62,12 @@ typedef struct {
   atomic_uint_fast64_t bytes_done;
 } CsCounters;
 
+#define CS_IO_AT_LOCATION AT_FDCWD
+#define CS_IO_HANDLE_BITS 24
+
 typedef struct {
+  const char *name;     /* "posix": what the run record calls the backend */
+  const char *scheme;   /* the locations it takes, "smb://"; NULL for paths */
   int     (*openat)          (int dirfd, const char *path, int flags, mode_t mode);
   int     (*close)           (int fd);
   ssize_t (*pread)           (int fd, void *buf, size_t count, off_t offset);
@@ -81,11 +105,20 @@ typedef struct {
   ssize_t (*fgetxattr)       (int fd, const char *name, void *value, size_t size);
   int     (*fsetxattr)       (int fd, const char *name, const void *value, size_t size, int flags);
   int     (*mount_root)      (int dirfd, const char *path);  /* 1: a mount's root, 0: not, -1: errno */
+  int     (*fstatfs)         (int fd, struct statfs *sfs);
+  int     (*fadvise)         (int fd, off_t offset, off_t len, int advice);
 } CsIoTable;
 
-/* The table in use; tests may replace it before a job starts and restore it after. */
+/* The POSIX backend; tests may replace it before a job starts and restore it
+ * after (NULL puts the real one back). */
 const CsIoTable *_cs_io_get_default (void);
 void             _cs_io_set         (const CsIoTable *table);
+
+/* Adds a backend for the locations starting with its scheme, before any job
+ * uses it; registering the same table again returns the same number. */
+int              _cs_io_register    (const CsIoTable *table);
+/* The backend a handle, or a location with CS_IO_AT_LOCATION, belongs to. */
+const CsIoTable *_cs_io_backend     (int handle, const char *location);
 
 /* Counted calls. Each retries EINTR itself and returns like the system call. */
 int     _cs_io_openat    (CsCounters *c, int dirfd, const char *path, int flags, mode_t mode);
@@ -135,6 +168,11 @@ int     _cs_io_syncfs    (CsCounters *c, int fd);
 ssize_t _cs_io_flistxattr (CsCounters *c, int fd, char *list, size_t size);
 ssize_t _cs_io_fgetxattr (CsCounters *c, int fd, const char *name, void *value, size_t size);
 int     _cs_io_fsetxattr (CsCounters *c, int fd, const char *name, const void *value, size_t size);
+
+/* Not counted, as they are no request for a file: what the filesystem is,
+ * and a hint about how a file will be read. */
+int     _cs_io_fstatfs   (int fd, struct statfs *sfs);
+int     _cs_io_fadvise   (int fd, off_t offset, off_t len, int advice);
 
 /* Whether @path in @dirfd (not followed) is where another filesystem, or a
  * bind mount, is mounted: 1, 0, or -1 with errno. */

@@ -76,7 +76,24 @@ default_mount_root (int         dirfd,
   return makedev (stx.stx_dev_major, stx.stx_dev_minor) != parent.st_dev;
 }
 
+static int
+default_fadvise (int   fd,
+                 off_t offset,
+                 off_t len,
+                 int   advice)
+{
+  int r = posix_fadvise (fd, offset, len, advice);
+
+  if (r != 0)
+    {
+      errno = r;
+      return -1;
+    }
+  return 0;
+}
+
 static const CsIoTable default_table = {
+  .name = "posix",
   .openat = default_openat,
   .close = close,
   .pread = pread,
@@ -109,9 +126,19 @@ static const CsIoTable default_table = {
   .fgetxattr = fgetxattr,
   .fsetxattr = fsetxattr,
   .mount_root = default_mount_root,
+  .fstatfs = fstatfs,
+  .fadvise = default_fadvise,
 };
 
-static const CsIoTable *io = &default_table;
+
+#define HANDLE_MASK ((1 << CS_IO_HANDLE_BITS) - 1)
+#define MAX_BACKENDS 8
+
+/* Written before any job runs; the count is published last, so a reader
+ * that sees a number also sees its table. Number 0 is the POSIX backend. */
+static const CsIoTable *backends[MAX_BACKENDS] = { &default_table };
+static atomic_int n_backends = 1;
+static GMutex register_lock;
 
 const CsIoTable *
 _cs_io_get_default (void)
@@ -122,8 +149,110 @@ _cs_io_get_default (void)
 void
 _cs_io_set (const CsIoTable *table)
 {
-  io = table != NULL ? table : &default_table;
+  backends[0] = table != NULL ? table : &default_table;
 }
+
+int
+_cs_io_register (const CsIoTable *table)
+{
+  int n;
+
+  g_return_val_if_fail (table->scheme != NULL, -1);
+
+  g_mutex_lock (&register_lock);
+  n = atomic_load (&n_backends);
+  for (int i = 1; i < n; i++)
+    if (backends[i] == table)
+      {
+        g_mutex_unlock (&register_lock);
+        return i;
+      }
+  g_assert (n < MAX_BACKENDS);
+  backends[n] = table;
+  atomic_store_explicit (&n_backends, n + 1, memory_order_release);
+  g_mutex_unlock (&register_lock);
+  return n;
+}
+
+/* A backend's table and its own number for a handle of the seam's. */
+typedef struct {
+  const CsIoTable *table;
+  int              handle;
+  int              backend;
+} Target;
+
+static gboolean
+find (int         handle,
+      const char *location,
+      Target     *out)
+{
+  int n = atomic_load_explicit (&n_backends, memory_order_acquire);
+
+  out->backend = 0;
+  out->handle = handle;
+  if (handle >= 0)
+    {
+      out->backend = handle >> CS_IO_HANDLE_BITS;
+      out->handle = handle & HANDLE_MASK;
+      if (out->backend >= n)
+        {
+          errno = EBADF;
+          return FALSE;
+        }
+    }
+  else if (location != NULL)
+    {
+      for (int i = 1; i < n; i++)
+        if (g_str_has_prefix (location, backends[i]->scheme))
+          out->backend = i;
+    }
+  out->table = backends[out->backend];
+  return TRUE;
+}
+
+static gboolean
+find_pair (int         a,
+           const char *a_location,
+           int         b,
+           const char *b_location,
+           Target     *ta,
+           Target     *tb)
+{
+  if (!find (a, a_location, ta) || !find (b, b_location, tb))
+    return FALSE;
+  if (ta->backend != tb->backend)
+    {
+      errno = EXDEV;
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* A backend's new handle in the seam's numbers. */
+static int
+handed_out (const Target *t,
+            int           handle)
+{
+  if (handle < 0)
+    return handle;
+  if (handle > HANDLE_MASK)
+    {
+      t->table->close (handle);
+      errno = EMFILE;
+      return -1;
+    }
+  return (t->backend << CS_IO_HANDLE_BITS) | handle;
+}
+
+const CsIoTable *
+_cs_io_backend (int         handle,
+                const char *location)
+{
+  Target t;
+
+  return find (handle, location, &t) ? t.table : NULL;
+}
+
 
 static inline void
 count (CsCounters   *c,
@@ -147,24 +276,37 @@ now_ns (void)
 int
 _cs_io_openat (CsCounters *c, int dirfd, const char *path, int flags, mode_t mode)
 {
+  Target d;
+
+  if (!find (dirfd, path, &d))
+    return -1;
   count (c, (flags & O_CREAT) ? CS_REQ_CREATE : CS_REQ_OPEN);
-  return RETRY_EINTR (io->openat (dirfd, path, flags | O_CLOEXEC, mode));
+  return handed_out (&d, RETRY_EINTR (d.table->openat (d.handle, path, flags | O_CLOEXEC, mode)));
 }
 
 int
 _cs_io_close (CsCounters *c, int fd)
 {
+  Target f;
+
+  if (!find (fd, NULL, &f))
+    return -1;
   count (c, CS_REQ_CLOSE);
   /* close() must not be retried on Linux: the descriptor is gone either way. */
-  return io->close (fd);
+  return f.table->close (f.handle);
 }
 
 ssize_t
 _cs_io_pread (CsCounters *c, int fd, void *buf, size_t len, off_t offset)
 {
-  guint64 start = now_ns ();
-  ssize_t n = RETRY_EINTR (io->pread (fd, buf, len, offset));
+  Target f;
+  guint64 start;
+  ssize_t n;
 
+  if (!find (fd, NULL, &f))
+    return -1;
+  start = now_ns ();
+  n = RETRY_EINTR (f.table->pread (f.handle, buf, len, offset));
   count (c, CS_REQ_READ);
   atomic_fetch_add_explicit (&c->read_ns, now_ns () - start, memory_order_relaxed);
   if (n > 0)
@@ -175,9 +317,14 @@ _cs_io_pread (CsCounters *c, int fd, void *buf, size_t len, off_t offset)
 ssize_t
 _cs_io_pwrite (CsCounters *c, int fd, const void *buf, size_t len, off_t offset)
 {
-  guint64 start = now_ns ();
-  ssize_t n = RETRY_EINTR (io->pwrite (fd, buf, len, offset));
+  Target f;
+  guint64 start;
+  ssize_t n;
 
+  if (!find (fd, NULL, &f))
+    return -1;
+  start = now_ns ();
+  n = RETRY_EINTR (f.table->pwrite (f.handle, buf, len, offset));
   count (c, CS_REQ_WRITE);
   atomic_fetch_add_explicit (&c->write_ns, now_ns () - start, memory_order_relaxed);
   if (n > 0)
@@ -206,9 +353,14 @@ ssize_t
 _cs_io_copy_range (CsCounters *c, int fd_in, off_t *off_in, int fd_out, off_t *off_out,
                    size_t len)
 {
-  guint64 start = now_ns ();
-  ssize_t n = RETRY_EINTR (io->copy_file_range (fd_in, off_in, fd_out, off_out, len, 0));
+  Target in, out;
+  guint64 start;
+  ssize_t n;
 
+  if (!find_pair (fd_in, NULL, fd_out, NULL, &in, &out))
+    return -1;
+  start = now_ns ();
+  n = RETRY_EINTR (in.table->copy_file_range (in.handle, off_in, out.handle, off_out, len, 0));
   count_copy (c, start, n);
   return n;
 }
@@ -216,174 +368,221 @@ _cs_io_copy_range (CsCounters *c, int fd_in, off_t *off_in, int fd_out, off_t *o
 int
 _cs_io_clone (CsCounters *c, int dst_fd, int src_fd, guint64 size)
 {
-  guint64 start = now_ns ();
-  int r = RETRY_EINTR (io->clone (dst_fd, src_fd));
+  Target dst, src;
+  guint64 start;
+  int r;
 
+  if (!find_pair (dst_fd, NULL, src_fd, NULL, &dst, &src))
+    return -1;
+  start = now_ns ();
+  r = RETRY_EINTR (dst.table->clone (dst.handle, src.handle));
   count_copy (c, start, r == 0 ? (ssize_t) size : 0);
   return r;
 }
 
-#define SIMPLE(kind, call) do { count (c, kind); return RETRY_EINTR (call); } while (0)
+/* One call on one handle (or a folder and a name): found, counted, retried. */
+#define SIMPLE(kind, handle, location, call) do {                          \
+    Target t;                                                              \
+    if (!find (handle, location, &t))                                      \
+      return -1;                                                           \
+    count (c, kind);                                                       \
+    return RETRY_EINTR (t.table->call);                                    \
+  } while (0)
+
+/* The same for a call joining two handles of one backend. */
+#define PAIR(kind, a, a_location, b, b_location, call) do {                \
+    Target ta, tb;                                                         \
+    if (!find_pair (a, a_location, b, b_location, &ta, &tb))               \
+      return -1;                                                           \
+    count (c, kind);                                                       \
+    return RETRY_EINTR (ta.table->call);                                   \
+  } while (0)
 
 int
 _cs_io_fsync (CsCounters *c, int fd)
 {
-  SIMPLE (CS_REQ_FSYNC, io->fsync (fd));
+  SIMPLE (CS_REQ_FSYNC, fd, NULL, fsync (t.handle));
 }
 
 int
 _cs_io_fstat (CsCounters *c, int fd, struct stat *st)
 {
-  SIMPLE (CS_REQ_STAT, io->fstat (fd, st));
+  SIMPLE (CS_REQ_STAT, fd, NULL, fstat (t.handle, st));
 }
 
 int
 _cs_io_mount_root (CsCounters *c, int dirfd, const char *path)
 {
-  SIMPLE (CS_REQ_STAT, io->mount_root (dirfd, path));
+  SIMPLE (CS_REQ_STAT, dirfd, path, mount_root (t.handle, path));
 }
 
 int
 _cs_io_fstat_mode (CsCounters *c, int fd, mode_t *mode)
 {
-  SIMPLE (CS_REQ_STAT, io->fstat_mode (fd, mode));
+  SIMPLE (CS_REQ_STAT, fd, NULL, fstat_mode (t.handle, mode));
 }
 
 int
 _cs_io_fstatat (CsCounters *c, int dirfd, const char *path, struct stat *st, int flags)
 {
-  SIMPLE (CS_REQ_STAT, io->fstatat (dirfd, path, st, flags));
+  SIMPLE (CS_REQ_STAT, dirfd, path, fstatat (t.handle, path, st, flags));
 }
 
 int
 _cs_io_statx (CsCounters *c, int dirfd, const char *path, int flags, unsigned int mask,
               struct statx *stx)
 {
-  SIMPLE (CS_REQ_STAT, io->statx (dirfd, path, flags, mask, stx));
+  SIMPLE (CS_REQ_STAT, dirfd, path, statx (t.handle, path, flags, mask, stx));
 }
 
 int
 _cs_io_mkdirat (CsCounters *c, int dirfd, const char *path, mode_t mode)
 {
-  SIMPLE (CS_REQ_MKDIR, io->mkdirat (dirfd, path, mode));
+  SIMPLE (CS_REQ_MKDIR, dirfd, path, mkdirat (t.handle, path, mode));
 }
 
 int
 _cs_io_renameat2 (CsCounters *c, int olddirfd, const char *oldpath, int newdirfd,
                   const char *newpath, unsigned int flags)
 {
-  SIMPLE (CS_REQ_RENAME, io->renameat2 (olddirfd, oldpath, newdirfd, newpath, flags));
+  PAIR (CS_REQ_RENAME, olddirfd, oldpath, newdirfd, newpath,
+        renameat2 (ta.handle, oldpath, tb.handle, newpath, flags));
 }
 
 int
 _cs_io_linkat (CsCounters *c, int olddirfd, const char *oldpath, int newdirfd,
                const char *newpath, int flags)
 {
-  SIMPLE (CS_REQ_OTHER, io->linkat (olddirfd, oldpath, newdirfd, newpath, flags));
+  PAIR (CS_REQ_OTHER, olddirfd, oldpath, newdirfd, newpath,
+        linkat (ta.handle, oldpath, tb.handle, newpath, flags));
 }
 
 int
 _cs_io_unlinkat (CsCounters *c, int dirfd, const char *path, int flags)
 {
-  SIMPLE (CS_REQ_UNLINK, io->unlinkat (dirfd, path, flags));
+  SIMPLE (CS_REQ_UNLINK, dirfd, path, unlinkat (t.handle, path, flags));
 }
 
 int
 _cs_io_fchmod (CsCounters *c, int fd, mode_t mode)
 {
-  SIMPLE (CS_REQ_SETATTR, io->fchmod (fd, mode));
+  SIMPLE (CS_REQ_SETATTR, fd, NULL, fchmod (t.handle, mode));
 }
 
 int
 _cs_io_fchown (CsCounters *c, int fd, uid_t uid, gid_t gid)
 {
-  SIMPLE (CS_REQ_SETATTR, io->fchown (fd, uid, gid));
+  SIMPLE (CS_REQ_SETATTR, fd, NULL, fchown (t.handle, uid, gid));
 }
 
 int
 _cs_io_futimens (CsCounters *c, int fd, const struct timespec times[2])
 {
-  SIMPLE (CS_REQ_SETATTR, io->futimens (fd, times));
+  SIMPLE (CS_REQ_SETATTR, fd, NULL, futimens (t.handle, times));
 }
 
 int
 _cs_io_utimensat (CsCounters *c, int dirfd, const char *path, const struct timespec times[2],
                   int flags)
 {
-  SIMPLE (CS_REQ_SETATTR, io->utimensat (dirfd, path, times, flags));
+  SIMPLE (CS_REQ_SETATTR, dirfd, path, utimensat (t.handle, path, times, flags));
 }
 
 int
 _cs_io_fchownat (CsCounters *c, int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
 {
-  SIMPLE (CS_REQ_SETATTR, io->fchownat (dirfd, path, uid, gid, flags));
+  SIMPLE (CS_REQ_SETATTR, dirfd, path, fchownat (t.handle, path, uid, gid, flags));
 }
 
 int
 _cs_io_ftruncate (CsCounters *c, int fd, off_t length)
 {
-  SIMPLE (CS_REQ_SETATTR, io->ftruncate (fd, length));
+  SIMPLE (CS_REQ_SETATTR, fd, NULL, ftruncate (t.handle, length));
 }
 
 off_t
 _cs_io_lseek (CsCounters *c, int fd, off_t offset, int whence)
 {
+  Target f;
+
+  if (!find (fd, NULL, &f))
+    return -1;
   count (c, CS_REQ_OTHER);
-  return io->lseek (fd, offset, whence);
+  return f.table->lseek (f.handle, offset, whence);
 }
 
 ssize_t
 _cs_io_readlinkat (CsCounters *c, int dirfd, const char *path, char *buf, size_t size)
 {
-  SIMPLE (CS_REQ_OTHER, io->readlinkat (dirfd, path, buf, size));
+  SIMPLE (CS_REQ_OTHER, dirfd, path, readlinkat (t.handle, path, buf, size));
 }
 
 int
 _cs_io_symlinkat (CsCounters *c, const char *target, int newdirfd, const char *linkpath)
 {
-  SIMPLE (CS_REQ_OTHER, io->symlinkat (target, newdirfd, linkpath));
+  SIMPLE (CS_REQ_OTHER, newdirfd, linkpath, symlinkat (target, t.handle, linkpath));
 }
 
 int
 _cs_io_mknodat (CsCounters *c, int dirfd, const char *path, mode_t mode, dev_t dev)
 {
-  SIMPLE (CS_REQ_CREATE, io->mknodat (dirfd, path, mode, dev));
+  SIMPLE (CS_REQ_CREATE, dirfd, path, mknodat (t.handle, path, mode, dev));
 }
 
 int
 _cs_io_fchmodat (CsCounters *c, int dirfd, const char *path, mode_t mode)
 {
-  SIMPLE (CS_REQ_SETATTR, io->fchmodat (dirfd, path, mode, 0));
+  SIMPLE (CS_REQ_SETATTR, dirfd, path, fchmodat (t.handle, path, mode, 0));
 }
 
 ssize_t
 _cs_io_getdents (CsCounters *c, int fd, void *buf, size_t size)
 {
-  SIMPLE (CS_REQ_READDIR, io->getdents (fd, buf, size));
+  SIMPLE (CS_REQ_READDIR, fd, NULL, getdents (t.handle, buf, size));
 }
 
 int
 _cs_io_syncfs (CsCounters *c, int fd)
 {
-  SIMPLE (CS_REQ_FSYNC, io->syncfs (fd));
+  SIMPLE (CS_REQ_FSYNC, fd, NULL, syncfs (t.handle));
 }
 
 ssize_t
 _cs_io_flistxattr (CsCounters *c, int fd, char *list, size_t size)
 {
-  SIMPLE (CS_REQ_OTHER, io->flistxattr (fd, list, size));
+  SIMPLE (CS_REQ_OTHER, fd, NULL, flistxattr (t.handle, list, size));
 }
 
 ssize_t
 _cs_io_fgetxattr (CsCounters *c, int fd, const char *name, void *value, size_t size)
 {
-  SIMPLE (CS_REQ_OTHER, io->fgetxattr (fd, name, value, size));
+  SIMPLE (CS_REQ_OTHER, fd, NULL, fgetxattr (t.handle, name, value, size));
 }
 
 int
 _cs_io_fsetxattr (CsCounters *c, int fd, const char *name, const void *value, size_t size)
 {
-  SIMPLE (CS_REQ_SETATTR, io->fsetxattr (fd, name, value, size, 0));
+  SIMPLE (CS_REQ_SETATTR, fd, NULL, fsetxattr (t.handle, name, value, size, 0));
+}
+
+int
+_cs_io_fstatfs (int fd, struct statfs *sfs)
+{
+  Target f;
+
+  if (!find (fd, NULL, &f))
+    return -1;
+  return RETRY_EINTR (f.table->fstatfs (f.handle, sfs));
+}
+
+int
+_cs_io_fadvise (int fd, off_t offset, off_t len, int advice)
+{
+  Target f;
+
+  if (!find (fd, NULL, &f))
+    return -1;
+  return f.table->fadvise (f.handle, offset, len, advice);
 }
 
 gboolean

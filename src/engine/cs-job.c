@@ -1650,12 +1650,12 @@ sampler_thread (gpointer data)
 static void
 flush_destination (CsJob *job)
 {
-  int fd = _cs_io_openat (&job->counters, AT_FDCWD, job->destination, O_RDONLY, 0);
+  int fd = _cs_io_openat (&job->counters, CS_IO_AT_LOCATION, job->destination, O_RDONLY, 0);
 
   if (fd < 0)
     {
       g_autofree char *parent = g_path_get_dirname (job->destination);
-      fd = _cs_io_openat (&job->counters, AT_FDCWD, parent, O_RDONLY | O_DIRECTORY, 0);
+      fd = _cs_io_openat (&job->counters, CS_IO_AT_LOCATION, parent, O_RDONLY | O_DIRECTORY, 0);
     }
   if (fd < 0)
     return;

@@ -263,7 +263,7 @@ delete_listed (CsJob       *job,
           if (root_fd >= 0)
             _cs_io_close (&job->counters, root_fd);
           root = e.root;
-          root_fd = _cs_io_openat (&job->counters, AT_FDCWD, root_path, O_RDONLY | O_DIRECTORY, 0);
+          root_fd = _cs_io_openat (&job->counters, CS_IO_AT_LOCATION, root_path, O_RDONLY | O_DIRECTORY, 0);
           /* The same folder the copy went into, or none at all. */
           if (root_fd >= 0 && (_cs_io_fstat (&job->counters, root_fd, &st) != 0
                                || st.st_dev != listed.st_dev || st.st_ino != listed.st_ino))
@@ -343,7 +343,7 @@ retouch_folders (CsJob       *job,
     {
       struct stat listed, st;
       const char *root_path = _cs_deletions_get_root (deletions, root, &listed);
-      int root_fd = _cs_io_openat (&job->counters, AT_FDCWD, root_path, O_RDONLY | O_DIRECTORY, 0);
+      int root_fd = _cs_io_openat (&job->counters, CS_IO_AT_LOCATION, root_path, O_RDONLY | O_DIRECTORY, 0);
       int fd = -1;
 
       if (root_fd >= 0 && _cs_io_fstat (&job->counters, root_fd, &st) == 0

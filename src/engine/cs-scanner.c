@@ -679,8 +679,8 @@ open_container (CsJob      *job,
   CsDir *dir = _cs_dir_new (job, NULL, src_parent, dst_parent);
 
   dir->apply_attrs = FALSE;
-  dir->src_fd = _cs_io_openat (&job->counters, AT_FDCWD, src_parent, O_RDONLY | O_DIRECTORY, 0);
-  dir->dst_fd = _cs_io_openat (&job->counters, AT_FDCWD, dst_parent, O_RDONLY | O_DIRECTORY, 0);
+  dir->src_fd = _cs_io_openat (&job->counters, CS_IO_AT_LOCATION, src_parent, O_RDONLY | O_DIRECTORY, 0);
+  dir->dst_fd = _cs_io_openat (&job->counters, CS_IO_AT_LOCATION, dst_parent, O_RDONLY | O_DIRECTORY, 0);
   if (dir->src_fd < 0 || (dir->dst_fd < 0 && !job->settings.dry_run))
     {
       _cs_dir_unref (dir);
@@ -703,7 +703,7 @@ make_destination (CsJob      *job,
   g_autofree char *trimmed = NULL;
   g_autofree char *parent = NULL;
 
-  if (_cs_io_mkdirat (&job->counters, AT_FDCWD, path, 0755) == 0 || errno == EEXIST)
+  if (_cs_io_mkdirat (&job->counters, CS_IO_AT_LOCATION, path, 0755) == 0 || errno == EEXIST)
     return 0;
   if (errno != ENOENT || !job->into)
     return -1;
@@ -713,7 +713,7 @@ make_destination (CsJob      *job,
   parent = g_path_get_dirname (trimmed);
   if (strcmp (parent, trimmed) == 0 || make_destination (job, parent) != 0)
     return -1;
-  if (_cs_io_mkdirat (&job->counters, AT_FDCWD, path, 0755) == 0 || errno == EEXIST)
+  if (_cs_io_mkdirat (&job->counters, CS_IO_AT_LOCATION, path, 0755) == 0 || errno == EEXIST)
     return 0;
   return -1;
 }

@@ -23,7 +23,7 @@ _cs_is_remote_filesystem (int fd)
 {
   struct statfs sfs;
 
-  if (fstatfs (fd, &sfs) != 0)
+  if (_cs_io_fstatfs (fd, &sfs) != 0)
     return FALSE;
 
   switch ((unsigned long) sfs.f_type)
