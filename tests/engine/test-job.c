@@ -1146,8 +1146,12 @@ on_hold_progress (CsJob    *job,
   CsProgress p;
 
   cs_job_get_progress (job, &p);
-  /* The pause after the question, so the scan is done when it comes. */
-  if (!state->paused && state->answered && p.files_done < HOLD_FILES - 8 * HOLD_THREADS)
+  /* The pause after the question, so the scan is done when it comes; and
+   * after the question's hold has ended (its event is in the record), since
+   * a pause that begins while the asking worker has not yet taken the answer
+   * makes one hold of the two, marked once, as "pause". */
+  if (!state->paused && state->answered && cs_run_get_n_events (cs_job_get_run (job)) >= 1
+      && p.files_done < HOLD_FILES - 8 * HOLD_THREADS)
     {
       state->paused = TRUE;
       cs_job_pause (job);
