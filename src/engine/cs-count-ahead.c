@@ -152,9 +152,13 @@ count_thread (gpointer data)
       name = g_path_get_basename (trimmed);
       if (_cs_job_is_excluded (job, name))
         continue;
-      if (!count_entry (job, AT_FDCWD, trimmed,
-                        lstat (trimmed, &st) == 0 && S_ISDIR (st.st_mode) ? DT_DIR : DT_UNKNOWN,
-                        0, &count))
+      /* A source this walk cannot see (gone, or a share reached through
+       * another I/O backend than the system calls) leaves it no total to
+       * claim. */
+      if (lstat (trimmed, &st) != 0)
+        return NULL;
+      if (!count_entry (job, AT_FDCWD, trimmed, S_ISDIR (st.st_mode) ? DT_DIR : DT_UNKNOWN, 0,
+                        &count))
         return NULL;
     }
 

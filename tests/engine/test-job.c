@@ -607,6 +607,16 @@ test_count_ahead_cancel (void)
   g_assert_true (atomic_load (&free_running->counted));
   g_assert_cmpuint (atomic_load (&free_running->files_counted), ==, files);
   g_assert_cmpuint (atomic_load (&free_running->bytes_counted), ==, bytes);
+
+  /* A source it cannot see (as a share's URI would be) gives no total. */
+  {
+    g_autofree char *unseen = g_build_filename (root, "not-here", NULL);
+    g_autoptr(CsJob) blind = job_for (unseen, dst, 2);
+
+    _cs_count_ahead_start (blind);
+    g_thread_join (g_steal_pointer (&blind->counter));
+    g_assert_false (atomic_load (&blind->counted));
+  }
   cs_test_tree_remove (root);
 }
 
