@@ -1559,7 +1559,15 @@ test_sighup (Fixture       *f,
     }
   watch (f);
   process = launch_copy (env, out, err, &pid, "--threads=4", f->src, f->out, NULL);
-  g_usleep (G_USEC_PER_SEC / 2);
+  /* Once it writes, its handlers are in place: a SIGHUP before them ends it
+   * by the default action (exit 129, seen at load 19). */
+  {
+    gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+    while (cs_test_tree_find_temporaries (f->out) == 0 && g_get_monotonic_time () < deadline)
+      g_usleep (G_USEC_PER_SEC / 100);
+    g_assert_cmpuint (cs_test_tree_find_temporaries (f->out), >, 0);
+  }
   g_assert_cmpint (kill (pid, SIGHUP), ==, 0);
   status = wait_bounded (process, pid, 10);
   summary = read_text (out);
