@@ -175,8 +175,11 @@ if [[ $kind == labnas ]]; then
   else
     fail "200 creates with 1 thread took ${one} ms, less than the 200 ms of latency"
   fi
-  if ((eight * 3 < one)); then
-    ok "8 threads overlap the latency: ${eight} ms < ${one} ms / 3"
+  # Overlapped, eight threads hide most of the 200 ms that one waits in
+  # latency; on a loaded machine both also wait for a CPU, which no number of
+  # threads hides, so the time saved is what tells (serialised: none).
+  if ((eight * 3 < one || one - eight >= 150)); then
+    ok "8 threads overlap the latency: ${eight} ms vs ${one} ms"
   else
     fail "8 threads did not overlap the latency: ${eight} ms vs ${one} ms"
   fi
