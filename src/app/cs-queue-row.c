@@ -51,12 +51,25 @@ static void
 cs_queue_row_show (CsQueueRow *self)
 {
   gboolean held = cs_queued_job_get_held (self->queued);
+  gboolean running = cs_queued_job_get_running (self->queued);
   g_autofree char *destination = _cs_display_path (cs_queued_job_get_destination (self->queued));
   g_autofree char *subtitle = NULL;
+  const char *state;
 
+  if (running)
+    /* Translators: a queued copy's state: it runs beside the one shown, to another device */
+    state = _("Running side by side");
+  else if (held)
+    state = _("Held");
+  else
+    state = _("Waiting");
   /* Translators: a queued copy's destination and its state */
-  subtitle = g_strdup_printf (_("Into %s · %s"), destination, held ? _("Held") : _("Waiting"));
+  subtitle = g_strdup_printf (_("Into %s · %s"), destination, state);
   adw_action_row_set_subtitle (ADW_ACTION_ROW (self), subtitle);
+  /* A running copy is no longer moved about, held or removed here. */
+  for (GtkWidget *button = GTK_WIDGET (self->up_button); button != NULL;
+       button = gtk_widget_get_next_sibling (button))
+    gtk_widget_set_sensitive (button, !running);
   gtk_toggle_button_set_active (self->hold_button, held);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->hold_button),
                                held ? _("Let this copy run when its turn comes") : _("Hold this copy back"));
@@ -145,6 +158,8 @@ cs_queue_row_new (CsQueuedJob *queued)
   title = format_sources (cs_queued_job_get_sources (queued));
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self), title);
   g_signal_connect_object (queued, "notify::held", G_CALLBACK (cs_queue_row_show), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (queued, "notify::running", G_CALLBACK (cs_queue_row_show), self,
                            G_CONNECT_SWAPPED);
   cs_queue_row_show (self);
 

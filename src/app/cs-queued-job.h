@@ -19,5 +19,10 @@ const char  *cs_queued_job_get_destination (CsQueuedJob        *self);
 gboolean     cs_queued_job_get_held        (CsQueuedJob        *self);
 void         cs_queued_job_set_held        (CsQueuedJob        *self,
                                             gboolean            held);
+const char  *cs_queued_job_get_device      (CsQueuedJob        *self);
+gboolean     cs_queued_job_get_running     (CsQueuedJob        *self);
+void         cs_queued_job_set_running     (CsQueuedJob        *self,
+                                            gboolean            running);
+char        *cs_queued_job_device_of       (const char         *destination);
 
 G_END_DECLS

@@ -177,7 +177,7 @@ start_action (GtkWidget  *widget,
     started = _cs_window_queue (self, job, sources, destination_path);
   else
     {
-      started = _cs_window_start (self, job);
+      started = _cs_window_start (self, job, destination_path);
       if (started)
         g_clear_pointer (&self->retry_targets, g_hash_table_unref);
     }
@@ -196,7 +196,8 @@ queue_move (CsWindow *self,
 {
   g_autoptr(CsQueuedJob) queued = g_list_model_get_item (G_LIST_MODEL (self->queue), from);
 
-  if (queued == NULL || to >= g_list_model_get_n_items (G_LIST_MODEL (self->queue)))
+  if (queued == NULL || to >= g_list_model_get_n_items (G_LIST_MODEL (self->queue)) ||
+      cs_queued_job_get_running (queued))
     return;
   g_list_store_remove (self->queue, from);
   g_list_store_insert (self->queue, to, queued);
@@ -232,12 +233,11 @@ queue_hold_action (GtkWidget  *widget,
   g_autoptr(CsQueuedJob) queued = g_list_model_get_item (G_LIST_MODEL (self->queue),
                                                          g_variant_get_uint32 (parameter));
 
-  if (queued == NULL)
+  if (queued == NULL || cs_queued_job_get_running (queued))
     return;
   cs_queued_job_set_held (queued, !cs_queued_job_get_held (queued));
-  /* Let go while nothing runs: its turn is now. */
-  if (self->job == NULL)
-    _cs_window_start_queued (self);
+  /* Let go while its device is free: its turn is now. */
+  _cs_window_start_queued (self);
 }
 
 static void
@@ -247,8 +247,10 @@ queue_remove_action (GtkWidget  *widget,
 {
   CsWindow *self = CS_WINDOW (widget);
   guint position = g_variant_get_uint32 (parameter);
+  g_autoptr(CsQueuedJob) queued = g_list_model_get_item (G_LIST_MODEL (self->queue), position);
 
-  if (position < g_list_model_get_n_items (G_LIST_MODEL (self->queue)))
+  /* One running side by side is cancelled on its own page, once shown. */
+  if (queued != NULL && !cs_queued_job_get_running (queued))
     g_list_store_remove (self->queue, position);
 }
 
@@ -432,7 +434,7 @@ retry_failed_action (GtkWidget  *widget,
       cs_job_set_overwrite (job, CS_OVERWRITE_NEWER);
     }
 
-  if (!_cs_window_start (self, job))
+  if (!_cs_window_start (self, job, cs_run_get_destination (run)))
     {
       _cs_window_show_toast (self, _("The failed files cannot be copied again"));
       return;

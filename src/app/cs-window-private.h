@@ -58,11 +58,15 @@ struct _CsWindow
   CsConflict           *conflict;        /* the question on screen; owned */
   AdwMessageDialog     *cancel_dialog;
   AdwMessageDialog     *deletions_dialog; /* a mirror's question, answering itself */
+  CsJob                *deletions_job;    /* whose question it is */
   /* Where each source of the last Retry Failed went (path → target), so that
    * its own summary can retry it again into the same folders; NULL after any
    * other copy. */
   GHashTable           *retry_targets;
   GListStore           *queue;           /* of CsQueuedJob, after the running copy */
+  GPtrArray            *side_jobs;       /* of CsQueuedJob in the queue, running beside it */
+  char                 *job_device;      /* the running copy's destination device */
+  GQueue                deletions_waiting; /* of CsDeletions, while another is asked */
 
   guint                 close_when_done : 1;
   guint                 close_if_clean : 1;  /* --close-when-done: a clean finish closes */
@@ -76,7 +80,8 @@ void     _cs_window_actions_update        (CsWindow       *self);
 
 /* cs-window.c */
 gboolean _cs_window_start                 (CsWindow       *self,
-                                           CsJob          *job);
+                                           CsJob          *job,
+                                           const char     *destination);
 CsJob   *_cs_window_build_job             (CsWindow       *self,
                                            GFile         **files,
                                            guint           n_files,

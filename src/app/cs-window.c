@@ -381,6 +381,29 @@ describe_file (guint64 size,
   return g_strdup_printf (_("%s, modified %s"), size_text, date_text);
 }
 
+/* The questions of @job (tagged "cs-job") taken out of @questions, in
+ * order, with their references: copies side by side each keep their own. */
+static GList *
+steal_questions_of (GQueue   *questions,
+                    gpointer  job)
+{
+  GList *taken = NULL;
+
+  for (GList *l = questions->head; l != NULL;)
+    {
+      GList *next = l->next;
+
+      if (g_object_get_data (l->data, "cs-job") == job)
+        {
+          taken = g_list_prepend (taken, l->data);
+          g_queue_delete_link (questions, l);
+        }
+      l = next;
+    }
+
+  return g_list_reverse (taken);
+}
+
 static void
 conflict_response_cb (CsWindow         *self,
                       const char       *response,
@@ -402,16 +425,16 @@ conflict_response_cb (CsWindow         *self,
   if (conflict != NULL)
     cs_conflict_answer (conflict, answer, apply_to_all);
 
-  /* Questions already asked before "apply to all" get the same answer. */
-  if (apply_to_all)
+  /* Questions of the same copy already asked before "apply to all" get the
+   * same answer. */
+  if (apply_to_all && conflict != NULL)
     {
-      CsConflict *queued;
+      GList *same = steal_questions_of (&self->conflicts,
+                                        g_object_get_data (G_OBJECT (conflict), "cs-job"));
 
-      while ((queued = g_queue_pop_head (&self->conflicts)) != NULL)
-        {
-          cs_conflict_answer (queued, answer, TRUE);
-          g_object_unref (queued);
-        }
+      for (GList *l = same; l != NULL; l = l->next)
+        cs_conflict_answer (l->data, answer, TRUE);
+      g_list_free_full (same, g_object_unref);
     }
 
   cs_window_show_next_conflict (self);
@@ -465,14 +488,39 @@ job_conflict_cb (CsWindow   *self,
                  CsConflict *conflict,
                  CsJob      *job)
 {
+  g_object_set_data (G_OBJECT (conflict), "cs-job", job);
   g_queue_push_tail (&self->conflicts, g_object_ref (conflict));
   cs_window_show_next_conflict (self);
 }
+
+static void cs_window_show_next_deletions (CsWindow *self);
 
 static void
 deletions_response_cb (CsWindow *self)
 {
   self->deletions_dialog = NULL;
+  self->deletions_job = NULL;
+  cs_window_show_next_deletions (self);
+}
+
+/* One mirror's question at a time; copies side by side may ask together. */
+static void
+cs_window_show_next_deletions (CsWindow *self)
+{
+  g_autoptr(CsDeletions) deletions = NULL;
+  CsJob *job;
+
+  if (self->deletions_dialog != NULL || g_queue_is_empty (&self->deletions_waiting))
+    return;
+
+  deletions = g_queue_pop_head (&self->deletions_waiting);
+  job = g_object_get_data (G_OBJECT (deletions), "cs-job");
+  self->deletions_job = job;
+  self->deletions_dialog = _cs_deletions_dialog_new (GTK_WINDOW (self), deletions,
+                                                     cs_run_get_destination (cs_job_get_run (job)));
+  g_signal_connect_object (self->deletions_dialog, "response",
+                           G_CALLBACK (deletions_response_cb), self, G_CONNECT_SWAPPED);
+  gtk_window_present (GTK_WINDOW (self->deletions_dialog));
 }
 
 /* main thread: a mirror has copied everything and asks before deleting. */
@@ -481,48 +529,59 @@ job_deletions_cb (CsWindow    *self,
                   CsDeletions *deletions,
                   CsJob       *job)
 {
-  const char *destination = cs_run_get_destination (cs_job_get_run (job));
-
-  if (self->deletions_dialog != NULL)
-    gtk_window_destroy (GTK_WINDOW (self->deletions_dialog));
-  self->deletions_dialog = _cs_deletions_dialog_new (GTK_WINDOW (self), deletions, destination);
-  g_signal_connect_object (self->deletions_dialog, "response",
-                           G_CALLBACK (deletions_response_cb), self, G_CONNECT_SWAPPED);
-  gtk_window_present (GTK_WINDOW (self->deletions_dialog));
+  g_object_set_data_full (G_OBJECT (deletions), "cs-job", g_object_ref (job), g_object_unref);
+  g_queue_push_tail (&self->deletions_waiting, g_object_ref (deletions));
+  cs_window_show_next_deletions (self);
 }
 
-/* Leaves no worker waiting for a question nobody will answer; a mirror's
- * question unanswered deletes nothing. */
+/* A finished job's question, asked or waiting, goes: nobody needs the answer
+ * (the engine stopped waiting and deleted nothing). */
 static void
-cs_window_drop_conflicts (CsWindow *self)
+cs_window_drop_deletions (CsWindow *self,
+                          CsJob    *job)
 {
-  CsConflict *queued;
+  GList *waiting = steal_questions_of (&self->deletions_waiting, job);
 
-  if (self->deletions_dialog != NULL)
+  for (GList *l = waiting; l != NULL; l = l->next)
+    cs_deletions_answer (l->data, FALSE);
+  g_list_free_full (waiting, g_object_unref);
+
+  if (self->deletions_dialog != NULL && self->deletions_job == job)
     {
       AdwMessageDialog *dialog = g_steal_pointer (&self->deletions_dialog);
 
+      self->deletions_job = NULL;
       g_signal_handlers_disconnect_by_data (dialog, self);
       gtk_window_destroy (GTK_WINDOW (dialog));
+      cs_window_show_next_deletions (self);
     }
+}
 
-  while ((queued = g_queue_pop_head (&self->conflicts)) != NULL)
-    {
-      cs_conflict_answer (queued, CS_CONFLICT_SKIP, FALSE);
-      g_object_unref (queued);
-    }
+/* Leaves no worker of @job waiting for a question nobody will answer; a
+ * mirror's question unanswered deletes nothing. Copies side by side keep
+ * theirs. */
+static void
+cs_window_drop_questions (CsWindow *self,
+                          CsJob    *job)
+{
+  GList *waiting = steal_questions_of (&self->conflicts, job);
 
-  if (self->conflict_dialog != NULL)
+  cs_window_drop_deletions (self, job);
+  for (GList *l = waiting; l != NULL; l = l->next)
+    cs_conflict_answer (l->data, CS_CONFLICT_SKIP, FALSE);
+  g_list_free_full (waiting, g_object_unref);
+
+  if (self->conflict_dialog != NULL && g_object_get_data (G_OBJECT (self->conflict), "cs-job") == job)
     {
       AdwMessageDialog *dialog = self->conflict_dialog;
 
       g_signal_handlers_disconnect_by_data (dialog, self);
       self->conflict_dialog = NULL;
       self->conflict_apply_all = NULL;
-      if (self->conflict != NULL)
-        cs_conflict_answer (self->conflict, CS_CONFLICT_SKIP, FALSE);
+      cs_conflict_answer (self->conflict, CS_CONFLICT_SKIP, FALSE);
       g_clear_object (&self->conflict);
       gtk_window_destroy (GTK_WINDOW (dialog));
+      cs_window_show_next_conflict (self);
     }
 }
 
@@ -648,6 +707,59 @@ cs_window_tell_done (CsWindow *self,
 }
 
 static void
+show_run_summary_cb (CsWindow *self,
+                     AdwToast *toast)
+{
+  CsRun *run = g_object_get_data (G_OBJECT (toast), "cs-run");
+
+  cs_summary_page_set_run (self->summary_page, run);
+  self->summary_from_history = TRUE;
+  _cs_window_navigate (self, "summary");
+}
+
+/* A copy that ran side by side has ended: it leaves the queue, its run is
+ * kept, a toast leads to its summary, and its device is free for the next. */
+static void
+cs_window_side_job_done (CsWindow *self,
+                         CsJob    *job)
+{
+  g_autoptr(CsQueuedJob) queued = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *title = NULL;
+  CsRun *run = cs_job_get_run (job);
+  AdwToast *toast;
+  guint position;
+
+  for (guint i = 0; self->side_jobs != NULL && i < self->side_jobs->len; i++)
+    if (cs_queued_job_get_job (g_ptr_array_index (self->side_jobs, i)) == job)
+      queued = g_ptr_array_steal_index (self->side_jobs, i);
+  if (queued == NULL)
+    return;
+
+  g_signal_handlers_disconnect_by_data (job, self);
+  cs_window_drop_questions (self, job);
+  if (g_list_store_find (self->queue, queued, &position))
+    g_list_store_remove (self->queue, position);
+  cs_window_save_run (self, run);
+
+  name = _cs_display_path (cs_queued_job_get_destination (queued));
+  if (g_strcmp0 (cs_run_get_outcome (run), "completed") == 0 && cs_run_get_n_errors (run) == 0)
+    /* Translators: a copy that ran side by side, like "The copy into /media/usb is complete" */
+    title = g_strdup_printf (_("The copy into %s is complete"), name);
+  else
+    title = g_strdup_printf (_("The copy into %s has ended; its summary says how"), name);
+  toast = adw_toast_new (title);
+  adw_toast_set_button_label (toast, _("_Show Summary"));
+  g_object_set_data_full (G_OBJECT (toast), "cs-run", cs_run_ref (run), (GDestroyNotify) cs_run_unref);
+  g_signal_connect_object (toast, "button-clicked", G_CALLBACK (show_run_summary_cb), self,
+                           G_CONNECT_SWAPPED);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+
+  _cs_window_start_queued (self);
+  _cs_window_actions_update (self);
+}
+
+static void
 run_done_cb (GObject      *object,
              GAsyncResult *result,
              gpointer      user_data)
@@ -672,15 +784,19 @@ run_done_cb (GObject      *object,
       && !g_error_matches (error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED))
     g_message ("Copy stopped: %s", error->message);
 
-  /* The window may be gone; the job's result is then nobody's concern. */
+  /* A copy that ran side by side ends apart from the one shown. The window
+   * may be gone; the job's result is then nobody's concern. */
   if (self->job != job)
-    return;
+    {
+      cs_window_side_job_done (self, job);
+      return;
+    }
 
   finished = g_steal_pointer (&self->job);
   g_signal_handlers_disconnect_by_data (finished, self);
   g_clear_object (&self->cancellable);
-  cs_window_drop_conflicts (self);
-  cs_window_uninhibit (self);
+  g_clear_pointer (&self->job_device, g_free);
+  cs_window_drop_questions (self, finished);
 
   if (self->cancel_dialog != NULL)
     gtk_window_destroy (GTK_WINDOW (self->cancel_dialog));
@@ -705,6 +821,8 @@ run_done_cb (GObject      *object,
 
   /* The next queued copy follows; this one's summary is a toast away. */
   _cs_window_start_queued (self);
+  if (self->job == NULL)
+    cs_window_uninhibit (self);
   if (self->job != NULL)
     {
       cs_window_tell_done (self, run);
@@ -877,13 +995,39 @@ cs_window_run_when_drawn (CsWindow *self)
     cs_window_run_job (self);
 }
 
+/* A copy that a suspend or a logout cuts off is left for the next run to
+ * clean up: while one runs, the session is asked to wait. */
+static void
+cs_window_inhibit_for (CsWindow *self,
+                       CsJob    *job)
+{
+  const char *reason;
+
+  switch (cs_job_get_operation (job))
+    {
+    case CS_OPERATION_MOVE:
+      reason = _("Moving files");
+      break;
+    case CS_OPERATION_MIRROR:
+      reason = _("Mirroring files");
+      break;
+    case CS_OPERATION_COPY:
+    default:
+      reason = _("Copying files");
+      break;
+    }
+  cs_window_uninhibit (self);
+  self->inhibit_cookie = session->inhibit (GTK_WINDOW (self), reason);
+}
+
 /*
- * Checks @job and runs it, or explains on the setup page why not. The window
- * takes its own reference.
+ * Checks @job, whose destination is @destination, and runs it, or explains on
+ * the setup page why not. The window takes its own reference.
  */
 gboolean
-_cs_window_start (CsWindow *self,
-                  CsJob    *job)
+_cs_window_start (CsWindow   *self,
+                  CsJob      *job,
+                  const char *destination)
 {
   g_autoptr(GError) error = NULL;
 
@@ -902,6 +1046,7 @@ _cs_window_start (CsWindow *self,
   cs_window_show_refusal (self, NULL);
 
   self->job = g_object_ref (job);
+  self->job_device = cs_queued_job_device_of (destination);
   self->cancellable = g_cancellable_new ();
   self->last_state = CS_JOB_STATE_READY;
 
@@ -911,19 +1056,7 @@ _cs_window_start (CsWindow *self,
   cs_copy_page_set_job (self->copy_page, job);
 
   /* A copy that a suspend or a logout cuts off is left for the next run to clean up. */
-  switch (cs_job_get_operation (job))
-    {
-    case CS_OPERATION_MOVE:
-      self->inhibit_cookie = session->inhibit (GTK_WINDOW (self), _("Moving files"));
-      break;
-    case CS_OPERATION_MIRROR:
-      self->inhibit_cookie = session->inhibit (GTK_WINDOW (self), _("Mirroring files"));
-      break;
-    case CS_OPERATION_COPY:
-    default:
-      self->inhibit_cookie = session->inhibit (GTK_WINDOW (self), _("Copying files"));
-      break;
-    }
+  cs_window_inhibit_for (self, job);
   adw_window_title_set_subtitle (self->window_title, operation_doing (cs_job_get_operation (job)));
   _cs_window_show_home (self, "copying");
 
@@ -934,10 +1067,10 @@ _cs_window_start (CsWindow *self,
 }
 
 /*
- * @job (checked here) waits in the queue until the running copy and the ones
- * queued before it have run: copies run one after the other, so two never
- * share a destination's disk or server. FALSE, with a toast saying why, when
- * it cannot run.
+ * @job (checked here) waits in the queue until the copies to its destination
+ * device queued before it have run, so two never share a disk or a server;
+ * with "queue-side-by-side", one to another device starts at once beside the
+ * running copy. FALSE, with a toast saying why, when it cannot run.
  */
 gboolean
 _cs_window_queue (CsWindow   *self,
@@ -963,36 +1096,115 @@ _cs_window_queue (CsWindow   *self,
   title = g_strdup_printf (ngettext ("Queued: %u copy waits for its turn",
                                      "Queued: %u copies wait for their turn", n), n);
   _cs_window_show_toast (self, title);
+  _cs_window_start_queued (self);
   _cs_window_actions_update (self);
   return TRUE;
 }
 
-/* The first queued copy not held starts, if nothing runs. */
+/* Whether a copy runs to @device: a second one waits for it. */
+static gboolean
+cs_window_device_busy (CsWindow   *self,
+                       const char *device)
+{
+  if (self->job != NULL && g_strcmp0 (self->job_device, device) == 0)
+    return TRUE;
+  for (guint i = 0; i < self->side_jobs->len; i++)
+    if (g_strcmp0 (cs_queued_job_get_device (g_ptr_array_index (self->side_jobs, i)), device) == 0)
+      return TRUE;
+
+  return FALSE;
+}
+
+/* The first queued copy that may start: not held, not running, its device free. */
+static CsQueuedJob *
+cs_window_next_queued (CsWindow *self)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->queue));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(CsQueuedJob) candidate = g_list_model_get_item (G_LIST_MODEL (self->queue), i);
+
+      if (!cs_queued_job_get_held (candidate) && !cs_queued_job_get_running (candidate) &&
+          !cs_window_device_busy (self, cs_queued_job_get_device (candidate)))
+        return g_steal_pointer (&candidate);
+    }
+
+  return NULL;
+}
+
+/* A copy running side by side becomes the one shown, when that one ended and
+ * none queued can take its place. */
+static void
+cs_window_show_side_job (CsWindow *self)
+{
+  g_autoptr(CsQueuedJob) queued = g_ptr_array_steal_index (self->side_jobs, 0);
+  CsJob *job = cs_queued_job_get_job (queued);
+  guint position;
+
+  if (g_list_store_find (self->queue, queued, &position))
+    g_list_store_remove (self->queue, position);
+  cs_queued_job_set_running (queued, FALSE);
+
+  self->job = g_object_ref (job);
+  self->job_device = g_strdup (cs_queued_job_get_device (queued));
+  self->cancellable = g_cancellable_new ();
+  self->job_running = TRUE;
+  self->last_state = CS_JOB_STATE_READY;
+  g_signal_connect_object (job, "progress", G_CALLBACK (job_progress_cb), self, G_CONNECT_SWAPPED);
+  cs_copy_page_set_job (self->copy_page, job);
+  cs_window_inhibit_for (self, job);
+  _cs_window_show_home (self, "copying");
+}
+
+/* @queued runs beside the copy shown and stays in the queue's list, marked
+ * running, until it ends. */
+static void
+cs_window_start_side_job (CsWindow    *self,
+                          CsQueuedJob *queued)
+{
+  CsJob *job = cs_queued_job_get_job (queued);
+
+  cs_queued_job_set_running (queued, TRUE);
+  g_ptr_array_add (self->side_jobs, g_object_ref (queued));
+  g_signal_connect_object (job, "conflict", G_CALLBACK (job_conflict_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (job, "deletions", G_CALLBACK (job_deletions_cb), self, G_CONNECT_SWAPPED);
+  cs_job_run_async (job, NULL, run_done_cb, g_object_ref (self));
+}
+
+/*
+ * Starts what the queue allows. Copies to one destination device (a
+ * filesystem, or a server for shares) run one after the other. When nothing
+ * is shown, the first queued copy whose device is free starts and is shown,
+ * or else one running side by side is shown. With "queue-side-by-side", the
+ * queued copies to other devices start beside it.
+ */
 void
 _cs_window_start_queued (CsWindow *self)
 {
-  while (self->job == NULL)
+  CsQueuedJob *next;
+
+  while (self->job == NULL && (next = cs_window_next_queued (self)) != NULL)
     {
-      guint n = g_list_model_get_n_items (G_LIST_MODEL (self->queue));
-      g_autoptr(CsQueuedJob) queued = NULL;
-      guint i;
+      g_autoptr(CsQueuedJob) queued = next;
+      guint position;
 
-      for (i = 0; i < n; i++)
-        {
-          g_autoptr(CsQueuedJob) candidate = g_list_model_get_item (G_LIST_MODEL (self->queue), i);
-
-          if (!cs_queued_job_get_held (candidate))
-            {
-              queued = g_steal_pointer (&candidate);
-              break;
-            }
-        }
-      if (queued == NULL)
-        return;
-      g_list_store_remove (self->queue, i);
+      if (g_list_store_find (self->queue, queued, &position))
+        g_list_store_remove (self->queue, position);
       /* One that cannot start any more (a source gone meanwhile) says why on
        * the setup page; the next one gets its turn. */
-      _cs_window_start (self, cs_queued_job_get_job (queued));
+      _cs_window_start (self, cs_queued_job_get_job (queued), cs_queued_job_get_destination (queued));
+    }
+  if (self->job == NULL && self->side_jobs->len > 0)
+    cs_window_show_side_job (self);
+
+  if (self->job == NULL || !g_settings_get_boolean (self->settings, "queue-side-by-side"))
+    return;
+  while ((next = cs_window_next_queued (self)) != NULL)
+    {
+      g_autoptr(CsQueuedJob) queued = next;
+
+      cs_window_start_side_job (self, queued);
     }
 }
 
@@ -1007,7 +1219,7 @@ cancel_response_cb (CsWindow         *self,
     {
       GtkCheckButton *keep = g_object_get_data (G_OBJECT (dialog), "keep-partial");
 
-      cs_window_drop_conflicts (self);
+      cs_window_drop_questions (self, self->job);
       cs_job_set_keep_partial (self->job, keep != NULL && gtk_check_button_get_active (keep));
       cs_job_cancel (self->job);
       /* Only a run reports the end, even of a job cancelled before it began. */
@@ -1092,10 +1304,19 @@ cs_window_dispose (GObject *object)
   if (self->job != NULL)
     {
       g_signal_handlers_disconnect_by_data (self->job, self);
-      cs_window_drop_conflicts (self);
+      cs_window_drop_questions (self, self->job);
       cs_job_cancel (self->job);
       g_clear_object (&self->job);
     }
+  for (guint i = 0; self->side_jobs != NULL && i < self->side_jobs->len; i++)
+    {
+      CsJob *side = cs_queued_job_get_job (g_ptr_array_index (self->side_jobs, i));
+
+      g_signal_handlers_disconnect_by_data (side, self);
+      cs_window_drop_questions (self, side);
+      cs_job_cancel (side);
+    }
+  g_clear_pointer (&self->side_jobs, g_ptr_array_unref);
 
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
@@ -1105,6 +1326,7 @@ cs_window_dispose (GObject *object)
   cs_window_uninhibit (self);
 
   g_queue_clear_full (&self->conflicts, g_object_unref);
+  g_queue_clear_full (&self->deletions_waiting, g_object_unref);
   g_clear_object (&self->conflict);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), CS_TYPE_WINDOW);
@@ -1123,6 +1345,7 @@ cs_window_finalize (GObject *object)
   g_clear_pointer (&self->back_stack, g_ptr_array_unref);
   g_clear_pointer (&self->copy_run, cs_run_unref);
   g_clear_object (&self->queue);
+  g_free (self->job_device);
 
   G_OBJECT_CLASS (cs_window_parent_class)->finalize (object);
 }
@@ -1232,6 +1455,8 @@ cs_window_init (CsWindow *self)
   self->choosers = g_cancellable_new ();
   self->back_stack = g_ptr_array_new_with_free_func (g_free);
   g_queue_init (&self->conflicts);
+  g_queue_init (&self->deletions_waiting);
+  self->side_jobs = g_ptr_array_new_with_free_func (g_object_unref);
   self->queue = g_list_store_new (CS_TYPE_QUEUED_JOB);
 
   cs_setup_page_bind_settings (self->setup_page, self->settings);
@@ -1256,6 +1481,9 @@ cs_window_init (CsWindow *self)
 
   g_signal_connect_object (self->setup_page, "changed",
                            G_CALLBACK (_cs_window_actions_update), self, G_CONNECT_SWAPPED);
+  /* Turned on while copies wait, the ones to other devices start now. */
+  g_signal_connect_object (self->settings, "changed::queue-side-by-side",
+                           G_CALLBACK (_cs_window_start_queued), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->setup_page, "notify::operation",
                            G_CALLBACK (_cs_window_update_start_button), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->copy_page, "files-dropped",
@@ -1460,7 +1688,7 @@ cs_window_queue_copy (CsWindow  *self,
       return FALSE;
     }
   if (self->job == NULL)
-    return _cs_window_start (self, job);
+    return _cs_window_start (self, job, destination_path);
   return _cs_window_queue (self, job, sources, destination_path);
 }
 

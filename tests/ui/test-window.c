@@ -1088,6 +1088,126 @@ shows_limited (gpointer data)
 /* The speed limit set up before the copy is the job's; changed on the
  * copy's page it applies at once, marked in the record, and the explainer
  * names it as what limits the copy. */
+static gboolean
+side_job_done (gpointer data)
+{
+  CsJob *job = data;
+
+  return cs_job_get_state (job) == CS_JOB_STATE_FINISHED;
+}
+
+/* The queue's device rule: copies to one device (a filesystem here) run one
+ * after the other; to another device, side by side only when asked for. */
+static void
+test_queue_devices (void)
+{
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *shm = g_strdup ("/dev/shm/copyscope-test-XXXXXX");
+  g_autofree char *first = g_build_filename (root, "first", NULL);
+  g_autofree char *second = g_build_filename (root, "second", NULL);
+  g_autofree char *third = g_build_filename (root, "third", NULL);
+  g_autofree char *here = g_build_filename (root, "here", NULL);
+  g_autofree char *also_here = g_build_filename (root, "also-here", NULL);
+  g_autofree char *second_copy = g_build_filename (also_here, "second", NULL);
+  g_autofree char *third_copy = NULL;
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autoptr(CsJob) running = NULL;
+  g_autoptr(CsJob) second_job = NULL;
+  g_autoptr(CsJob) third_job = NULL;
+  struct stat here_st, shm_st;
+  gpointer pair[2];
+  CsWindow *window;
+
+  if (g_mkdtemp (shm) == NULL)
+    {
+      g_test_skip ("no /dev/shm");
+      cs_test_tree_remove (root);
+      return;
+    }
+  third_copy = g_build_filename (shm, "third", NULL);
+  g_assert_cmpint (g_mkdir (here, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (also_here, 0755), ==, 0);
+  g_assert_cmpint (g_stat (here, &here_st), ==, 0);
+  g_assert_cmpint (g_stat (shm, &shm_st), ==, 0);
+  if (here_st.st_dev == shm_st.st_dev)
+    {
+      g_test_skip ("/dev/shm is on the test folder's filesystem");
+      cs_test_tree_remove (shm);
+      cs_test_tree_remove (root);
+      return;
+    }
+  generate (first, 16, 32 << 20);
+  generate (second, 4, 1 << 20);
+  generate (third, 4, 1 << 20);
+  g_assert_false (g_settings_get_boolean (settings, "queue-side-by-side"));
+
+  window = window_with_copy (first, here, 2);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  running = g_object_ref (cs_window_get_job (window));
+  g_assert_true (cs_ui_wait_until (job_running, window, WAIT_SECONDS));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.pause", NULL);
+  g_assert_true (cs_ui_wait_until (job_paused, window, WAIT_SECONDS));
+
+  /* Queued: one to the same filesystem, one to another. */
+  {
+    g_autoptr(GFile) second_file = g_file_new_for_path (second);
+    g_autoptr(GFile) third_file = g_file_new_for_path (third);
+    g_autoptr(GFile) also_here_file = g_file_new_for_path (also_here);
+    g_autoptr(GFile) shm_file = g_file_new_for_path (shm);
+
+    g_assert_true (cs_window_queue_copy (window, &second_file, 1, also_here_file));
+    g_assert_true (cs_window_queue_copy (window, &third_file, 1, shm_file));
+  }
+  g_assert_cmpuint (g_list_model_get_n_items (cs_window_get_queue (window)), ==, 2);
+  g_assert_cmpstr (cs_queued_job_get_device (queued (window, 0)), !=,
+                   cs_queued_job_get_device (queued (window, 1)));
+  second_job = g_object_ref (cs_queued_job_get_job (queued (window, 0)));
+  third_job = g_object_ref (cs_queued_job_get_job (queued (window, 1)));
+
+  /* By default, one after the other whatever the device. */
+  cs_ui_iterate ();
+  g_assert_false (cs_queued_job_get_running (queued (window, 0)));
+  g_assert_false (cs_queued_job_get_running (queued (window, 1)));
+  g_assert_cmpint (cs_job_get_state (third_job), ==, CS_JOB_STATE_READY);
+
+  /* Side by side: the copy to the other device starts now, beside the paused
+   * one; the one to the same filesystem still waits for it. */
+  /* Slowed, so that it is seen running in the list. */
+  cs_job_set_max_rate (third_job, 4e6);
+  g_settings_set_boolean (settings, "queue-side-by-side", TRUE);
+  cs_ui_iterate ();
+  g_assert_cmpint (cs_job_get_state (third_job), !=, CS_JOB_STATE_READY);
+  g_assert_true (cs_queued_job_get_job (queued (window, 0)) == second_job);
+  g_assert_false (cs_queued_job_get_running (queued (window, 0)));
+  g_assert_cmpint (cs_job_get_state (second_job), ==, CS_JOB_STATE_READY);
+  if (cs_job_get_state (third_job) == CS_JOB_STATE_RUNNING)
+    cs_ui_screenshot (window, "27-queue-side-by-side.png");
+  g_assert_true (cs_ui_wait_until (side_job_done, third_job, WAIT_SECONDS));
+  cs_ui_iterate ();
+  g_assert_cmpstr (cs_run_get_outcome (cs_job_get_run (third_job)), ==, "completed");
+  g_assert_true (g_file_test (third_copy, G_FILE_TEST_IS_DIR));
+  g_assert_true (cs_window_get_job (window) == running);
+  g_assert_cmpint (cs_job_get_state (running), ==, CS_JOB_STATE_PAUSED);
+  g_assert_cmpuint (g_list_model_get_n_items (cs_window_get_queue (window)), ==, 1);
+  g_assert_cmpint (cs_job_get_state (second_job), ==, CS_JOB_STATE_READY);
+  g_assert_false (g_file_test (second_copy, G_FILE_TEST_EXISTS));
+
+  /* The first done, the second has its turn. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.pause", NULL);
+  pair[0] = window;
+  pair[1] = second_job;
+  g_assert_true (cs_ui_wait_until (job_is, pair, WAIT_SECONDS * 4));
+  g_assert_cmpstr (cs_run_get_outcome (cs_job_get_run (running)), ==, "completed");
+  g_assert_true (cs_ui_wait_until (queue_done, window, WAIT_SECONDS));
+  g_assert_cmpstr (cs_run_get_outcome (cs_job_get_run (second_job)), ==, "completed");
+  g_assert_true (g_file_test (second_copy, G_FILE_TEST_IS_DIR));
+
+  g_settings_reset (settings, "queue-side-by-side");
+  cs_ui_window_destroy (window);
+  cs_test_tree_remove (shm);
+  cs_test_tree_remove (root);
+}
+
 static void
 test_speed_limit (void)
 {
@@ -1995,6 +2115,7 @@ main (int   argc,
   g_test_add_func ("/window/loop-probe", test_loop_probe);
   g_test_add_func ("/window/cancel", test_cancel);
   g_test_add_func ("/window/queue", test_queue);
+  g_test_add_func ("/window/queue-devices", test_queue_devices);
   g_test_add_func ("/window/speed-limit", test_speed_limit);
   g_test_add_func ("/window/cancel-keep", test_cancel_keep);
   g_test_add_func ("/window/conflict", test_conflict);
