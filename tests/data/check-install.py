@@ -32,6 +32,7 @@ def expected(app_id):
         'share/locale/nl/LC_MESSAGES/copyscope.mo',
         'share/locale/de/LC_MESSAGES/copyscope.mo',
         'share/man/man1/copyscope-cli.1',
+        'share/man/man1/copyscope.1',
     ]
 
 
