@@ -11,4 +11,5 @@
 #include "cs-job.h"
 #include "cs-log.h"
 #include "cs-run.h"
+#include "cs-smb.h"
 #include "cs-sweep.h"

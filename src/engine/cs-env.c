@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cs-env-private.h"
+#include "cs-io-private.h"
 
 void
 _cs_env_init_environment (CsRunEnvironment *env)
@@ -124,7 +125,9 @@ _cs_env_filesystem_type_of_dev (dev_t dev)
 char *
 _cs_env_filesystem_type (const char *path)
 {
-  return find_mount (path, FALSE);
+  char *described = _cs_io_describe (path);
+
+  return described != NULL ? described : find_mount (path, FALSE);
 }
 
 char *

@@ -107,6 +107,9 @@ typedef struct {
   int     (*mount_root)      (int dirfd, const char *path);  /* 1: a mount's root, 0: not, -1: errno */
   int     (*fstatfs)         (int fd, struct statfs *sfs);
   int     (*fadvise)         (int fd, off_t offset, off_t len, int advice);
+  /* What the run record calls a location of this backend's (none: the
+   * filesystem it is mounted from); may be NULL. */
+  char   *(*describe)        (const char *location);
 } CsIoTable;
 
 /* The POSIX backend; tests may replace it before a job starts and restore it
@@ -119,6 +122,14 @@ void             _cs_io_set         (const CsIoTable *table);
 int              _cs_io_register    (const CsIoTable *table);
 /* The backend a handle, or a location with CS_IO_AT_LOCATION, belongs to. */
 const CsIoTable *_cs_io_backend     (int handle, const char *location);
+/* The backend's words for @location, or NULL where it has none. */
+char            *_cs_io_describe    (const char *location);
+/* Whether @location is the POSIX backend's: a path, not a URL of another. */
+gboolean         _cs_io_is_path     (const char *location);
+/* stat (or lstat) of a location before a job opens it: a path as the
+ * system sees it, no fault table between, a URL asked of its backend.
+ * Not counted: these are the check's, no part of the run. */
+int              _cs_io_stat_location (const char *location, gboolean follow, struct stat *st);
 
 /* Counted calls. Each retries EINTR itself and returns like the system call. */
 int     _cs_io_openat    (CsCounters *c, int dirfd, const char *path, int flags, mode_t mode);

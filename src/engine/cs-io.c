@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cs-io-private.h"
+#include "cs-io-smb-private.h"
 
 static int
 default_openat (int dirfd, const char *path, int flags, mode_t mode)
@@ -136,8 +137,8 @@ static const CsIoTable default_table = {
 
 /* Written before any job runs; the count is published last, so a reader
  * that sees a number also sees its table. Number 0 is the POSIX backend. */
-static const CsIoTable *backends[MAX_BACKENDS] = { &default_table };
-static atomic_int n_backends = 1;
+static const CsIoTable *backends[MAX_BACKENDS] = { &default_table, &_cs_io_smb };
+static atomic_int n_backends = 2;
 static GMutex register_lock;
 
 const CsIoTable *
@@ -251,6 +252,38 @@ _cs_io_backend (int         handle,
   Target t;
 
   return find (handle, location, &t) ? t.table : NULL;
+}
+
+char *
+_cs_io_describe (const char *location)
+{
+  Target t;
+
+  if (!find (CS_IO_AT_LOCATION, location, &t) || t.table->describe == NULL)
+    return NULL;
+  return t.table->describe (location);
+}
+
+gboolean
+_cs_io_is_path (const char *location)
+{
+  Target t;
+
+  return find (CS_IO_AT_LOCATION, location, &t) && t.backend == 0;
+}
+
+int
+_cs_io_stat_location (const char  *location,
+                      gboolean     follow,
+                      struct stat *st)
+{
+  Target t;
+
+  if (!find (CS_IO_AT_LOCATION, location, &t))
+    return -1;
+  if (t.backend == 0)
+    return follow ? stat (location, st) : lstat (location, st);
+  return t.table->fstatat (CS_IO_AT_LOCATION, location, st, follow ? 0 : AT_SYMLINK_NOFOLLOW);
 }
 
 

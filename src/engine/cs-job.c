@@ -501,7 +501,7 @@ cs_job_check (CsJob   *self,
     return set_error (error, CS_JOB_ERROR_INVALID, NULL, "The thread count must be between %d and %d",
                       CS_JOB_MIN_THREADS, CS_JOB_MAX_THREADS);
 
-  dest_exists = stat (self->destination, &dst_st) == 0;
+  dest_exists = _cs_io_stat_location (self->destination, TRUE, &dst_st) == 0;
   dest_errno = errno;
   dest_is_dir = dest_exists && S_ISDIR (dst_st.st_mode);
 
@@ -517,7 +517,7 @@ cs_job_check (CsJob   *self,
       /* Copy Into makes the folders above it that are missing too (the
        * window says so under the destination); the nearest one there must
        * be a folder. */
-      while (self->into && stat (parent, &pst) != 0 && (errno == ENOENT || errno == ENOTDIR)
+      while (self->into && _cs_io_stat_location (parent, TRUE, &pst) != 0 && (errno == ENOENT || errno == ENOTDIR)
              && strcmp (parent, "/") != 0 && strcmp (parent, ".") != 0)
         {
           char *up = g_path_get_dirname (parent);
@@ -525,13 +525,14 @@ cs_job_check (CsJob   *self,
           g_free (parent);
           parent = up;
         }
-      if (self->into && stat (parent, &pst) == 0 && !S_ISDIR (pst.st_mode))
+      if (self->into && _cs_io_stat_location (parent, TRUE, &pst) == 0 && !S_ISDIR (pst.st_mode))
         return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination,
                           _("%s is a file, so no folder can be made in it"), parent);
-      if (self->into && stat (parent, &pst) == 0 && access (parent, W_OK | X_OK) != 0)
+      if (self->into && _cs_io_is_path (parent) && _cs_io_stat_location (parent, TRUE, &pst) == 0
+          && access (parent, W_OK | X_OK) != 0)
         return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination,
                           _("No folder can be made in %s: %s"), parent, g_strerror (errno));
-      if (stat (parent, &pst) != 0 || !S_ISDIR (pst.st_mode))
+      if (_cs_io_stat_location (parent, TRUE, &pst) != 0 || !S_ISDIR (pst.st_mode))
         return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination,
                           _("The folder that should contain the destination does not exist"));
     }
@@ -552,7 +553,7 @@ cs_job_check (CsJob   *self,
       g_autofree char *target = NULL;
       struct stat st, tst;
 
-      if (lstat (trimmed, &st) != 0)
+      if (_cs_io_stat_location (trimmed, FALSE, &st) != 0)
         {
           if (errno == ENOENT)
             return set_error (error, CS_JOB_ERROR_MISSING_SOURCE, source, "No such file or folder");
@@ -574,7 +575,7 @@ cs_job_check (CsJob   *self,
           g_autofree char *parent = g_path_get_dirname (explicit_target);
           struct stat pst;
 
-          if (stat (parent, &pst) != 0 || !S_ISDIR (pst.st_mode))
+          if (_cs_io_stat_location (parent, TRUE, &pst) != 0 || !S_ISDIR (pst.st_mode))
             return set_error (error, CS_JOB_ERROR_DESTINATION, explicit_target,
                               "The folder that should contain the destination does not exist");
           target = trim_slashes (explicit_target);
@@ -588,10 +589,10 @@ cs_job_check (CsJob   *self,
         target = g_strdup (self->destination);
 
       /* Same file by any name: path, hard link, symlink or bind mount. */
-      if (lstat (target, &tst) == 0 && tst.st_dev == st.st_dev && tst.st_ino == st.st_ino)
+      if (_cs_io_stat_location (target, FALSE, &tst) == 0 && tst.st_dev == st.st_dev && tst.st_ino == st.st_ino)
         return set_error (error, CS_JOB_ERROR_SAME_FILE, source,
                           "The source and the destination are the same file");
-      if (stat (target, &tst) == 0 && S_ISREG (st.st_mode)
+      if (_cs_io_stat_location (target, TRUE, &tst) == 0 && S_ISREG (st.st_mode)
           && tst.st_dev == st.st_dev && tst.st_ino == st.st_ino)
         return set_error (error, CS_JOB_ERROR_SAME_FILE, source,
                           "The source and the destination are the same file");
@@ -601,7 +602,7 @@ cs_job_check (CsJob   *self,
                           "A mirror makes a folder match a folder, and this is not a folder");
       /* Everything in a mirror's destination that its source lacks goes: the
        * source itself, if it lay there. */
-      if (self->settings.operation == CS_OPERATION_MIRROR && stat (target, &tst) == 0 && S_ISDIR (tst.st_mode)
+      if (self->settings.operation == CS_OPERATION_MIRROR && _cs_io_stat_location (target, TRUE, &tst) == 0 && S_ISDIR (tst.st_mode)
           && is_ancestor_or_self (&tst, trimmed))
         return set_error (error, CS_JOB_ERROR_SOURCE_INSIDE, source,
                           "The source lies inside the mirror's destination %s, which would delete it",

@@ -726,7 +726,7 @@ _cs_scanner_run (CsJob *job)
   struct stat dst_st;
   gboolean dest_is_dir;
 
-  dest_is_dir = stat (dest, &dst_st) == 0 && S_ISDIR (dst_st.st_mode);
+  dest_is_dir = _cs_io_stat_location (dest, TRUE, &dst_st) == 0 && S_ISDIR (dst_st.st_mode);
 
   /* cp -r: several sources into a folder that does not exist yet make that
    * folder; so does one when it is copied into the destination. */
@@ -791,7 +791,7 @@ _cs_scanner_run (CsJob *job)
       if (container == NULL)
         {
           int saved = errno;
-          gboolean folder = lstat (trimmed, &src_st) == 0 && S_ISDIR (src_st.st_mode);
+          gboolean folder = _cs_io_stat_location (trimmed, FALSE, &src_st) == 0 && S_ISDIR (src_st.st_mode);
 
           _cs_job_report_item (job, NULL, trimmed, NULL, 0, folder, "open", saved, NULL, 1);
           count_unreadable (job, folder);

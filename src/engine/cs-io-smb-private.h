@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "cs-io-private.h"
+
+G_BEGIN_DECLS
+
+/* The backend for smb://[user@]host[:port]/share/path locations. */
+extern const CsIoTable _cs_io_smb;
+
+/* How many connections to servers are open: one per thread that used one. */
+guint _cs_io_smb_connections  (void);
+
+G_END_DECLS

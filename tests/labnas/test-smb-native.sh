@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# test-smb-native.sh: copyscope-cli speaking SMB itself (libsmbclient, each
+# worker its own connection) to the lab Samba, smb://user@127.0.0.1:PORT/share
+# with no mount in between: a copy arrives whole with its times, a rerun
+# skips it, the password comes from the environment or an smbclient -A file
+# and is in no record or log, a wrong password and a share that does not
+# exist end the run (exit 3) with one clear message and nothing written.
+# Exit 77 with a SKIP line when this machine cannot run smbd.
+
+set -uo pipefail
+export LC_ALL=C.UTF-8 LANG=C.UTF-8
+
+here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
+smbnas=$here/smbnas
+cli=${CS_CLI:-$here/../../build/src/cli/copyscope-cli}
+
+failures=0
+work=
+mnt=
+
+cleanup ()
+{
+  if [[ -n $mnt ]]; then
+    "$smbnas" stop "$mnt" || echo "# teardown: could not stop $mnt" >&2
+  fi
+  [[ -n $work ]] && rm -rf -- "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+skip () { echo "SKIP: smb-native: $*"; exit 77; }
+ok () { echo "ok: $*"; }
+fail () { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# Runs a copy with a record and a log; sets rc and keeps the output.
+run_copy ()
+{
+  rc=0
+  "$cli" copy --no-history --json "$work/record.json" --log "$work/items.log" "$@" \
+    >"$work/out" 2>&1 || rc=$?
+}
+
+# The "Files :" line of the summary: total copied skipped mismatch failed.
+files_line () { awk '$1 == "Files" { print $3, $4, $5, $6, $7 }' "$work/out"; }
+
+[[ -z ${LABNAS_SKIP:-} ]] || skip "$LABNAS_SKIP"
+[[ -x $cli ]] || { echo "FAIL: smb-native: copyscope-cli not found: $cli"; exit 1; }
+
+work=$(mktemp -d) || exit 1
+chmod 755 "$work"
+mkdir -p "$work/backing" "$work/src/sub/deeper"
+for i in $(seq 40); do
+  head -c $((i * 613)) /dev/urandom >"$work/src/sub/file$i"
+done
+head -c 5000000 /dev/urandom >"$work/src/big.bin"
+echo "a name with spaces, 100% and #" >"$work/src/sub/deeper/a b 100% #.txt"
+: >"$work/src/empty"
+touch -d '2001-02-03 04:05:06.123456789' "$work/src/sub/file7"
+
+out=$("$smbnas" start "$work/backing" 2>&1)
+case $? in
+  0) mnt=$(tail -n 1 <<<"$out") ;;
+  77) skip "$(tail -n 1 <<<"$out")" ;;
+  *) echo "$out"; echo "FAIL: smbnas start failed"; exit 1 ;;
+esac
+eval "$("$smbnas" env "$mnt")"
+url="smb://$SMBNAS_USER@127.0.0.1:$SMBNAS_PORT/share"
+
+# ---- a copy, whole, with its times ------------------------------------------
+# Into the share's root, which exists: the copy is share/src, a rerun the same.
+COPYSCOPE_SMB_PASSWORD=$SMBNAS_PASSWORD run_copy --threads 8 "$work/src" "$url"
+if ((rc == 0)) && diff -r "$work/src" "$work/backing/src" >/dev/null; then
+  ok "copy onto smb:// directly, diff -r equal"
+else
+  cat "$work/out"; fail "copy onto smb:// (exit $rc) or its contents differ"
+fi
+if [[ $(files_line) == "43 43 0 0 0" ]]; then ok "43 files copied"; else fail "summary: $(files_line)"; fi
+# smbc_utimes sets microseconds.
+src_t=$(stat -c %.6Y "$work/src/sub/file7")
+dst_t=$(stat -c %.6Y "$work/backing/src/sub/file7" 2>/dev/null)
+if [[ $src_t == "$dst_t" ]]; then ok "modification time kept to the microsecond"; else fail "time $src_t became $dst_t"; fi
+if ls -A "$work/backing" "$work/backing/src" | grep -q '^\.copyscope'; then
+  fail "a temporary is left on the share"
+else
+  ok "no temporary left"
+fi
+
+# The record names the backend, the server (not the user) and the connections:
+# one per worker that had work (up to 8), the scanner's and the check's.
+fs=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["environment"]["destination_fs"])' \
+  "$work/record.json" 2>/dev/null)
+if [[ $fs =~ ^smb://127\.0\.0\.1:$SMBNAS_PORT\ \(libsmbclient\ [0-9.]+.*,\ ([0-9]+)\ connections?\)$ ]] &&
+  ((BASH_REMATCH[1] >= 2 && BASH_REMATCH[1] <= 10)); then
+  ok "the record names backend, server and connections: $fs"
+else
+  fail "the record's destination is “$fs”"
+fi
+
+# ---- the password is in no record and no log ---------------------------------
+if grep -qF "$SMBNAS_PASSWORD" "$work/record.json" "$work/items.log" "$work/out"; then
+  fail "the password is written in the record, the log or the output"
+else
+  ok "the password is in no record, log or output"
+fi
+
+# ---- a rerun skips what is there ------------------------------------------
+COPYSCOPE_SMB_PASSWORD=$SMBNAS_PASSWORD run_copy --threads 8 "$work/src" "$url"
+if ((rc == 0)) && [[ $(files_line) == "43 0 43 0 0" ]]; then
+  ok "rerun skips all 43 files"
+else
+  cat "$work/out"; fail "rerun (exit $rc): $(files_line)"
+fi
+
+# ---- the password from an smbclient -A file ----------------------------------
+printf 'username = %s\npassword = %s\ndomain = LAB\n' "$SMBNAS_USER" "$SMBNAS_PASSWORD" >"$work/auth"
+chmod 600 "$work/auth"
+env -u COPYSCOPE_SMB_PASSWORD "$cli" copy --no-history --quiet --auth-file "$work/auth" \
+  "$work/src/big.bin" "smb://127.0.0.1:$SMBNAS_PORT/share/from-auth-file.bin" >"$work/out" 2>&1
+rc=$?
+if ((rc == 0)) && cmp -s "$work/src/big.bin" "$work/backing/from-auth-file.bin"; then
+  ok "--auth-file gives user and password"
+else
+  cat "$work/out"; fail "--auth-file copy (exit $rc)"
+fi
+
+# ---- a wrong password: one clear message, exit 3, nothing written ----------
+COPYSCOPE_SMB_PASSWORD=not-the-password run_copy "$work/src" "$url/wrong"
+if ((rc == 3)) && grep -q 'Permission denied' "$work/out" && [[ ! -e $work/backing/wrong ]]; then
+  ok "wrong password: exit 3, Permission denied, nothing written"
+else
+  cat "$work/out"; fail "wrong password (exit $rc)"
+fi
+if grep -qF "not-the-password" "$work/out"; then fail "the wrong password is printed"; fi
+
+# ---- a share that does not exist ---------------------------------------------
+COPYSCOPE_SMB_PASSWORD=$SMBNAS_PASSWORD run_copy "$work/src" "smb://$SMBNAS_USER@127.0.0.1:$SMBNAS_PORT/nosuchshare/dst"
+if ((rc == 3)) && (($(wc -l <"$work/out") == 1)); then
+  ok "share not found: exit 3, one line: $(cat "$work/out")"
+else
+  cat "$work/out"; fail "share not found (exit $rc)"
+fi
+
+"$smbnas" stop "$mnt" || fail "smbnas stop"
+mnt=
+
+if ((failures > 0)); then
+  echo "# $failures failed"
+  exit 1
+fi
+exit 0
