@@ -1172,7 +1172,9 @@ test_live_run_temporary_kept (Fixture       *f,
 }
 
 /* A run killed earlier left staging folders in the destination: ours with our
- * temporaries inside go, one with something else inside stays, untouched. */
+ * temporaries inside go, one with something else inside stays, untouched.
+ * Also when this run writes beside each file: a run killed while it probed
+ * the destination's names leaves an empty folder of that form, on any disk. */
 static void
 test_staged_leftovers (Fixture       *f,
                        gconstpointer  data)
@@ -2091,6 +2093,7 @@ main (int    argc,
   ADD ("root/inodes-exhausted", test_inodes_exhausted, 0);
   ADD ("recovery/symlink-temporary", test_leftover_symlink_temp, 0);
   ADD ("recovery/single-file-temporary", test_single_file_leftover, 0);
+  ADD ("recovery/staging-folders", test_staged_leftovers, 0);
   ADD ("recovery/live-run-temporary-kept", test_live_run_temporary_kept, 0);
   ADD ("modes/kept", test_modes, 0);
   ADD ("modes/chmod-refused", test_modes, MODES_REFUSED);
