@@ -148,6 +148,7 @@ struct _CsJob {
   /* Staging folders (cs-stage.c) */
   CsStaging     staging;
   int           stage_root_fd;    /* -1: temporaries go beside their files */
+  gboolean      stage_swept;      /* scanner: the container's leftover ones removed */
   GMutex        stage_lock;
   GPtrArray    *stages;           /* CsStage*, every one created */
   GPtrArray    *free_stages;      /* CsStage*, not in use by a worker */

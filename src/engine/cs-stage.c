@@ -45,17 +45,48 @@ _cs_is_remote_filesystem (int fd)
     }
 }
 
+/* Staging folders of runs that are gone, in the folder every source is
+ * copied into. They lie outside the folders the scanner lists, so they are
+ * looked for once, here; whether this run stages or not, since the probe of a
+ * destination's names (cs-dest-fs.c) makes its folder in the same form. A
+ * separate descriptor: the directory offset is shared by duplicates. */
+static void
+remove_leftover_stages (CsJob *job,
+                        int    root_fd)
+{
+  g_autofree guint8 *buf = NULL;
+  ssize_t n;
+  int fd;
+
+  fd = _cs_io_openat (&job->counters, root_fd, ".", O_RDONLY | O_DIRECTORY, 0);
+  if (fd < 0)
+    return;
+  buf = g_malloc (DENTS_BUFFER_SIZE);
+  while ((n = _cs_io_getdents (&job->counters, fd, buf, DENTS_BUFFER_SIZE)) > 0)
+    {
+      for (ssize_t off = 0; off < n;)
+        {
+          struct linux_dirent64 *d = (struct linux_dirent64 *) (buf + off);
+
+          off += d->d_reclen;
+          if (_cs_name_is_our_stage (d->d_name) && !_cs_name_run_alive (d->d_name))
+            _cs_stage_remove_leftover (job, root_fd, d->d_name);
+        }
+    }
+  _cs_io_close (&job->counters, fd);
+}
+
 void
 _cs_stage_setup (CsJob *job,
                  int    root_fd)
 {
-  g_autofree guint8 *buf = NULL;
   gboolean stage;
-  ssize_t n;
-  int fd;
 
-  if (job->stage_root_fd >= 0 || root_fd < 0 || job->settings.dry_run)
+  if (job->stage_root_fd >= 0 || job->stage_swept || root_fd < 0 || job->settings.dry_run)
     return;
+
+  job->stage_swept = TRUE;
+  remove_leftover_stages (job, root_fd);
 
   switch (job->staging)
     {
@@ -70,32 +101,8 @@ _cs_stage_setup (CsJob *job,
       stage = _cs_is_remote_filesystem (root_fd);
       break;
     }
-  if (!stage)
-    return;
-
-  job->stage_root_fd = _cs_io_openat (&job->counters, root_fd, ".", O_RDONLY | O_DIRECTORY, 0);
-  if (job->stage_root_fd < 0)
-    return;
-
-  /* A crashed run left its staging folders here, not inside the folders the
-   * scanner lists, so they are looked for once, now. A separate descriptor:
-   * the directory offset is shared by duplicates. */
-  fd = _cs_io_openat (&job->counters, root_fd, ".", O_RDONLY | O_DIRECTORY, 0);
-  if (fd < 0)
-    return;
-  buf = g_malloc (DENTS_BUFFER_SIZE);
-  while ((n = _cs_io_getdents (&job->counters, fd, buf, DENTS_BUFFER_SIZE)) > 0)
-    {
-      for (ssize_t off = 0; off < n;)
-        {
-          struct linux_dirent64 *d = (struct linux_dirent64 *) (buf + off);
-
-          off += d->d_reclen;
-          if (_cs_name_is_our_stage (d->d_name) && !_cs_name_run_alive (d->d_name))
-            _cs_stage_remove_leftover (job, job->stage_root_fd, d->d_name);
-        }
-    }
-  _cs_io_close (&job->counters, fd);
+  if (stage)
+    job->stage_root_fd = _cs_io_openat (&job->counters, root_fd, ".", O_RDONLY | O_DIRECTORY, 0);
 }
 
 static CsStage *
