@@ -194,3 +194,22 @@ _cs_display_name (GFile *file)
 
   return _cs_display_path (basename);
 }
+
+char *
+_cs_format_sources (const char * const *sources)
+{
+  guint n = sources != NULL ? g_strv_length ((char **) sources) : 0;
+  g_autofree char *first = NULL;
+  g_autofree char *base = NULL;
+
+  if (n == 0)
+    return g_strdup ("?");
+
+  base = g_path_get_basename (sources[0]);
+  first = g_filename_display_name (base);
+  if (n == 1)
+    return g_steal_pointer (&first);
+
+  /* Translators: several sources, like "Photos and 3 more" */
+  return g_strdup_printf (ngettext ("%s and %u more", "%s and %u more", n - 1), first, n - 1);
+}

@@ -24,4 +24,7 @@ const char *_cs_counter_unit  (const CsCounterInfo *info);
 char *_cs_display_name        (GFile      *file);
 char *_cs_display_path        (const char *path);
 
+/* A copy's sources by the first one's name: "Photos", "Photos and 3 more". */
+char *_cs_format_sources       (const char * const *sources);
+
 G_END_DECLS

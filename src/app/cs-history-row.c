@@ -50,32 +50,13 @@ enum {
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
-static char *
-format_sources (const char * const *sources)
-{
-  guint n = sources != NULL ? g_strv_length ((char **) sources) : 0;
-  g_autofree char *first = NULL;
-  g_autofree char *base = NULL;
-
-  if (n == 0)
-    return g_strdup ("?");
-
-  base = g_path_get_basename (sources[0]);
-  first = g_filename_display_name (base);
-  if (n == 1)
-    return g_steal_pointer (&first);
-
-  /* Translators: several sources, like "Photos and 3 more" */
-  return g_strdup_printf (ngettext ("%s and %u more", "%s and %u more", n - 1), first, n - 1);
-}
-
 static void
 cs_history_row_show_run (CsHistoryRow *self)
 {
   CsRun *run = self->run;
   g_autofree char *label = cs_run_dup_label (run);
   g_autofree char *date = _cs_format_time (cs_run_get_started (run));
-  g_autofree char *sources = format_sources (cs_run_get_sources (run));
+  g_autofree char *sources = _cs_format_sources (cs_run_get_sources (run));
   g_autofree char *destination = _cs_display_path (cs_run_get_destination (run) != NULL
                                                    ? cs_run_get_destination (run) : "?");
   g_autofree char *threads = NULL;

@@ -29,24 +29,6 @@ struct _CsQueueRow
 
 G_DEFINE_FINAL_TYPE (CsQueueRow, cs_queue_row, ADW_TYPE_ACTION_ROW)
 
-static char *
-format_sources (const char * const *sources)
-{
-  guint n = g_strv_length ((char **) sources);
-  g_autofree char *base = NULL;
-  g_autofree char *first = NULL;
-
-  if (n == 0)
-    return g_strdup ("?");
-  base = g_path_get_basename (sources[0]);
-  first = g_filename_display_name (base);
-  if (n == 1)
-    return g_steal_pointer (&first);
-
-  /* Translators: several sources, like "Photos and 3 more" */
-  return g_strdup_printf (ngettext ("%s and %u more", "%s and %u more", n - 1), first, n - 1);
-}
-
 static void
 cs_queue_row_show (CsQueueRow *self)
 {
@@ -155,7 +137,7 @@ cs_queue_row_new (CsQueuedJob *queued)
 
   self = g_object_new (CS_TYPE_QUEUE_ROW, NULL);
   self->queued = g_object_ref (queued);
-  title = format_sources (cs_queued_job_get_sources (queued));
+  title = _cs_format_sources (cs_queued_job_get_sources (queued));
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self), title);
   g_signal_connect_object (queued, "notify::held", G_CALLBACK (cs_queue_row_show), self,
                            G_CONNECT_SWAPPED);
