@@ -198,6 +198,26 @@ def find(app, role, name, timeout=20):
     return None
 
 
+def find_summary(app, _, timeout=120):
+    """The summary page's Open Destination button once the summary is on screen,
+    or None. New Copy cannot tell: it is offered on every page, the copy's own
+    too, so it is there the moment a copy starts. The row that holds the button
+    lends it its title, "_Open Destination Copied Into", so the name is matched
+    by its start."""
+    label = _('_Open Destination')
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for node in walk(app):
+            try:
+                if (node.getRoleName() == 'push button' and node.name.startswith(label + ' ')
+                        and sensitive(node)):
+                    return node
+            except Exception:
+                continue
+        time.sleep(0.3)
+    return None
+
+
 def find_app(matches, timeout=30, alive=None):
     """The accessible application whose process id @matches, or None. Raises
     when @alive, a Popen, has exited."""

@@ -32,8 +32,8 @@ import sys
 import tempfile
 import time
 
-from e2e_session import (app_environment, check_atspi, find, find_app, have_locale, inside, install_prefix, log,
-                         run_inside, screenshot)
+from e2e_session import (app_environment, check_atspi, find, find_app, find_summary, have_locale, inside,
+                         install_prefix, log, run_inside, screenshot)
 
 APP_ID = 'io.github.copyscope.Copyscope'
 SCREEN = (1100, 780)
@@ -146,7 +146,7 @@ def command_line_source(prefix, lang, work, home, _):
             screenshot(work, f'window-handed-over-{lang}')
             return False
         start.queryAction().doAction(0)
-        if find(app.app, 'push button', _('_New Copy').replace('_', ''), timeout=120) is None:
+        if find_summary(app.app, _) is None:
             log(f'[{lang}] the summary page did not appear after the handed-over copy')
             return False
 
@@ -190,8 +190,8 @@ def run_language(prefix, lang, work, out_dir):
         screenshot(out_dir, f'window-setup-{lang}')
 
         start.queryAction().doAction(0)
-        new_copy = find(app.app, 'push button', _('_New Copy').replace('_', ''), timeout=120)
-        if new_copy is None:
+        summary = find_summary(app.app, _)
+        if summary is None:
             log(f'[{lang}] the summary page did not appear')
             screenshot(out_dir, f'window-failed-{lang}')
             return False

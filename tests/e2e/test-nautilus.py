@@ -43,8 +43,8 @@ import sys
 import tempfile
 import time
 
-from e2e_session import (app_environment, check_atspi, find, find_app, have_locale, inside, install_prefix, log,
-                         run_inside, screenshot, skip, start_compositor, stop, walk)
+from e2e_session import (app_environment, check_atspi, find, find_app, find_summary, have_locale, inside,
+                         install_prefix, log, run_inside, screenshot, skip, start_compositor, stop, walk)
 
 SCREEN = (1100, 780)
 FILES = {'notes.txt': 4000, 'photo.raw': 3 * 1024 * 1024 + 17}
@@ -180,12 +180,12 @@ def offers_move(prefix):
 def copied(app, _, source, destination, home, runs, out_dir, name):
     """Whether the Copyscope window reaches its summary with the files in
     @destination byte for byte, and @runs runs in its history."""
-    if find(app, 'push button', _('_New Copy').replace('_', ''), timeout=120) is None:
+    if find_summary(app, _) is None:
         log(f'{name}: the Copyscope window did not reach its summary')
         screenshot(out_dir, f'nautilus-{name}-failed')
         return False
-    # New Copy is offered on every page, the copy's own too, and the record is
-    # saved after the last file: wait for both as a user would, a while.
+    # The record is saved after the last file: wait for it and the files as a
+    # user would, a while.
     folder = os.path.join(home, 'data', 'copyscope', 'runs')
     deadline = time.monotonic() + 60
     while True:
