@@ -6,18 +6,19 @@
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
-#include "cs-compare.h"
 #include "cs-compare-graph.h"
 #include "cs-compare-page.h"
+#include "cs-compare.h"
 #include "cs-export.h"
 #include "cs-format.h"
+#include "cs-toast.h"
 
 /*
  * Two or more runs side by side: which finished faster and by how much, then,
  * in the terms of the Robocopy reviews, the tally of counters, the overlaid
  * graphs and every counter's average, minimum and maximum per run with the
- * best marked, and their export in the chosen format. "toast" asks the window
- * to say how the export went.
+ * best marked, and their export in the chosen format. A toast in the
+ * window says how the export went.
  */
 
 struct _CsComparePage
@@ -41,13 +42,6 @@ struct _CsComparePage
 };
 
 G_DEFINE_FINAL_TYPE (CsComparePage, cs_compare_page, GTK_TYPE_WIDGET)
-
-enum {
-  TOAST,
-  N_SIGNALS
-};
-
-static guint signals[N_SIGNALS];
 
 /* Each run's figures, in the user's language: " T1: 7.12 s, 55.6 MB/s, 3,540 files/s, 1 thread." */
 static void
@@ -315,7 +309,7 @@ exported_cb (GObject      *object,
     {
       g_autoptr(AdwToast) toast = adw_toast_new (message);
 
-      g_signal_emit (self, signals[TOAST], 0, toast);
+      _cs_toast_show (GTK_WIDGET (self), toast);
     }
 }
 
@@ -374,13 +368,6 @@ cs_compare_page_class_init (CsComparePageClass *klass)
   object_class->finalize = cs_compare_page_finalize;
 
   /* Something to tell the user, such as how an export went. */
-  signals[TOAST] =
-    g_signal_new ("toast",
-                  G_TYPE_FROM_CLASS (klass),
-                  G_SIGNAL_RUN_LAST,
-                  0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, ADW_TYPE_TOAST);
-
   g_type_ensure (CS_TYPE_COMPARE_GRAPH);
 
   gtk_widget_class_set_template_from_resource (widget_class,

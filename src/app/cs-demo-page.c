@@ -14,6 +14,7 @@
 #include "cs-history.h"
 #include "cs-page-task.h"
 #include "cs-throughput-graph.h"
+#include "cs-toast.h"
 
 /*
  * The help-desk demonstration: one big file against many small ones of the
@@ -72,7 +73,6 @@ G_DEFINE_FINAL_TYPE (CsDemoPage, cs_demo_page, GTK_TYPE_WIDGET)
 
 enum {
   COMPARE,
-  TOAST,
   N_SIGNALS
 };
 
@@ -249,7 +249,7 @@ cs_demo_page_keep_runs (CsDemoPage *self,
                                                       error->message);
           g_autoptr(AdwToast) toast = adw_toast_new (message);
 
-          g_signal_emit (self, signals[TOAST], 0, toast);
+          _cs_toast_show (GTK_WIDGET (self), toast);
           return;
         }
     }
@@ -386,13 +386,6 @@ cs_demo_page_class_init (CsDemoPageClass *klass)
                   G_TYPE_NONE, 1, G_TYPE_PTR_ARRAY);
 
   /* Something to tell the user. */
-  signals[TOAST] =
-    g_signal_new ("toast",
-                  G_TYPE_FROM_CLASS (klass),
-                  G_SIGNAL_RUN_LAST,
-                  0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, ADW_TYPE_TOAST);
-
   g_type_ensure (CS_TYPE_THROUGHPUT_GRAPH);
 
   gtk_widget_class_set_template_from_resource (widget_class,

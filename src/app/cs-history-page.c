@@ -9,8 +9,9 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
-#include "cs-history.h"
 #include "cs-history-page.h"
+#include "cs-history.h"
+#include "cs-toast.h"
 
 /*
  * The saved runs, newest first, and the saved thread sweeps. Opening,
@@ -60,18 +61,10 @@ enum {
   OPEN_RUN,
   OPEN_SWEEP,
   COMPARE,
-  TOAST,
   N_SIGNALS
 };
 
 static guint signals[N_SIGNALS];
-
-static void
-cs_history_page_toast (CsHistoryPage *self,
-                       AdwToast      *toast)
-{
-  g_signal_emit (self, signals[TOAST], 0, toast);
-}
 
 static void
 cs_history_page_fail (CsHistoryPage *self,
@@ -79,7 +72,7 @@ cs_history_page_fail (CsHistoryPage *self,
 {
   g_autoptr(AdwToast) toast = adw_toast_new (message);
 
-  cs_history_page_toast (self, toast);
+  _cs_toast_show (GTK_WIDGET (self), toast);
 }
 
 /* The listed run is its record's header (cs_run_is_header ()): whatever
@@ -142,7 +135,7 @@ cs_history_page_run_deleted (CsHistoryPage *self,
   g_object_set_data_full (G_OBJECT (toast), "cs-run", cs_run_ref (run), (GDestroyNotify) cs_run_unref);
   g_signal_connect_object (toast, "button-clicked", G_CALLBACK (undo_delete_run_cb), self,
                            G_CONNECT_SWAPPED);
-  cs_history_page_toast (self, toast);
+  _cs_toast_show (GTK_WIDGET (self), toast);
 }
 
 static void
@@ -176,7 +169,7 @@ cs_history_page_sweep_deleted (CsHistoryPage *self,
   g_object_set_data_full (G_OBJECT (toast), "cs-path", g_strdup (path), g_free);
   g_signal_connect_object (toast, "button-clicked", G_CALLBACK (undo_delete_sweep_cb), self,
                            G_CONNECT_SWAPPED);
-  cs_history_page_toast (self, toast);
+  _cs_toast_show (GTK_WIDGET (self), toast);
 }
 
 static void
@@ -503,13 +496,6 @@ cs_history_page_class_init (CsHistoryPageClass *klass)
                   G_TYPE_NONE, 1, G_TYPE_PTR_ARRAY);
 
   /* Something to tell the user: a delete to undo, a change the folder refused. */
-  signals[TOAST] =
-    g_signal_new ("toast",
-                  G_TYPE_FROM_CLASS (klass),
-                  G_SIGNAL_RUN_LAST,
-                  0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, ADW_TYPE_TOAST);
-
   g_type_ensure (CS_TYPE_HISTORY_ROW);
 
   gtk_widget_class_set_template_from_resource (widget_class,

@@ -13,6 +13,7 @@
 #include "cs-format.h"
 #include "cs-summary-page.h"
 #include "cs-throughput-graph.h"
+#include "cs-toast.h"
 
 /*
  * After a copy: how it went and where the files are, Robocopy's totals
@@ -20,7 +21,7 @@
  * counter's average, minimum and maximum. Export is the page's own action
  * (summary.export, the format as its parameter); New Copy, Retry Failed and
  * Open Destination are the window's, which starts copies and launches
- * applications. "toast" asks the window to say how an export went.
+ * applications. A toast in the window says how an export went.
  */
 
 #define MAX_FAILURE_ROWS 500
@@ -62,13 +63,6 @@ struct _CsSummaryPage
 
 G_DEFINE_FINAL_TYPE (CsSummaryPage, cs_summary_page, GTK_TYPE_WIDGET)
 
-enum {
-  TOAST,
-  N_SIGNALS
-};
-
-static guint signals[N_SIGNALS];
-
 static GBytes *
 render_run (GtkWidget   *widget,
             const char  *extension,
@@ -91,7 +85,7 @@ exported_cb (GObject      *object,
     {
       g_autoptr(AdwToast) toast = adw_toast_new (message);
 
-      g_signal_emit (self, signals[TOAST], 0, toast);
+      _cs_toast_show (GTK_WIDGET (self), toast);
     }
 }
 
@@ -494,13 +488,6 @@ cs_summary_page_class_init (CsSummaryPageClass *klass)
   object_class->dispose = cs_summary_page_dispose;
 
   /* Something to tell the user, such as how an export went. */
-  signals[TOAST] =
-    g_signal_new ("toast",
-                  G_TYPE_FROM_CLASS (klass),
-                  G_SIGNAL_RUN_LAST,
-                  0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, ADW_TYPE_TOAST);
-
   g_type_ensure (CS_TYPE_FOLD_BOX);
   g_type_ensure (CS_TYPE_THROUGHPUT_GRAPH);
 

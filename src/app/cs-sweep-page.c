@@ -19,13 +19,14 @@
 #include "cs-sweep-chart.h"
 #include "cs-sweep-page.h"
 #include "cs-throughput-graph.h"
+#include "cs-toast.h"
 
 /*
  * A thread sweep: set up, run, result. The sweep blocks, so it runs as a
  * CsPageTask on a thread of its own, and this page reads the current job's
  * progress and samples from the task's polls. Choosing the folders, generating
  * a test set and exporting the charts are the page's own actions (sweep.*); a
- * finished sweep is kept in the history. "toast" asks the window to say what
+ * finished sweep is kept in the history. a toast in the window says what
  * happened.
  */
 
@@ -82,13 +83,6 @@ struct _CsSweepPage
 };
 
 G_DEFINE_FINAL_TYPE (CsSweepPage, cs_sweep_page, GTK_TYPE_WIDGET)
-
-enum {
-  TOAST,
-  N_SIGNALS
-};
-
-static guint signals[N_SIGNALS];
 
 static GtkCheckButton **
 thread_checks (CsSweepPage *self,
@@ -268,7 +262,7 @@ cs_sweep_page_toast (CsSweepPage *self,
 {
   g_autoptr(AdwToast) toast = adw_toast_new (title);
 
-  g_signal_emit (self, signals[TOAST], 0, toast);
+  _cs_toast_show (GTK_WIDGET (self), toast);
 }
 
 /* A finished sweep goes into the history, named after its start. */
@@ -522,13 +516,6 @@ cs_sweep_page_class_init (CsSweepPageClass *klass)
   object_class->finalize = cs_sweep_page_finalize;
 
   /* Something to tell the user, such as that the sweep was kept. */
-  signals[TOAST] =
-    g_signal_new ("toast",
-                  G_TYPE_FROM_CLASS (klass),
-                  G_SIGNAL_RUN_LAST,
-                  0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, ADW_TYPE_TOAST);
-
   g_type_ensure (CS_TYPE_FOLD_BOX);
   g_type_ensure (CS_TYPE_LIMIT_HINT);
   g_type_ensure (CS_TYPE_SWEEP_CHART);

@@ -225,13 +225,6 @@ visible_page_changed_cb (CsWindow *self)
 }
 
 static void
-page_toast_cb (CsWindow *self,
-               AdwToast *toast)
-{
-  adw_toast_overlay_add_toast (self->toast_overlay, g_object_ref (toast));
-}
-
-static void
 history_open_run_cb (CsWindow      *self,
                      CsRun         *run,
                      CsHistoryPage *page)
@@ -1498,16 +1491,6 @@ cs_window_init (CsWindow *self)
   g_signal_connect_object (self->history_page, "compare", G_CALLBACK (history_compare_cb), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->demo_page, "compare", G_CALLBACK (demo_compare_cb), self,
-                           G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->summary_page, "toast", G_CALLBACK (page_toast_cb), self,
-                           G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->history_page, "toast", G_CALLBACK (page_toast_cb), self,
-                           G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->compare_page, "toast", G_CALLBACK (page_toast_cb), self,
-                           G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->sweep_page, "toast", G_CALLBACK (page_toast_cb), self,
-                           G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->demo_page, "toast", G_CALLBACK (page_toast_cb), self,
                            G_CONNECT_SWAPPED);
 
   _cs_window_show_home (self, "setup");

@@ -276,6 +276,7 @@ test_history (void)
   g_autofree char *path2 = NULL;
   g_autofree char *label = NULL;
   CsHistoryRow *row;
+  GtkWidget *undo;
   CsWindow *window;
 
   clear_history ();
@@ -319,13 +320,24 @@ test_history (void)
   gtk_widget_activate_action (GTK_WIDGET (window), "win.go-back", NULL);
   g_assert_cmpstr (cs_ui_visible_page (window), ==, "history");
 
-  /* Delete takes the file away at once; the toast's Undo would save it again. */
+  /* Delete takes the file away at once; the window's toast offers Undo,
+   * which saves it again. */
   cs_history_row_delete (cs_history_page_get_run_row (history_page (window), 0));
   g_assert_cmpuint (cs_history_page_get_n_runs (history_page (window)), ==, 1);
   g_assert_false (g_file_test (path2, G_FILE_TEST_EXISTS));
   entries = cs_history_list (NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (entries->len, ==, 1);
+  g_clear_pointer (&entries, g_ptr_array_unref);
+  cs_ui_iterate ();
+  undo = cs_ui_find_button (window, "Undo");
+  g_assert_nonnull (undo);
+  g_signal_emit_by_name (undo, "clicked");
+  cs_ui_iterate ();
+  entries = cs_history_list (NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (entries->len, ==, 2);
+  g_assert_true (g_file_test (path2, G_FILE_TEST_EXISTS));
 
   cs_ui_window_destroy (window);
 }
