@@ -18,45 +18,10 @@
 #
 # Exit 77 with a SKIP line when this machine cannot run smbd, GVfs or FUSE.
 
-set -uo pipefail
-export LC_ALL=C.UTF-8 LANG=C.UTF-8
-
-here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
-smbnas=$here/smbnas
-cli=${CS_CLI:-$here/../../build/src/cli/copyscope-cli}
-
-failures=0
-work=
-mnt=
-
-cleanup ()
-{
-  local rc=$?
-  if [[ -n $mnt ]]; then
-    "$smbnas" stop "$mnt" >/dev/null || echo "# teardown: could not stop $mnt" >&2
-  fi
-  [[ -n $work ]] && rm -rf -- "$work"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-skip ()
-{
-  echo "SKIP: netfs-smbnas: $*"
-  exit 77
-}
-
-ok ()
-{
-  echo "ok: smbnas: $*"
-}
-
-fail ()
-{
-  echo "FAIL: smbnas: $*"
-  failures=$((failures + 1))
-}
+smbtest_name=netfs-smbnas
+smbtest_tag=smbnas
+# shellcheck source=smbtest-lib.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/smbtest-lib.sh"
 
 # Value of a Python expression over the JSON run record $1 (as "d").
 json ()
@@ -109,28 +74,13 @@ listing ()
     awk -F '\t' -v OFS='\t' '{ sub(/\..*$/, "", $4); if ($2 == "d") { $3 = "-"; $4 = "-" } print }'
 }
 
-start_share ()
-{
-  local out rc=0
-  out=$("$smbnas" start "$work/backing" "$@" 2>&1) || rc=$?
-  if ((rc == 77)); then
-    skip "$(tail -n 1 <<<"$out")"
-  elif ((rc != 0)); then
-    echo "$out"
-    echo "FAIL: smbnas: start exited with $rc"
-    exit 1
-  fi
-  mnt=$(tail -n 1 <<<"$out")
-}
-
 [[ -z ${LABNAS_SKIP:-} ]] || skip "$LABNAS_SKIP"
 command -v python3 >/dev/null || skip "python3 is missing (reads the JSON run records)"
 [[ -x $cli ]] || { echo "FAIL: smbnas: copyscope-cli not found: $cli"; exit 1; }
 
-work=$(mktemp -d)
-chmod 755 "$work"
+smbtest_workdir
 mkdir "$work/backing"
-start_share
+smbtest_start "$work/backing"
 ok "mounted on $mnt"
 
 # ---- 1,000 files: times kept, and a rerun is silent ---------------------------
@@ -338,8 +288,4 @@ if [[ $(ours_left "$work/backing") == 0 ]]; then ok "after the race nothing of o
 "$smbnas" stop "$mnt" >/dev/null
 mnt=
 
-if ((failures > 0)); then
-  echo "netfs-smbnas: $failures check(s) failed"
-  exit 1
-fi
-echo "netfs-smbnas: all checks passed"
+smbtest_finish

@@ -9,30 +9,9 @@
 # exist end the run (exit 3) with one clear message and nothing written.
 # Exit 77 with a SKIP line when this machine cannot run smbd.
 
-set -uo pipefail
-export LC_ALL=C.UTF-8 LANG=C.UTF-8
-
-here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
-smbnas=$here/smbnas
-cli=${CS_CLI:-$here/../../build/src/cli/copyscope-cli}
-
-failures=0
-work=
-mnt=
-
-cleanup ()
-{
-  if [[ -n $mnt ]]; then
-    "$smbnas" stop "$mnt" || echo "# teardown: could not stop $mnt" >&2
-  fi
-  [[ -n $work ]] && rm -rf -- "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-skip () { echo "SKIP: smb-native: $*"; exit 77; }
-ok () { echo "ok: $*"; }
-fail () { echo "FAIL: $*"; failures=$((failures + 1)); }
+smbtest_name=smb-native
+# shellcheck source=smbtest-lib.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/smbtest-lib.sh"
 
 # Runs a copy with a record and a log; sets rc and keeps the output.
 run_copy ()
@@ -48,8 +27,7 @@ files_line () { awk '$1 == "Files" { print $3, $4, $5, $6, $7 }' "$work/out"; }
 [[ -z ${LABNAS_SKIP:-} ]] || skip "$LABNAS_SKIP"
 [[ -x $cli ]] || { echo "FAIL: smb-native: copyscope-cli not found: $cli"; exit 1; }
 
-work=$(mktemp -d) || exit 1
-chmod 755 "$work"
+smbtest_workdir
 mkdir -p "$work/backing" "$work/src/sub/deeper"
 for i in $(seq 40); do
   head -c $((i * 613)) /dev/urandom >"$work/src/sub/file$i"
@@ -59,12 +37,7 @@ echo "a name with spaces, 100% and #" >"$work/src/sub/deeper/a b 100% #.txt"
 : >"$work/src/empty"
 touch -d '2001-02-03 04:05:06.123456789' "$work/src/sub/file7"
 
-out=$("$smbnas" start "$work/backing" 2>&1)
-case $? in
-  0) mnt=$(tail -n 1 <<<"$out") ;;
-  77) skip "$(tail -n 1 <<<"$out")" ;;
-  *) echo "$out"; echo "FAIL: smbnas start failed"; exit 1 ;;
-esac
+smbtest_start "$work/backing"
 eval "$("$smbnas" env "$mnt")"
 url="smb://$SMBNAS_USER@127.0.0.1:$SMBNAS_PORT/share"
 
@@ -145,8 +118,4 @@ fi
 "$smbnas" stop "$mnt" || fail "smbnas stop"
 mnt=
 
-if ((failures > 0)); then
-  echo "# $failures failed"
-  exit 1
-fi
-exit 0
+smbtest_finish

@@ -8,64 +8,13 @@
 # nothing behind: no process, no mount, no lab user, no state folder.
 # Exit 77 with a SKIP line when this machine cannot run smbd, GVfs or FUSE.
 
-set -uo pipefail
-export LC_ALL=C.UTF-8 LANG=C.UTF-8
-
-here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
-smbnas=$here/smbnas
-
-failures=0
-work=
-mnt=
-
-cleanup ()
-{
-  if [[ -n $mnt ]]; then
-    "$smbnas" stop "$mnt" || echo "# teardown: could not stop $mnt" >&2
-  fi
-  [[ -n $work ]] && rm -rf -- "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-skip ()
-{
-  echo "SKIP: smbnas: $*"
-  exit 77
-}
-
-ok ()
-{
-  echo "ok: $*"
-}
-
-fail ()
-{
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
+smbtest_name=smbnas
+# shellcheck source=smbtest-lib.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/smbtest-lib.sh"
 
 ms_now ()
 {
   echo $(($(date +%s%N) / 1000000))
-}
-
-# Starts the lab on $1 with options; sets mnt, state and user.
-start ()
-{
-  local backing="$1" out rc=0
-  shift
-  out=$("$smbnas" start "$backing" "$@" 2>&1) || rc=$?
-  if ((rc == 77)); then
-    skip "$(tail -n 1 <<<"$out")"
-  elif ((rc != 0)); then
-    echo "$out"
-    echo "FAIL: smbnas start $* exited with $rc"
-    exit 1
-  fi
-  mnt=$(tail -n 1 <<<"$out")
-  state=${mnt%%/run/gvfs/*}
-  user=$(cat "$state/user")
 }
 
 # Stops the lab and checks that nothing of it is left.
@@ -100,8 +49,7 @@ stop_and_check ()
 
 [[ -z ${LABNAS_SKIP:-} ]] || skip "$LABNAS_SKIP"
 
-work=$(mktemp -d) || exit 1
-chmod 755 "$work"
+smbtest_workdir
 mkdir "$work/backing" "$work/src" "$work/src/sub"
 for i in $(seq 20); do
   head -c $((i * 997)) /dev/urandom >"$work/src/sub/file$i"
@@ -112,7 +60,7 @@ head -c 3000000 /dev/urandom >"$work/src/big.bin"
 # ---- the default share: case-insensitive, as NAS boxes ship ----------------
 
 t0=$(ms_now)
-start "$work/backing"
+smbtest_start "$work/backing"
 ok "started in $(($(ms_now) - t0)) ms: $mnt"
 if grep -qF " $state/run/gvfs " /proc/self/mountinfo &&
   awk -v m="$state/run/gvfs" '$5 == m && / - fuse\.gvfsd-fuse / { found = 1 } END { exit !found }' \
@@ -182,7 +130,7 @@ fi
 
 rm -rf -- "$work/backing"
 mkdir "$work/backing"
-start "$work/backing" --case-sensitive --vfs "catia fruit streams_xattr" \
+smbtest_start "$work/backing" --case-sensitive --vfs "catia fruit streams_xattr" \
   --set "fruit:metadata = stream"
 ok "started with --case-sensitive --vfs 'catia fruit streams_xattr'"
 echo upper >"$mnt/Case.txt"
@@ -205,13 +153,13 @@ stop_and_check "case-sensitive share"
 if [[ -x ${CSNASFS:-} ]]; then
   rm -rf -- "$work/backing"
   mkdir "$work/backing"
-  start "$work/backing"
+  smbtest_start "$work/backing"
   t0=$(ms_now)
   for i in $(seq 20); do echo x >"$mnt/fast$i"; done
   fast=$(($(ms_now) - t0))
   stop_and_check "share without latency"
 
-  start "$work/backing" --latency-us 5000
+  smbtest_start "$work/backing" --latency-us 5000
   t0=$(ms_now)
   for i in $(seq 20); do echo x >"$mnt/slow$i"; done
   slow=$(($(ms_now) - t0))
@@ -231,9 +179,4 @@ else
   fail "--latency-us not checked: csnasfs is not built (CSNASFS unset)"
 fi
 
-if ((failures > 0)); then
-  echo "smbnas: $failures check(s) failed"
-  exit 1
-fi
-echo "smbnas: all checks passed"
-exit 0
+smbtest_finish
