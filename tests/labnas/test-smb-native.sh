@@ -6,7 +6,9 @@
 # with no mount in between: a copy arrives whole with its times, a rerun
 # skips it, the password comes from the environment or an smbclient -A file
 # and is in no record or log, a wrong password and a share that does not
-# exist end the run (exit 3) with one clear message and nothing written.
+# exist end the run (exit 3) with one clear message naming it and nothing
+# written, names the share cannot hold are reported one by one, and a tree
+# on the share copies back to a local disk with its times.
 # Exit 77 with a SKIP line when this machine cannot run smbd.
 
 smbtest_name=smb-native
@@ -108,12 +110,60 @@ fi
 if grep -qF "not-the-password" "$work/out"; then fail "the wrong password is printed"; fi
 
 # ---- a share that does not exist ---------------------------------------------
+# The message names the share, as destination and as source.
 COPYSCOPE_SMB_PASSWORD=$SMBNAS_PASSWORD run_copy "$work/src" "smb://$SMBNAS_USER@127.0.0.1:$SMBNAS_PORT/nosuchshare/dst"
-if ((rc == 3)) && (($(wc -l <"$work/out") == 1)); then
-  ok "share not found: exit 3, one line: $(cat "$work/out")"
+if ((rc == 3)) && (($(wc -l <"$work/out") == 1)) && grep -q 'share named “nosuchshare”' "$work/out"; then
+  ok "share not found: exit 3, one line naming it: $(cat "$work/out")"
 else
   cat "$work/out"; fail "share not found (exit $rc)"
 fi
+COPYSCOPE_SMB_PASSWORD=$SMBNAS_PASSWORD run_copy "smb://$SMBNAS_USER@127.0.0.1:$SMBNAS_PORT/nosuchshare/src" "$work/nowhere"
+if ((rc == 3)) && (($(wc -l <"$work/out") == 1)) && grep -q 'share named “nosuchshare”' "$work/out" &&
+  [[ ! -e $work/nowhere ]]; then
+  ok "share not found as the source: exit 3, one line naming it"
+else
+  cat "$work/out"; fail "share not found as the source (exit $rc)"
+fi
+
+# ---- smb:// as the source: the share's tree back onto a local disk -----------
+COPYSCOPE_SMB_PASSWORD=$SMBNAS_PASSWORD run_copy --threads 8 "$url/src" "$work/back"
+if ((rc == 0)) && diff -r "$work/src" "$work/back" >/dev/null; then
+  ok "copy from smb:// to a local folder, diff -r equal"
+else
+  cat "$work/out"; fail "copy from smb:// (exit $rc) or its contents differ"
+fi
+# The share holds microseconds: what comes back is the share's time.
+if diff <(cd "$work/backing/src" && find . -type f -printf '%P %.6T@\n' | sort) \
+  <(cd "$work/back" && find . -type f -printf '%P %.6T@\n' | sort) >"$work/times.diff"; then
+  ok "modification times came back from the share to the microsecond"
+else
+  head -n 4 "$work/times.diff"; fail "times differ after the copy back"
+fi
+
+# ---- names the share refuses: reported one by one, the rest copied -----------
+# What an SMB share cannot hold (as Windows clients see it): ':' (a stream's
+# separator), '\' and '*', a trailing dot or space. Each is said before any
+# of its data is sent; the other file is copied.
+mkdir -p "$work/names"
+for name in 'colon:1.txt' 'back\slash.txt' 'star*.txt' 'fine.txt' 'dot.' 'space '; do
+  printf '%s\n' "$name" >"$work/names/$name"
+done
+COPYSCOPE_SMB_PASSWORD=$SMBNAS_PASSWORD run_copy --threads 2 "$work/names" "$url"
+refused=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print("|".join(sorted(e["path"].rsplit("/", 1)[-1] for e in d["errors"] if e["attempts"] > 0)))' \
+  "$work/record.json" 2>/dev/null)
+if ((rc == 1)) && [[ $refused == 'back\slash.txt|colon:1.txt|dot.|space |star*.txt' ]]; then
+  ok "five refused names reported one by one: $refused"
+else
+  cat "$work/out"; fail "refused names (exit $rc): “$refused”"
+fi
+if cmp -s "$work/names/fine.txt" "$work/backing/names/fine.txt" && [[ $(ls -A "$work/backing/names") == fine.txt ]]; then
+  ok "the other name was copied, nothing of the refused ones written"
+else
+  ls -A "$work/backing/names"; fail "the share holds: $(ls -A "$work/backing/names" | tr '\n' ' ')"
+fi
+if [[ -n $(find "$work/backing" -name '.copyscope-*') ]]; then fail "a temporary is left after refused names"; fi
 
 "$smbnas" stop "$mnt" || fail "smbnas stop"
 mnt=
