@@ -110,6 +110,10 @@ typedef struct {
   /* What the run record calls a location of this backend's (none: the
    * filesystem it is mounted from); may be NULL. */
   char   *(*describe)        (const char *location);
+  /* Why a location that does not exist cannot: the root it would be in (an
+   * SMB share) is not on the server. NULL where the root is there, or the
+   * backend has no such roots; may be NULL. */
+  char   *(*explain_missing) (const char *location);
 } CsIoTable;
 
 /* The POSIX backend; tests may replace it before a job starts and restore it
@@ -124,6 +128,8 @@ int              _cs_io_register    (const CsIoTable *table);
 const CsIoTable *_cs_io_backend     (int handle, const char *location);
 /* The backend's words for @location, or NULL where it has none. */
 char            *_cs_io_describe    (const char *location);
+/* The backend's reason a location does not exist, or NULL: see above. */
+char            *_cs_io_explain_missing (const char *location);
 /* Whether @location is the POSIX backend's: a path, not a URL of another. */
 gboolean         _cs_io_is_path     (const char *location);
 /* stat (or lstat) of a location before a job opens it: a path as the

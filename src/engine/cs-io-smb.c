@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/time.h>
+#include <glib/gi18n-lib.h>
 
 #include "cs-io-private.h"
 #include "cs-io-smb-private.h"
@@ -1063,6 +1064,36 @@ smb_describe (const char *location)
                           most == 1 ? "connection" : "connections");
 }
 
+/* A missing share reads as ENOENT, like a missing folder in it: ask for
+ * smb://host/share itself, so the message can name what is really missing. */
+static char *
+smb_explain_missing (const char *location)
+{
+  g_autoptr(GUri) uri = g_uri_parse (location, G_URI_FLAGS_NON_DNS, NULL);
+  g_autofree char *root = NULL;
+  g_autofree char *share = NULL;
+  const char *start, *end;
+  struct stat st;
+
+  if (uri == NULL || g_uri_get_host (uri) == NULL)
+    return NULL;
+  /* The share is the first segment after the authority, as written. */
+  start = strchr (location + strlen ("smb://"), '/');
+  if (start == NULL)
+    return NULL;
+  while (*start == '/')
+    start++;
+  end = strchrnul (start, '/');
+  if (end == start)
+    return NULL;
+  root = g_strndup (location, (gsize) (end - location));
+  if (smb_fstatat (CS_IO_AT_LOCATION, root, &st, 0) == 0 || errno != ENOENT)
+    return NULL;
+  share = g_uri_unescape_segment (start, end, NULL);
+  return g_strdup_printf (_("The server %s has no share named “%s”"), g_uri_get_host (uri),
+                          share != NULL ? share : root);
+}
+
 const CsIoTable _cs_io_smb = {
   .name = "smb",
   .scheme = "smb://",
@@ -1098,6 +1129,7 @@ const CsIoTable _cs_io_smb = {
   .fgetxattr = smb_fgetxattr,
   .fsetxattr = smb_fsetxattr,
   .mount_root = smb_mount_root,
+  .explain_missing = smb_explain_missing,
   .fstatfs = smb_fstatfs,
   .fadvise = smb_fadvise,
   .describe = smb_describe,

@@ -264,6 +264,16 @@ _cs_io_describe (const char *location)
   return t.table->describe (location);
 }
 
+char *
+_cs_io_explain_missing (const char *location)
+{
+  Target t;
+
+  if (!find (CS_IO_AT_LOCATION, location, &t) || t.table->explain_missing == NULL)
+    return NULL;
+  return t.table->explain_missing (location);
+}
+
 gboolean
 _cs_io_is_path (const char *location)
 {

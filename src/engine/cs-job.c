@@ -509,11 +509,14 @@ cs_job_check (CsJob   *self,
     {
       g_autofree char *trimmed = trim_slashes (self->destination);
       g_autofree char *parent = g_path_get_dirname (trimmed);
+      g_autofree char *why = NULL;
       struct stat pst;
 
       /* ENOTDIR: a file stands where one of its folders should be, said below. */
       if (dest_errno != ENOENT && !(self->into && dest_errno == ENOTDIR))
         return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination, "%s", g_strerror (dest_errno));
+      if (dest_errno == ENOENT && (why = _cs_io_explain_missing (self->destination)) != NULL)
+        return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination, "%s", why);
       /* Copy Into makes the folders above it that are missing too (the
        * window says so under the destination); the nearest one there must
        * be a folder. */
@@ -555,9 +558,14 @@ cs_job_check (CsJob   *self,
 
       if (_cs_io_stat_location (trimmed, FALSE, &st) != 0)
         {
-          if (errno == ENOENT)
+          int err = errno;
+          g_autofree char *why = NULL;
+
+          if (err == ENOENT && (why = _cs_io_explain_missing (trimmed)) != NULL)
+            return set_error (error, CS_JOB_ERROR_MISSING_SOURCE, source, "%s", why);
+          if (err == ENOENT)
             return set_error (error, CS_JOB_ERROR_MISSING_SOURCE, source, "No such file or folder");
-          return set_error (error, CS_JOB_ERROR_MISSING_SOURCE, source, "%s", g_strerror (errno));
+          return set_error (error, CS_JOB_ERROR_MISSING_SOURCE, source, "%s", g_strerror (err));
         }
 
       for (guint j = 0; j < seen->len; j++)
