@@ -22,10 +22,32 @@ typedef struct {
   guint64 copied;       /* published or being written */
 } Point;
 
+/* Fewer files done than this (or than there are left) tell no price of a file. */
+#define FIT_MIN_FILES 100
+
+/* Time for @left units at the rate @done took @span: +inf when none moved. */
+static double
+time_for (guint64 left,
+          guint64 done,
+          double  span)
+{
+  return done > 0 ? (double) left * span / (double) done : INFINITY;
+}
+
+/* The sums of a least-squares fit of the clock's steps to the files and the
+ * megabytes done in them: dt = per_file * df + per_mb * dmb. */
+typedef struct {
+  double ff, fm, mm;
+  double ft, mt;
+  double tt;
+} Fit;
+
 struct _CsEta {
   Point      points[HISTORY];
   guint      head;      /* where the next point goes */
   guint      len;
+  Fit        whole;     /* every step since the start */
+  Fit        recent;    /* steps weighed down by their age */
   CsProgress last;
 };
 
@@ -93,10 +115,87 @@ cs_eta_reset (CsEta *eta)
 
   eta->head = 0;
   eta->len = 0;
+  memset (&eta->whole, 0, sizeof eta->whole);
+  memset (&eta->recent, 0, sizeof eta->recent);
   memset (&eta->last, 0, sizeof eta->last);
   eta->last.scanning = TRUE;
   eta->last.total_known = FALSE;
   add_point (eta, &origin);
+}
+
+static void
+fit_add (Fit    *fit,
+         double  weight,
+         double  df,
+         double  dm,
+         double  dt)
+{
+  fit->ff = weight * fit->ff + df * df;
+  fit->fm = weight * fit->fm + df * dm;
+  fit->mm = weight * fit->mm + dm * dm;
+  fit->ft = weight * fit->ft + df * dt;
+  fit->mt = weight * fit->mt + dm * dt;
+  fit->tt = weight * fit->tt + dt * dt;
+}
+
+/* The prices of a file and of a megabyte that explain the steps best, neither
+ * negative. When files and bytes moved together (files all alike), either
+ * price alone explains them; the one that explains them better is kept. */
+static gboolean
+fit_solve (const Fit *fit,
+           double    *out_per_file,
+           double    *out_per_mb)
+{
+  double det = fit->ff * fit->mm - fit->fm * fit->fm;
+  double per_file_alone, per_mb_alone;
+
+  if (det > 1e-9 * fit->ff * fit->mm)
+    {
+      double per_file = (fit->ft * fit->mm - fit->mt * fit->fm) / det;
+      double per_mb = (fit->mt * fit->ff - fit->ft * fit->fm) / det;
+
+      if (per_file >= 0 && per_mb >= 0)
+        {
+          *out_per_file = per_file;
+          *out_per_mb = per_mb;
+          return TRUE;
+        }
+    }
+
+  per_file_alone = fit->ff > 0 ? fit->ft / fit->ff : -1;
+  per_mb_alone = fit->mm > 0 ? fit->mt / fit->mm : -1;
+  /* Of dt = p * dx, the squares left over are tt - p * xt. */
+  if (per_file_alone > 0 && (per_mb_alone <= 0 || per_file_alone * fit->ft > per_mb_alone * fit->mt))
+    {
+      *out_per_file = per_file_alone;
+      *out_per_mb = 0;
+      return TRUE;
+    }
+  if (per_mb_alone > 0)
+    {
+      *out_per_file = 0;
+      *out_per_mb = per_mb_alone;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* The time for @files_left and @bytes_left at the prices of @fit; +inf when it
+ * knows no price of what is left. */
+static double
+fit_time_for (const Fit *fit,
+              guint64    files_left,
+              guint64    bytes_left)
+{
+  double per_file, per_mb;
+
+  if (!fit_solve (fit, &per_file, &per_mb))
+    return INFINITY;
+  if ((files_left > 0 && per_file == 0 && bytes_left == 0) ||
+      (bytes_left > 0 && per_mb == 0 && files_left == 0))
+    return INFINITY;
+
+  return per_file * (double) files_left + per_mb * (double) bytes_left / 1e6;
 }
 
 void
@@ -118,6 +217,16 @@ cs_eta_push (CsEta            *eta,
   point.bytes_done = progress->bytes_done;
   point.files_done = progress->files_done;
   point.copied = progress->bytes_copied + progress->bytes_copying;
+
+  {
+    const Point *before = point_at (eta, 0);
+    double dt = point.t - before->t;
+    double df = point.files_done > before->files_done ? (double) (point.files_done - before->files_done) : 0;
+    double dm = point.bytes_done > before->bytes_done ? (double) (point.bytes_done - before->bytes_done) / 1e6 : 0;
+
+    fit_add (&eta->whole, 1.0, df, dm, dt);
+    fit_add (&eta->recent, exp (-dt / CS_ETA_WINDOW), df, dm, dt);
+  }
   add_point (eta, &point);
 }
 
@@ -136,15 +245,6 @@ cs_eta_get_speed (CsEta *eta)
     return 0;
 
   return (double) (now->copied - then->copied) / span;
-}
-
-/* Time for @left units at the rate @done took @span: +inf when none moved. */
-static double
-time_for (guint64 left,
-          guint64 done,
-          double  span)
-{
-  return done > 0 ? (double) left * span / (double) done : INFINITY;
 }
 
 gboolean
@@ -168,12 +268,17 @@ cs_eta_get_left (CsEta  *eta,
 
   bytes_left = p->bytes_total > now->bytes_done ? p->bytes_total - now->bytes_done : 0;
   files_left = p->files_total > now->files_done ? p->files_total - now->files_done : 0;
+  /* Nothing moved lately: no pace to tell the rest by. */
+  if (now->bytes_done == then->bytes_done && now->files_done == then->files_done)
+    return FALSE;
 
-  /* A kind of work that is all done says nothing about the rest: the last
-   * file's bytes when every file but one is done, empty files when every byte is. */
-  if (bytes_left > 0)
+  /* At the prices of the whole copy, and at those of the last seconds: a
+   * tree's folders differ (icons, then archives), so the files of the last
+   * seconds are seldom like those left, while the whole copy misses a change
+   * of pace (threads, a busier disk) for a while. */
+  for (guint i = 0; i < 2; i++)
     {
-      double t = time_for (bytes_left, now->bytes_done - then->bytes_done, span);
+      double t = fit_time_for (i == 0 ? &eta->whole : &eta->recent, files_left, bytes_left);
 
       if (isfinite (t))
         {
@@ -181,15 +286,15 @@ cs_eta_get_left (CsEta  *eta,
           high = MAX (high, t);
         }
     }
-  if (files_left > 0)
+  /* A few large files done say nothing of what a file costs: were the many
+   * small ones left to go at the pace files went lately, the copy would end
+   * only then. */
+  if (isfinite (low) && now->files_done < MIN (files_left, FIT_MIN_FILES))
     {
       double t = time_for (files_left, now->files_done - then->files_done, span);
 
       if (isfinite (t))
-        {
-          low = MIN (low, t);
-          high = MAX (high, t);
-        }
+        high = MAX (high, t);
     }
 
   if (!isfinite (low))

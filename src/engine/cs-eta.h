@@ -18,16 +18,19 @@ G_BEGIN_DECLS
  * speed down nor stretches the time left.
  *
  * The speed is data copied per second (published, or being written) over the
- * last CS_ETA_SPEED_WINDOW seconds. The time left is the work left at the rate
- * work was done over the last CS_ETA_WINDOW seconds, once by bytes and once by
- * files: when the files left are like the files done the two agree; when they
- * are larger or smaller, a copy whose cost is a price per file plus a price per
- * byte ends between the two, which is the range given. When they are more than
- * CS_ETA_MAX_SPREAD apart (large files done, many small ones left, or the other
- * way round) the window cannot tell a file's price from a byte's, and only the
- * lower one is given, as "at least". There is none while the total is not
- * known (the sources are still being scanned and not yet counted ahead),
- * before CS_ETA_MIN_SPAN seconds of copying, or while nothing moves.
+ * last CS_ETA_SPEED_WINDOW seconds. The time left is the files and bytes left
+ * at a price per file plus a price per megabyte, the two prices that explain
+ * the clock's steps best (least squares), once over the whole copy and once
+ * over the last seconds (steps weighed down with CS_ETA_WINDOW seconds' time
+ * constant); the two give the range. A tree is copied folder by folder, so the
+ * files of the last seconds are seldom like those left: rates of the last
+ * seconds alone, by bytes or by files, miss by the difference. While few files
+ * are done (large ones first), the price of a file is not known, and when the
+ * files left at the pace files went lately would take more than
+ * CS_ETA_MAX_SPREAD times as long, only the lower figure is given, as "at
+ * least". There is none while the total is not known (the sources are still
+ * being scanned and not yet counted ahead), before CS_ETA_MIN_SPAN seconds of
+ * copying, or while nothing moved in the last CS_ETA_WINDOW seconds.
  */
 
 #define CS_ETA_SPEED_WINDOW 5.0

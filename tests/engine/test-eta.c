@@ -240,7 +240,7 @@ test_mixed_tree (void)
       checked++;
     }
 
-  g_test_message ("%u checks, worst %+.0f %%", checked, 100 * worst);
+  g_test_message ("%u checks, worst %+.1f %%", checked, 100 * worst);
   g_assert_cmpuint (checked, >, 20);
 }
 
