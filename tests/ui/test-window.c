@@ -1169,6 +1169,7 @@ test_queue_devices (void)
   g_assert_false (cs_queued_job_get_running (queued (window, 0)));
   g_assert_false (cs_queued_job_get_running (queued (window, 1)));
   g_assert_cmpint (cs_job_get_state (third_job), ==, CS_JOB_STATE_READY);
+  g_assert_nonnull (cs_ui_find_label (window, "Queue: 2 Copies Waiting"));
 
   /* Side by side: the copy to the other device starts now, beside the paused
    * one; the one to the same filesystem still waits for it. */
@@ -1180,6 +1181,9 @@ test_queue_devices (void)
   g_assert_true (cs_queued_job_get_job (queued (window, 0)) == second_job);
   g_assert_false (cs_queued_job_get_running (queued (window, 0)));
   g_assert_cmpint (cs_job_get_state (second_job), ==, CS_JOB_STATE_READY);
+  /* The heading counts the one beside as running, not as waiting. */
+  g_assert_null (cs_ui_find_label (window, "Copies Waiting"));
+  g_assert_nonnull (cs_ui_find_label (window, "Queue: 1 Copy Running Side by Side, 1 Waiting"));
   if (cs_job_get_state (third_job) == CS_JOB_STATE_RUNNING)
     cs_ui_screenshot (window, "27-queue-side-by-side.png");
   g_assert_true (cs_ui_wait_until (side_job_done, third_job, WAIT_SECONDS));
