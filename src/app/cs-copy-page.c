@@ -210,16 +210,68 @@ create_queue_row (gpointer item,
   return cs_queue_row_new (CS_QUEUED_JOB (item));
 }
 
+/* A copy started side by side stays listed, marked running: the heading
+ * counts it apart from those that wait. */
 static void
-queue_changed_cb (CsCopyPage *self)
+queue_update_title (CsCopyPage *self)
 {
   guint n = g_list_model_get_n_items (self->queue);
+  guint running = 0;
+  guint waiting;
   g_autofree char *title = NULL;
 
-  /* Translators: the heading of the copies waiting behind the running one */
-  title = g_strdup_printf (ngettext ("Queue: %u Copy Waiting", "Queue: %u Copies Waiting", n), n);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(CsQueuedJob) queued = g_list_model_get_item (self->queue, i);
+
+      if (cs_queued_job_get_running (queued))
+        running++;
+    }
+  waiting = n - running;
+
+  if (running == 0)
+    {
+      /* Translators: the heading of the copies waiting behind the running one */
+      title = g_strdup_printf (ngettext ("Queue: %u Copy Waiting", "Queue: %u Copies Waiting", waiting),
+                               waiting);
+    }
+  else
+    {
+      g_autofree char *beside = NULL;
+
+      /* Translators: the heading of the queue when copies run beside the one shown */
+      beside = g_strdup_printf (ngettext ("Queue: %u Copy Running Side by Side",
+                                          "Queue: %u Copies Running Side by Side", running),
+                                running);
+      if (waiting == 0)
+        title = g_steal_pointer (&beside);
+      else
+        /* Translators: the queue's heading, then how many copies wait:
+         * "Queue: 1 Copy Running Side by Side, 2 Waiting" */
+        title = g_strdup_printf (ngettext ("%s, %u Waiting", "%s, %u Waiting", waiting),
+                                 beside, waiting);
+    }
   gtk_label_set_label (self->queue_label, title);
   gtk_widget_set_visible (self->queue_box, n > 0);
+}
+
+static void
+queue_changed_cb (GListModel *queue,
+                  guint       position,
+                  guint       removed,
+                  guint       added,
+                  CsCopyPage *self)
+{
+  for (guint i = position; i < position + added; i++)
+    {
+      g_autoptr(CsQueuedJob) queued = g_list_model_get_item (queue, i);
+
+      /* Once per item: one moved in the list is removed and added again. */
+      g_signal_handlers_disconnect_by_func (queued, queue_update_title, self);
+      g_signal_connect_object (queued, "notify::running", G_CALLBACK (queue_update_title), self,
+                               G_CONNECT_SWAPPED);
+    }
+  queue_update_title (self);
 }
 
 static gboolean
@@ -434,6 +486,6 @@ cs_copy_page_set_queue (CsCopyPage *self,
 
   g_set_object (&self->queue, queue);
   gtk_list_box_bind_model (self->queue_list, queue, create_queue_row, NULL, NULL);
-  g_signal_connect_object (queue, "items-changed", G_CALLBACK (queue_changed_cb), self, G_CONNECT_SWAPPED);
-  queue_changed_cb (self);
+  g_signal_connect_object (queue, "items-changed", G_CALLBACK (queue_changed_cb), self, 0);
+  queue_changed_cb (queue, 0, 0, g_list_model_get_n_items (queue), self);
 }
