@@ -99,6 +99,8 @@ struct _CsJob {
   atomic_int    stop;             /* CsStopReason */
   atomic_int    no_clone;         /* the fast paths answered "not supported" once */
   atomic_int    keep_partial;     /* a cancel keeps big files' partials for a later run */
+  atomic_uint   partials_open;    /* big files being written to a partial now (cs-resume.c) */
+  atomic_uint_fast64_t partials_proven;  /* their bytes the journals prove */
   atomic_int    no_copy_range;
   atomic_int    no_noreplace;
   atomic_int    no_link;          /* hard links refused (EPERM) or not supported */

@@ -1558,6 +1558,18 @@ cs_job_set_keep_partial (CsJob    *self,
 }
 
 /* any thread */
+guint
+cs_job_get_partials (CsJob   *self,
+                     guint64 *out_proven)
+{
+  g_return_val_if_fail (CS_IS_JOB (self), 0);
+
+  if (out_proven != NULL)
+    *out_proven = atomic_load (&self->partials_proven);
+  return atomic_load (&self->partials_open);
+}
+
+/* any thread */
 void
 cs_job_cancel (CsJob *self)
 {

@@ -202,6 +202,11 @@ void        cs_job_cancel           (CsJob          *self);
  * destination or an error keeps them anyway. Default: FALSE. */
 void        cs_job_set_keep_partial (CsJob          *self,
                                      gboolean        keep);
+/* Any thread: how many big files are being written to partial copies now,
+ * which a cancel could keep, and in @out_proven (if given) how many of their
+ * bytes the journals prove so far: what a later run would go on from. */
+guint       cs_job_get_partials     (CsJob          *self,
+                                     guint64        *out_proven);
 CsJobState  cs_job_get_state        (CsJob          *self);
 void        cs_job_get_progress     (CsJob          *self,
                                      CsProgress     *out_progress);

@@ -46,6 +46,8 @@ struct _CsResume {
   guint64  kept_bytes;
   GMutex   lock;              /* the journal's end, for workers writing chunks */
   guint64  journal_end;
+  guint64  proven;            /* kept and journaled since: what a later run keeps */
+  char    *display;           /* the final file, for the run record */
 
   /* Whole files: a thread of the partial's own hashes each block the worker
    * has just copied, while the worker copies the next (one at a time). */
@@ -239,7 +241,18 @@ free_resume (CsJob    *job,
   _cs_dir_unref (r->dir);
   g_mutex_clear (&r->lock);
   g_free (r->kept);
+  g_free (r->display);
   g_free (r);
+}
+
+/* Counted open, for a cancel to know what it could keep (cs_job_get_partials). */
+static void
+opened (CsJob    *job,
+        CsResume *r)
+{
+  r->proven = r->kept_bytes;
+  atomic_fetch_add (&job->partials_open, 1);
+  atomic_fetch_add (&job->partials_proven, r->proven);
 }
 
 CsResume *
@@ -252,6 +265,7 @@ _cs_resume_open (CsJob             *job,
 {
   guint64 hash = _cs_name_hash (final);
   CsResume *r = g_new0 (CsResume, 1);
+  g_autofree char *path = NULL;
   guint64 checked = 0;
   struct stat pst;
   int code;
@@ -288,19 +302,23 @@ _cs_resume_open (CsJob             *job,
   if (r->journal_fd < 0)
     goto refuse;
 
+  path = _cs_dir_dup_path (dir, final, TRUE);
+  r->display = g_filename_display_name (path);
   if (load (job, worker, r, src_fd, st, &checked))
     {
-      g_autofree char *path = _cs_dir_dup_path (dir, final, TRUE);
-      g_autofree char *display = g_filename_display_name (path);
       CsRunEvent event = { _cs_job_elapsed (job), (char *) "resume", (double) r->kept_bytes,
-                           r->size, checked, display };
+                           r->size, checked, r->display };
 
       _cs_run_add_event (job->run, &event);
+      opened (job, r);
       return r;
     }
   code = start_over (job, r, st);
   if (code == 0)
-    return r;
+    {
+      opened (job, r);
+      return r;
+    }
   errno = code;
 
 refuse:
@@ -429,7 +447,11 @@ _cs_resume_wrote_block (CsJob    *job,
   _cs_mutex_lock (&resume->lock);
   n = _cs_io_pwrite (&job->counters, resume->journal_fd, &rec, sizeof rec, (off_t) resume->journal_end);
   if (n == (ssize_t) sizeof rec)
-    resume->journal_end += sizeof rec;
+    {
+      resume->journal_end += sizeof rec;
+      resume->proven += length;
+      atomic_fetch_add (&job->partials_proven, length);
+    }
   code = n == (ssize_t) sizeof rec ? 0 : n < 0 ? errno : EIO;
   _cs_mutex_unlock (&resume->lock);
   return code;
@@ -445,6 +467,15 @@ _cs_resume_close (CsJob    *job,
 
   /* The block handed over last is journaled first: it was written whole. */
   stop_hasher (resume);
+  atomic_fetch_sub (&job->partials_open, 1);
+  atomic_fetch_sub (&job->partials_proven, resume->proven);
+  if (!published && keep)
+    {
+      CsRunEvent event = { _cs_job_elapsed (job), (char *) "kept", (double) resume->proven,
+                           resume->size, 0, resume->display };
+
+      _cs_run_add_event (job->run, &event);
+    }
   if (published || !keep)
     _cs_io_unlinkat (&job->counters, dst_fd, resume->journal, 0);
   if (!published && !keep)

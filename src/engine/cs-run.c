@@ -2359,7 +2359,7 @@ static gboolean
 event_kind_is_known (const char *kind)
 {
   return g_str_equal (kind, "max-rate") || g_str_equal (kind, "max-files") || g_str_equal (kind, "resume")
-         || g_str_equal (kind, "pause") || g_str_equal (kind, "question");
+         || g_str_equal (kind, "kept") || g_str_equal (kind, "pause") || g_str_equal (kind, "question");
 }
 
 static void

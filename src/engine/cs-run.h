@@ -124,13 +124,16 @@ typedef struct {
  */
 typedef struct {
   double  t;                        /* seconds since the run started */
-  char   *kind;                     /* "max-rate", "max-files", "resume", "pause", "question" */
+  char   *kind;                     /* "max-rate", "max-files", "resume", "kept", "pause",
+                                     * "question" */
   double  value;                    /* max-rate: bytes/s; max-files: files/s (0: no limit);
                                      * resume: the bytes kept, where the copy went on;
+                                     * kept: the bytes of a partial copy left for a later
+                                     * run, as far as its journal proves them;
                                      * pause, question: the seconds the clock stood still */
-  guint64 size;                     /* resume: the file's size */
+  guint64 size;                     /* resume, kept: the file's size */
   guint64 checked;                  /* resume: destination bytes read back to prove them */
-  char   *path;                     /* resume: the file (UTF-8 display form); else NULL */
+  char   *path;                     /* resume, kept: the file (UTF-8 display form); else NULL */
 } CsRunEvent;
 
 typedef struct {

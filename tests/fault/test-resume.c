@@ -198,6 +198,9 @@ typedef struct {
   guint64   resumed;        /* kept bytes, from the "resume" event; 0 without one */
   guint64   checked;        /* destination bytes read back to prove them */
   guint     n_resumes;
+  guint64   kept;           /* proven bytes left for a later run, from the "kept" events */
+  guint     n_kept;
+  guint     open_at_cancel; /* partials being written when the cancel came */
 } Outcome;
 
 typedef struct {
@@ -222,6 +225,9 @@ cancel_when_written (gpointer data)
         break;
       if (progress.bytes_done >= (guint64) at * MIB)
         {
+          guint open = cs_job_get_partials (job, NULL);
+
+          g_object_set_data (G_OBJECT (job), "open-at-cancel", GUINT_TO_POINTER (open));
           cs_job_cancel (job);
           break;
         }
@@ -258,6 +264,9 @@ run_copy (Fixture *f,
   o->ok = cs_job_run_sync (job, NULL, NULL);
   if (canceller != NULL)
     g_thread_join (canceller);
+  o->open_at_cancel = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (job), "open-at-cancel"));
+  /* Each partial counted open is closed again, kept or not. */
+  g_assert_cmpuint (cs_job_get_partials (job, NULL), ==, 0);
 
   run = cs_job_get_run (job);
   cs_run_get_totals (run, &totals);
@@ -267,6 +276,13 @@ run_copy (Fixture *f,
     {
       const CsRunEvent *e = &g_array_index (events, CsRunEvent, i);
 
+      if (g_strcmp0 (e->kind, "kept") == 0)
+        {
+          o->n_kept++;
+          o->kept += (guint64) e->value;
+          g_assert_cmpuint (e->size, >, 0);
+          g_assert_nonnull (e->path);
+        }
       if (g_strcmp0 (e->kind, "resume") != 0)
         continue;
       o->n_resumes++;
@@ -313,6 +329,7 @@ test_cancel_kept (Fixture       *f,
   g_autofree char *big = g_build_filename (f->src, "big.bin", NULL);
   g_autofree char *copy = g_build_filename (f->copy, "big.bin", NULL);
   guint64 size = 6 * BLOCK + 12345;
+  guint64 kept;
   Outcome o;
 
   write_big (big, size, 7);
@@ -320,12 +337,19 @@ test_cancel_kept (Fixture       *f,
   g_assert_false (o.ok);
   g_assert_false (g_file_test (copy, G_FILE_TEST_EXISTS));
   g_assert_cmpuint (count_partials (f->copy), ==, 2);
+  /* The cancel knew there was one to keep, and the record says how much. */
+  g_assert_cmpuint (o.open_at_cancel, ==, 1);
+  g_assert_cmpuint (o.n_kept, ==, 1);
+  g_assert_cmpuint (o.kept, >, 0);
+  kept = o.kept;
 
   count_reads (f);
   run_copy (f, (Options) { chunking, 0, 0, FALSE }, &o);
   g_assert_true (o.ok);
   g_assert_true (same_bytes (big, copy));
   assert_resumed_reads (&o, size);
+  g_assert_cmpuint (o.resumed, ==, kept);
+  g_assert_cmpuint (o.n_kept, ==, 0);
   g_assert_cmpuint (count_partials (f->copy), ==, 0);
 }
 
