@@ -1281,8 +1281,77 @@ block_journaled (gpointer data)
   return FALSE;
 }
 
-/* "Keep big files' partial copies" ticked in the cancel dialog: they stay,
- * and the next copy of the same sources goes on from them. */
+/* The check box of the cancel dialog, when it shows. */
+static GtkCheckButton *
+shown_keep_box (AdwMessageDialog *dialog)
+{
+  GtkWidget *keep = cs_ui_find (dialog, GTK_TYPE_CHECK_BUTTON);
+
+  return keep != NULL && gtk_widget_get_visible (keep) ? GTK_CHECK_BUTTON (keep) : NULL;
+}
+
+/* Without a big file in flight, the cancel dialog offers nothing to keep. */
+static void
+test_cancel_small (void)
+{
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *source = g_build_filename (root, "source", NULL);
+  g_autofree char *destination = g_build_filename (root, "destination", NULL);
+  AdwMessageDialog *dialog;
+  CsWindow *window;
+
+  generate (source, 200, 1 << 20);
+  g_assert_cmpint (g_mkdir (destination, 0755), ==, 0);
+
+  window = window_with_copy (source, destination, 2);
+  cs_speed_limit_set_max_rate (cs_setup_page_get_speed_limit (setup_page (window)), 20e6);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_true (cs_ui_wait_until (job_running, window, WAIT_SECONDS));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel", NULL);
+  g_assert_true (cs_ui_wait_until (cancel_dialog_shown, window, WAIT_SECONDS));
+  dialog = cs_ui_find_dialog (window);
+  g_assert_nonnull (dialog);
+  g_assert_null (shown_keep_box (dialog));
+  cs_ui_answer (dialog, "Cancel Copy");
+  g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
+  g_assert_cmpuint (count_partials (destination), ==, 0);
+
+  cs_ui_window_destroy (window);
+  cs_test_tree_remove (root);
+}
+
+/* The bytes of @run's events of @kind ("resume": gone on with from earlier
+ * partial copies; "kept": left for a later run). */
+static guint64
+event_bytes (CsRun      *run,
+             const char *kind)
+{
+  g_autoptr(GArray) events = cs_run_dup_events (run);
+  guint64 bytes = 0;
+
+  for (guint i = 0; i < events->len; i++)
+    if (g_strcmp0 (g_array_index (events, CsRunEvent, i).kind, kind) == 0)
+      bytes += (guint64) g_array_index (events, CsRunEvent, i).value;
+  return bytes;
+}
+
+/* Whether @window shows the sentence @format, with @bytes and the size of
+ * big.bin in it. */
+static gboolean
+shows_partial (CsWindow   *window,
+               const char *format,
+               guint64     bytes)
+{
+  g_autofree char *bytes_text = g_format_size (bytes);
+  g_autofree char *size_text = g_format_size (256 << 20);
+  g_autofree char *sentence = g_strdup_printf (format, bytes_text, size_text);
+
+  return cs_ui_find_label (window, sentence) != NULL;
+}
+
+/* A 256 MiB file cut short by a cancel that keeps it: the dialog offers it,
+ * the summary says it is kept; the same copy again goes on from it, says
+ * so, and leaves no partial behind. */
 static void
 test_cancel_keep (void)
 {
@@ -1290,20 +1359,21 @@ test_cancel_keep (void)
   g_autofree char *source = g_build_filename (root, "source", NULL);
   g_autofree char *destination = g_build_filename (root, "destination", NULL);
   g_autofree char *copy = g_build_filename (destination, "source", NULL);
-  g_autoptr(GArray) events = NULL;
+  g_autofree char *big = g_build_filename (source, "big.bin", NULL);
   AdwMessageDialog *dialog;
   GtkCheckButton *keep;
   CsWindow *window;
+  guint64 kept;
   CsRun *run;
-  guint resumed = 0;
 
-  generate (source, 4, 96 << 20);
+  g_assert_cmpint (g_mkdir (source, 0755), ==, 0);
+  write_file (big, 256 << 20, 5);
   g_assert_cmpint (g_mkdir (destination, 0755), ==, 0);
 
   /* Limited, as a copy where resuming pays is slow: a block that copies
    * faster than 1 GB/s is not journaled (it costs less to copy again). */
   window = window_with_copy (source, destination, 2);
-  cs_speed_limit_set_max_rate (cs_setup_page_get_speed_limit (setup_page (window)), 200e6);
+  cs_speed_limit_set_max_rate (cs_setup_page_get_speed_limit (setup_page (window)), 100e6);
   gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
   g_assert_true (cs_ui_wait_until (block_journaled, copy, WAIT_SECONDS));
   gtk_widget_activate_action (GTK_WIDGET (window), "win.pause", NULL);
@@ -1313,14 +1383,19 @@ test_cancel_keep (void)
   gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel", NULL);
   g_assert_true (cs_ui_wait_until (cancel_dialog_shown, window, WAIT_SECONDS));
   dialog = cs_ui_find_dialog (window);
-  keep = GTK_CHECK_BUTTON (cs_ui_find (dialog, GTK_TYPE_CHECK_BUTTON));
+  keep = shown_keep_box (dialog);
   g_assert_nonnull (keep);
+  g_assert_nonnull (cs_ui_find_label (dialog, "partial copy of 1 big file ("));
   gtk_check_button_set_active (keep, TRUE);
   cs_ui_screenshot (dialog, "06-cancel-dialog-keep.png");
   cs_ui_answer (dialog, "Cancel Copy");
   g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
   g_assert_cmpstr (cs_run_get_outcome (cs_summary_page_get_run (summary_page (window))), ==, "cancelled");
-  g_assert_cmpuint (count_partials (copy), >, 0);
+  g_assert_cmpuint (count_partials (copy), ==, 2);
+  kept = event_bytes (cs_summary_page_get_run (summary_page (window)), "kept");
+  g_assert_cmpuint (kept, >, 0);
+  g_assert_true (shows_partial (window, "Kept to resume: source/big.bin, %s of %s\n", kept));
+  cs_ui_screenshot (window, "06-cancelled-kept.png");
 
   /* The same copy again: it goes on, and leaves no partial behind. */
   cs_ui_window_destroy (window);
@@ -1329,12 +1404,12 @@ test_cancel_keep (void)
   g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
   run = cs_summary_page_get_run (summary_page (window));
   g_assert_cmpstr (cs_run_get_outcome (run), ==, "completed");
-  events = cs_run_dup_events (run);
-  for (guint i = 0; i < events->len; i++)
-    resumed += g_strcmp0 (g_array_index (events, CsRunEvent, i).kind, "resume") == 0;
-  g_assert_cmpuint (resumed, >, 0);
+  /* From where the cancel left it, every byte it kept. */
+  g_assert_cmpuint (event_bytes (run, "resume"), ==, kept);
   g_assert_cmpuint (count_partials (copy), ==, 0);
   cs_test_tree_assert_equal (source, copy);
+  g_assert_true (shows_partial (window, "Resumed source/big.bin at %s of %s", kept));
+  cs_ui_screenshot (window, "07-resumed.png");
 
   cs_ui_window_destroy (window);
   cs_test_tree_remove (root);
@@ -2121,6 +2196,7 @@ main (int   argc,
   g_test_add_func ("/window/queue", test_queue);
   g_test_add_func ("/window/queue-devices", test_queue_devices);
   g_test_add_func ("/window/speed-limit", test_speed_limit);
+  g_test_add_func ("/window/cancel-small", test_cancel_small);
   g_test_add_func ("/window/cancel-keep", test_cancel_keep);
   g_test_add_func ("/window/conflict", test_conflict);
   g_test_add_func ("/window/retry-failed", test_retry_failed);
