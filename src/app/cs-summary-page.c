@@ -25,6 +25,7 @@
  */
 
 #define MAX_FAILURE_ROWS 500
+#define MAX_RESUME_LINES 5
 #define STAT_ROW_RESOURCE "/io/github/copyscope/Copyscope/ui/cs-counter-stat-row.ui"
 
 /* The labels of one counter's row in the statistics grid. */
@@ -43,6 +44,7 @@ struct _CsSummaryPage
   GtkImage          *outcome_icon;
   GtkLabel          *title_label;
   GtkLabel          *description_label;
+  GtkLabel          *resume_label;
   AdwActionRow      *where_row;
   GtkGrid           *totals_grid;
   GtkLabel          *skips_label;
@@ -208,6 +210,110 @@ cs_summary_page_show_outcome (CsSummaryPage  *self,
     description = g_steal_pointer (&copied);
 
   gtk_label_set_label (self->description_label, description);
+}
+
+/* @path, a file the copy wrote, as the user knows it: inside the
+ * destination folder when it is there. */
+static const char *
+path_in_destination (CsRun      *run,
+                     const char *path)
+{
+  const char *destination = cs_run_get_destination (run);
+  gsize len = destination != NULL ? strlen (destination) : 0;
+
+  if (len > 0 && strncmp (path, destination, len) == 0 && path[len] == G_DIR_SEPARATOR)
+    return path + len + 1;
+  return path;
+}
+
+/* The big files that went on from an earlier run's partial copies ("resume"
+ * events), or those this run kept for a later one ("kept"): one line each,
+ * or a total when there are many. */
+static void
+append_partials (CsSummaryPage *self,
+                 GString       *text,
+                 GArray        *events,
+                 const char    *kind)
+{
+  guint64 bytes = 0, size = 0;
+  guint n = 0;
+
+  for (guint i = 0; i < events->len; i++)
+    {
+      const CsRunEvent *e = &g_array_index (events, CsRunEvent, i);
+
+      if (g_strcmp0 (e->kind, kind) != 0)
+        continue;
+      n++;
+      bytes += (guint64) e->value;
+      size += e->size;
+    }
+  if (n == 0)
+    return;
+
+  if (n > MAX_RESUME_LINES)
+    {
+      g_autofree char *bytes_text = _cs_format_bytes (bytes);
+      g_autofree char *size_text = _cs_format_bytes (size);
+
+      if (text->len > 0)
+        g_string_append_c (text, '\n');
+      if (g_str_equal (kind, "resume"))
+        /* Translators: like "Resumed 12 big files at 17.9 GB of 20.0 GB in all" */
+        g_string_append_printf (text, ngettext ("Resumed %u big file at %s of %s in all",
+                                                "Resumed %u big files at %s of %s in all", n),
+                                n, bytes_text, size_text);
+      else
+        /* Translators: like "Kept to resume: 12 big files, 17.9 GB of 20.0 GB in all" */
+        g_string_append_printf (text, ngettext ("Kept to resume: %u big file, %s of %s in all",
+                                                "Kept to resume: %u big files, %s of %s in all", n),
+                                n, bytes_text, size_text);
+    }
+  else
+    for (guint i = 0; i < events->len; i++)
+      {
+        const CsRunEvent *e = &g_array_index (events, CsRunEvent, i);
+        g_autofree char *bytes_text = NULL;
+        g_autofree char *size_text = NULL;
+        const char *path;
+
+        if (g_strcmp0 (e->kind, kind) != 0)
+          continue;
+        bytes_text = _cs_format_bytes ((guint64) e->value);
+        size_text = _cs_format_bytes (e->size);
+        path = path_in_destination (self->run, e->path != NULL ? e->path : "");
+        if (text->len > 0)
+          g_string_append_c (text, '\n');
+        if (g_str_equal (kind, "resume"))
+          /* Translators: a big file the copy went on with from an earlier
+           * copy's partial one, like "Resumed video.mkv at 17.9 GB of 20.0 GB" */
+          g_string_append_printf (text, _("Resumed %s at %s of %s"), path, bytes_text, size_text);
+        else
+          /* Translators: a big file's partial copy kept when the copy was
+           * cancelled, like "Kept to resume: video.mkv, 17.9 GB of 20.0 GB" */
+          g_string_append_printf (text, _("Kept to resume: %s, %s of %s"), path, bytes_text, size_text);
+      }
+
+  if (g_str_equal (kind, "kept"))
+    {
+      g_string_append_c (text, '\n');
+      /* Translators: after the lines of the big files kept to resume */
+      g_string_append (text, ngettext ("Copying the same files into the same folder again goes on from it.",
+                                       "Copying the same files into the same folder again goes on from them.",
+                                       n));
+    }
+}
+
+static void
+cs_summary_page_show_partials (CsSummaryPage *self)
+{
+  g_autoptr(GArray) events = cs_run_dup_events (self->run);
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  append_partials (self, text, events, "resume");
+  append_partials (self, text, events, "kept");
+  gtk_label_set_label (self->resume_label, text->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->resume_label), text->len > 0);
 }
 
 /* Where the files are: the folder the copy went into. */
@@ -496,6 +602,7 @@ cs_summary_page_class_init (CsSummaryPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, outcome_icon);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, title_label);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, description_label);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, resume_label);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, where_row);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, totals_grid);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, skips_label);
@@ -538,6 +645,7 @@ cs_summary_page_set_run (CsSummaryPage *self,
   cs_run_get_totals (run, &totals);
 
   cs_summary_page_show_outcome (self, &totals);
+  cs_summary_page_show_partials (self);
   cs_summary_page_show_where (self);
   cs_summary_page_show_totals (self, &totals);
   cs_summary_page_show_skips (self, &totals);

@@ -310,6 +310,90 @@ operation_doing (CsOperation operation)
     }
 }
 
+/* The cancel dialog offers to keep the partial copies of big files only
+ * while there are some with bytes their journals prove: without them, a
+ * later run would start those files over anyway. Kept up to date while the
+ * dialog shows, as the copy goes on behind it. */
+static void
+cancel_dialog_update_keep (CsWindow *self)
+{
+  GtkCheckButton *keep = g_object_get_data (G_OBJECT (self->cancel_dialog), "keep-partial");
+  GtkLabel *keep_label = GTK_LABEL (gtk_check_button_get_child (keep));
+  guint64 proven = 0;
+  guint n = self->job != NULL ? cs_job_get_partials (self->job, &proven) : 0;
+  g_autofree char *bytes = NULL;
+  g_autofree char *label = NULL;
+
+  gtk_widget_set_visible (GTK_WIDGET (keep), n > 0 && proven > 0);
+  if (n == 0 || proven == 0)
+    {
+      gtk_check_button_set_active (keep, FALSE);
+      return;
+    }
+  bytes = _cs_format_bytes (proven);
+  /* Translators: a check box in the cancel dialog, like "Keep the partial
+   * copy of 1 big file (1.2 GB so far) to resume it later" */
+  label = g_strdup_printf (ngettext ("_Keep the partial copy of %u big file (%s so far) to resume it later",
+                                     "_Keep the partial copies of %u big files (%s so far) to resume them later",
+                                     n),
+                           n, bytes);
+  if (g_strcmp0 (gtk_label_get_label (keep_label), label) != 0)
+    gtk_label_set_label (keep_label, label);
+}
+
+/* A big file the copy goes on with from an earlier run's partial copy is
+ * told as it happens, in a toast; each once (@job's "cs-events-told"). */
+static void
+job_tell_resumed (CsWindow *self,
+                  CsJob    *job)
+{
+  CsRun *run = cs_job_get_run (job);
+  guint told = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (job), "cs-events-told"));
+  g_autoptr(GArray) events = NULL;
+  guint64 kept = 0, size = 0;
+  const char *path = NULL;
+  guint n = 0;
+
+  if (cs_run_get_n_events (run) == told)
+    return;
+  events = cs_run_dup_events (run);
+  for (guint i = told; i < events->len; i++)
+    {
+      const CsRunEvent *e = &g_array_index (events, CsRunEvent, i);
+
+      if (g_strcmp0 (e->kind, "resume") != 0)
+        continue;
+      n++;
+      kept += (guint64) e->value;
+      size += e->size;
+      path = e->path;
+    }
+  g_object_set_data (G_OBJECT (job), "cs-events-told", GUINT_TO_POINTER (events->len));
+
+  if (n > 0)
+    {
+      g_autofree char *kept_text = _cs_format_bytes (kept);
+      g_autofree char *size_text = _cs_format_bytes (size);
+      g_autofree char *name = path != NULL ? g_path_get_basename (path) : NULL;
+      g_autofree char *title = NULL;
+      g_autoptr(AdwToast) toast = NULL;
+
+      if (n == 1 && name != NULL)
+        /* Translators: a toast when a big file goes on from the partial copy
+         * an earlier copy kept, like "Resuming video.mkv at 17.9 GB of 20.0 GB" */
+        title = g_strdup_printf (_("Resuming %s at %s of %s"), name, kept_text, size_text);
+      else
+        /* Translators: a toast when big files go on from the partial copies
+         * an earlier copy kept, like "Resuming 3 big files at 17.9 GB of 20.0 GB" */
+        title = g_strdup_printf (ngettext ("Resuming %u big file at %s of %s",
+                                           "Resuming %u big files at %s of %s", n),
+                                 n, kept_text, size_text);
+      toast = adw_toast_new (title);
+      adw_toast_set_timeout (toast, 8);
+      adw_toast_overlay_add_toast (self->toast_overlay, g_steal_pointer (&toast));
+    }
+}
+
 /* main thread */
 static void
 job_progress_cb (CsWindow *self,
@@ -318,6 +402,12 @@ job_progress_cb (CsWindow *self,
   CsProgress progress;
 
   cs_job_get_progress (job, &progress);
+  if (job == self->job)
+    {
+      if (self->cancel_dialog != NULL)
+        cancel_dialog_update_keep (self);
+      job_tell_resumed (self, job);
+    }
 
   if (progress.state != self->last_state)
     {
@@ -1213,7 +1303,8 @@ cancel_response_cb (CsWindow         *self,
       GtkCheckButton *keep = g_object_get_data (G_OBJECT (dialog), "keep-partial");
 
       cs_window_drop_questions (self, self->job);
-      cs_job_set_keep_partial (self->job, keep != NULL && gtk_check_button_get_active (keep));
+      cs_job_set_keep_partial (self->job, keep != NULL && gtk_widget_get_visible (GTK_WIDGET (keep))
+                                          && gtk_check_button_get_active (keep));
       cs_job_cancel (self->job);
       /* Only a run reports the end, even of a job cancelled before it began. */
       cs_window_run_job (self);
@@ -1235,6 +1326,7 @@ _cs_window_ask_cancel (CsWindow *self)
   self->cancel_dialog = ADW_MESSAGE_DIALOG (gtk_builder_get_object (builder, "dialog"));
   g_object_set_data (G_OBJECT (self->cancel_dialog), "keep-partial",
                      gtk_builder_get_object (builder, "keep_partial"));
+  cancel_dialog_update_keep (self);
   gtk_window_set_transient_for (GTK_WINDOW (self->cancel_dialog), GTK_WINDOW (self));
   g_signal_connect_object (self->cancel_dialog, "response",
                            G_CALLBACK (cancel_response_cb), self, G_CONNECT_SWAPPED);

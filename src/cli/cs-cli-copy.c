@@ -314,7 +314,8 @@ print_skips (FILE           *out,
   fprintf (out, "\n");
 }
 
-/* Big files that went on from an earlier run's partial copy. */
+/* Big files that went on from an earlier run's partial copy, and those
+ * whose partial copies this run kept for a later one. */
 static void
 print_resumed (FILE  *out,
                CsRun *run)
@@ -326,10 +327,19 @@ print_resumed (FILE  *out,
       const CsRunEvent *e = &g_array_index (events, CsRunEvent, i);
       g_autofree char *kept = NULL, *size = NULL, *checked = NULL;
 
-      if (g_strcmp0 (e->kind, "resume") != 0)
+      if (g_strcmp0 (e->kind, "resume") != 0 && g_strcmp0 (e->kind, "kept") != 0)
         continue;
       kept = cs_cli_format_bytes ((guint64) e->value);
       size = cs_cli_format_bytes (e->size);
+      if (g_str_equal (e->kind, "kept"))
+        {
+          fprintf (out, "%8s : ", _("Kept"));
+          /* Translators: a partial copy left for the next run to go on from,
+           * "photos.tar at 17.9 GB of 20.0 GB, for the next run" */
+          fprintf (out, _("%s at %s of %s, for the next run"), e->path, kept, size);
+          fprintf (out, "\n");
+          continue;
+        }
       checked = cs_cli_format_bytes (e->checked);
       fprintf (out, "%8s : ", _("Resumed"));
       /* Translators: "photos.tar at 17.9 GB of 20.0 GB (17.9 GB read back to check)" */
