@@ -165,6 +165,93 @@ else
 fi
 if [[ -n $(find "$work/backing" -name '.copyscope-*') ]]; then fail "a temporary is left after refused names"; fi
 
+# ---- kill -9 in the middle of a copy, then a rerun completes it --------------
+"$cli" generate small "$work/killed" --scale 0.05 --seed 24 >/dev/null
+total=$(find "$work/killed" -type f | wc -l)
+COPYSCOPE_SMB_PASSWORD=$SMBNAS_PASSWORD setsid "$cli" copy --no-history --quiet --threads 8 \
+  "$work/killed" "$url" >/dev/null 2>&1 &
+copier=$!
+# Waits for a tenth of the files published, however slow the machine is.
+for _ in $(seq 1200); do
+  (($(find "$work/backing/killed" -type f ! -name '.copyscope-*' 2>/dev/null | wc -l) >= total / 10)) && break
+  kill -0 "$copier" 2>/dev/null || break
+  sleep 0.05
+done
+kill -KILL -- "-$copier" 2>/dev/null
+wait "$copier" 2>/dev/null
+published=$(find "$work/backing/killed" -type f ! -name '.copyscope-*' 2>/dev/null | wc -l)
+if ((published > 0 && published < total)); then
+  ok "killed with $published of $total files published"
+else
+  fail "the kill did not land mid-copy ($published of $total files published)"
+fi
+COPYSCOPE_SMB_PASSWORD=$SMBNAS_PASSWORD run_copy --threads 8 "$work/killed" "$url"
+if ((rc == 0)) && diff -r "$work/killed" "$work/backing/killed" >/dev/null; then
+  ok "the rerun after kill -9 completed the tree"
+else
+  tail -n 5 "$work/out"; fail "the rerun after kill -9 (exit $rc) or the tree differs"
+fi
+if [[ -z $(find "$work/backing" -name '.copyscope-*') ]]; then
+  ok "after the rerun no temporary is left on the share"
+else
+  find "$work/backing" -name '.copyscope-*' | head -n 3; fail "temporaries left on the share after the rerun"
+fi
+
+# ---- a second client creates the name during the copy ------------------------
+mkdir -p "$work/race" "$work/backing/race"
+head -c 30000000 /dev/urandom >"$work/race/race.bin"
+printf 'written by smbclient meanwhile\n' >"$work/theirs"
+# At 10 MB/s the copy writes for 3 s: time for smbclient to log in and put
+# its file while ours is still a temporary.
+COPYSCOPE_SMB_PASSWORD=$SMBNAS_PASSWORD "$cli" copy --no-history --quiet --threads 1 --max-rate 10M \
+  --json "$work/race.json" "$work/race" "$url" >"$work/race.out" 2>&1 &
+copier=$!
+for _ in $(seq 1200); do
+  [[ -n $(find "$work/backing/race" -name '.copyscope-*' -size +1M 2>/dev/null) ]] && break
+  sleep 0.02
+done
+if "$smbnas" client "$mnt" -c "put $work/theirs race/race.bin" >"$work/put.log" 2>&1; then
+  race_rc=0
+  wait "$copier" || race_rc=$?
+  if cmp -s "$work/theirs" "$work/backing/race/race.bin"; then
+    ok "the second client's file kept its bytes (copy exit $race_rc)"
+  else
+    fail "the second client's file was clobbered"
+  fi
+  conflicts=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(sum(1 for e in d["errors"] if e["path"].endswith("race.bin")))' "$work/race.json" 2>/dev/null)
+  if ((race_rc == 1 && conflicts == 1)); then
+    ok "the conflict is reported: $(cat "$work/race.out")"
+  else
+    cat "$work/race.out"; fail "the conflict: exit $race_rc, $conflicts reports"
+  fi
+else
+  cat "$work/put.log"
+  wait "$copier" || true
+  fail "smbclient could not put the competing file: the race was not tried"
+fi
+if [[ -n $(find "$work/backing" -name '.copyscope-*') ]]; then fail "a temporary is left after the race"; fi
+
+# ---- the server goes away mid-copy: exit 3 and one message -------------------
+COPYSCOPE_SMB_PASSWORD=$SMBNAS_PASSWORD "$cli" copy --no-history --quiet --threads 4 --max-rate 10M \
+  "$work/killed" "$url/gone" >"$work/gone.out" 2>&1 &
+copier=$!
+for _ in $(seq 1200); do
+  [[ -n $(find "$work/backing/gone" -type f 2>/dev/null | head -n 1) ]] && break
+  sleep 0.02
+done
+# smbd runs in a process group of its own: the server and every connection.
+kill -KILL -- "-$(cat "$state/smbd.pid")"
+gone_rc=0
+wait "$copier" || gone_rc=$?
+if ((gone_rc == 3)) && (($(wc -l <"$work/gone.out") == 1)); then
+  ok "server gone mid-copy: exit 3, one line: $(cat "$work/gone.out")"
+else
+  head -n 5 "$work/gone.out"
+  fail "server gone mid-copy: exit $gone_rc, $(wc -l <"$work/gone.out") lines"
+fi
+
 "$smbnas" stop "$mnt" || fail "smbnas stop"
 mnt=
 
