@@ -47,8 +47,9 @@ fail (int         code,
 {
   /* When a FUSE server dies (sshfs killed, a share's daemon crashing), the
    * requests in flight get ECONNABORTED and every later one ENOTCONN: the same
-   * vanished destination. */
-  if (code == ECONNABORTED)
+   * vanished destination. A server spoken to directly (SMB) that dies refuses
+   * the next connection or drops the one in use: the same. */
+  if (code == ECONNABORTED || code == ECONNREFUSED || code == ENETRESET)
     code = ENOTCONN;
   return (Outcome) { code, op };
 }
