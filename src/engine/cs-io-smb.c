@@ -436,8 +436,13 @@ url_at (int         dirfd,
   parts = g_strsplit (name, "/", -1);
   for (guint i = 0; parts[i] != NULL; i++)
     {
-      g_autofree char *part = g_uri_escape_string (parts[i], NULL, TRUE);
+      g_autofree char *part = NULL;
 
+      /* "." is the folder itself, which smbc_opendir refuses (EINVAL) when
+       * it ends a URL: the scanner lists a destination folder as ".". */
+      if (strcmp (parts[i], ".") == 0 || parts[i][0] == '\0')
+        continue;
+      part = g_uri_escape_string (parts[i], NULL, TRUE);
       if (url->len > 0 && url->str[url->len - 1] != '/')
         g_string_append_c (url, '/');
       g_string_append (url, part);
@@ -493,7 +498,9 @@ conn_unlock (Conn *conn)
   })
 
 /* SMB reports no blocks; a file is never sparse here, so the copy never
- * looks for holes the server would not keep anyway. */
+ * looks for holes the server would not keep anyway. Nor owners: libsmbclient
+ * gives every file the caller's uid, so on a share what a killed run of ours
+ * left is told by its name and its run being gone, not by its owner. */
 static void
 fix_stat (struct stat *st)
 {
