@@ -139,6 +139,13 @@ _cs_metadata_report (CsJob *job)
 {
   CsMetadataLoss *loss = &job->metadata;
 
+  /* A run that ended on a fatal error says that one thing. A destination
+   * that went away (a server gone, a share unmounted) failed what it was
+   * asked last, times and modes included, which says nothing about what it
+   * keeps; the rerun the message calls for says what holds. */
+  if (atomic_load (&job->stop) == CS_STOP_FATAL)
+    return;
+
   for (guint i = 0; i < CS_N_METADATA; i++)
     {
       guint64 files = atomic_load (&loss->files[i]);
