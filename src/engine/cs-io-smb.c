@@ -240,6 +240,9 @@ typedef struct {
   gboolean             folder;
   off_t                pos;       /* where the server's file offset is */
   struct smbc_dirent  *pending;   /* listed, did not fit the last buffer */
+  gboolean             written;
+  gboolean             has_times; /* times to set once the file is closed */
+  struct timespec      times[2];
 } Handle;
 
 static GMutex contexts_lock;
@@ -561,6 +564,35 @@ smb_openat (int dirfd, const char *path, int flags, mode_t mode)
 }
 
 static int
+set_times (Conn                  *conn,
+           const char            *url,
+           const struct timespec  times[2])
+{
+  struct stat st;
+  struct timeval tv[2];
+
+  /* UTIME_OMIT and UTIME_NOW ask for what the file has, or the clock. */
+  for (int i = 0; i < 2; i++)
+    {
+      if (times[i].tv_nsec == UTIME_OMIT)
+        {
+          if (lib.smbc_getFunctionStat (conn->ctx) (conn->ctx, url, &st) != 0)
+            return -1;
+          tv[i].tv_sec = i == 0 ? st.st_atim.tv_sec : st.st_mtim.tv_sec;
+          tv[i].tv_usec = (i == 0 ? st.st_atim.tv_nsec : st.st_mtim.tv_nsec) / 1000;
+        }
+      else if (times[i].tv_nsec == UTIME_NOW)
+        gettimeofday (&tv[i], NULL);
+      else
+        {
+          tv[i].tv_sec = times[i].tv_sec;
+          tv[i].tv_usec = times[i].tv_nsec / 1000;
+        }
+    }
+  return lib.smbc_getFunctionUtimes (conn->ctx) (conn->ctx, url, tv);
+}
+
+static int
 smb_close (int fd)
 {
   Handle *h = handle_take (fd);
@@ -575,6 +607,8 @@ smb_close (int fd)
           r = lib.smbc_getFunctionClosedir (h->conn->ctx) (h->conn->ctx, h->file);
         else
           r = lib.smbc_getFunctionClose (h->conn->ctx) (h->conn->ctx, h->file);
+        if (r == 0 && h->has_times)
+          r = set_times (h->conn, h->url, h->times);
       }
   conn_unref (h->conn);
   g_free (h->pending);
@@ -620,6 +654,7 @@ transfer (int         fd,
         n = writing ? lib.smbc_getFunctionWrite (ctx) (ctx, h->file, buf, count)
                     : lib.smbc_getFunctionRead (ctx) (ctx, h->file, buf, count);
         h->pos = n >= 0 ? offset + n : -1;
+        h->written |= writing && n > 0;
       }
   return n;
 }
@@ -777,35 +812,6 @@ smb_unlinkat (int dirfd, const char *path, int flags)
 }
 
 static int
-set_times (Conn                  *conn,
-           const char            *url,
-           const struct timespec  times[2])
-{
-  struct stat st;
-  struct timeval tv[2];
-
-  /* UTIME_OMIT and UTIME_NOW ask for what the file has, or the clock. */
-  for (int i = 0; i < 2; i++)
-    {
-      if (times[i].tv_nsec == UTIME_OMIT)
-        {
-          if (lib.smbc_getFunctionStat (conn->ctx) (conn->ctx, url, &st) != 0)
-            return -1;
-          tv[i].tv_sec = i == 0 ? st.st_atim.tv_sec : st.st_mtim.tv_sec;
-          tv[i].tv_usec = (i == 0 ? st.st_atim.tv_nsec : st.st_mtim.tv_nsec) / 1000;
-        }
-      else if (times[i].tv_nsec == UTIME_NOW)
-        gettimeofday (&tv[i], NULL);
-      else
-        {
-          tv[i].tv_sec = times[i].tv_sec;
-          tv[i].tv_usec = times[i].tv_nsec / 1000;
-        }
-    }
-  return lib.smbc_getFunctionUtimes (conn->ctx) (conn->ctx, url, tv);
-}
-
-static int
 smb_futimens (int fd, const struct timespec times[2])
 {
   Handle *h = handle_get (fd);
@@ -813,6 +819,17 @@ smb_futimens (int fd, const struct timespec times[2])
 
   if (h == NULL)
     return -1;
+  /* smbc_utimes sets them by name, on a handle of its own; the server then
+   * stamps the write time of the handle that wrote the data when that one
+   * closes, or two seconds after its first write (Samba's delayed write
+   * time), whichever comes after ours: set on a written file, the times
+   * are set once it is closed. */
+  if (!h->folder && h->written)
+    {
+      memcpy (h->times, times, sizeof h->times);
+      h->has_times = TRUE;
+      return 0;
+    }
   WITH_CONN (h->conn)
     r = set_times (h->conn, h->url, times);
   return r;
