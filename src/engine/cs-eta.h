@@ -19,8 +19,9 @@ G_BEGIN_DECLS
  *
  * The speed is data copied per second (published, or being written) over the
  * last CS_ETA_SPEED_WINDOW seconds. The time left is the files and bytes left
- * at a price per file plus a price per megabyte, the two prices that explain
- * the clock's steps best (least squares), once over the whole copy and once
+ * at a price per file plus a price per megabyte: what a file costs against a
+ * megabyte as the clock's steps tell it best (least squares), scaled so that
+ * the steps add up to the time they took, once over the whole copy and once
  * over the last seconds (steps weighed down with CS_ETA_WINDOW seconds' time
  * constant); the two give the range. A tree is copied folder by folder, so the
  * files of the last seconds are seldom like those left: rates of the last
