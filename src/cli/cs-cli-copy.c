@@ -498,6 +498,13 @@ print_summary (FILE     *out,
   if (cs_run_get_stat (run, CS_COUNTER_REQUEST_RATE, &stat))
     fprintf (out, "%8s : %.0f req/s average (%.0f max)\n", "Requests", stat.avg, stat.max);
   {
+    const CsRunEnvironment *env = cs_run_get_environment (run);
+
+    /* Only where a location was a share GVfs mounted. */
+    if (env != NULL && env->route != NULL)
+      fprintf (out, "%8s : %s\n", "Route", env->route);
+  }
+  {
     g_autoptr(GArray) timeline = cs_run_dup_timeline (run);
 
     fprintf (out, "%8s : %s%s", "Threads", threads, auto_threads ? " (auto)" : "");

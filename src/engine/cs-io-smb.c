@@ -19,6 +19,7 @@
 #include "cs-io-private.h"
 #include "cs-io-smb-private.h"
 #include "cs-smb.h"
+#include "cs-smb-credentials-private.h"
 
 /*
  * The backend for smb:// locations, through libsmbclient (the library GVfs
@@ -249,26 +250,8 @@ static GMutex contexts_lock;
 static atomic_int n_connections;
 static atomic_int most_connections;
 
-static GMutex password_lock;
-static char *default_user;
-static char *password;
-
 static GMutex handles_lock;
 static GPtrArray *handles;
-
-void
-cs_smb_set_credentials (const char *user,
-                        const char *secret)
-{
-  g_mutex_lock (&password_lock);
-  if (password != NULL)
-    explicit_bzero (password, strlen (password));
-  g_free (password);
-  password = g_strdup (secret);
-  g_free (default_user);
-  default_user = g_strdup (user);
-  g_mutex_unlock (&password_lock);
-}
 
 guint
 _cs_io_smb_connections (void)
@@ -277,7 +260,8 @@ _cs_io_smb_connections (void)
 }
 
 /* The user comes from the URL, which libsmbclient passes in as the hint,
- * or else from the context (default_user). */
+ * or else from the context (the default user), unless the server has a
+ * login of its own (cs-smb-credentials.c). */
 static void
 auth (SMBCCTX    *ctx,
       const char *server,
@@ -289,10 +273,7 @@ auth (SMBCCTX    *ctx,
       char       *pw,
       int         pw_len)
 {
-  g_mutex_lock (&password_lock);
-  if (password != NULL)
-    g_strlcpy (pw, password, (gsize) pw_len);
-  g_mutex_unlock (&password_lock);
+  _cs_smb_credentials_fill (server, workgroup, workgroup_len, user, user_len, pw, pw_len);
 }
 
 static void
@@ -333,14 +314,14 @@ conn_of_thread (void)
   ctx = lib.smbc_new_context ();
   if (ctx != NULL)
     {
+      g_autofree char *user = _cs_smb_credentials_dup_default_user ();
+
       lib.smbc_setFunctionAuthDataWithContext (ctx, auth);
       lib.smbc_setOptionUseKerberos (ctx, FALSE);
       lib.smbc_setOptionFallbackAfterKerberos (ctx, TRUE);
       lib.smbc_setOptionNoAutoAnonymousLogin (ctx, TRUE);
-      g_mutex_lock (&password_lock);
-      if (default_user != NULL)
-        lib.smbc_setUser (ctx, default_user);
-      g_mutex_unlock (&password_lock);
+      if (user != NULL)
+        lib.smbc_setUser (ctx, user);
       if (lib.smbc_init_context (ctx) == NULL)
         {
           lib.smbc_free_context (ctx, 0);

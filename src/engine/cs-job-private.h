@@ -58,6 +58,11 @@ struct _CsJob {
   GPtrArray    *source_targets;   /* char* or NULL, one per source: its exact destination path */
   char         *destination;
   gboolean      into;             /* each source to destination/NAME, the folder made if missing */
+  /* Where a location was a GVfs path the job reaches at the server itself
+   * (cs-route.c): the locations as given, for the record; else NULL. */
+  GPtrArray    *given_sources;
+  char         *given_destination;
+  char         *route;            /* how a GVfs path is reached, for the record; or NULL */
   CsRunSettings settings;
   GPtrArray    *excludes;         /* GPatternSpec* */
   char         *cache_mode;
@@ -348,5 +353,9 @@ void      _cs_job_release_dir_fds  (CsJob        *job,
  * operation's room. */
 void      _cs_job_dir_finished     (CsJob        *job,
                                     CsDir        *dir);
+
+/* main thread, before the check: the route to shares GVfs mounted
+ * (cs-route.c). */
+void      _cs_route_choose         (CsJob        *job);
 
 G_END_DECLS

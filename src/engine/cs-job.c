@@ -87,6 +87,9 @@ cs_job_finalize (GObject *object)
   g_ptr_array_unref (self->sources);
   g_ptr_array_unref (self->source_targets);
   g_free (self->destination);
+  g_clear_pointer (&self->given_sources, g_ptr_array_unref);
+  g_free (self->given_destination);
+  g_free (self->route);
   _cs_run_settings_clear (&self->settings);
   g_clear_pointer (&self->excludes, g_ptr_array_unref);
   g_free (self->cache_mode);
@@ -1768,6 +1771,7 @@ record_environment (CsJob *self)
   probe = _cs_env_filesystem_probe (self->destination);
   env.destination_fs = _cs_env_filesystem_type (probe);
   env.cache_mode = g_strdup (self->cache_mode != NULL ? self->cache_mode : "unknown");
+  env.route = g_strdup (self->route);
   _cs_run_set_environment (self->run, &env);
   _cs_run_environment_clear (&env);
 }
@@ -1909,11 +1913,13 @@ record_path (const char *path)
 static void
 record_start (CsJob *self)
 {
+  GPtrArray *sources = self->given_sources != NULL ? self->given_sources : self->sources;
   g_autoptr(GPtrArray) display = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *dst_display = record_path (self->destination);
+  g_autofree char *dst_display = record_path (self->given_destination != NULL ? self->given_destination
+                                                                             : self->destination);
 
-  for (guint i = 0; i < self->sources->len; i++)
-    g_ptr_array_add (display, record_path (g_ptr_array_index (self->sources, i)));
+  for (guint i = 0; i < sources->len; i++)
+    g_ptr_array_add (display, record_path (g_ptr_array_index (sources, i)));
   g_ptr_array_add (display, NULL);
 
   self->settings.threads = atomic_load (&self->threads);
@@ -1936,6 +1942,7 @@ start (CsJob         *self,
 
   if (self->state != CS_JOB_STATE_READY)
     return set_error (error, CS_JOB_ERROR_INVALID, NULL, "A job runs only once");
+  _cs_route_choose (self);
   if (!cs_job_check (self, error))
     {
       _cs_run_set_outcome (self->run, "failed", (*error)->message);

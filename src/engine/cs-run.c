@@ -313,6 +313,7 @@ _cs_run_environment_copy (CsRunEnvironment       *dest,
   dest->cpus = src->cpus;
   dest->source_fs = g_strdup (src->source_fs);
   dest->destination_fs = g_strdup (src->destination_fs);
+  dest->route = g_strdup (src->route);
   dest->cache_mode = g_strdup (src->cache_mode);
   dest->tool_version = g_strdup (src->tool_version);
 }
@@ -326,6 +327,7 @@ _cs_run_environment_clear (CsRunEnvironment *environment)
   g_clear_pointer (&environment->hostname, g_free);
   g_clear_pointer (&environment->source_fs, g_free);
   g_clear_pointer (&environment->destination_fs, g_free);
+  g_clear_pointer (&environment->route, g_free);
   g_clear_pointer (&environment->cache_mode, g_free);
   g_clear_pointer (&environment->tool_version, g_free);
 }
@@ -1454,6 +1456,8 @@ build_environment (JsonBuilder            *builder,
   add_member_int (builder, "cpus", e->cpus);
   add_string_or_null (builder, "source_fs", e->source_fs);
   add_string_or_null (builder, "destination_fs", e->destination_fs);
+  if (e->route != NULL)
+    add_string_or_null (builder, "route", e->route);
   add_string_or_null (builder, "cache_mode", e->cache_mode);
   add_string_or_null (builder, "tool_version", e->tool_version);
   json_builder_end_object (builder);
@@ -2254,6 +2258,8 @@ read_environment (Reader           *r,
   e->cpus = read_int (r, o, "environment", "cpus", 0, 1000000);
   e->source_fs = read_string (r, o, "environment", "source_fs", TRUE);
   e->destination_fs = read_string (r, o, "environment", "destination_fs", TRUE);
+  /* Only in records of runs that met a share GVfs mounted. */
+  e->route = read_string_node (r, json_object_get_member (o, "route"), "environment", "route", TRUE);
   e->cache_mode = read_string (r, o, "environment", "cache_mode", TRUE);
   e->tool_version = read_string (r, o, "environment", "tool_version", TRUE);
 }

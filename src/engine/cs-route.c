@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-route"
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "cs-gvfs-path-private.h"
+#include "cs-job-private.h"
+#include "cs-smb-credentials-private.h"
+
+/*
+ * A share GNOME Files mounted through GVfs reaches applications as a path
+ * on gvfsd-fuse's mount, and every request on it crosses the kernel,
+ * gvfsd-fuse and gvfsd-smb, one at a time: some 46 SMB2 requests per small
+ * file under the never-clobber contract, and no more speed from more
+ * threads (bench/RESULTS.md, "SMB through GVfs"). The same share spoken to
+ * directly, each worker on a connection of its own, is what the engine's SMB
+ * backend does for smb:// locations; so a job whose locations are such paths
+ * takes them as the smb:// URLs of the same folders, when it can log in
+ * there (cs-smb-credentials.c). Where it cannot, the paths stay paths and
+ * the copy goes through GVfs's mount as before. Either way one route for
+ * the whole run, said in its record.
+ */
+
+typedef struct {
+  char        **location;   /* in the job's arrays */
+  CsGvfsShare  *share;
+} Mapped;
+
+static void
+mapped_clear (gpointer data)
+{
+  _cs_gvfs_share_free (((Mapped *) data)->share);
+}
+
+static void
+map_location (GArray  *mapped,
+              char   **location)
+{
+  Mapped m = { location, NULL };
+
+  if (*location != NULL && (m.share = _cs_gvfs_share_of_path (*location)) != NULL)
+    g_array_append_val (mapped, m);
+}
+
+void
+_cs_route_choose (CsJob *job)
+{
+  g_autoptr(GArray) mapped = g_array_new (FALSE, FALSE, sizeof (Mapped));
+  g_autofree char *why = NULL;
+  const CsGvfsShare *named;
+
+  g_array_set_clear_func (mapped, mapped_clear);
+  for (guint i = 0; i < job->sources->len; i++)
+    map_location (mapped, (char **) &job->sources->pdata[i]);
+  for (guint i = 0; i < job->source_targets->len; i++)
+    map_location (mapped, (char **) &job->source_targets->pdata[i]);
+  map_location (mapped, &job->destination);
+  if (mapped->len == 0)
+    return;
+
+  /* The destination's share is the one a user thinks of; the last mapped. */
+  named = g_array_index (mapped, Mapped, mapped->len - 1).share;
+  for (guint i = 0; i < mapped->len; i++)
+    {
+      const CsGvfsShare *share = g_array_index (mapped, Mapped, i).share;
+
+      if (!_cs_smb_credentials_connect (share, &why))
+        {
+          job->route = g_strdup_printf (_("through GVfs's mount (SMB directly to %s/%s: %s)"),
+                                        share->server, share->share, why);
+          return;
+        }
+    }
+
+  job->given_sources = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < job->sources->len; i++)
+    g_ptr_array_add (job->given_sources, g_strdup (g_ptr_array_index (job->sources, i)));
+  job->given_destination = g_strdup (job->destination);
+  for (guint i = 0; i < mapped->len; i++)
+    {
+      Mapped *m = &g_array_index (mapped, Mapped, i);
+
+      g_free (*m->location);
+      *m->location = g_strdup (m->share->url);
+    }
+  job->route = g_strdup_printf (_("SMB directly to %s/%s"), named->server, named->share);
+}
