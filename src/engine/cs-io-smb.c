@@ -526,9 +526,17 @@ smb_openat (int dirfd, const char *path, int flags, mode_t mode)
         }
       else
         {
-          file = lib.smbc_getFunctionOpen (conn->ctx) (conn->ctx, url,
-                                                   flags & (O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC),
-                                                   mode);
+          int open_flags = flags & (O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC);
+          /* A file opened only for writing may not read its own attributes,
+           * and each fstat then asks by name (three requests, not one): a new
+           * file is opened for reading too, where the share lets it. */
+          gboolean also_read = (open_flags & O_ACCMODE) == O_WRONLY && (open_flags & O_CREAT);
+
+          if (also_read)
+            file = lib.smbc_getFunctionOpen (conn->ctx) (conn->ctx, url,
+                                                     (open_flags & ~O_ACCMODE) | O_RDWR, mode);
+          if (!also_read || (file == NULL && errno == EACCES))
+            file = lib.smbc_getFunctionOpen (conn->ctx) (conn->ctx, url, open_flags, mode);
           r = file != NULL ? 0 : -1;
         }
     }
