@@ -119,6 +119,18 @@ else
 fi
 if [[ -n $(find "$work/backing" -name '.copyscope-*') ]]; then fail "a temporary is left on the share"; fi
 
+# ---- a file big enough to be resumable on a local disk --------------------
+# Directly, the share offers no lock for the resume journal: copied whole.
+mkdir "$work/large"
+head -c $((66 << 20)) /dev/urandom >"$work/large/large.bin"
+run_copy --auth-file "$work/auth" --threads 4 "$work/large/large.bin" "$mnt/large.bin"
+if ((rc == 0)) && [[ $(route_line) == "$direct" ]] && cmp -s "$work/large/large.bin" "$work/backing/large.bin"; then
+  ok "a 66 MiB file, directly: whole"
+else
+  cat "$work/out"; fail "the 66 MiB file (exit $rc), route “$(route_line)”"
+fi
+rm -f "$work/large/large.bin"
+
 # ---- a rerun copies nothing ------------------------------------------------------
 run_copy --auth-file "$work/auth" --threads 8 "$work/src" "$mnt"
 if ((rc == 0)) && [[ $(files_line) == "$n_files 0 $n_files 0 0" && $(route_line) == "$direct" ]]; then
