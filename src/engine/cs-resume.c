@@ -65,8 +65,11 @@ gboolean
 _cs_resume_wanted (CsJob             *job,
                    const struct stat *st)
 {
-  /* A sparse file's holes would be written as data: it is copied as before. */
-  return !job->settings.dry_run && S_ISREG (st->st_mode) && (guint64) st->st_size >= CS_RESUME_MIN
+  /* A sparse file's holes would be written as data: it is copied as before.
+   * So is a file for another backend's destination (smb://): the journal's
+   * lock is flock(2), which only a descriptor of the system's can take. */
+  return !job->settings.dry_run && _cs_io_is_path (job->destination)
+         && S_ISREG (st->st_mode) && (guint64) st->st_size >= CS_RESUME_MIN
          && (guint64) st->st_blocks * 512 >= (guint64) st->st_size;
 }
 
