@@ -1091,6 +1091,31 @@ test_metadata_refused (Fixture       *f,
     }
 }
 
+/* One item that lost something is spoken of in the singular: "1 link was
+ * not copied", not "1 link were". */
+static void
+test_metadata_refused_one (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *src = g_build_filename (f->root, "meta", NULL);
+  g_autofree char *parent = g_build_filename (f->root, "meta-out", NULL);
+  g_autofree char *link = g_build_filename (src, "link", NULL);
+  g_auto(Outcome) o = { 0 };
+  CsRunError *e;
+
+  g_assert_cmpint (g_mkdir (src, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (parent, 0755), ==, 0);
+  g_assert_cmpint (symlink ("x0", link), ==, 0);
+  cs_fault_install (parent);
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_SYMLINK, NULL, 1, -1, CS_FAULT_ERRNO, EPERM });
+  run_job (src, parent, DEFAULTS, &o);
+
+  g_assert_cmpuint (o.errors->len, ==, 1);
+  e = g_ptr_array_index (o.errors, 0);
+  g_assert_cmpstr (e->operation, ==, "create link");
+  g_assert_nonnull (strstr (e->message, "cannot hold symbolic links: 1 link was not copied"));
+}
+
 /* A folder on another filesystem than the staging folders (a share mounted
  * inside the destination) answers EXDEV: its files are written beside them,
  * the one that found out again, and nothing is reported. */
@@ -2105,6 +2130,7 @@ main (int    argc,
   ADD ("modes/kept-named", test_modes, MODES_NAMED);
   ADD ("modes/chmod-refused-named", test_modes, MODES_REFUSED | MODES_NAMED);
   ADD ("metadata/xattrs-and-links-refused", test_metadata_refused, 0);
+  ADD ("metadata/one-link-refused", test_metadata_refused_one, 0);
   ADD ("times/stamped-at-close", test_times_stamped_at_close, 0);
   ADD ("times/stamped-at-close-fresh", test_times_stamped_at_close, 1);
   ADD ("policy/older-replacement-copied", test_older_replacement, 0);
