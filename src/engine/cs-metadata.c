@@ -14,18 +14,24 @@ static const struct {
   const char *operation;    /* as the run record names the request */
   const char *subject;      /* "The destination does not keep …" */
   const char *lost;         /* "3 files …" */
+  const char *lost_one;     /* "1 file …" */
 } kinds[CS_N_METADATA] = {
-  [CS_METADATA_OWNERS] = { "chown", "owners", "belong to another owner there than at the source" },
-  [CS_METADATA_MODES] = { "chmod", "permissions", "have other permissions there than at the source" },
+  [CS_METADATA_OWNERS] = { "chown", "owners", "belong to another owner there than at the source",
+                           "belongs to another owner there than at the source" },
+  [CS_METADATA_MODES] = { "chmod", "permissions", "have other permissions there than at the source",
+                          "has other permissions there than at the source" },
   [CS_METADATA_TIMES] = { "set times", "modification times",
-                          "have other modification times there than at the source" },
-  [CS_METADATA_XATTRS] = { "set attributes", "extended attributes", "lost theirs" },
-  [CS_METADATA_ACLS] = { "set ACL", "access control lists", "lost theirs" },
+                          "have other modification times there than at the source",
+                          "has another modification time there than at the source" },
+  [CS_METADATA_XATTRS] = { "set attributes", "extended attributes", "lost theirs", "lost its" },
+  [CS_METADATA_ACLS] = { "set ACL", "access control lists", "lost theirs", "lost its" },
   [CS_METADATA_LINK_TIMES] = { "set link times", "the times of symbolic links",
-                               "have other times there than at the source" },
-  [CS_METADATA_LINKS] = { "create link", "symbolic links", "were not copied" },
+                               "have other times there than at the source",
+                               "has other times there than at the source" },
+  [CS_METADATA_LINKS] = { "create link", "symbolic links", "were not copied", "was not copied" },
   [CS_METADATA_HARD_LINKS] = { "link", "hard links",
-                               "were copied as separate files, where the source has them as names of one file" },
+                               "were copied as separate files, where the source has them as names of one file",
+                               "was copied as a separate file, where the source has it as a name of one file" },
 };
 
 void
@@ -162,7 +168,8 @@ _cs_metadata_report (CsJob *job)
       _cs_mutex_unlock (&loss->lock);
       message = g_strdup_printf ("The destination %s %s: %s %s (for example “%s”)",
                                  i == CS_METADATA_LINKS ? "cannot hold" : "does not keep",
-                                 kinds[i].subject, count, kinds[i].lost, example);
+                                 kinds[i].subject, count,
+                                 files + dirs == 1 ? kinds[i].lost_one : kinds[i].lost, example);
       _cs_job_report (job, NULL, job->destination, kinds[i].operation,
                       atomic_load (&loss->refused[i]), message, 0);
     }
