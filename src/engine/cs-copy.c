@@ -1437,7 +1437,10 @@ copy_resumable (CsJob    *job,
   if (o.code == 0)
     o = finish_temp (job, worker, item, src_fd, tmp_fd, 0600, &item->st, !when_published);
   if (o.code == 0)
-    o = publish (job, item->dir->dst_fd, _cs_resume_get_name (resume), item->dir, final, action);
+    {
+      _cs_resume_release_fd (job, resume);
+      o = publish (job, item->dir->dst_fd, _cs_resume_get_name (resume), item->dir, final, action);
+    }
   _cs_resume_close (job, resume, o.code == 0, o.code != 0 && keeps_partial (job, o.code));
   if (o.code == 0)
     keep_times (job, worker, item, action, when_published, times_state);
@@ -1984,12 +1987,14 @@ copy_chunk (CsJob    *job,
   o = finish_temp (job, worker, item, big->src_fd, big->tmp_fd, 0600, &item->st, !when_published);
   if (o.code == 0)
     {
-      /* A partial's descriptor holds its lock until its journal is gone. */
+      /* A partial's descriptor may hold its lock until its journal is gone. */
       if (big->resume == NULL)
         {
           _cs_io_close (&job->counters, big->tmp_fd);
           big->tmp_fd = -1;
         }
+      else if (_cs_resume_release_fd (job, big->resume))
+        big->tmp_fd = -1;
       o = publish (job, item->dir->dst_fd, big->tmp_name, item->dir, final, action);
       if (o.code == 0)
         big->published = TRUE;

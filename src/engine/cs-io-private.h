@@ -107,6 +107,16 @@ typedef struct {
   int     (*mount_root)      (int dirfd, const char *path);  /* 1: a mount's root, 0: not, -1: errno */
   int     (*fstatfs)         (int fd, struct statfs *sfs);
   int     (*fadvise)         (int fd, off_t offset, off_t len, int advice);
+  /* A partial's lock, for a resume journal (cs-resume.c): taken without
+   * waiting on @fd, the partial open in @dirfd, or as @name in @dirfd where
+   * the backend cannot lock an open file; EBUSY while another holds it. @fd
+   * may be -1: only a lock by name is asked for (one left behind). Returns
+   * 0 for a lock on @fd (it goes when @fd closes), 1 for one by @name (@fd
+   * may close first: a share renames no open file). Released by unlock,
+   * and where the backend can, by the holder's end. May be NULL: no
+   * partial is then kept, the file copied whole. */
+  int     (*lock)            (int fd, int dirfd, const char *name);
+  int     (*unlock)          (int fd, int dirfd, const char *name);
   /* What the run record calls a location of this backend's (none: the
    * filesystem it is mounted from); may be NULL. */
   char   *(*describe)        (const char *location);
@@ -190,6 +200,10 @@ int     _cs_io_fsetxattr (CsCounters *c, int fd, const char *name, const void *v
  * and a hint about how a file will be read. */
 int     _cs_io_fstatfs   (int fd, struct statfs *sfs);
 int     _cs_io_fadvise   (int fd, off_t offset, off_t len, int advice);
+
+/* A partial's lock (see the table): 0 or 1, or -1 with errno, EBUSY when held. */
+int     _cs_io_lock      (CsCounters *c, int fd, int dirfd, const char *name);
+int     _cs_io_unlock    (CsCounters *c, int fd, int dirfd, const char *name);
 
 /* Whether @path in @dirfd (not followed) is where another filesystem, or a
  * bind mount, is mounted: 1, 0, or -1 with errno. */

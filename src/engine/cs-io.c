@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -93,6 +94,39 @@ default_fadvise (int   fd,
   return 0;
 }
 
+/* flock(2): the kernel drops it with the descriptor, a SIGKILL included,
+ * so a lock is never left behind and no name is needed. */
+static int
+default_lock (int         fd,
+              int         dirfd,
+              const char *name)
+{
+  if (fd < 0)
+    {
+      errno = EBADF;
+      return -1;
+    }
+  if (flock (fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      errno = errno == EWOULDBLOCK ? EBUSY : errno;
+      return -1;
+    }
+  return 0;
+}
+
+static int
+default_unlock (int         fd,
+                int         dirfd,
+                const char *name)
+{
+  if (fd < 0)
+    {
+      errno = EBADF;
+      return -1;
+    }
+  return flock (fd, LOCK_UN);
+}
+
 static const CsIoTable default_table = {
   .name = "posix",
   .openat = default_openat,
@@ -129,6 +163,8 @@ static const CsIoTable default_table = {
   .mount_root = default_mount_root,
   .fstatfs = fstatfs,
   .fadvise = default_fadvise,
+  .lock = default_lock,
+  .unlock = default_unlock,
 };
 
 
@@ -440,6 +476,41 @@ _cs_io_clone (CsCounters *c, int dst_fd, int src_fd, guint64 size)
     count (c, kind);                                                       \
     return RETRY_EINTR (ta.table->call);                                   \
   } while (0)
+
+/* Routed by the folder, so a lock by name alone (@fd -1) finds its backend. */
+static int
+lock_call (CsCounters *c,
+           gboolean    take,
+           int         fd,
+           int         dirfd,
+           const char *name)
+{
+  Target tf = { NULL, -1, 0 }, td;
+  int (*call) (int, int, const char *);
+
+  if (fd >= 0 ? !find_pair (fd, NULL, dirfd, NULL, &tf, &td) : !find (dirfd, NULL, &td))
+    return -1;
+  call = take ? td.table->lock : td.table->unlock;
+  if (call == NULL)
+    {
+      errno = EOPNOTSUPP;
+      return -1;
+    }
+  count (c, CS_REQ_OTHER);
+  return RETRY_EINTR (call (tf.handle, td.handle, name));
+}
+
+int
+_cs_io_lock (CsCounters *c, int fd, int dirfd, const char *name)
+{
+  return lock_call (c, TRUE, fd, dirfd, name);
+}
+
+int
+_cs_io_unlock (CsCounters *c, int fd, int dirfd, const char *name)
+{
+  return lock_call (c, FALSE, fd, dirfd, name);
+}
 
 int
 _cs_io_fsync (CsCounters *c, int fd)

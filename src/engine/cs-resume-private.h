@@ -54,6 +54,11 @@ CsResume    *_cs_resume_open          (CsJob             *job,
                                        int                src_fd,
                                        const struct stat *st);
 int          _cs_resume_get_fd        (CsResume          *resume);
+/* Before publication: closes the partial's handle where its lock does not
+ * live on it (a backend's lock by name), as a share renames no open file;
+ * TRUE when it did, and the handle is then no more to be used. */
+gboolean     _cs_resume_release_fd    (CsJob             *job,
+                                       CsResume          *resume);
 const char  *_cs_resume_get_name      (CsResume          *resume);
 /* Bytes of the partial kept from before, proven; 0 for a new one. */
 guint64      _cs_resume_get_kept      (CsResume          *resume);

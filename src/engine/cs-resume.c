@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <xxhash.h>
@@ -19,6 +18,7 @@
 #define JOURNAL_MAGIC   "CSRESUM1"
 #define PART_SUFFIX     ".part"
 #define JOURNAL_SUFFIX  ".journal"
+#define LOCK_SUFFIX     ".lock"     /* where a backend locks by name (SMB) */
 
 /* Both in the byte order of the machine that wrote them: a journal read on
  * another one fails its checks and the file starts over, which is safe. */
@@ -39,6 +39,8 @@ struct _CsResume {
   CsDir   *dir;               /* a reference */
   char     name[64];          /* the partial */
   char     journal[64];
+  char     lock_name[64];
+  int      locked;              /* 0: not; 1: on the handle; 2: by name */
   int      fd;
   int      journal_fd;
   guint64  size;
@@ -65,10 +67,8 @@ gboolean
 _cs_resume_wanted (CsJob             *job,
                    const struct stat *st)
 {
-  /* A sparse file's holes would be written as data: it is copied as before.
-   * So is a file for another backend's destination (smb://): the journal's
-   * lock is flock(2), which only a descriptor of the system's can take. */
-  return !job->settings.dry_run && _cs_io_is_path (job->destination)
+  /* A sparse file's holes would be written as data: it is copied as before. */
+  return !job->settings.dry_run
          && S_ISREG (st->st_mode) && (guint64) st->st_size >= CS_RESUME_MIN
          && (guint64) st->st_blocks * 512 >= (guint64) st->st_size;
 }
@@ -237,6 +237,9 @@ free_resume (CsJob    *job,
   g_mutex_clear (&r->hash_lock);
   g_cond_clear (&r->hash_cond);
   g_free (r->hash_buffer);
+  /* Before the partial's handle closes: a lock by name outlives it. */
+  if (r->locked)
+    _cs_io_unlock (&job->counters, r->fd, r->dir->dst_fd, r->lock_name);
   if (r->journal_fd >= 0)
     _cs_io_close (&job->counters, r->journal_fd);
   if (r->fd >= 0)
@@ -283,16 +286,15 @@ _cs_resume_open (CsJob             *job,
   r->job = job;
   g_snprintf (r->name, sizeof r->name, CS_RESUME_PREFIX "%016" G_GINT64_MODIFIER "x" PART_SUFFIX, hash);
   g_snprintf (r->journal, sizeof r->journal, CS_RESUME_PREFIX "%016" G_GINT64_MODIFIER "x" JOURNAL_SUFFIX, hash);
+  g_snprintf (r->lock_name, sizeof r->lock_name, CS_RESUME_PREFIX "%016" G_GINT64_MODIFIER "x" LOCK_SUFFIX, hash);
 
   r->fd = _cs_io_openat (&job->counters, dir->dst_fd, r->name, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
   if (r->fd < 0)
     goto refuse;
-  /* Released by the kernel with the descriptor, a SIGKILL included. */
-  if (flock (r->fd, LOCK_EX | LOCK_NB) != 0)
-    {
-      errno = errno == EWOULDBLOCK ? EBUSY : errno;
-      goto refuse;
-    }
+  /* The backend's (cs-io-private.h): flock on a path, a lock file on SMB. */
+  if ((code = _cs_io_lock (&job->counters, r->fd, dir->dst_fd, r->lock_name)) < 0)
+    goto refuse;
+  r->locked = 1 + code;
   if (_cs_io_fstat (&job->counters, r->fd, &pst) != 0)
     goto refuse;
   if (!S_ISREG (pst.st_mode) || pst.st_uid != job->euid || pst.st_nlink != 1)
@@ -335,6 +337,19 @@ int
 _cs_resume_get_fd (CsResume *resume)
 {
   return resume->fd;
+}
+
+gboolean
+_cs_resume_release_fd (CsJob    *job,
+                       CsResume *resume)
+{
+  /* A lock on the handle (flock) would go with it: the handle stays. */
+  if (resume->locked != 2 || resume->fd < 0)
+    return FALSE;
+  stop_hasher (resume);
+  _cs_io_close (&job->counters, resume->fd);
+  resume->fd = -1;
+  return TRUE;
 }
 
 const char *
@@ -479,6 +494,13 @@ _cs_resume_close (CsJob    *job,
 
       _cs_run_add_event (job->run, &event);
     }
+  /* A share removes no file open on it, so the journal is closed first; a
+   * lock on the partial's handle (flock) holds until the end. */
+  if (resume->journal_fd >= 0)
+    {
+      _cs_io_close (&job->counters, resume->journal_fd);
+      resume->journal_fd = -1;
+    }
   if (published || !keep)
     _cs_io_unlinkat (&job->counters, dst_fd, resume->journal, 0);
   if (!published && !keep)
@@ -495,7 +517,8 @@ _cs_name_is_resume (const char *name,
   guint64 hash = 0;
 
   if (!g_str_has_prefix (name, CS_RESUME_PREFIX) || strlen (hex) < 16
-      || (strcmp (suffix, PART_SUFFIX) != 0 && strcmp (suffix, JOURNAL_SUFFIX) != 0))
+      || (strcmp (suffix, PART_SUFFIX) != 0 && strcmp (suffix, JOURNAL_SUFFIX) != 0
+          && strcmp (suffix, LOCK_SUFFIX) != 0))
     return FALSE;
   for (guint i = 0; i < 16; i++)
     {
@@ -523,13 +546,25 @@ _cs_resume_sweep (CsJob      *job,
   while (g_hash_table_iter_next (&iter, &key, NULL))
     {
       const char *name = key;
-      char partner[64];
+      char partner[64], lock_name[64];
       guint64 hash;
       struct stat st;
       int fd;
 
       if (!_cs_name_is_resume (name, &hash) || (wanted != NULL && g_hash_table_contains (wanted, &hash)))
         continue;
+      if (g_str_has_suffix (name, LOCK_SUFFIX))
+        {
+          /* Left by a holder killed after its partial went: removed once
+           * it is the backend's to take (stale). */
+          g_snprintf (partner, sizeof partner, CS_RESUME_PREFIX "%016" G_GINT64_MODIFIER "x" PART_SUFFIX, hash);
+          if (_cs_io_fstatat (&job->counters, dir->dst_fd, partner, &st, AT_SYMLINK_NOFOLLOW) != 0
+              && errno == ENOENT
+              && _cs_io_fstatat (&job->counters, dir->dst_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
+              && _cs_io_lock (&job->counters, -1, dir->dst_fd, name) >= 0)
+            _cs_io_unlock (&job->counters, -1, dir->dst_fd, name);
+          continue;
+        }
       if (g_str_has_suffix (name, JOURNAL_SUFFIX))
         {
           /* A journal goes with its partial, or alone when that is gone. */
@@ -542,12 +577,14 @@ _cs_resume_sweep (CsJob      *job,
       fd = _cs_io_openat (&job->counters, dir->dst_fd, name, O_RDONLY | O_NOFOLLOW, 0);
       if (fd < 0)
         continue;
+      g_snprintf (lock_name, sizeof lock_name, CS_RESUME_PREFIX "%016" G_GINT64_MODIFIER "x" LOCK_SUFFIX, hash);
       if (_cs_io_fstat (&job->counters, fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == job->euid
-          && flock (fd, LOCK_EX | LOCK_NB) == 0)
+          && _cs_io_lock (&job->counters, fd, dir->dst_fd, lock_name) >= 0)
         {
           g_snprintf (partner, sizeof partner, CS_RESUME_PREFIX "%016" G_GINT64_MODIFIER "x" JOURNAL_SUFFIX, hash);
           _cs_io_unlinkat (&job->counters, dir->dst_fd, partner, 0);
           _cs_io_unlinkat (&job->counters, dir->dst_fd, name, 0);
+          _cs_io_unlock (&job->counters, fd, dir->dst_fd, lock_name);
         }
       _cs_io_close (&job->counters, fd);
     }

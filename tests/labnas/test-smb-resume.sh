@@ -26,19 +26,23 @@ eval "$("$smbnas" env "$mnt")"
 url="smb://$SMBNAS_USER@127.0.0.1:$SMBNAS_PORT/share"
 export COPYSCOPE_SMB_PASSWORD=$SMBNAS_PASSWORD
 
-# Size of the partial in the server's folder $1 (the share's backing
-# folder: what the server holds), 0 when there is none.
-partial_size ()
+# The bytes of the partial in the server's folder $1 (the share's backing
+# folder: what the server holds) that its journal proves written: a 80-byte
+# header, then 32 bytes per 32 MiB block. The partial itself has its full
+# size from the start.
+proven_bytes ()
 {
-  local f
-  for f in "$1"/.copyscope-resume-*.part; do
-    [[ -f $f ]] && { stat -c %s "$f"; return; }
+  local f size
+  for f in "$1"/.copyscope-resume-*.journal; do
+    [[ -f $f ]] || continue
+    size=$(stat -c %s "$f")
+    ((size >= 80)) && { echo $(((size - 80) / 32 * 32 * 1024 * 1024)); return; }
   done
   echo 0
 }
 
-# Copies $work/src into $url/$1, kills it with SIGKILL once its partial on
-# the server has $2 bytes; fails if the final name ever holds other bytes.
+# Copies $work/src into $url/$1, kills it with SIGKILL once its journal on
+# the server proves $2 bytes; fails if the final name ever holds other bytes.
 copy_and_kill ()
 {
   local name="$1" at="$2" dst=$work/backing/$1/src copier size=0
@@ -47,7 +51,7 @@ copy_and_kill ()
     "$work/src" "$url/$name" >/dev/null 2>&1 &
   copier=$!
   for _ in $(seq 3000); do
-    size=$(partial_size "$dst")
+    size=$(proven_bytes "$dst")
     ((size >= at)) && break
     kill -0 "$copier" 2>/dev/null || break
     # Never a partial under the final name.
@@ -57,18 +61,18 @@ copy_and_kill ()
   done
   kill -KILL -- "-$copier" 2>/dev/null
   wait "$copier" 2>/dev/null
-  killed_at=$(partial_size "$dst")
+  killed_at=$(proven_bytes "$dst")
   if [[ -e $dst/big.bin ]]; then
     fail "$name: the killed copy published the file (killed too late, at $size bytes)"
   elif ((killed_at < at)); then
-    fail "$name: the partial never reached $at bytes ($killed_at)"
+    fail "$name: the journal never proved $at bytes ($killed_at)"
   else
-    ok "$name: killed with $killed_at of 67108864 bytes in the partial on the share"
+    ok "$name: killed with $killed_at of 67108864 bytes journaled on the share"
   fi
 }
 
 # ---- killed, then resumed ---------------------------------------------------
-copy_and_kill resume $((24 * 1024 * 1024))
+copy_and_kill resume $((32 * 1024 * 1024))
 dst=$work/backing/resume/src
 rc=0
 "$cli" copy --no-history --threads 2 --json "$work/record.json" "$work/src" "$url/resume" \
@@ -101,7 +105,7 @@ else
 fi
 
 # ---- killed, the source changed, then a clean restart -----------------------
-copy_and_kill changed $((16 * 1024 * 1024))
+copy_and_kill changed $((32 * 1024 * 1024))
 dst=$work/backing/changed/src
 # Same size, other bytes and time: the journal's source identity no longer holds.
 head -c $((64 * 1024 * 1024)) /dev/urandom >"$work/src/big.bin"
