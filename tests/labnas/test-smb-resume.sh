@@ -78,6 +78,7 @@ rc=0
 "$cli" copy --no-history --threads 2 --json "$work/record.json" "$work/src" "$url/resume" \
   >"$work/out" 2>&1 || rc=$?
 line=$(grep -E '^ *Resumed : ' "$work/out")
+echo "# the resumed run: $(grep -E '^ *(Times|Requests) : ' "$work/out" | tr -s ' ' | tr '\n' ';')"
 if ((rc == 0)) && [[ $line =~ big\.bin\ at\ ([0-9.]+\ [KMG]?i?B)\ of ]]; then
   ok "rerun says: ${line# *}"
 else
@@ -111,6 +112,7 @@ dst=$work/backing/changed/src
 head -c $((64 * 1024 * 1024)) /dev/urandom >"$work/src/big.bin"
 rc=0
 "$cli" copy --no-history --threads 2 "$work/src" "$url/changed" >"$work/out" 2>&1 || rc=$?
+echo "# the restarted run: $(grep -E '^ *(Times|Requests) : ' "$work/out" | tr -s ' ' | tr '\n' ';')"
 if ((rc == 0)) && ! grep -q 'Resumed' "$work/out"; then
   ok "changed source: the rerun starts over, no resume"
 else
