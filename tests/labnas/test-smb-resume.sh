@@ -7,7 +7,8 @@
 # is on the server; the rerun says "Resumed … at X of Y", reuses more than
 # nothing, reads back what it keeps, and publishes a file byte-equal to the
 # source, leaving no partial, journal or lock; no partial is ever seen under
-# the final name. A source changed between runs starts over instead.
+# the final name. A source changed between runs starts over instead; a
+# partial whose lock names another host is left alone, the file copied whole.
 # Exit 77 with a SKIP line when this machine cannot run smbd.
 
 smbtest_name=smb-resume
@@ -127,6 +128,30 @@ if [[ -n $(find "$work/backing/changed" -name '.copyscope-*') ]]; then
   find "$work/backing/changed" -name '.copyscope-*'; fail "changed source: something of ours is left"
 else
   ok "changed source: nothing of ours left"
+fi
+
+# ---- killed, its lock then another host's: held, the file copied whole -----
+# The stale rule judges only this host's locks: another's counts as held, so
+# the rerun keeps off the partial and copies the file whole beside it.
+copy_and_kill foreign $((32 * 1024 * 1024))
+dst=$work/backing/foreign/src
+lock=$(find "$dst" -name '.copyscope-resume-*.lock')
+if [[ -n $lock ]]; then
+  printf 'copyscope-lock 1\nhost elsewhere.invalid\nboot 0\npidns pid:[0]\npid 1\nstart 1\n' >"$lock"
+  rc=0
+  "$cli" copy --no-history --threads 2 "$work/src" "$url/foreign" >"$work/out" 2>&1 || rc=$?
+  if ((rc == 0)) && ! grep -q 'Resumed' "$work/out" && cmp -s "$work/src/big.bin" "$dst/big.bin"; then
+    ok "another host's lock: held, the file copied whole and equal"
+  else
+    cat "$work/out"; fail "another host's lock: exit $rc, a resume claimed or the file differs"
+  fi
+  if [[ -f $lock && -n $(find "$dst" -name '.copyscope-resume-*.part') ]]; then
+    ok "another host's lock: its partial and lock left alone"
+  else
+    fail "another host's lock: its partial or lock was removed"
+  fi
+else
+  fail "the killed run left no lock file beside its partial"
 fi
 
 smbtest_finish
