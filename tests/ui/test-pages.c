@@ -1094,6 +1094,36 @@ test_counter_rows (void)
   g_object_unref (summary);
 }
 
+/* A copy that reached a share GVfs mounted says how, where the summary says
+ * how the run was measured; one that reached none says nothing of it. */
+static void
+test_route (void)
+{
+  g_autoptr(CsRun) routed = synthetic_run ("routed", g_get_real_time (), 8, 80, 20);
+  g_autoptr(CsRun) plain = synthetic_run ("plain", g_get_real_time (), 8, 80, 20);
+  CsRunEnvironment env = { .kernel = "6.1", .cpus = 2, .source_fs = "ext4",
+                           .destination_fs = "smb", .cache_mode = "warm",
+                           .route = "SMB directly to 127.0.0.1/share" };
+  GtkWidget *summary = g_object_ref_sink (g_object_new (CS_TYPE_SUMMARY_PAGE, NULL));
+  GtkWidget *label;
+
+  _cs_run_set_environment (routed, &env);
+  cs_summary_page_set_run (CS_SUMMARY_PAGE (summary), routed);
+  label = cs_ui_find_label (summary, "sampled every");
+  g_assert_nonnull (label);
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (label)),
+                            "ext4 → smb (SMB directly to 127.0.0.1/share)"));
+
+  env.route = NULL;
+  _cs_run_set_environment (plain, &env);
+  cs_summary_page_set_run (CS_SUMMARY_PAGE (summary), plain);
+  label = cs_ui_find_label (summary, "sampled every");
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (label)), "ext4 → smb ·"));
+  g_assert_null (strstr (gtk_label_get_label (GTK_LABEL (label)), "directly"));
+
+  g_object_unref (summary);
+}
+
 /* ---- Generate dialog ---------------------------------------------------- */
 
 typedef struct {
@@ -1218,6 +1248,7 @@ main (int   argc,
   g_test_add_func ("/pages/back", test_back);
   g_test_add_func ("/pages/new-copy", test_new_copy);
   g_test_add_func ("/pages/handed-over", test_handed_over);
+  g_test_add_func ("/pages/route", test_route);
   g_test_add_func ("/pages/generate-dialog", test_generate_dialog);
 
   status = g_test_run ();
