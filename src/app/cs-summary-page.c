@@ -316,15 +316,24 @@ cs_summary_page_show_partials (CsSummaryPage *self)
   gtk_widget_set_visible (GTK_WIDGET (self->resume_label), text->len > 0);
 }
 
-/* Where the files are: the folder the copy went into. */
+/* Where the files are: the folder the copy went into, and for a share GVfs
+ * mounted, how it was reached ("SMB directly to nas/photos"): the one thing
+ * that explains a speed unlike the last copy there. */
 static void
 cs_summary_page_show_where (CsSummaryPage *self)
 {
   const char *destination = cs_run_get_destination (self->run);
+  const CsRunEnvironment *env = cs_run_get_environment (self->run);
   g_autofree char *display = destination != NULL ? _cs_display_path (destination) : NULL;
 
   gtk_widget_set_visible (GTK_WIDGET (self->where_row), display != NULL);
-  if (display != NULL)
+  if (display != NULL && env != NULL && env->route != NULL)
+    {
+      g_autofree char *subtitle = g_strdup_printf ("%s\n%s", display, env->route);
+
+      adw_action_row_set_subtitle (self->where_row, subtitle);
+    }
+  else if (display != NULL)
     adw_action_row_set_subtitle (self->where_row, display);
 }
 
@@ -546,6 +555,7 @@ cs_summary_page_show_environment (CsSummaryPage *self)
   const CsRunEnvironment *env = cs_run_get_environment (self->run);
   const CsRunSettings *settings = cs_run_get_settings (self->run);
   g_autofree char *text = NULL;
+  g_autofree char *destination = NULL;
 
   if (env == NULL || settings == NULL)
     {
@@ -553,12 +563,22 @@ cs_summary_page_show_environment (CsSummaryPage *self)
       return;
     }
 
+  /* A share GVfs mounted was reached through its mount or spoken to directly,
+   * which changes every figure above: said beside the filesystem it names. */
+  destination = g_strdup (env->destination_fs != NULL ? env->destination_fs : "?");
+  if (env->route != NULL)
+    {
+      g_autofree char *plain = g_steal_pointer (&destination);
+
+      destination = g_strdup_printf ("%s (%s)", plain, env->route);
+    }
+
   /* Translators: how the run was measured; MB = 10^6 bytes */
   text = g_strdup_printf (_("%u threads at the start · %u CPUs · %s → %s · cache %s · "
                             "kernel %s · sampled every %u ms · MB = 10⁶ bytes"),
                           settings->threads, env->cpus,
                           env->source_fs != NULL ? env->source_fs : "?",
-                          env->destination_fs != NULL ? env->destination_fs : "?",
+                          destination,
                           env->cache_mode != NULL ? env->cache_mode : "?",
                           env->kernel != NULL ? env->kernel : "?",
                           settings->interval_ms);
