@@ -202,6 +202,10 @@ cs_progress_view_update (CsProgressView   *self,
   /* While scanning, "Still counting files…" beside the bytes says why there is none. */
   if (progress->state != CS_JOB_STATE_RUNNING || !progress->total_known)
     gtk_label_set_label (self->eta_label, "");
+  else if (progress->flushing)
+    /* Translators: everything is copied and the copy waits for the disk to
+     * hold it, which can take seconds (the time left is not known) */
+    gtk_label_set_label (self->eta_label, _("Writing to the disk…"));
   else
     {
       g_autofree char *left = format_time_left (self->eta);

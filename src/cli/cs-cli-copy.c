@@ -106,7 +106,9 @@ on_progress (CsJob    *job,
                               " files  %s/%s  %s  %.0f req/s  %u threads",
                               100.0 * MIN (fraction, 1.0), p.files_done, p.files_total, done, total,
                               speed, state->last_requests, p.threads);
-      if (p.state == CS_JOB_STATE_RUNNING && cs_eta_get_left (state->eta, &low, &high))
+      if (p.state == CS_JOB_STATE_RUNNING && p.flushing)
+        g_string_append_printf (line, "  %s", _("writing to the disk"));
+      else if (p.state == CS_JOB_STATE_RUNNING && cs_eta_get_left (state->eta, &low, &high))
         {
           g_autofree char *low_text = format_clock (low);
 

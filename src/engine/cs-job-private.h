@@ -93,6 +93,8 @@ struct _CsJob {
   atomic_uint_fast64_t temp_seq;
   atomic_uint_fast64_t bytes_partial;  /* of files still being copied */
   atomic_int    scanning;
+  /* Everything is copied; the destination's data is being flushed to its disk */
+  atomic_int    flushing;
   /* The count ahead (cs-count-ahead.c): what the scanner will find, once
    * counted is set */
   GThread      *counter;

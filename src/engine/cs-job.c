@@ -1605,6 +1605,7 @@ cs_job_get_progress (CsJob      *self,
   memset (out, 0, sizeof *out);
   out->state = cs_job_get_state (self);
   out->scanning = atomic_load (&self->scanning) != 0;
+  out->flushing = atomic_load (&self->flushing) != 0;
   out->threads = atomic_load (&self->threads);
   out->active = (guint) atomic_load (&self->active);
   out->dirs_found = atomic_load (&self->dirs_found);
@@ -1818,7 +1819,15 @@ controller_thread (gpointer data)
   job->presence_fd = -1;
 
   if (job->settings.flush && !job->settings.dry_run && !_cs_job_stopping (job))
-    flush_destination (job);
+    {
+      /* Seconds on a local disk (a copy that fits in memory is written back
+       * only now), during which nothing else moves: said, not left to look
+       * like a copy that hangs at its end. */
+      atomic_store (&job->flushing, 1);
+      _cs_job_post_sample (job, NULL);
+      flush_destination (job);
+      atomic_store (&job->flushing, 0);
+    }
 
   _cs_mutex_lock (&job->lock);
   job->finished = TRUE;

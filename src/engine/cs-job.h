@@ -27,6 +27,7 @@ typedef struct {
   CsJobState state;
   gboolean   scanning;        /* the scanner is still finding files */
   gboolean   total_known;     /* the scan ended, or the count ahead saw everything */
+  gboolean   flushing;        /* all copied; the last data is being written to the disk */
   guint      threads;         /* allowed now */
   guint      active;          /* workers busy now */
   guint64    dirs_found;

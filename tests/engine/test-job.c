@@ -699,6 +699,75 @@ on_done_quit (GObject      *object,
   g_assert_false (cs_job_run_finish (CS_JOB (object), result, error));
 }
 
+/* While the destination's data is flushed, at the end of a copy, progress
+ * says so (the window and the CLI say "writing to the disk" instead of a time
+ * left of nothing), with every file done; not before, and not once it is over. */
+static GMutex flush_mutex;
+static GCond flush_cond;
+static gboolean flush_entered, flush_release;
+
+static int
+held_syncfs (int fd)
+{
+  g_mutex_lock (&flush_mutex);
+  flush_entered = TRUE;
+  g_cond_broadcast (&flush_cond);
+  while (!flush_release)
+    g_cond_wait (&flush_cond, &flush_mutex);
+  g_mutex_unlock (&flush_mutex);
+  return _cs_io_get_default ()->syncfs (fd);
+}
+
+static gpointer
+run_job_thread (gpointer data)
+{
+  return GINT_TO_POINTER (cs_job_run_sync (data, NULL, NULL));
+}
+
+static void
+test_flushing (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *src = make_many_files (root, 50, 4096);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  CsJob *job = job_for (src, dst, 4);
+  CsIoTable table = *_cs_io_get_default ();
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  CsProgress p;
+  GThread *thread;
+
+  table.syncfs = held_syncfs;
+  _cs_io_set (&table);
+  cs_job_set_flush (job, TRUE);
+  cs_job_get_progress (job, &p);
+  g_assert_false (p.flushing);
+
+  thread = g_thread_new ("job", run_job_thread, job);
+  g_mutex_lock (&flush_mutex);
+  while (!flush_entered)
+    g_assert_true (g_cond_wait_until (&flush_cond, &flush_mutex, deadline));
+  g_mutex_unlock (&flush_mutex);
+
+  cs_job_get_progress (job, &p);
+  g_assert_true (p.flushing);
+  g_assert_cmpint (p.state, ==, CS_JOB_STATE_RUNNING);
+  g_assert_true (p.total_known);
+  g_assert_cmpuint (p.files_done, ==, p.files_total);
+  g_assert_cmpuint (p.files_done, ==, 50);
+
+  g_mutex_lock (&flush_mutex);
+  flush_release = TRUE;
+  g_cond_broadcast (&flush_cond);
+  g_mutex_unlock (&flush_mutex);
+  g_assert_true (GPOINTER_TO_INT (g_thread_join (thread)));
+  _cs_io_set (NULL);
+
+  cs_job_get_progress (job, &p);
+  g_assert_false (p.flushing);
+  g_assert_cmpint (p.state, ==, CS_JOB_STATE_FINISHED);
+  g_assert_finalize_object (job);
+}
+
 /* The cancellable given to run stops the job as cs_job_cancel () does, and
  * the job lets go of it at its end: cancelling it afterwards, with the job
  * gone, touches nothing. */
@@ -1607,6 +1676,7 @@ main (int    argc,
   g_test_add_func ("/job/worker-priority", test_worker_priority);
   g_test_add_func ("/job/source-as", test_source_as);
   g_test_add_func ("/job/run-async", test_run_async);
+  g_test_add_func ("/job/flushing", test_flushing);
 
   return g_test_run ();
 }

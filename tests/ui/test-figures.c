@@ -790,6 +790,44 @@ test_held_bounded (void)
   cs_test_tree_remove (root);
 }
 
+/* The flush at the end of a copy takes seconds on a local disk with nothing
+ * moving: the card says the data is being written instead of a time left of
+ * nothing, and goes back to a time left (or none) when it is not flushing. */
+static void
+test_flushing_card (void)
+{
+  GtkWidget *card_window = gtk_window_new ();
+  CsProgressView *card = g_object_new (CS_TYPE_PROGRESS_VIEW, NULL);
+  CsProgress p = { 0 };
+
+  gtk_window_set_child (GTK_WINDOW (card_window), GTK_WIDGET (card));
+  gtk_window_present (GTK_WINDOW (card_window));
+
+  p.state = CS_JOB_STATE_RUNNING;
+  p.total_known = TRUE;
+  p.files_total = p.files_found = 1000;
+  p.bytes_total = p.bytes_found = 1000 * 1000 * 100;
+  for (guint i = 1; i <= 40; i++)
+    {
+      p.elapsed = i * 0.25;
+      p.files_done = p.files_copied = i * 25;
+      p.bytes_done = p.bytes_copied = p.files_done * 100 * 1000;
+      cs_progress_view_update (card, &p);
+    }
+  cs_ui_iterate ();
+  g_assert_nonnull (cs_ui_find_label (card, "left"));
+  g_assert_null (cs_ui_find_label (card, "Writing to the disk"));
+
+  p.flushing = TRUE;
+  p.elapsed += 0.25;
+  cs_progress_view_update (card, &p);
+  cs_ui_iterate ();
+  g_assert_nonnull (cs_ui_find_label (card, "Writing to the disk"));
+  g_assert_null (cs_ui_find_label (card, "left"));
+
+  gtk_window_destroy (GTK_WINDOW (card_window));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -814,6 +852,7 @@ main (int    argc,
 
   g_test_add_func ("/figures/one-run-everywhere", test_one_run_everywhere);
   g_test_add_func ("/figures/held-bounded", test_held_bounded);
+  g_test_add_func ("/figures/flushing-card", test_flushing_card);
 
   status = g_test_run ();
   cs_test_tree_remove (home);
