@@ -48,8 +48,11 @@ fail (int         code,
   /* When a FUSE server dies (sshfs killed, a share's daemon crashing), the
    * requests in flight get ECONNABORTED and every later one ENOTCONN: the same
    * vanished destination. A server spoken to directly (SMB) that dies refuses
-   * the next connection or drops the one in use: the same. */
-  if (code == ECONNABORTED || code == ECONNREFUSED || code == ENETRESET)
+   * the next connection or drops the one in use (a reset, or a broken pipe
+   * to a request sent as it went): the same. No file the engine writes is a
+   * pipe or a socket, so these come from a connection only. */
+  if (code == ECONNABORTED || code == ECONNREFUSED || code == ENETRESET || code == ECONNRESET
+      || code == EPIPE)
     code = ENOTCONN;
   return (Outcome) { code, op };
 }
@@ -953,7 +956,19 @@ publish_claimed (CsJob      *job,
   if (_cs_io_renameat2 (&job->counters, dir->dst_fd, intent, dir->dst_fd, final, 0) == 0)
     return OK;
 
-  o = fail (errno, "rename");
+  /* Over our own claim "exists" is what libsmbclient says when its delete of
+   * the claim failed, also because the server just went away: asked again,
+   * a share that is gone says so itself, and the job stops on that instead
+   * of listing the file as a failure of its own. */
+  {
+    int code = errno;
+    struct stat now;
+
+    if (code == EEXIST && _cs_io_fstatat (&job->counters, dir->dst_fd, final, &now,
+                                          AT_SYMLINK_NOFOLLOW) != 0 && errno != ENOENT)
+      code = errno;
+    o = fail (code, "rename");
+  }
   if (claim_intact (job, dir, final, &claim))
     _cs_io_unlinkat (&job->counters, dir->dst_fd, final, 0);
 

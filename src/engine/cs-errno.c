@@ -22,6 +22,8 @@ _cs_is_fatal_errno (int error_code)
     case ECONNABORTED:   /* a FUSE share whose daemon died */
     case ECONNREFUSED:   /* an SMB server that died: no new connection */
     case ENETRESET:      /* ... and the one in use dropped */
+    case ECONNRESET:
+    case EPIPE:
       return TRUE;
     default:
       return FALSE;
