@@ -400,6 +400,7 @@ copy_range (CsJob    *job,
           if (n > 0)
             {
               done += (guint64) n;
+              worker->in_place += (guint64) n;
               worker->partial += (guint64) n;
               atomic_fetch_add_explicit (&job->bytes_partial, (guint64) n, memory_order_relaxed);
               continue;
@@ -558,6 +559,7 @@ copy_data (CsJob             *job,
    * Only a hint: its failure changes nothing. */
   if ((guint64) st->st_size >= CS_BIG_FILE_MIN)
     _cs_io_fadvise (src_fd, (off_t) offset, (off_t) length, POSIX_FADV_SEQUENTIAL);
+  worker->in_place = 0;
   if (is_sparse (st))
     return copy_sparse_range (job, worker, src_fd, dst_fd, offset, length);
   return copy_range (job, worker, src_fd, dst_fd, offset, length);
@@ -1392,6 +1394,23 @@ keeps_partial (CsJob *job,
   return code > 0;
 }
 
+/* Whether the server copied the whole last range itself (SMB copy-chunk): to
+ * hash it for a journal, its bytes would come back over the network, which
+ * costs every copy more than copying it again, in the server, costs the rare
+ * one that is interrupted. Such blocks are not journaled. */
+static gboolean
+copied_by_server (const CsWorker *worker,
+                  int             dst_fd,
+                  guint64         length)
+{
+  const CsIoTable *backend;
+
+  if (worker->in_place < length)
+    return FALSE;
+  backend = _cs_io_backend (dst_fd, NULL);
+  return backend != NULL && backend->scheme != NULL;
+}
+
 /* A big file through its partial (cs-resume-private.h): the blocks an
  * earlier run wrote and the journal proves are kept, the others copied. */
 static Outcome
@@ -1442,7 +1461,8 @@ copy_resumable (CsJob    *job,
        * against 0.54 s (bench/resume-overhead). */
       started = g_get_monotonic_time ();
       o = copy_data (job, worker, src_fd, tmp_fd, &item->st, off, length);
-      if (o.code == 0 && _cs_resume_pays (length, g_get_monotonic_time () - started)
+      if (o.code == 0 && !copied_by_server (worker, tmp_fd, length)
+          && _cs_resume_pays (length, g_get_monotonic_time () - started)
           && (code = _cs_resume_hash_later (resume, off, length)) != 0)
         o = fail (code, "write journal");
     }
@@ -1885,6 +1905,25 @@ end_resume (CsJob  *job,
   big->tmp_name[0] = '\0';
 }
 
+/* The big file's temporary opened again by this worker, where a server can
+ * copy the chunk itself: libsmbclient's copy-chunk takes two files open on
+ * one connection, and each worker has its own while the temporary was opened
+ * by the first. -1 elsewhere, or when the job copies through its buffer. */
+static int
+open_own_partial (CsJob    *job,
+                  CsItem   *item,
+                  int       src_fd)
+{
+  const CsIoTable *src = _cs_io_backend (src_fd, NULL);
+  const CsIoTable *dst = _cs_io_backend (item->big->tmp_fd, NULL);
+
+  if (src == NULL || src != dst || dst->scheme == NULL
+      || atomic_load_explicit (&job->no_copy_range, memory_order_relaxed))
+    return -1;
+  return _cs_io_openat (&job->counters, item->dir->dst_fd, item->big->tmp_name,
+                        O_WRONLY | O_NOFOLLOW, 0);
+}
+
 static Outcome
 chunk_once (CsJob    *job,
             CsWorker *worker,
@@ -1892,7 +1931,7 @@ chunk_once (CsJob    *job,
             CsAction  action)
 {
   Outcome o;
-  int fd;
+  int fd, own_tmp;
 
   if (item->big->resume != NULL && _cs_resume_has_block (item->big->resume, item->offset))
     {
@@ -1907,7 +1946,15 @@ chunk_once (CsJob    *job,
   fd = open_source (job, item->dir, item->name);
   if (fd < 0)
     return fail (errno, "open");
-  if (item->big->resume != NULL)
+  own_tmp = open_own_partial (job, item, fd);
+  if (own_tmp >= 0)
+    {
+      /* Not journaled (copied_by_server): what the server copied is copied
+       * again, there, after an interruption. */
+      o = copy_data (job, worker, fd, own_tmp, &item->st, item->offset, item->length);
+      _cs_io_close (&job->counters, own_tmp);
+    }
+  else if (item->big->resume != NULL)
     {
       guint64 hash;
       int code;

@@ -42,6 +42,8 @@ typedef struct {
   guint64  partial;           /* bytes of the current item copied so far */
   guint    lost;              /* 1 << CsMetadata: what the destination did not keep of it */
   guint64  resumed;           /* bytes of the current item kept from an earlier run's partial */
+  guint64  in_place;          /* of the last range copied, bytes the filesystem or the
+                               * server copied itself (copy_file_range) */
 } CsWorker;
 
 typedef enum {

@@ -8,7 +8,8 @@
 # and is in no record or log, a wrong password and a share that does not
 # exist end the run (exit 3) with one clear message naming it and nothing
 # written, names the share cannot hold are reported one by one, a tree on
-# the share copies back to a local disk with its times, copies killed at ten
+# the share copies back to a local disk with its times, a copy within the
+# share is made by the server (copy-chunk), copies killed at ten
 # moments (SMB_NATIVE_KILLS) leave nothing partial under a final name and
 # their reruns complete them and remove what they left, a second client
 # creating a name during the copy keeps its bytes and is reported, and a
@@ -142,6 +143,40 @@ if diff <(cd "$work/backing/src" && find . -type f -printf '%P %.6T@\n' | sort) 
   ok "modification times came back from the share to the microsecond"
 else
   head -n 4 "$work/times.diff"; fail "times differ after the copy back"
+fi
+
+# ---- within the share the server copies the data itself ----------------------
+# smb:// to smb:// on one share: SMB2 copy-chunk (an ioctl per 16 MiB), no data
+# read or written by the client but the claims' few bytes.
+"$smbnas" profile "$mnt" >"$work/snap.copy"
+COPYSCOPE_SMB_PASSWORD=$SMBNAS_PASSWORD run_copy --threads 4 "$url/src" "$url/within"
+"$smbnas" profile "$mnt" "$work/snap.copy" >"$work/profile.copy"
+reads=$(sed -n 's/^smb2\.read=//p' "$work/profile.copy")
+ioctls=$(sed -n 's/^smb2\.ioctl=//p' "$work/profile.copy")
+if ((rc == 0)) && diff -r "$work/src" "$work/backing/within" >/dev/null; then
+  ok "copy from smb:// to smb:// on one share, diff -r equal"
+else
+  cat "$work/out"; fail "copy within the share (exit $rc) or its contents differ"
+fi
+# 42 files with data; the connections' own setup asks an ioctl or two each.
+if ((${reads:-0} == 0 && ${ioctls:-0} >= 42)); then
+  ok "the server copied the data: ${ioctls} ioctls, no read"
+else
+  fail "the data went through the client: ${reads:-0} reads, ${ioctls:-0} ioctls"
+fi
+# A big file, in chunks that several workers copy into one temporary: each
+# chunk by the server too, and nothing read back for a resume journal.
+mkdir -p "$work/backing/bigsrc"
+head -c 70000000 /dev/urandom >"$work/backing/bigsrc/huge.bin"
+"$smbnas" profile "$mnt" >"$work/snap.copy"
+COPYSCOPE_SMB_PASSWORD=$SMBNAS_PASSWORD run_copy --threads 4 "$url/bigsrc" "$url/bigwithin"
+"$smbnas" profile "$mnt" "$work/snap.copy" >"$work/profile.copy"
+reads=$(sed -n 's/^smb2\.read=//p' "$work/profile.copy")
+if ((rc == 0)) && cmp -s "$work/backing/bigsrc/huge.bin" "$work/backing/bigwithin/huge.bin" &&
+  ((${reads:-0} == 0)); then
+  ok "a 70 MB file within the share: copied by the server, identical, no read"
+else
+  cat "$work/out"; fail "the 70 MB file within the share: exit $rc, ${reads:-0} reads"
 fi
 
 # ---- names the share refuses: reported one by one, the rest copied -----------
