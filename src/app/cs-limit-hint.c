@@ -7,35 +7,29 @@
 
 #include <glib/gi18n.h>
 
-#include "cs-demo.h"
+#include "cs-explainer.h"
 #include "cs-limit-hint.h"
 
 /*
- * One line under a live graph saying what limits the copy now, from the mean
- * size of the files completed over the last couple of seconds, and a second
- * one with the latest decision of Auto threads and its reason.
+ * One line under a live graph saying what limits the copy now, as the
+ * samples show it (cs-explainer.h), and a second one with what the latest
+ * thread change did: Auto's decision and its reason, or for a change by
+ * hand, the files or megabytes per second before and after it.
  */
-
-#define HISTORY 12   /* samples: about 3 s at the default interval */
-
-typedef struct
-{
-  guint64 files_done;
-  guint64 bytes_done;
-} Point;
 
 struct _CsLimitHint
 {
-  GtkWidget  parent_instance;
+  GtkWidget    parent_instance;
 
   /* Template widgets */
-  GtkLabel  *limit_label;
-  GtkLabel  *decision_label;
+  GtkLabel    *limit_label;
+  GtkLabel    *decision_label;
 
-  Point      points[HISTORY];
-  guint      n_points;
-  guint      head;
-  gboolean   limited;       /* the user's speed limit held the copy back */
+  /* Owned */
+  CsExplainer *explainer;
+
+  gboolean     limited;       /* the user's speed limit held the copy back */
+  gboolean     auto_change;   /* the latest thread change was Auto's */
 };
 
 G_DEFINE_FINAL_TYPE (CsLimitHint, cs_limit_hint, GTK_TYPE_WIDGET)
@@ -46,6 +40,7 @@ cs_limit_hint_dispose (GObject *object)
   GtkWidget *child;
 
   gtk_widget_dispose_template (GTK_WIDGET (object), CS_TYPE_LIMIT_HINT);
+  g_clear_pointer (&CS_LIMIT_HINT (object)->explainer, cs_explainer_free);
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (object))) != NULL)
     gtk_widget_unparent (child);
@@ -74,6 +69,7 @@ static void
 cs_limit_hint_init (CsLimitHint *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->explainer = cs_explainer_new ();
   cs_limit_hint_reset (self);
 }
 
@@ -82,9 +78,9 @@ cs_limit_hint_reset (CsLimitHint *self)
 {
   g_return_if_fail (CS_IS_LIMIT_HINT (self));
 
-  self->n_points = 0;
-  self->head = 0;
+  cs_explainer_reset (self->explainer);
   self->limited = FALSE;
+  self->auto_change = FALSE;
   gtk_label_set_label (self->limit_label, _("Measuring what limits this copy…"));
   gtk_label_set_label (self->decision_label, "");
   gtk_widget_set_visible (GTK_WIDGET (self->decision_label), FALSE);
@@ -95,40 +91,28 @@ void
 cs_limit_hint_push_sample (CsLimitHint    *self,
                            const CsSample *sample)
 {
-  const Point *oldest;
-  guint64 files, bytes;
-  double bytes_per_file;
-  const char *text;
+  g_autofree char *limit = NULL;
 
   g_return_if_fail (CS_IS_LIMIT_HINT (self));
   g_return_if_fail (sample != NULL);
 
-  self->points[self->head].files_done = sample->files_done;
-  self->points[self->head].bytes_done = sample->bytes_done;
-  self->head = (self->head + 1) % HISTORY;
-  self->n_points = MIN (self->n_points + 1, HISTORY);
+  cs_explainer_push (self->explainer, sample);
 
   if (self->limited)
+    gtk_label_set_label (self->limit_label, _("Limited by your setting: the speed limit"));
+  else if ((limit = cs_explainer_dup_limit (self->explainer)) != NULL)
+    gtk_label_set_label (self->limit_label, limit);
+
+  if (!self->auto_change)
     {
-      gtk_label_set_label (self->limit_label, _("Limited by your setting: the speed limit"));
-      return;
+      g_autofree char *change = cs_explainer_dup_change (self->explainer);
+
+      if (change != NULL)
+        {
+          gtk_label_set_label (self->decision_label, change);
+          gtk_widget_set_visible (GTK_WIDGET (self->decision_label), TRUE);
+        }
     }
-
-  if (self->n_points < 2)
-    return;
-
-  oldest = &self->points[(self->head + HISTORY - self->n_points) % HISTORY];
-  files = sample->files_done - MIN (oldest->files_done, sample->files_done);
-  bytes = sample->bytes_done - MIN (oldest->bytes_done, sample->bytes_done);
-
-  if (bytes == 0)
-    return;
-
-  /* Bytes moving while no file completes: one file larger than all of them. */
-  bytes_per_file = files > 0 ? (double) bytes / (double) files : (double) bytes;
-  text = cs_demo_explain_limit (bytes_per_file);
-  if (text != NULL && *text != '\0')
-    gtk_label_set_label (self->limit_label, text);
 }
 
 /* Whether the speed limit set holds the copy back now (cs_job_get_limited):
@@ -142,7 +126,8 @@ cs_limit_hint_set_limited (CsLimitHint *self,
   self->limited = !!limited;
 }
 
-/* Shows the decision when Auto threads made it; changes by hand leave no line. */
+/* Shows the decision when Auto threads made it; what a change by hand did
+ * shows once it is measured. */
 void
 cs_limit_hint_set_change (CsLimitHint          *self,
                           const CsThreadChange *change)
@@ -152,8 +137,13 @@ cs_limit_hint_set_change (CsLimitHint          *self,
 
   g_return_if_fail (CS_IS_LIMIT_HINT (self));
 
-  if (change == NULL || change->reason == NULL || !g_str_has_prefix (change->reason, "auto"))
-    return;
+  /* By hand: what it did is measured (cs_limit_hint_push_sample). */
+  self->auto_change = change != NULL && change->reason != NULL && g_str_has_prefix (change->reason, "auto");
+  if (!self->auto_change)
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->decision_label), FALSE);
+      return;
+    }
 
   reason = change->reason + strlen ("auto");
   while (*reason == ':' || *reason == ' ')

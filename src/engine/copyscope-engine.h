@@ -6,6 +6,7 @@
 #include "cs-deletions.h"
 #include "cs-demo.h"
 #include "cs-eta.h"
+#include "cs-explainer.h"
 #include "cs-figures.h"
 #include "cs-generate.h"
 #include "cs-job.h"

@@ -19,6 +19,7 @@
 #include "cs-history.h"
 #include "cs-history-page.h"
 #include "cs-history-row.h"
+#include "cs-limit-hint.h"
 #include "cs-progress-view.h"
 #include "cs-setup-page.h"
 #include "cs-thread-slider.h"
@@ -828,6 +829,70 @@ test_flushing_card (void)
   gtk_window_destroy (GTK_WINDOW (card_window));
 }
 
+/* Samples at a steady pace for the hint under the live graph. */
+static void
+push_steady (CsLimitHint *hint,
+             double      *t,
+             CsSample    *s,
+             guint        threads,
+             double       files_per_s,
+             double       seconds)
+{
+  for (double end = *t + seconds - 1e-9; *t < end;)
+    {
+      *t += 0.25;
+      s->t = *t;
+      s->files_done += (guint64) (files_per_s / 4);
+      s->bytes_done += (guint64) (files_per_s / 4) * 12288;
+      s->values[CS_COUNTER_REQUEST_RATE] = files_per_s * 25;
+      s->values[CS_COUNTER_AVG_REQUEST_TIME] = 1.3;
+      s->values[CS_COUNTER_CPU_USAGE] = 20;
+      s->values[CS_COUNTER_THREADS] = threads;
+      cs_limit_hint_push_sample (hint, s);
+    }
+}
+
+/* The hint says what the samples show: round trips on a share rather than
+ * "more threads help" for any small file, and, after a change of the slider
+ * by hand, what the change did once both counts were measured; Auto's own
+ * decision stays Auto's. */
+static void
+test_limit_hint (void)
+{
+  GtkWidget *hint_window = gtk_window_new ();
+  CsLimitHint *hint = g_object_new (CS_TYPE_LIMIT_HINT, NULL);
+  CsThreadChange by_hand = { 3.0, 2, 8, (char *) "slider" };
+  CsThreadChange by_auto = { 6.0, 8, 16, (char *) "auto: files/s +3 % at 8 threads, trying 16" };
+  CsSample s = { 0 };
+  double t = 0;
+
+  for (guint i = 0; i < CS_N_COUNTERS; i++)
+    s.values[i] = NAN;
+  gtk_window_set_child (GTK_WINDOW (hint_window), GTK_WIDGET (hint));
+  gtk_window_present (GTK_WINDOW (hint_window));
+
+  push_steady (hint, &t, &s, 2, 100, 3);
+  cs_ui_iterate ();
+  g_assert_nonnull (cs_ui_find_label (hint, "Small files on a share: 25 requests per file, 1.3 ms each"));
+  g_assert_null (cs_ui_find_label (hint, "threads:"));
+
+  cs_limit_hint_set_change (hint, &by_hand);
+  push_steady (hint, &t, &s, 8, 140, 1.5);
+  cs_ui_iterate ();
+  g_assert_null (cs_ui_find_label (hint, "threads:"));
+  push_steady (hint, &t, &s, 8, 140, 1.5);
+  cs_ui_iterate ();
+  g_assert_nonnull (cs_ui_find_label (hint, "2 → 8 threads: files/s +40 %"));
+
+  cs_limit_hint_set_change (hint, &by_auto);
+  push_steady (hint, &t, &s, 16, 140, 3);
+  cs_ui_iterate ();
+  g_assert_nonnull (cs_ui_find_label (hint, "Auto: 8 → 16 threads — files/s +3 % at 8 threads"));
+  g_assert_null (cs_ui_find_label (hint, "no faster"));
+
+  gtk_window_destroy (GTK_WINDOW (hint_window));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -853,6 +918,7 @@ main (int    argc,
   g_test_add_func ("/figures/one-run-everywhere", test_one_run_everywhere);
   g_test_add_func ("/figures/held-bounded", test_held_bounded);
   g_test_add_func ("/figures/flushing-card", test_flushing_card);
+  g_test_add_func ("/figures/limit-hint", test_limit_hint);
 
   status = g_test_run ();
   cs_test_tree_remove (home);

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib.h>
+
+#include "cs-run.h"
+
+G_BEGIN_DECLS
+
+/*
+ * What limits a copy now, in one sentence, and what the last change of the
+ * thread count did, from the samples the copy takes: the window's line under
+ * its live graph. Pure: it keeps what it was given and reads no clock, so a
+ * table of samples gives the same sentences every time (tests feed them).
+ *
+ * The sentence says only what the samples show. The processors busy at
+ * CS_EXPLAINER_BUSY_CPU % and more: more threads cannot help. Files of a
+ * megabyte and more: bandwidth. Smaller files: the requests each costs, and
+ * where a request takes CS_EXPLAINER_ROUND_TRIP_MS or more (a share, a
+ * round trip each) that more threads overlap those waits. The effect of a
+ * thread change is told once each side of it has run
+ * CS_EXPLAINER_SETTLED seconds at its count (after the first
+ * CS_EXPLAINER_SETTLE seconds of the new one): files per second before and
+ * after, or megabytes per second for large files.
+ */
+
+#define CS_EXPLAINER_WINDOW        3.0
+#define CS_EXPLAINER_BUSY_CPU      90.0
+#define CS_EXPLAINER_ROUND_TRIP_MS 0.5
+#define CS_EXPLAINER_SETTLE        1.0
+#define CS_EXPLAINER_SETTLED       1.5
+/* Within this share of each other, two rates are "no faster". */
+#define CS_EXPLAINER_SAME          0.05
+
+typedef struct _CsExplainer CsExplainer;
+
+CsExplainer *cs_explainer_new          (void);
+void         cs_explainer_free         (CsExplainer    *explainer);
+void         cs_explainer_reset        (CsExplainer    *explainer);
+
+void         cs_explainer_push         (CsExplainer    *explainer,
+                                        const CsSample *sample);
+
+/* What limits the copy over the last CS_EXPLAINER_WINDOW seconds; NULL
+ * while nothing moved. Free it. */
+char        *cs_explainer_dup_limit    (CsExplainer    *explainer);
+
+/* What the latest thread change did, like "8 → 16 threads: files/s +35 %";
+ * NULL until both sides of it have been measured. Free it. */
+char        *cs_explainer_dup_change   (CsExplainer    *explainer);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CsExplainer, cs_explainer_free)
+
+G_END_DECLS
