@@ -73,6 +73,7 @@ job_sample_cb (CsCopyPage *self,
   cs_throughput_graph_push_sample (self->graph, sample);
   cs_counter_view_set_sample (self->counter_view, sample);
   cs_limit_hint_set_limited (self->limit_hint, cs_job_get_limited (job));
+  cs_limit_hint_set_remote (self->limit_hint, cs_job_get_destination_remote (job));
   cs_limit_hint_push_sample (self->limit_hint, sample);
 }
 

@@ -126,6 +126,17 @@ cs_limit_hint_set_limited (CsLimitHint *self,
   self->limited = !!limited;
 }
 
+/* Whether the copy goes to a network share, where a request is a round trip
+ * (cs_job_get_destination_remote). Before a sample. */
+void
+cs_limit_hint_set_remote (CsLimitHint *self,
+                          gboolean     remote)
+{
+  g_return_if_fail (CS_IS_LIMIT_HINT (self));
+
+  cs_explainer_set_remote (self->explainer, remote);
+}
+
 /* Shows the decision when Auto threads made it; what a change by hand did
  * shows once it is measured. */
 void

@@ -15,6 +15,8 @@ void        cs_limit_hint_push_sample  (CsLimitHint          *self,
                                         const CsSample       *sample);
 void        cs_limit_hint_set_limited  (CsLimitHint          *self,
                                         gboolean              limited);
+void        cs_limit_hint_set_remote   (CsLimitHint          *self,
+                                        gboolean              remote);
 void        cs_limit_hint_set_change   (CsLimitHint          *self,
                                         const CsThreadChange *change);
 const char *cs_limit_hint_get_text     (CsLimitHint          *self);

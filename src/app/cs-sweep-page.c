@@ -172,6 +172,7 @@ sweep_poll_cb (gpointer  owner,
   else
     for (guint i = self->n_shown; i < n_samples; i++)
       cs_throughput_graph_push_sample (self->live_graph, &samples[i]);
+  cs_limit_hint_set_remote (self->limit_hint, cs_job_get_destination_remote (job));
   for (guint i = self->n_shown; i < n_samples; i++)
     cs_limit_hint_push_sample (self->limit_hint, &samples[i]);
   self->n_shown = n_samples;

@@ -40,6 +40,7 @@ struct _CsExplainer {
   Stretch  now;
   Stretch  before;        /* the last stretch that ran long enough to tell */
   gboolean have_before;
+  gboolean remote;
 };
 
 CsExplainer *
@@ -63,6 +64,15 @@ cs_explainer_reset (CsExplainer *explainer)
   g_return_if_fail (explainer != NULL);
 
   memset (explainer, 0, sizeof *explainer);
+}
+
+void
+cs_explainer_set_remote (CsExplainer *explainer,
+                         gboolean     remote)
+{
+  g_return_if_fail (explainer != NULL);
+
+  explainer->remote = !!remote;
 }
 
 /* 0 = the newest */
@@ -199,7 +209,7 @@ cs_explainer_dup_limit (CsExplainer *explainer)
   {
     gulong per_file = (gulong) MAX (1, lround (requests / (double) files));
 
-    if (request_ms >= CS_EXPLAINER_ROUND_TRIP_MS)
+    if (explainer->remote && request_ms >= CS_EXPLAINER_ROUND_TRIP_MS)
       /* Translators: what limits a copy of small files to a network share, like
        * "Small files on a share: 25 requests per file, 1.3 ms each — more threads
        * overlap the waits" */

@@ -16,8 +16,9 @@ G_BEGIN_DECLS
  * The sentence says only what the samples show. The processors busy at
  * CS_EXPLAINER_BUSY_CPU % and more: more threads cannot help. Files of a
  * megabyte and more: bandwidth. Smaller files: the requests each costs, and
- * where a request takes CS_EXPLAINER_ROUND_TRIP_MS or more (a share, a
- * round trip each) that more threads overlap those waits. The effect of a
+ * on a network share where a request takes CS_EXPLAINER_ROUND_TRIP_MS or
+ * more (a round trip each), that more threads overlap those waits. (On a
+ * local disk a request that long is one waiting for a processor.) The effect of a
  * thread change is told once each side of it has run
  * CS_EXPLAINER_SETTLED seconds at its count (after the first
  * CS_EXPLAINER_SETTLE seconds of the new one): files per second before and
@@ -40,6 +41,9 @@ void         cs_explainer_reset        (CsExplainer    *explainer);
 
 void         cs_explainer_push         (CsExplainer    *explainer,
                                         const CsSample *sample);
+/* Whether the destination is a network share (cs_job_get_destination_remote). */
+void         cs_explainer_set_remote   (CsExplainer    *explainer,
+                                        gboolean        remote);
 
 /* What limits the copy over the last CS_EXPLAINER_WINDOW seconds; NULL
  * while nothing moved. Free it. */

@@ -1503,6 +1503,16 @@ cs_job_get_limited (CsJob *self)
          || _cs_limiter_held_back (&self->file_limit, G_USEC_PER_SEC);
 }
 
+/* any thread: whether the destination is a network share, where each
+ * request is a round trip; FALSE until the scanner has opened it. */
+gboolean
+cs_job_get_destination_remote (CsJob *self)
+{
+  g_return_val_if_fail (CS_IS_JOB (self), FALSE);
+
+  return atomic_load (&self->dst_remote) != 0;
+}
+
 guint
 cs_job_get_threads (CsJob *self)
 {

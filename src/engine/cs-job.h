@@ -183,6 +183,7 @@ double      cs_job_get_max_files    (CsJob          *self);
 /* any thread: whether a limit held the copy back within the last second —
  * what the window's explainer says as "limited by your setting". */
 gboolean    cs_job_get_limited      (CsJob          *self);
+gboolean    cs_job_get_destination_remote (CsJob    *self);
 
 /* Control: main thread, any time. */
 void        cs_job_set_threads      (CsJob          *self,

@@ -807,11 +807,12 @@ _cs_scanner_run (CsJob *job)
         prepare_existing_dir (job, container, NULL);
       /* Every source is copied into the same folder: staging goes there. */
       _cs_stage_setup (job, container->dst_fd);
+      if (container->dst_fd >= 0 && _cs_is_remote_filesystem (container->dst_fd))
+        atomic_store (&job->dst_remote, 1);
       job->split_big = job->chunking == CS_CHUNKING_ALWAYS
                        || (job->chunking == CS_CHUNKING_AUTO
                            && (_cs_is_remote_filesystem (container->src_fd)
-                               || (container->dst_fd >= 0
-                                   && _cs_is_remote_filesystem (container->dst_fd))));
+                               || atomic_load (&job->dst_remote)));
       handle_entry (job, container, src_name, strcmp (src_name, dst_name) != 0 ? dst_name : NULL,
                     DT_UNKNOWN, NULL, 0);
       _cs_dir_unref (container);

@@ -765,6 +765,8 @@ test_flushing (void)
   cs_job_get_progress (job, &p);
   g_assert_false (p.flushing);
   g_assert_cmpint (p.state, ==, CS_JOB_STATE_FINISHED);
+  /* A local folder: no round trips for the window's explainer to speak of. */
+  g_assert_false (cs_job_get_destination_remote (job));
   g_assert_finalize_object (job);
 }
 

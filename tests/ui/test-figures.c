@@ -870,6 +870,7 @@ test_limit_hint (void)
     s.values[i] = NAN;
   gtk_window_set_child (GTK_WINDOW (hint_window), GTK_WIDGET (hint));
   gtk_window_present (GTK_WINDOW (hint_window));
+  cs_limit_hint_set_remote (hint, TRUE);
 
   push_steady (hint, &t, &s, 2, 100, 3);
   cs_ui_iterate ();
