@@ -20,7 +20,7 @@ typedef struct {
   guint64 files_done;
   guint64 bytes_done;
   double  requests;       /* all requests made in the interval this sample ends */
-  double  request_ms;     /* the mean data request's time; NaN when none */
+  double  request_ms;     /* the mean write's time (the destination's); NaN when none */
   double  cpu;            /* the whole machine's, %; NaN when unknown */
 } Point;
 
@@ -106,7 +106,10 @@ cs_explainer_push (CsExplainer    *explainer,
   point.t = sample->t;
   point.files_done = sample->files_done;
   point.bytes_done = sample->bytes_done;
-  point.request_ms = sample->values[CS_COUNTER_AVG_REQUEST_TIME];
+  /* The destination's side: its writes (a copy within one share has none). */
+  point.request_ms = isfinite (sample->values[CS_COUNTER_AVG_WRITE_REQUEST_TIME])
+                     ? sample->values[CS_COUNTER_AVG_WRITE_REQUEST_TIME]
+                     : sample->values[CS_COUNTER_AVG_REQUEST_TIME];
   point.cpu = sample->values[CS_COUNTER_CPU_USAGE];
 
   if (explainer->len > 0)

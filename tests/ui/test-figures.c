@@ -845,7 +845,8 @@ push_steady (CsLimitHint *hint,
       s->files_done += (guint64) (files_per_s / 4);
       s->bytes_done += (guint64) (files_per_s / 4) * 12288;
       s->values[CS_COUNTER_REQUEST_RATE] = files_per_s * 25;
-      s->values[CS_COUNTER_AVG_REQUEST_TIME] = 1.3;
+      s->values[CS_COUNTER_AVG_REQUEST_TIME] = 0.7;
+      s->values[CS_COUNTER_AVG_WRITE_REQUEST_TIME] = 1.3;
       s->values[CS_COUNTER_CPU_USAGE] = 20;
       s->values[CS_COUNTER_THREADS] = threads;
       cs_limit_hint_push_sample (hint, s);
