@@ -149,7 +149,7 @@ count_thread (gpointer data)
       /* "folder/" names the folder itself, as the scanner reads it. */
       while (strlen (trimmed) > 1 && g_str_has_suffix (trimmed, "/"))
         trimmed[strlen (trimmed) - 1] = '\0';
-      name = g_path_get_basename (trimmed);
+      name = _cs_io_location_name (trimmed);
       if (_cs_job_is_excluded (job, name))
         continue;
       /* A source this walk cannot see (gone, or a share reached through

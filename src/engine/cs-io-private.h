@@ -142,6 +142,12 @@ char            *_cs_io_describe    (const char *location);
 char            *_cs_io_explain_missing (const char *location);
 /* Whether @location is the POSIX backend's: a path, not a URL of another. */
 gboolean         _cs_io_is_path     (const char *location);
+/* The last part of @location (no trailing "/"), as a name the calls take
+ * in its folder's handle: a path's basename; a URL's last segment
+ * unescaped, since a backend of URLs escapes the names it joins. */
+char            *_cs_io_location_name  (const char *location);
+/* @name in the folder @location, as a location: joined to a URL escaped. */
+char            *_cs_io_location_child (const char *location, const char *name);
 /* stat (or lstat) of a location before a job opens it: a path as the
  * system sees it, no fault table between, a URL asked of its backend.
  * Not counted: these are the check's, no part of the run. */

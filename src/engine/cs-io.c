@@ -318,6 +318,31 @@ _cs_io_is_path (const char *location)
   return find (CS_IO_AT_LOCATION, location, &t) && t.backend == 0;
 }
 
+char *
+_cs_io_location_name (const char *location)
+{
+  g_autofree char *base = g_path_get_basename (location);
+  char *name;
+
+  if (_cs_io_is_path (location))
+    return g_steal_pointer (&base);
+  /* A "%" that starts no escape is a "%": a URL typed, not written by GIO. */
+  name = g_uri_unescape_string (base, "/");
+  return name != NULL ? name : g_steal_pointer (&base);
+}
+
+char *
+_cs_io_location_child (const char *location,
+                       const char *name)
+{
+  g_autofree char *escaped = NULL;
+
+  if (_cs_io_is_path (location))
+    return g_build_filename (location, name, NULL);
+  escaped = g_uri_escape_string (name, NULL, TRUE);
+  return g_strconcat (location, g_str_has_suffix (location, "/") ? "" : "/", escaped, NULL);
+}
+
 int
 _cs_io_stat_location (const char  *location,
                       gboolean     follow,

@@ -593,8 +593,8 @@ cs_job_check (CsJob   *self,
         }
       else if (dest_is_dir || self->into)
         {
-          g_autofree char *base = g_path_get_basename (trimmed);
-          target = g_build_filename (self->destination, base, NULL);
+          g_autofree char *base = _cs_io_location_name (trimmed);
+          target = _cs_io_location_child (self->destination, base);
         }
       else
         target = g_strdup (self->destination);
@@ -1924,8 +1924,12 @@ on_cancelled (GCancellable *cancellable,
 static char *
 record_path (const char *path)
 {
-  g_autofree char *absolute = g_canonicalize_filename (path, NULL);
+  g_autofree char *absolute = NULL;
 
+  /* A URL is no relative path: it was "<cwd>/smb:/…" in the record. */
+  if (!_cs_io_is_path (path))
+    return g_utf8_make_valid (path, -1);
+  absolute = g_canonicalize_filename (path, NULL);
   return g_filename_display_name (absolute);
 }
 

@@ -761,7 +761,7 @@ _cs_scanner_run (CsJob *job)
         trimmed[strlen (trimmed) - 1] = '\0';
 
       src_parent = g_path_get_dirname (trimmed);
-      src_name = g_path_get_basename (trimmed);
+      src_name = _cs_io_location_name (trimmed);
       if (explicit_target != NULL)
         {
           g_autofree char *target = g_strdup (explicit_target);
@@ -769,7 +769,7 @@ _cs_scanner_run (CsJob *job)
           while (strlen (target) > 1 && g_str_has_suffix (target, "/"))
             target[strlen (target) - 1] = '\0';
           dst_parent = g_path_get_dirname (target);
-          dst_name = g_path_get_basename (target);
+          dst_name = _cs_io_location_name (target);
         }
       else if (dest_is_dir)
         {
@@ -784,7 +784,7 @@ _cs_scanner_run (CsJob *job)
           while (strlen (target) > 1 && g_str_has_suffix (target, "/"))
             target[strlen (target) - 1] = '\0';
           dst_parent = g_path_get_dirname (target);
-          dst_name = g_path_get_basename (target);
+          dst_name = _cs_io_location_name (target);
         }
 
       container = open_container (job, src_parent, dst_parent);

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-fake-smb"
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+#include "cs-fake-smb.h"
+#include "cs-io-private.h"
+#include "cs-smb-credentials-private.h"
+
+static GMutex lock;
+static char *fake_folder;
+static char *fake_user;
+static char *fake_password;
+static guint refusals;
+static char *last_user;
+static CsIoTable fake_table;
+
+/* The local path of an smb:// location on the fake server, or NULL with
+ * errno set: EACCES for a login the share refuses, ENOENT for another
+ * share or server. Every part is unescaped, as libsmbclient does. */
+static char *
+local_path (const char *location)
+{
+  g_autofree char *userinfo = NULL;
+  g_autofree char *host = NULL;
+  g_autofree char *path = NULL;
+  g_auto(GStrv) segments = NULL;
+  g_autoptr(GString) local = NULL;
+  char workgroup[256] = "";
+  char user[256] = "";
+  char password[256] = "";
+  gboolean share_seen = FALSE;
+  gboolean allowed;
+
+  if (!g_uri_split (location, G_URI_FLAGS_NON_DNS | G_URI_FLAGS_ENCODED, NULL, &userinfo, &host,
+                    NULL, &path, NULL, NULL, NULL)
+      || g_strcmp0 (host, CS_FAKE_SMB_SERVER) != 0)
+    {
+      errno = ENOENT;
+      return NULL;
+    }
+
+  /* The user of the URL is the hint libsmbclient hands its callback. */
+  if (userinfo != NULL)
+    {
+      g_autofree char *plain = g_uri_unescape_string (userinfo, NULL);
+      const char *name = strchr (plain, ';') != NULL ? strchr (plain, ';') + 1 : plain;
+
+      g_strlcpy (user, name, sizeof user);
+    }
+  _cs_smb_credentials_fill (host, workgroup, sizeof workgroup, user, sizeof user, password,
+                            sizeof password);
+
+  g_mutex_lock (&lock);
+  g_free (last_user);
+  last_user = g_strdup (user);
+  allowed = g_strcmp0 (password, fake_password) == 0
+            && (fake_user == NULL || g_strcmp0 (user, fake_user) == 0);
+  if (!allowed)
+    refusals++;
+  local = g_string_new (fake_folder);
+  g_mutex_unlock (&lock);
+  explicit_bzero (password, sizeof password);
+  if (!allowed)
+    {
+      errno = EACCES;
+      return NULL;
+    }
+
+  segments = g_strsplit (path, "/", -1);
+  for (guint i = 0; segments[i] != NULL; i++)
+    {
+      g_autofree char *name = g_uri_unescape_string (segments[i], "/");
+
+      if (segments[i][0] == '\0' || name == NULL)
+        continue;
+      if (!share_seen)
+        {
+          share_seen = TRUE;
+          if (strcmp (name, CS_FAKE_SMB_SHARE) != 0)
+            {
+              errno = ENOENT;
+              return NULL;
+            }
+          continue;
+        }
+      g_string_append_c (local, '/');
+      g_string_append (local, name);
+    }
+  if (!share_seen)
+    {
+      errno = ENOENT;
+      return NULL;
+    }
+  return g_string_free (g_steal_pointer (&local), FALSE);
+}
+
+/* Each call that takes a location: the location's path on the local disk,
+ * the rest to the POSIX backend. */
+#define AT_LOCATION(dirfd, path, local)                                    \
+  g_autofree char *local = NULL;                                           \
+  if ((dirfd) == CS_IO_AT_LOCATION && g_str_has_prefix ((path), "smb://")) \
+    {                                                                      \
+      if ((local = local_path (path)) == NULL)                             \
+        return -1;                                                         \
+      (path) = local;                                                      \
+    }
+
+static int
+fake_openat (int dirfd, const char *path, int flags, mode_t mode)
+{
+  AT_LOCATION (dirfd, path, local);
+  return _cs_io_get_default ()->openat (dirfd, path, flags, mode);
+}
+
+static int
+fake_statx (int dirfd, const char *path, int flags, unsigned int mask, struct statx *stx)
+{
+  AT_LOCATION (dirfd, path, local);
+  return _cs_io_get_default ()->statx (dirfd, path, flags, mask, stx);
+}
+
+static int
+fake_fstatat (int dirfd, const char *path, struct stat *st, int flags)
+{
+  AT_LOCATION (dirfd, path, local);
+  return _cs_io_get_default ()->fstatat (dirfd, path, st, flags);
+}
+
+static int
+fake_mkdirat (int dirfd, const char *path, mode_t mode)
+{
+  AT_LOCATION (dirfd, path, local);
+  return _cs_io_get_default ()->mkdirat (dirfd, path, mode);
+}
+
+static int
+fake_unlinkat (int dirfd, const char *path, int flags)
+{
+  AT_LOCATION (dirfd, path, local);
+  return _cs_io_get_default ()->unlinkat (dirfd, path, flags);
+}
+
+static int
+fake_utimensat (int dirfd, const char *path, const struct timespec times[2], int flags)
+{
+  AT_LOCATION (dirfd, path, local);
+  return _cs_io_get_default ()->utimensat (dirfd, path, times, flags);
+}
+
+static int
+fake_mount_root (int dirfd, const char *path)
+{
+  AT_LOCATION (dirfd, path, local);
+  return _cs_io_get_default ()->mount_root (dirfd, path);
+}
+
+static char *
+fake_describe (const char *location)
+{
+  return g_strdup ("smb://" CS_FAKE_SMB_SERVER " (a fake server of the tests)");
+}
+
+void
+cs_fake_smb_install (const char *folder,
+                     const char *user,
+                     const char *password)
+{
+  g_mutex_lock (&lock);
+  g_free (fake_folder);
+  fake_folder = g_strdup (folder);
+  g_free (fake_user);
+  fake_user = g_strdup (user);
+  g_free (fake_password);
+  fake_password = g_strdup (password);
+  refusals = 0;
+  g_clear_pointer (&last_user, g_free);
+  g_mutex_unlock (&lock);
+
+  if (fake_table.name == NULL)
+    {
+      fake_table = *_cs_io_get_default ();
+      fake_table.name = "fake-smb";
+      fake_table.scheme = "smb://";
+      fake_table.openat = fake_openat;
+      fake_table.statx = fake_statx;
+      fake_table.fstatat = fake_fstatat;
+      fake_table.mkdirat = fake_mkdirat;
+      fake_table.unlinkat = fake_unlinkat;
+      fake_table.utimensat = fake_utimensat;
+      fake_table.mount_root = fake_mount_root;
+      fake_table.describe = fake_describe;
+    }
+  /* The last backend registered for a scheme takes its locations. */
+  _cs_io_register (&fake_table);
+}
+
+guint
+cs_fake_smb_refusals (void)
+{
+  guint n;
+
+  g_mutex_lock (&lock);
+  n = refusals;
+  g_mutex_unlock (&lock);
+  return n;
+}
+
+char *
+cs_fake_smb_dup_last_user (void)
+{
+  char *user;
+
+  g_mutex_lock (&lock);
+  user = g_strdup (last_user);
+  g_mutex_unlock (&lock);
+  return user;
+}

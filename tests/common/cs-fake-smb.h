@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/*
+ * An SMB server without a server: a backend of the engine's I/O seam for
+ * smb:// locations, registered after the real one so that it takes them,
+ * which keeps "smb://[user@]CS_FAKE_SMB_SERVER/CS_FAKE_SMB_SHARE/…" in a
+ * local folder. Each location a job or a login opens asks the engine's
+ * credentials (what libsmbclient's authentication callback asks) and is
+ * refused with EACCES unless they give the password and user set here;
+ * another share is ENOENT. What the engine does above the seam, its
+ * logins, routes and records, is its own. Not thread-safe to set while a
+ * job runs.
+ */
+
+#define CS_FAKE_SMB_SERVER "nas"
+#define CS_FAKE_SMB_SHARE  "share"
+
+/* Registers the backend (once) and keeps the share in @folder, which only
+ * @user (NULL: any) with @password logs in to. */
+void  cs_fake_smb_install  (const char *folder,
+                            const char *user,
+                            const char *password);
+/* How many logins the share refused, and the last user it was offered. */
+guint cs_fake_smb_refusals (void);
+char *cs_fake_smb_dup_last_user (void);
+
+G_END_DECLS
