@@ -15,11 +15,15 @@ typedef struct {
   guint  port;      /* 0: the default */
   char  *root_url;  /* smb://[domain;user@]server[:port]/share */
   char  *url;       /* root_url/sub/folder */
+  char  *path;      /* sub/folder, unescaped; "" at the share's root */
 } CsGvfsShare;
 
 /* The share and folder @path names where it lies in an SMB share's folder on
  * a gvfsd-fuse mount, else NULL (a local path costs a string search). */
 CsGvfsShare *_cs_gvfs_share_of_path (const char  *path);
+/* The share an smb://[domain;user@]server[:port]/share/path URL names, its
+ * url the URL as given; NULL for anything else. */
+CsGvfsShare *_cs_gvfs_share_of_url  (const char  *url);
 void         _cs_gvfs_share_free    (CsGvfsShare *share);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CsGvfsShare, _cs_gvfs_share_free)

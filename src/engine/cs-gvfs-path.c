@@ -35,6 +35,7 @@ _cs_gvfs_share_free (CsGvfsShare *share)
   g_free (share->domain);
   g_free (share->root_url);
   g_free (share->url);
+  g_free (share->path);
   g_free (share);
 }
 
@@ -153,6 +154,22 @@ folder_url (const char   *root,
   return g_string_free (url, FALSE);
 }
 
+/* The folders below a share, unescaped, as "sub/folder". */
+static char *
+join_below (char * const *below)
+{
+  GString *path = g_string_new (NULL);
+
+  for (guint i = 0; below[i] != NULL; i++)
+    if (below[i][0] != '\0')
+      {
+        if (path->len > 0)
+          g_string_append_c (path, '/');
+        g_string_append (path, below[i]);
+      }
+  return g_string_free (path, FALSE);
+}
+
 CsGvfsShare *
 _cs_gvfs_share_of_path (const char *path)
 {
@@ -181,5 +198,112 @@ _cs_gvfs_share_of_path (const char *path)
   below = g_strsplit (*end == '/' ? end + 1 : end, "/", -1);
   share->root_url = share_url (share);
   share->url = folder_url (share->root_url, below);
+  share->path = join_below (below);
+  return g_steal_pointer (&share);
+}
+
+/* @start to @end unescaped; a "%" that starts no escape is a "%" (a URL
+ * typed, or a name the engine joined unescaped), not the end of it. */
+static char *
+unescape_or_raw (const char *start,
+                 const char *end)
+{
+  char *text = g_uri_unescape_segment (start, end, NULL);
+
+  return text != NULL ? text : g_strndup (start, (gsize) (end - start));
+}
+
+/* "domain;user[:password]", escaped: the user and the domain, unescaped;
+ * a password in the URL stays out of them. */
+static void
+parse_userinfo (const char  *userinfo,
+                CsGvfsShare *share)
+{
+  const char *end = strchrnul (userinfo, ':');
+  const char *semicolon = memchr (userinfo, ';', (gsize) (end - userinfo));
+  const char *user = semicolon != NULL ? semicolon + 1 : userinfo;
+
+  if (semicolon != NULL && semicolon > userinfo)
+    share->domain = unescape_or_raw (userinfo, semicolon);
+  if (end > user)
+    share->user = unescape_or_raw (user, end);
+}
+
+/* Read by hand rather than by g_uri_split (), which refuses what
+ * libsmbclient takes: a "%" that starts no escape, a space. */
+CsGvfsShare *
+_cs_gvfs_share_of_url (const char *url)
+{
+  g_autoptr(CsGvfsShare) share = NULL;
+  g_autoptr(GPtrArray) below = g_ptr_array_new_with_free_func (g_free);
+  const char *authority, *host, *host_end, *at, *p;
+
+  g_return_val_if_fail (url != NULL, NULL);
+
+  if (!g_str_has_prefix (url, "smb://"))
+    return NULL;
+  authority = url + strlen ("smb://");
+  p = strchrnul (authority, '/');
+  share = g_new0 (CsGvfsShare, 1);
+
+  /* [userinfo@]host[:port], the host maybe an IPv6 address in brackets. */
+  host = authority;
+  for (at = authority; at < p; at++)
+    if (*at == '@')
+      host = at + 1;
+  if (host > authority)
+    {
+      g_autofree char *userinfo = g_strndup (authority, (gsize) (host - 1 - authority));
+
+      parse_userinfo (userinfo, share);
+    }
+  host_end = p;
+  if (*host == '[')
+    {
+      const char *close = memchr (host, ']', (gsize) (p - host));
+
+      if (close == NULL)
+        return NULL;
+      host_end = close + 1;
+    }
+  else
+    {
+      const char *colon = memchr (host, ':', (gsize) (p - host));
+
+      if (colon != NULL)
+        host_end = colon;
+    }
+  if (host_end < p && *host_end == ':')
+    {
+      g_autofree char *digits = g_strndup (host_end + 1, (gsize) (p - host_end - 1));
+      guint64 port;
+
+      if (!g_ascii_string_to_unsigned (digits, 10, 1, 65535, &port, NULL))
+        return NULL;
+      share->port = (guint) port;
+    }
+  if (host_end == host)
+    return NULL;
+  share->server = unescape_or_raw (host, host_end);
+
+  /* The share, then the folders below it. */
+  while (*p == '/')
+    {
+      const char *segment = p + 1;
+
+      p = strchrnul (segment, '/');
+      if (p == segment || (p == segment + 1 && *segment == '.'))
+        continue;
+      if (share->share == NULL)
+        share->share = unescape_or_raw (segment, p);
+      else
+        g_ptr_array_add (below, unescape_or_raw (segment, p));
+    }
+  if (share->share == NULL)
+    return NULL;
+  g_ptr_array_add (below, NULL);
+  share->root_url = share_url (share);
+  share->url = g_strdup (url);
+  share->path = join_below ((char * const *) below->pdata);
   return g_steal_pointer (&share);
 }

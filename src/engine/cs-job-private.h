@@ -64,7 +64,7 @@ struct _CsJob {
    * (cs-route.c): the locations as given, for the record; else NULL. */
   GPtrArray    *given_sources;
   char         *given_destination;
-  char         *route;            /* how a GVfs path is reached, for the record; or NULL */
+  char         *route;            /* how an SMB share is reached, for the record; or NULL */
   CsRunSettings settings;
   GPtrArray    *excludes;         /* GPatternSpec* */
   char         *cache_mode;
@@ -359,8 +359,8 @@ void      _cs_job_release_dir_fds  (CsJob        *job,
 void      _cs_job_dir_finished     (CsJob        *job,
                                     CsDir        *dir);
 
-/* main thread, before the check: the route to shares GVfs mounted
- * (cs-route.c). */
+/* main thread, before the check: the route to SMB shares, mounted by GVfs
+ * or by URL (cs-route.c). */
 void      _cs_route_choose         (CsJob        *job);
 
 G_END_DECLS

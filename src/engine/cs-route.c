@@ -20,12 +20,15 @@
  * takes them as the smb:// URLs of the same folders, when it can log in
  * there (cs-smb-credentials.c). Where it cannot, the paths stay paths and
  * the copy goes through GVfs's mount as before. Either way one route for
- * the whole run, said in its record.
+ * the whole run, said in its record. smb:// URLs log in the same way (the
+ * login the window asked for, the password given, the keyring's, a guest)
+ * and have no other route: where none works, the check says so.
  */
 
 typedef struct {
   char        **location;   /* in the job's arrays */
   CsGvfsShare  *share;
+  gboolean      url;        /* already an smb:// URL: nothing to map */
 } Mapped;
 
 static void
@@ -38,9 +41,15 @@ static void
 map_location (GArray  *mapped,
               char   **location)
 {
-  Mapped m = { location, NULL };
+  Mapped m = { location, NULL, FALSE };
 
-  if (*location != NULL && (m.share = _cs_gvfs_share_of_path (*location)) != NULL)
+  if (*location == NULL)
+    return;
+  if ((m.share = _cs_gvfs_share_of_url (*location)) != NULL)
+    m.url = TRUE;
+  else
+    m.share = _cs_gvfs_share_of_path (*location);
+  if (m.share != NULL)
     g_array_append_val (mapped, m);
 }
 
@@ -50,6 +59,7 @@ _cs_route_choose (CsJob *job)
   g_autoptr(GArray) mapped = g_array_new (FALSE, FALSE, sizeof (Mapped));
   g_autofree char *why = NULL;
   const CsGvfsShare *named;
+  gboolean any_path = FALSE;
 
   g_array_set_clear_func (mapped, mapped_clear);
   for (guint i = 0; i < job->sources->len; i++)
@@ -64,24 +74,30 @@ _cs_route_choose (CsJob *job)
   named = g_array_index (mapped, Mapped, mapped->len - 1).share;
   for (guint i = 0; i < mapped->len; i++)
     {
-      const CsGvfsShare *share = g_array_index (mapped, Mapped, i).share;
+      const Mapped *m = &g_array_index (mapped, Mapped, i);
 
-      if (!_cs_smb_credentials_connect (share, &why))
-        {
-          job->route = g_strdup_printf (_("through GVfs's mount (SMB directly to %s/%s: %s)"),
-                                        share->server, share->share, why);
-          return;
-        }
+      any_path = any_path || !m->url;
+      if (_cs_smb_credentials_connect (m->share, &why))
+        continue;
+      if (!m->url)
+        job->route = g_strdup_printf (_("through GVfs's mount (SMB directly to %s/%s: %s)"),
+                                      m->share->server, m->share->share, why);
+      return;
     }
 
-  job->given_sources = g_ptr_array_new_with_free_func (g_free);
-  for (guint i = 0; i < job->sources->len; i++)
-    g_ptr_array_add (job->given_sources, g_strdup (g_ptr_array_index (job->sources, i)));
-  job->given_destination = g_strdup (job->destination);
+  if (any_path)
+    {
+      job->given_sources = g_ptr_array_new_with_free_func (g_free);
+      for (guint i = 0; i < job->sources->len; i++)
+        g_ptr_array_add (job->given_sources, g_strdup (g_ptr_array_index (job->sources, i)));
+      job->given_destination = g_strdup (job->destination);
+    }
   for (guint i = 0; i < mapped->len; i++)
     {
       Mapped *m = &g_array_index (mapped, Mapped, i);
 
+      if (m->url)
+        continue;
       g_free (*m->location);
       *m->location = g_strdup (m->share->url);
     }

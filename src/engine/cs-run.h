@@ -168,7 +168,7 @@ typedef struct {
   guint  cpus;
   char  *source_fs;
   char  *destination_fs;
-  char  *route;                     /* how a share GVfs mounted was reached; NULL: none was */
+  char  *route;                     /* how an SMB share was reached; NULL: none was */
   char  *cache_mode;                /* "cold (drop_caches)", "warm", "unknown", … */
   char  *tool_version;
 } CsRunEnvironment;

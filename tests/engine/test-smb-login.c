@@ -6,11 +6,15 @@
 
 #include "copyscope-engine.h"
 #include "cs-fake-smb.h"
+#include "cs-test-async.h"
 #include "cs-test-tree.h"
 
 /*
- * Names at the top of an smb:// location, taken unescaped, and the
- * location kept as given in the record. Against the fake server of tests/common/cs-fake-smb.c: only
+ * Names at the top of an smb:// location, taken unescaped. Logging in to
+ * an SMB share before a job does, as the window does it (cs_smb_log_in_*):
+ * refused, then the password a user typed, which the job's connections
+ * then use; the route a job to an smb:// URL says; no password in the
+ * record. Against the fake server of tests/common/cs-fake-smb.c: only
  * libsmbclient is left out, the engine's logins and routes are its own.
  */
 
@@ -26,6 +30,39 @@ write_file (const char *path,
 
   g_file_set_contents (path, text, -1, &error);
   g_assert_no_error (error);
+}
+
+static void
+test_location_parse (void)
+{
+  g_autoptr(CsSmbLocation) full = cs_smb_location_parse ("smb://LAB;me@nas:1445/photos/2024/a%20b%25");
+  g_autoptr(CsSmbLocation) root = cs_smb_location_parse ("smb://nas/share/");
+  g_autoptr(CsSmbLocation) typed = cs_smb_location_parse ("smb://nas/share/100%/x");
+
+  g_assert_nonnull (full);
+  g_assert_cmpstr (full->server, ==, "nas");
+  g_assert_cmpuint (full->port, ==, 1445);
+  g_assert_cmpstr (full->share, ==, "photos");
+  g_assert_cmpstr (full->path, ==, "2024/a b%");
+  g_assert_cmpstr (full->user, ==, "me");
+  g_assert_cmpstr (full->domain, ==, "LAB");
+  g_assert_true (full->url);
+
+  g_assert_nonnull (root);
+  g_assert_cmpstr (root->share, ==, "share");
+  g_assert_cmpstr (root->path, ==, "");
+  g_assert_null (root->user);
+  g_assert_null (root->domain);
+  g_assert_cmpuint (root->port, ==, 0);
+
+  /* A "%" that starts no escape, as someone may type it, is a "%". */
+  g_assert_nonnull (typed);
+  g_assert_cmpstr (typed->path, ==, "100%/x");
+
+  g_assert_null (cs_smb_location_parse ("smb://nas"));
+  g_assert_null (cs_smb_location_parse ("smb://nas/"));
+  g_assert_null (cs_smb_location_parse ("/tmp/smb-share:server=nas,share=share"));
+  g_assert_null (cs_smb_location_parse ("sftp://nas/share"));
 }
 
 /* A copy to and from a share by URL, with the process's password as the
@@ -86,6 +123,72 @@ test_names (void)
   cs_test_tree_remove (back);
 }
 
+static void
+test_log_in (void)
+{
+  g_autofree char *backing = cs_test_tree_make_tmp ();
+  g_autofree char *src = cs_test_tree_make_tmp ();
+  g_autofree char *odd = g_build_filename (src, "a b%c", NULL);
+  g_autofree char *odd_file = g_build_filename (odd, "x #1.txt", NULL);
+  g_autofree char *arrived = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *last_user = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CsJob) job = NULL;
+  const CsRunEnvironment *env;
+
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  g_assert_cmpint (g_mkdir (odd, 0755), ==, 0);
+  write_file (odd_file, "hello, share");
+
+  /* Nothing given and nothing kept: refused, so the window asks. */
+  g_assert_false (cs_smb_log_in_sync (URL "/dst", NULL, NULL, NULL, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+  g_assert_nonnull (strstr (error->message, CS_FAKE_SMB_SERVER));
+  g_clear_error (&error);
+
+  /* A wrong password is refused, in the thread the window runs it in. */
+  cs_smb_log_in_async (URL "/dst", NULL, NULL, "wrong", NULL, cs_test_async_store, &result);
+  g_assert_false (cs_smb_log_in_finish (cs_test_async_wait (&result), &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+  g_clear_error (&error);
+  g_clear_object (&result);
+
+  /* A share the server has not. */
+  g_assert_false (cs_smb_log_in_sync ("smb://" USER "@" CS_FAKE_SMB_SERVER "/other", NULL, NULL,
+                                      PASSWORD, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "“other”"));
+  g_clear_error (&error);
+
+  /* The right one; the user is the URL's. */
+  cs_smb_log_in_async (URL "/dst", NULL, NULL, PASSWORD, NULL, cs_test_async_store, &result);
+  g_assert_true (cs_smb_log_in_finish (cs_test_async_wait (&result), &error));
+  g_assert_no_error (error);
+  last_user = cs_fake_smb_dup_last_user ();
+  g_assert_cmpstr (last_user, ==, USER);
+
+  /* A job's connections log in with it, and its route says how it went. */
+  job = cs_job_new ();
+  cs_job_add_source (job, odd);
+  cs_job_set_destination (job, URL "/dst");
+  cs_job_set_into (job, TRUE);
+  g_assert_true (cs_job_run_sync (job, NULL, &error));
+  g_assert_no_error (error);
+  arrived = g_build_filename (backing, "dst", "a b%c", NULL);
+  cs_test_tree_assert_equal (odd, arrived);
+  env = cs_run_get_environment (cs_job_get_run (job));
+  g_assert_nonnull (env);
+  g_assert_cmpstr (env->route, ==, "SMB directly to " CS_FAKE_SMB_SERVER "/" CS_FAKE_SMB_SHARE);
+  g_assert_cmpstr (cs_run_get_destination (cs_job_get_run (job)), ==, URL "/dst");
+  json = cs_run_to_json_string (cs_job_get_run (job), FALSE);
+  g_assert_null (strstr (json, PASSWORD));
+
+  cs_test_tree_remove (backing);
+  cs_test_tree_remove (src);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -98,7 +201,9 @@ main (int   argc,
   g_setenv ("XDG_RUNTIME_DIR", runtime, TRUE);
   g_test_init (&argc, &argv, NULL);
 
+  g_test_add_func ("/smb-login/location-parse", test_location_parse);
   g_test_add_func ("/smb-login/names", test_names);
+  g_test_add_func ("/smb-login/log-in", test_log_in);
 
   status = g_test_run ();
   cs_test_tree_remove (runtime);
