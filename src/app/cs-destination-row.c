@@ -10,7 +10,8 @@
 
 /*
  * Where the copy goes: a folder picked with the chooser (the window's
- * "win.choose-destination" action) or dropped onto the row, with its free space.
+ * "win.choose-destination" action) or dropped onto the row, with its free space
+ * (unknown for an smb:// location, which only the engine can reach).
  * A folder that does not exist yet is said to be made by the copy, with the
  * folders above it that are missing too (Copy Into makes them all), or said
  * not to be possible when a file stands in the way; its free space is that
@@ -83,9 +84,20 @@ static void
 cs_destination_row_show_path (CsDestinationRow *self)
 {
   g_autofree char *parse_name = g_file_get_parse_name (self->file);
-  g_autofree char *display = _cs_display_path (parse_name);
+  g_autofree char *display = NULL;
   g_autofree char *subtitle = NULL;
 
+  if (_cs_file_is_smb_url (self->file))
+    {
+      display = _cs_display_file (self->file);
+      /* Translators: under a destination on an SMB share nobody mounted,
+       * like "nas/photos/2024", then this */
+      subtitle = g_strdup_printf (_("%s\nSMB share, reached at the server directly"), display);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (self), subtitle);
+      return;
+    }
+
+  display = _cs_display_path (parse_name);
   if (self->blocker != NULL)
     {
       g_autofree char *blocker = g_file_get_parse_name (self->blocker);
@@ -174,6 +186,15 @@ cs_destination_row_update (CsDestinationRow *self)
 
   cs_destination_row_show_path (self);
 
+  /* GIO knows nothing of a share nobody mounted; the engine reaches it,
+   * and says nothing of its free space before the copy. */
+  if (_cs_file_is_smb_url (self->file))
+    {
+      gtk_label_set_label (self->free_label, _("Free space unknown"));
+      gtk_widget_set_visible (GTK_WIDGET (self->free_label), TRUE);
+      return;
+    }
+
   self->cancellable = g_cancellable_new ();
   g_file_query_info_async (self->file, G_FILE_ATTRIBUTE_STANDARD_TYPE, G_FILE_QUERY_INFO_NONE,
                            G_PRIORITY_DEFAULT, self->cancellable, exists_cb, g_object_ref (self));
@@ -197,7 +218,9 @@ drop_cb (CsDestinationRow *self,
     return FALSE;
 
   file = files->data;
-  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_DIRECTORY)
+  /* A share nobody mounted is known to be a folder only once logged in. */
+  if (!_cs_file_is_smb_url (file)
+      && g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_DIRECTORY)
     return FALSE;
 
   cs_destination_row_set_file (self, file);

@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 
 #include "cs-format.h"
+#include "cs-smb.h"
 
 /* Decimal units by default, as every Copyscope report states: MB = 10^6 bytes.
  * The preferences can switch the screen (never a file) to MiB. Main thread. */
@@ -139,6 +140,26 @@ _cs_counter_unit (const CsCounterInfo *info)
   return info->unit[0] != '\0' ? _(info->unit) : "";
 }
 
+/* "nas/photos/2024", with the server's port where it is not the default:
+ * the share and folder as a person names them, without the URL's escapes
+ * or the user it logs in as. */
+static char *
+display_smb (const char *location)
+{
+  g_autoptr(CsSmbLocation) smb = cs_smb_location_parse (location);
+  GString *text;
+
+  if (smb == NULL)
+    return g_strdup (location);
+  text = g_string_new (smb->server);
+  if (smb->port != 0)
+    g_string_append_printf (text, ":%u", smb->port);
+  g_string_append_printf (text, "/%s", smb->share);
+  if (smb->path[0] != '\0')
+    g_string_append_printf (text, "/%s", smb->path);
+  return g_string_free (text, FALSE);
+}
+
 /* Names may hold any byte but "/" and NUL; newlines and other controls are shown
  * as visible symbols so one name never looks like two. */
 char *
@@ -149,7 +170,14 @@ _cs_display_path (const char *path)
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  display = g_filename_display_name (path);
+  if (g_str_has_prefix (path, "smb://"))
+    {
+      g_autofree char *smb = display_smb (path);
+
+      display = g_utf8_make_valid (smb, -1);
+    }
+  else
+    display = g_filename_display_name (path);
   out = g_string_sized_new (strlen (display));
 
   for (const char *p = display; *p != '\0'; p = g_utf8_next_char (p))
@@ -205,11 +233,80 @@ _cs_format_sources (const char * const *sources)
   if (n == 0)
     return g_strdup ("?");
 
-  base = g_path_get_basename (sources[0]);
-  first = g_filename_display_name (base);
+  if (g_str_has_prefix (sources[0], "smb://"))
+    {
+      g_autofree char *shown = display_smb (sources[0]);
+
+      base = g_path_get_basename (shown);
+      first = g_utf8_make_valid (base, -1);
+    }
+  else
+    {
+      base = g_path_get_basename (sources[0]);
+      first = g_filename_display_name (base);
+    }
   if (n == 1)
     return g_steal_pointer (&first);
 
   /* Translators: several sources, like "Photos and 3 more" */
   return g_strdup_printf (ngettext ("%s and %u more", "%s and %u more", n - 1), first, n - 1);
+}
+
+gboolean
+_cs_file_is_smb_url (GFile *file)
+{
+  g_autofree char *path = NULL;
+
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  if (!g_file_has_uri_scheme (file, "smb"))
+    return FALSE;
+  path = g_file_get_path (file);
+  return path == NULL;
+}
+
+/*
+ * GNOME Files hands over smb:// URIs for shares it mounted too, and GIO
+ * turns them into the path on GVfs's FUSE mount while gvfsd-fuse runs:
+ * that path is what the engine gets, since it may go through the mount if
+ * the engine cannot log in itself, and goes to the server directly when it
+ * can (cs-route.c). A share nobody mounted has no path: its URL goes to
+ * the engine's own SMB client, which logs in first (cs-window-login.c).
+ */
+char *
+_cs_file_get_location (GFile *file)
+{
+  char *path;
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  if ((path = g_file_get_path (file)) != NULL)
+    return path;
+  if (g_file_has_uri_scheme (file, "smb"))
+    return g_file_get_uri (file);
+  return NULL;
+}
+
+GFile *
+_cs_file_new_for_location (const char *location)
+{
+  g_return_val_if_fail (location != NULL, NULL);
+
+  if (g_uri_peek_scheme (location) != NULL)
+    return g_file_new_for_uri (location);
+  return g_file_new_for_path (location);
+}
+
+char *
+_cs_display_file (GFile *file)
+{
+  g_autofree char *location = NULL;
+  g_autofree char *parse_name = NULL;
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  if ((location = _cs_file_get_location (file)) != NULL)
+    return _cs_display_path (location);
+  parse_name = g_file_get_parse_name (file);
+  return _cs_display_path (parse_name);
 }

@@ -22,7 +22,18 @@ char *_cs_format_counter_value (CsCounter  counter,
                                 double     value);
 const char *_cs_counter_unit  (const CsCounterInfo *info);
 char *_cs_display_name        (GFile      *file);
+/* A path, or an smb:// location as "server/share/folder". */
 char *_cs_display_path        (const char *path);
+/* What a file the window was given is to the engine: its path (GVfs's
+ * FUSE path for a share it mounted), else an smb:// URL; NULL for
+ * anything else, which the engine cannot reach. */
+char  *_cs_file_get_location  (GFile      *file);
+/* Whether @file is an SMB share's folder the engine reaches by its URL,
+ * with no path to ask GIO about. */
+gboolean _cs_file_is_smb_url  (GFile      *file);
+GFile *_cs_file_new_for_location (const char *location);
+/* "server/share/folder" for an smb:// URL, else the path or the URI. */
+char  *_cs_display_file       (GFile      *file);
 
 /* A copy's sources by the first one's name: "Photos", "Photos and 3 more". */
 char *_cs_format_sources       (const char * const *sources);

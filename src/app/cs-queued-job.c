@@ -47,8 +47,9 @@ cs_queued_job_device_of (const char *destination)
 
   g_return_val_if_fail (destination != NULL, NULL);
 
-  /* GVfs maps its FUSE paths back to the share's URI. */
-  file = g_file_new_for_path (destination);
+  /* An smb:// URL is its own; GVfs maps its FUSE paths back to the share's URI. */
+  file = g_uri_peek_scheme (destination) != NULL ? g_file_new_for_uri (destination)
+                                                 : g_file_new_for_path (destination);
   uri = g_file_get_uri (file);
   scheme = g_uri_peek_scheme (uri);
   if (g_strcmp0 (scheme, "file") != 0)

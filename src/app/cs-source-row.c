@@ -254,7 +254,7 @@ cs_source_row_constructed (GObject *object)
   g_assert (self->file != NULL);
 
   name = _cs_display_name (self->file);
-  parse_name = g_file_get_parse_name (self->file);
+  parse_name = _cs_display_file (self->file);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self), name);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self), parse_name);
   adw_action_row_set_subtitle (ADW_ACTION_ROW (self), _("Counting…"));
@@ -263,6 +263,21 @@ cs_source_row_constructed (GObject *object)
   self->scan->file = g_object_ref (self->file);
   self->scan->type = G_FILE_TYPE_UNKNOWN;
   self->cancellable = g_cancellable_new ();
+
+  /* GIO cannot read a share nobody mounted; the copy's own count will. */
+  if (_cs_file_is_smb_url (self->file))
+    {
+      g_autofree char *where = g_path_get_dirname (parse_name);
+      g_autofree char *subtitle = NULL;
+
+      /* Translators: under a source on an SMB share nobody mounted, like
+       * "On nas/photos; counted when the copy starts" */
+      subtitle = g_strdup_printf (_("On %s; counted when the copy starts"), where);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (self), subtitle);
+      gtk_widget_set_visible (GTK_WIDGET (self->spinner), FALSE);
+      self->scanned = TRUE;
+      return;
+    }
 
   gtk_spinner_start (self->spinner);
 

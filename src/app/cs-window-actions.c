@@ -99,7 +99,8 @@ clear_sources_action (GtkWidget  *widget,
 
 /*
  * A job of @files into @destination, set up as the setup page says; NULL,
- * the setup page saying why, when a file is no local or mounted path.
+ * the setup page saying why, when a file is neither a local or mounted
+ * path nor on an SMB share.
  */
 CsJob *
 _cs_window_build_job (CsWindow  *self,
@@ -110,45 +111,64 @@ _cs_window_build_job (CsWindow  *self,
                       char     **out_destination)
 {
   g_autoptr(GStrvBuilder) sources = g_strv_builder_new ();
-  g_autofree char *destination_path = NULL;
+  g_autofree char *destination_location = NULL;
   g_autoptr(CsJob) job = cs_job_new ();
 
   for (guint i = 0; i < n_files; i++)
     {
-      g_autofree char *path = g_file_get_path (files[i]);
+      g_autofree char *location = _cs_file_get_location (files[i]);
 
-      /* The engine copies paths; remote locations need to be mounted first. */
-      if (path == NULL)
+      /* The engine copies paths and smb:// locations; other remote ones
+       * need to be mounted first. */
+      if (location == NULL)
         {
           g_autofree char *uri = g_file_get_uri (files[i]);
-          g_autoptr(GError) error = g_error_new (CS_JOB_ERROR, CS_JOB_ERROR_INVALID,
-                                                 _("“%s” is not a local or mounted folder."), uri);
+          g_autofree char *text = g_strdup_printf (_("“%s” is not a local or mounted folder, nor one "
+                                                     "on an SMB share."), uri);
 
-          cs_setup_page_show_refusal (self->setup_page, error->message);
+          cs_setup_page_show_refusal (self->setup_page, text);
           return NULL;
         }
-      cs_job_add_source (job, path);
-      g_strv_builder_add (sources, path);
+      cs_job_add_source (job, location);
+      g_strv_builder_add (sources, location);
     }
 
-  destination_path = g_file_get_path (destination);
-  if (destination_path == NULL)
+  destination_location = _cs_file_get_location (destination);
+  if (destination_location == NULL)
     {
       cs_setup_page_show_refusal (self->setup_page,
-                                  _("The destination is not a local or mounted folder."));
+                                  _("The destination is not a local or mounted folder, nor one on "
+                                    "an SMB share."));
       return NULL;
     }
-  cs_job_set_destination (job, destination_path);
+  cs_job_set_destination (job, destination_location);
   _cs_window_configure_job (self, job);
 
   if (out_sources != NULL)
     *out_sources = g_strv_builder_end (sources);
   if (out_destination != NULL)
-    *out_destination = g_steal_pointer (&destination_path);
+    *out_destination = g_steal_pointer (&destination_location);
   return g_steal_pointer (&job);
 }
 
-/* Starts the setup page's copy, or, while one runs, queues it. */
+/* The setup page's copy has started or joined the queue: its sources are
+ * the copy's now, and the window shows the running copy. */
+void
+_cs_window_setup_started (CsWindow *self,
+                          CsJob    *job,
+                          gboolean  queued)
+{
+  if (!queued)
+    g_clear_pointer (&self->retry_targets, g_hash_table_unref);
+  /* What the setup page gets next is the next copy's. */
+  cs_setup_page_clear_sources (self->setup_page);
+  /* Back to the running copy, whose page lists the queue. */
+  if (self->job != job)
+    _cs_window_show_home (self, "copying");
+}
+
+/* Starts the setup page's copy, or, while one runs, queues it; a copy to an
+ * SMB share nobody mounted logs in first, asking where it must. */
 static void
 start_action (GtkWidget  *widget,
               const char *action_name,
@@ -159,34 +179,20 @@ start_action (GtkWidget  *widget,
   GFile *destination = cs_setup_page_get_destination (self->setup_page);
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
   g_auto(GStrv) sources = NULL;
-  g_autofree char *destination_path = NULL;
+  g_autofree char *destination_location = NULL;
   g_autoptr(CsJob) job = NULL;
-  gboolean started;
 
-  if (destination == NULL)
+  if (destination == NULL || self->login != NULL)
     return;
 
   for (guint i = 0; i < g_list_model_get_n_items (model); i++)
     g_ptr_array_add (files, g_list_model_get_item (model, i));
   job = _cs_window_build_job (self, (GFile **) files->pdata, files->len, destination,
-                              &sources, &destination_path);
+                              &sources, &destination_location);
   if (job == NULL)
     return;
 
-  if (self->job != NULL)
-    started = _cs_window_queue (self, job, sources, destination_path);
-  else
-    {
-      started = _cs_window_start (self, job, destination_path);
-      if (started)
-        g_clear_pointer (&self->retry_targets, g_hash_table_unref);
-    }
-  /* They are the copy's now; what the setup page gets next is the next copy's. */
-  if (started)
-    cs_setup_page_clear_sources (self->setup_page);
-  /* Back to the running copy, whose page lists the queue. */
-  if (started && self->job != job)
-    _cs_window_show_home (self, "copying");
+  _cs_window_submit (self, job, (const char * const *) sources, destination_location, TRUE);
 }
 
 static void
@@ -550,7 +556,7 @@ _cs_window_actions_update (CsWindow *self)
   gtk_widget_action_set_enabled (widget, "win.new-copy", TRUE);
   /* While a copy runs, Start queues the next one. */
   gtk_widget_action_set_enabled (widget, "win.start",
-                                 on_setup && n_sources > 0 &&
+                                 on_setup && n_sources > 0 && self->login == NULL &&
                                  cs_setup_page_get_destination (self->setup_page) != NULL);
   gtk_widget_action_set_enabled (widget, "win.pause", running);
   gtk_widget_action_set_enabled (widget, "win.cancel", running);

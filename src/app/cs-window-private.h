@@ -15,6 +15,8 @@
 
 G_BEGIN_DECLS
 
+typedef struct _CsWindowLogin CsWindowLogin;
+
 struct _CsWindow
 {
   AdwApplicationWindow  parent_instance;
@@ -67,6 +69,7 @@ struct _CsWindow
   GPtrArray            *side_jobs;       /* of CsQueuedJob in the queue, running beside it */
   char                 *job_device;      /* the running copy's destination device */
   GQueue                deletions_waiting; /* of CsDeletions, while another is asked */
+  CsWindowLogin        *login;           /* a copy waiting for its SMB logins (cs-window-login.c) */
 
   guint                 close_when_done : 1;
   guint                 close_if_clean : 1;  /* --close-when-done: a clean finish closes */
@@ -77,6 +80,17 @@ struct _CsWindow
 /* cs-window-actions.c */
 void     _cs_window_class_install_actions (GtkWidgetClass *widget_class);
 void     _cs_window_actions_update        (CsWindow       *self);
+void     _cs_window_setup_started         (CsWindow       *self,
+                                           CsJob          *job,
+                                           gboolean        queued);
+
+/* cs-window-login.c */
+gboolean _cs_window_submit                (CsWindow           *self,
+                                           CsJob              *job,
+                                           const char * const *sources,
+                                           const char         *destination,
+                                           gboolean            from_setup);
+void     _cs_window_login_cancel          (CsWindow           *self);
 
 /* cs-window.c */
 gboolean _cs_window_start                 (CsWindow       *self,

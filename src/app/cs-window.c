@@ -91,7 +91,7 @@ void
 _cs_window_open_folder (CsWindow   *self,
                         const char *path)
 {
-  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFile) file = _cs_file_new_for_location (path);
   g_autofree char *uri = g_file_get_uri (file);
 
   session->show_uri (GTK_WINDOW (self), uri);
@@ -1403,6 +1403,7 @@ cs_window_dispose (GObject *object)
     }
   g_clear_pointer (&self->side_jobs, g_ptr_array_unref);
 
+  _cs_window_login_cancel (self);
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_cancellable_cancel (self->choosers);
@@ -1713,7 +1714,8 @@ cs_window_set_threads (CsWindow *self,
  * Starts a copy of the setup page's sources into its destination, as the Start
  * button does. With @close_when_done, a copy that finishes without problems
  * closes the window. FALSE when the copy did not start; the setup page then
- * says why.
+ * says why. TRUE also while it waits for a login to an SMB share, after
+ * which it starts, or the setup page says why not.
  */
 gboolean
 cs_window_start_copy (CsWindow *self,
@@ -1725,7 +1727,8 @@ cs_window_start_copy (CsWindow *self,
     return FALSE;
 
   gtk_widget_activate_action (GTK_WIDGET (self), "win.start", NULL);
-  if (self->job == NULL)
+  /* A copy to an SMB share may first wait for its login. */
+  if (self->job == NULL && self->login == NULL)
     return FALSE;
 
   self->close_if_clean = !!close_when_done;
@@ -1762,9 +1765,7 @@ cs_window_queue_copy (CsWindow  *self,
       _cs_window_show_home (self, "setup");
       return FALSE;
     }
-  if (self->job == NULL)
-    return _cs_window_start (self, job, destination_path);
-  return _cs_window_queue (self, job, sources, destination_path);
+  return _cs_window_submit (self, job, (const char * const *) sources, destination_path, FALSE);
 }
 
 /* The copies waiting behind the running one: a model of CsQueuedJob. */

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "test-smb-window"
+
+#include "config.h"
+
+#include <string.h>
+#include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
+
+#include <adwaita.h>
+
+#include "copyscope-engine.h"
+#include "cs-destination-row.h"
+#include "cs-fake-smb.h"
+#include "cs-login-dialog.h"
+#include "cs-setup-page.h"
+#include "cs-source-list.h"
+#include "cs-source-row.h"
+#include "cs-summary-page.h"
+#include "cs-test-tree.h"
+#include "cs-ui-test.h"
+
+/*
+ * smb:// locations in the window: dropped on it as GIO hands them over
+ * (a URI with no path on GVfs's mount), shown as "server/share/folder",
+ * handed to the job as smb:// URLs; a server that refuses to let the
+ * window log in gets a dialog, asked again after a wrong password, and
+ * Cancel leaves the setup as it was. Against the fake server of
+ * tests/common/cs-fake-smb.c, which refuses what the engine's credentials
+ * do not match: no smbd needed.
+ */
+
+#define WAIT_SECONDS 60
+#define USER         "lab"
+#define PASSWORD     "right pass"
+#define SHARE_URL    "smb://" USER "@" CS_FAKE_SMB_SERVER "/" CS_FAKE_SMB_SHARE
+
+static void
+write_file (const char *path,
+            gsize       size,
+            guint       seed)
+{
+  g_autofree char *data = g_malloc (size);
+  g_autoptr(GError) error = NULL;
+
+  for (gsize i = 0; i < size; i++)
+    data[i] = (char) ((i * 131 + seed * 17 + (i >> 9)) & 0xff);
+  g_file_set_contents (path, data, (gssize) size, &error);
+  g_assert_no_error (error);
+}
+
+static CsSetupPage *
+setup_page (CsWindow *window)
+{
+  return CS_SETUP_PAGE (cs_ui_find (window, CS_TYPE_SETUP_PAGE));
+}
+
+static GtkDropTarget *
+find_drop_target (GtkWidget *widget)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_DROP_TARGET (controller))
+        return GTK_DROP_TARGET (controller);
+    }
+  return NULL;
+}
+
+/* Drops @uri on @widget as a file manager would. */
+static gboolean
+drop_uri (GtkWidget  *widget,
+          const char *uri)
+{
+  GtkDropTarget *target = find_drop_target (widget);
+  GValue value = G_VALUE_INIT;
+  gboolean handled = FALSE;
+
+  g_assert_nonnull (target);
+  g_value_init (&value, GDK_TYPE_FILE_LIST);
+  g_value_take_boxed (&value, g_slist_append (NULL, g_file_new_for_uri (uri)));
+  g_signal_emit_by_name (target, "drop", &value, 10.0, 10.0, &handled);
+  g_value_unset (&value);
+  return handled;
+}
+
+static gboolean
+match_entry_row (GtkWidget  *root,
+                 const char *title,
+                 GtkWidget **found)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (ADW_IS_ENTRY_ROW (child)
+          && g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (child)), title) == 0)
+        {
+          *found = child;
+          return TRUE;
+        }
+      if (match_entry_row (child, title, found))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* What the user reads for @msgid, mnemonic aside. */
+static char *
+tr (const char *msgid)
+{
+  g_autoptr(GString) text = g_string_new (_(msgid));
+
+  g_string_replace (text, "_", "", 0);
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+/* The dialog's field called @title, as the user reads it. */
+static GtkEditable *
+field (AdwMessageDialog *dialog,
+       const char       *title)
+{
+  g_autofree char *shown = tr (title);
+  GtkWidget *row = NULL;
+
+  g_assert_true (match_entry_row (GTK_WIDGET (dialog), shown, &row));
+  return GTK_EDITABLE (row);
+}
+
+static gboolean
+dialog_shown (gpointer data)
+{
+  AdwMessageDialog *dialog = cs_ui_find_dialog (data);
+
+  return dialog != NULL && CS_IS_LOGIN_DIALOG (dialog);
+}
+
+/* The dialog asking for a login, once the window has looked and the
+ * server refused what it had. */
+static AdwMessageDialog *
+wait_for_login_dialog (CsWindow *window)
+{
+  g_assert_true (cs_ui_wait_until (dialog_shown, window, WAIT_SECONDS));
+  return cs_ui_find_dialog (window);
+}
+
+static gboolean
+no_dialog (gpointer data)
+{
+  return cs_ui_find_dialog (data) == NULL;
+}
+
+static void
+answer (CsWindow   *window,
+        const char *password)
+{
+  AdwMessageDialog *dialog = wait_for_login_dialog (window);
+  g_autofree char *log_in = tr ("_Log In");
+
+  gtk_editable_set_text (field (dialog, "Password"), password);
+  cs_ui_answer (dialog, log_in);
+}
+
+static gboolean
+refusal_shown (gpointer data)
+{
+  return cs_setup_page_get_refusal (setup_page (data)) != NULL;
+}
+
+static gboolean
+job_started_or_refused (gpointer data)
+{
+  return cs_window_get_job (data) != NULL || refusal_shown (data);
+}
+
+/* The window's copy of a folder with a space and a "%" in its name, onto
+ * the share, and back from it, its names as they are called. */
+static void
+test_drop_and_log_in (void)
+{
+  g_autofree char *backing = cs_test_tree_make_tmp ();
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *source = g_build_filename (root, "holiday 100%", NULL);
+  g_autofree char *arrived = g_build_filename (backing, "my dst", "holiday 100%", NULL);
+  g_autofree char *on_share = g_build_filename (backing, "from share", NULL);
+  g_autofree char *back = g_build_filename (root, "back", NULL);
+  g_autofree char *returned = g_build_filename (back, "from share", NULL);
+  g_autoptr(GFile) source_file = g_file_new_for_path (source);
+  g_autofree char *last_user = NULL;
+  const char * const *run_sources;
+  AdwMessageDialog *dialog;
+  GFile *sources[] = { source_file };
+  CsWindow *window;
+  CsRun *run;
+  GtkWidget *row;
+
+  g_assert_cmpint (g_mkdir (source, 0755), ==, 0);
+  for (guint i = 0; i < 5; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("photo %u.jpg", i);
+      g_autofree char *path = g_build_filename (source, name, NULL);
+
+      write_file (path, 1000 + i * 4000, i);
+    }
+  g_assert_cmpint (g_mkdir (on_share, 0755), ==, 0);
+  {
+    g_autofree char *path = g_build_filename (on_share, "notes #1.txt", NULL);
+
+    write_file (path, 3000, 9);
+  }
+  cs_fake_smb_install (backing, USER, PASSWORD);
+
+  window = cs_ui_window_new ();
+  cs_window_add_sources (window, sources, 1);
+
+  /* Dropped as a file manager hands it over: shown as the share's folder,
+   * not as a URL with escapes, and never asked of GIO, which cannot. */
+  row = cs_ui_find (window, CS_TYPE_DESTINATION_ROW);
+  g_assert_true (drop_uri (row, SHARE_URL "/my%20dst"));
+  g_assert_nonnull (cs_setup_page_get_destination (setup_page (window)));
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), ==,
+                   CS_FAKE_SMB_SERVER "/" CS_FAKE_SMB_SHARE "/my dst\n"
+                   "SMB share, reached at the server directly");
+  g_assert_nonnull (cs_ui_find_label (row, "Free space unknown"));
+  cs_ui_screenshot (window, "smb-01-setup.png");
+
+  /* Start: the server refuses what the window has, so it asks, with the
+   * URL's user filled in. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  dialog = wait_for_login_dialog (window);
+  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Log In to nas");
+  g_assert_cmpstr (gtk_editable_get_text (field (dialog, "User")), ==, USER);
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (dialog), "“share” on nas"));
+  g_assert_null (cs_window_get_job (window));
+  /* Nothing starts twice while it asks. */
+  g_assert_false (gtk_widget_is_sensitive (GTK_WIDGET (cs_ui_find_button (window, "Start Copy"))));
+  cs_ui_screenshot (dialog, "smb-02-dialog.png");
+
+  /* A wrong password: asked again, saying so. */
+  answer (window, "wrong");
+  dialog = wait_for_login_dialog (window);
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (dialog), "refused this user and password"));
+  g_assert_cmpstr (gtk_editable_get_text (field (dialog, "User")), ==, USER);
+  g_assert_null (cs_window_get_job (window));
+
+  /* The right one: the copy starts, to the share by its URL. */
+  answer (window, PASSWORD);
+  g_assert_true (cs_ui_wait_until (job_started_or_refused, window, WAIT_SECONDS));
+  g_assert_null (cs_setup_page_get_refusal (setup_page (window)));
+  g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
+  last_user = cs_fake_smb_dup_last_user ();
+  g_assert_cmpstr (last_user, ==, USER);
+
+  run = cs_summary_page_get_run (CS_SUMMARY_PAGE (cs_ui_find (window, CS_TYPE_SUMMARY_PAGE)));
+  g_assert_cmpstr (cs_run_get_outcome (run), ==, "completed");
+  g_assert_cmpstr (cs_run_get_destination (run), ==, SHARE_URL "/my%20dst");
+  g_assert_cmpstr (cs_run_get_environment (run)->route, ==,
+                   "SMB directly to " CS_FAKE_SMB_SERVER "/" CS_FAKE_SMB_SHARE);
+  g_assert_nonnull (cs_ui_find_label (window, "SMB directly to nas/share"));
+  cs_test_tree_assert_equal (source, arrived);
+  cs_ui_screenshot (window, "smb-03-summary.png");
+
+  /* Back from the share, dropped on the source list: its name shown and
+   * kept without escapes, logged in already for this process. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.new-copy", NULL);
+  g_assert_true (drop_uri (cs_ui_find (window, CS_TYPE_SOURCE_LIST), SHARE_URL "/from%20share"));
+  row = cs_ui_find (window, CS_TYPE_SOURCE_ROW);
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), ==, "from share");
+  g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), "nas/share"));
+  {
+    g_autoptr(GFile) back_file = g_file_new_for_path (back);
+
+    cs_window_set_destination (window, back_file);
+  }
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_true (cs_ui_wait_until (job_started_or_refused, window, WAIT_SECONDS));
+  g_assert_null (cs_setup_page_get_refusal (setup_page (window)));
+  g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
+  g_assert_null (cs_ui_find_dialog (window));
+  run = cs_summary_page_get_run (CS_SUMMARY_PAGE (cs_ui_find (window, CS_TYPE_SUMMARY_PAGE)));
+  run_sources = cs_run_get_sources (run);
+  g_assert_cmpstr (run_sources[0], ==, SHARE_URL "/from%20share");
+  cs_test_tree_assert_equal (on_share, returned);
+
+  /* A share the server has not: said at once, without a question, and the
+   * login stays good for the server's other shares. */
+  {
+    g_autoptr(GFile) nowhere = g_file_new_for_uri ("smb://" USER "@" CS_FAKE_SMB_SERVER "/nope/in");
+    g_autoptr(GFile) again = g_file_new_for_path (on_share);
+    GFile *more[] = { again };
+
+    gtk_widget_activate_action (GTK_WIDGET (window), "win.new-copy", NULL);
+    cs_window_add_sources (window, more, 1);
+    cs_window_set_destination (window, nowhere);
+    gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+    g_assert_true (cs_ui_wait_until (job_started_or_refused, window, WAIT_SECONDS));
+    g_assert_null (cs_window_get_job (window));
+    g_assert_null (cs_ui_find_dialog (window));
+    g_assert_nonnull (strstr (cs_setup_page_get_refusal (setup_page (window)),
+                              "The server nas has no share named “nope”"));
+  }
+
+  cs_ui_window_destroy (window);
+  cs_test_tree_remove (backing);
+  cs_test_tree_remove (root);
+}
+
+/* Cancel: nothing starts, the setup stays as it was and says why. */
+static void
+test_cancel (void)
+{
+  g_autofree char *backing = cs_test_tree_make_tmp ();
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *source = g_build_filename (root, "a.txt", NULL);
+  g_autoptr(GFile) source_file = g_file_new_for_path (source);
+  g_autoptr(GFile) destination = NULL;
+  GFile *sources[] = { source_file };
+  AdwMessageDialog *dialog;
+  CsWindow *window;
+
+  write_file (source, 100, 1);
+  /* Another server's password than the one the process logged in with. */
+  cs_fake_smb_install (backing, "other", "another password");
+
+  window = cs_ui_window_new ();
+  cs_window_add_sources (window, sources, 1);
+  destination = g_file_new_for_uri ("smb://other@" CS_FAKE_SMB_SERVER "/" CS_FAKE_SMB_SHARE "/in");
+  /* As "copyscope --destination smb://…" hands it over. */
+  cs_window_set_destination (window, destination);
+
+  g_assert_true (cs_window_start_copy (window, FALSE));
+  dialog = wait_for_login_dialog (window);
+  g_assert_cmpstr (gtk_editable_get_text (field (dialog, "User")), ==, "other");
+  cs_ui_answer (dialog, "Cancel");
+  g_assert_true (cs_ui_wait_until (no_dialog, window, WAIT_SECONDS));
+
+  g_assert_null (cs_window_get_job (window));
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "setup");
+  g_assert_nonnull (strstr (cs_setup_page_get_refusal (setup_page (window)),
+                            "No user and password were given for nas/share"));
+  g_assert_cmpuint (g_list_model_get_n_items (cs_setup_page_get_sources (setup_page (window))), ==, 1);
+  g_assert_true (g_file_equal (cs_setup_page_get_destination (setup_page (window)), destination));
+  g_assert_true (gtk_widget_is_sensitive (GTK_WIDGET (cs_ui_find_button (window, "Start Copy"))));
+  {
+    g_autofree char *in = g_build_filename (backing, "in", NULL);
+
+    g_assert_false (g_file_test (in, G_FILE_TEST_EXISTS));
+  }
+
+  cs_ui_window_destroy (window);
+  cs_test_tree_remove (backing);
+  cs_test_tree_remove (root);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autofree char *data_home = cs_test_tree_make_tmp ();
+  g_autofree char *runtime = cs_test_tree_make_tmp ();
+  int status;
+
+  /* Finished copies are kept in the history: this run's own. */
+  g_setenv ("XDG_DATA_HOME", data_home, TRUE);
+  /* A share GIO cannot reach, as for an SMB share nobody mounted: its URI
+   * has no path. And no keyring of this machine's. */
+  g_setenv ("GIO_USE_VFS", "local", TRUE);
+  g_unsetenv ("DBUS_SESSION_BUS_ADDRESS");
+  g_setenv ("XDG_RUNTIME_DIR", runtime, TRUE);
+
+  cs_ui_test_init (&argc, &argv);
+
+  g_test_add_func ("/smb-window/drop-and-log-in", test_drop_and_log_in);
+  g_test_add_func ("/smb-window/cancel", test_cancel);
+
+  status = g_test_run ();
+  cs_test_tree_remove (data_home);
+  cs_test_tree_remove (runtime);
+  return status;
+}
