@@ -3,6 +3,7 @@
 
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
@@ -10,6 +11,7 @@
 #include <adwaita.h>
 
 #include "copyscope-engine.h"
+#include "cs-copy-page.h"
 #include "cs-destination-row.h"
 #include "cs-fake-smb.h"
 #include "cs-login-dialog.h"
@@ -28,6 +30,11 @@
  * Cancel leaves the setup as it was. Against the fake server of
  * tests/common/cs-fake-smb.c, which refuses what the engine's credentials
  * do not match: no smbd needed.
+ *
+ * With CS_SMB_LAB_URL (smb://USER@127.0.0.1:PORT/share of the lab Samba),
+ * CS_SMB_LAB_PASSWORD and CS_SMB_LAB_SOURCE set, as tests/labnas/
+ * test-smb-window.sh does, only /smb-window/lab runs: the same through
+ * the engine's real SMB client, the password typed into the dialog.
  */
 
 #define WAIT_SECONDS 60
@@ -107,7 +114,8 @@ match_entry_row (GtkWidget  *root,
   return FALSE;
 }
 
-/* What the user reads for @msgid, mnemonic aside. */
+/* What the user reads for @msgid, mnemonic aside: the lab test may run in
+ * another language for its screenshots. */
 static char *
 tr (const char *msgid)
 {
@@ -354,6 +362,117 @@ test_cancel (void)
   cs_test_tree_remove (root);
 }
 
+/* For the pictures (CS_SCREENSHOT_DIR), a while at 2 threads first. */
+static gboolean
+has_progress (gpointer data)
+{
+  CsJob *job = cs_window_get_job (data);
+  guint64 wanted = g_getenv ("CS_SCREENSHOT_DIR") != NULL ? 1000 : 50;
+  CsProgress progress;
+
+  if (job == NULL)
+    return TRUE;
+  cs_job_get_progress (job, &progress);
+  return progress.files_done >= wanted;
+}
+
+/* The lab Samba, through libsmbclient: the password typed into the dialog,
+ * the files byte-identical on the share (tests/labnas/test-smb-window.sh
+ * compares them), a thread change during the copy. */
+static void
+test_lab (void)
+{
+  const char *url = g_getenv ("CS_SMB_LAB_URL");
+  const char *password = g_getenv ("CS_SMB_LAB_PASSWORD");
+  g_autoptr(GFile) source_file = g_file_new_for_path (g_getenv ("CS_SMB_LAB_SOURCE"));
+  g_autofree char *destination_url = g_strconcat (url, "/dst", NULL);
+  g_autoptr(GFile) destination = g_file_new_for_uri (destination_url);
+  g_autoptr(GArray) timeline = NULL;
+  g_autofree char *body = NULL;
+  GFile *sources[] = { source_file };
+  AdwMessageDialog *dialog;
+  CsThreadSlider *live;
+  CsTotals totals;
+  CsWindow *window;
+  CsRun *run;
+  gboolean changed = FALSE;
+
+  window = cs_ui_window_new ();
+  /* For a look at a narrow window: CS_SMB_LAB_WIDTH=600. */
+  if (g_getenv ("CS_SMB_LAB_WIDTH") != NULL)
+    gtk_window_set_default_size (GTK_WINDOW (window), atoi (g_getenv ("CS_SMB_LAB_WIDTH")), 1000);
+  cs_thread_slider_set_threads (cs_setup_page_get_thread_slider (setup_page (window)), 2);
+  cs_window_add_sources (window, sources, 1);
+  cs_window_set_destination (window, destination);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+
+  dialog = wait_for_login_dialog (window);
+  body = g_strdup (adw_message_dialog_get_body (dialog));
+  /*X*/
+  cs_ui_screenshot (dialog, "smb-login-dialog.png");
+  answer (window, "not the password");
+  dialog = wait_for_login_dialog (window);
+  /* Asked again, saying why. */
+  g_assert_cmpstr (adw_message_dialog_get_body (dialog), !=, body);
+  cs_ui_screenshot (dialog, "smb-login-refused.png");
+  answer (window, password);
+
+  g_assert_true (cs_ui_wait_until (job_started_or_refused, window, WAIT_SECONDS));
+  g_assert_null (cs_setup_page_get_refusal (setup_page (window)));
+  g_assert_true (cs_ui_wait_until (has_progress, window, WAIT_SECONDS));
+  if (cs_window_get_job (window) != NULL)
+    {
+      live = cs_copy_page_get_thread_slider (CS_COPY_PAGE (cs_ui_find (window, CS_TYPE_COPY_PAGE)));
+      cs_thread_slider_set_threads (live, 8);
+      if (g_getenv ("CS_SCREENSHOT_DIR") != NULL)
+        {
+          /* Long enough after the change for the graph to answer it. */
+          for (guint i = 0; i < 60 && cs_window_get_job (window) != NULL; i++)
+            {
+              g_usleep (G_USEC_PER_SEC / 10);
+              cs_ui_iterate ();
+            }
+          cs_ui_screenshot (window, "smb-native-copying.png");
+        }
+    }
+  g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, 600));
+
+  run = cs_summary_page_get_run (CS_SUMMARY_PAGE (cs_ui_find (window, CS_TYPE_SUMMARY_PAGE)));
+  {
+    g_autoptr(GPtrArray) errors = cs_run_dup_errors (run);
+
+    for (guint i = 0; errors != NULL && i < errors->len; i++)
+      {
+        const CsRunError *e = g_ptr_array_index (errors, i);
+
+        g_test_message ("%s: %s: %s", e->path, e->operation, e->message);
+      }
+  }
+  /* A share keeps no modes, which the run reports; no file failed. */
+  cs_run_get_totals (run, &totals);
+  g_assert_cmpstr (cs_run_get_outcome (run), ==, "completed");
+  g_assert_cmpuint (totals.v[CS_CLASS_FAILED][CS_KIND_FILES], ==, 0);
+  g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_FILES], >, 0);
+  g_assert_cmpstr (cs_run_get_destination (run), ==, destination_url);
+  {
+    g_autofree char *direct = g_strdup_printf (_("SMB directly to %s/%s"), "127.0.0.1", "share");
+
+    g_assert_cmpstr (cs_run_get_environment (run)->route, ==, direct);
+  }
+  timeline = cs_run_dup_timeline (run);
+  for (guint i = 0; i < timeline->len; i++)
+    changed = changed || g_array_index (timeline, CsThreadChange, i).to == 8;
+  g_assert_true (changed);
+  {
+    g_autofree char *json = cs_run_to_json_string (run, FALSE);
+
+    g_assert_null (strstr (json, password));
+  }
+  cs_ui_screenshot (window, "smb-native-summary.png");
+
+  cs_ui_window_destroy (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -371,9 +490,21 @@ main (int   argc,
   g_setenv ("XDG_RUNTIME_DIR", runtime, TRUE);
 
   cs_ui_test_init (&argc, &argv);
+  /* For a look in another language (LANGUAGE=nl): the build's catalogues. */
+  if (g_getenv ("CS_TEST_LOCALEDIR") != NULL)
+    {
+      bindtextdomain (GETTEXT_PACKAGE, g_getenv ("CS_TEST_LOCALEDIR"));
+      bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+      textdomain (GETTEXT_PACKAGE);
+    }
 
-  g_test_add_func ("/smb-window/drop-and-log-in", test_drop_and_log_in);
-  g_test_add_func ("/smb-window/cancel", test_cancel);
+  if (g_getenv ("CS_SMB_LAB_URL") != NULL)
+    g_test_add_func ("/smb-window/lab", test_lab);
+  else
+    {
+      g_test_add_func ("/smb-window/drop-and-log-in", test_drop_and_log_in);
+      g_test_add_func ("/smb-window/cancel", test_cancel);
+    }
 
   status = g_test_run ();
   cs_test_tree_remove (data_home);
