@@ -8,15 +8,32 @@
 # client, the thread count changes during the copy, and the files arrive
 # byte-identical (tests/ui/test-smb-window.c, /smb-window/lab, in-process
 # under the display this test has, or xvfb-run's). The password is in no
-# output. SMB_WINDOW_FILES small files (default 300) make the copy longer,
-# CS_SCREENSHOT_DIR keeps the window's pictures.
+# output. Then, with a private gnome-keyring on the lab's D-Bus, "Remember
+# password" puts it in the keyring as gvfsd-smb keeps one (secret-tool finds
+# it by user, server, protocol and port), and the next window, a process of
+# its own, copies without asking. SMB_WINDOW_FILES small files (default 300)
+# make the copy longer, CS_SCREENSHOT_DIR keeps the window's pictures.
 # Exit 77 with a SKIP line when this machine cannot run smbd or show a window.
 
 smbtest_name=smb-window
 # shellcheck source=smbtest-lib.sh
 source "$(dirname -- "${BASH_SOURCE[0]}")/smbtest-lib.sh"
 
+keyring_pid=
+
+stop_keyring ()
+{
+  if [[ -n $keyring_pid ]]; then
+    kill "$keyring_pid" 2>/dev/null
+    wait "$keyring_pid" 2>/dev/null
+    keyring_pid=
+  fi
+}
+trap 'rc=$?; stop_keyring; (exit $rc); smbtest_cleanup' EXIT
+
 [[ -z ${LABNAS_SKIP:-} ]] || skip "$LABNAS_SKIP"
+command -v gnome-keyring-daemon >/dev/null || skip "gnome-keyring-daemon is missing (apt-get install gnome-keyring)"
+command -v secret-tool >/dev/null || skip "secret-tool is missing (apt-get install libsecret-tools)"
 window_test=${CS_SMB_WINDOW_TEST:-$here/../../build/tests/ui/test-smb-window}
 [[ -x $window_test ]] || { echo "FAIL: smb-window: $window_test not found"; exit 1; }
 runner=()
@@ -38,9 +55,9 @@ smbtest_start "$work/backing"
 eval "$("$smbnas" env "$mnt")"
 url="smb://$SMBNAS_USER@127.0.0.1:$SMBNAS_PORT/share"
 
+lab_env=(CS_SMB_LAB_URL="$url" CS_SMB_LAB_PASSWORD="$SMBNAS_PASSWORD" CS_SMB_LAB_SOURCE="$work/src")
 rc=0
-env CS_SMB_LAB_URL="$url" CS_SMB_LAB_PASSWORD="$SMBNAS_PASSWORD" CS_SMB_LAB_SOURCE="$work/src" \
-  "${runner[@]}" "$window_test" >"$work/out" 2>&1 || rc=$?
+env "${lab_env[@]}" "${runner[@]}" "$window_test" >"$work/out" 2>&1 || rc=$?
 if ((rc == 0)) && grep -q '^ok .*/smb-window/lab' "$work/out"; then
   ok "the window logged in through its dialog and copied to $url/dst"
 else
@@ -53,6 +70,47 @@ else
 fi
 if [[ -n $(find "$work/backing" -name '.copyscope-*') ]]; then fail "a temporary is left on the share"; fi
 if grep -qF "$SMBNAS_PASSWORD" "$work/out"; then fail "the password is in the test's output"; fi
+
+# ---- "Remember password", and the keyring's password the next time ------------
+# A private gnome-keyring on the lab's bus, its login collection unlocked
+# with a password on stdin.
+mkdir -m 0700 "$work/keyring" "$work/keyring/run" "$work/keyring/data"
+keyring_env=(
+  "DBUS_SESSION_BUS_ADDRESS=unix:path=$state/bus"
+  "XDG_RUNTIME_DIR=$work/keyring/run" "XDG_DATA_HOME=$work/keyring/data" "HOME=$work/keyring"
+)
+printf 'lab keyring' | env "${keyring_env[@]}" gnome-keyring-daemon --foreground --unlock \
+  --components=secrets >"$work/keyring/log" 2>&1 &
+keyring_pid=$!
+for _ in $(seq 200); do
+  env "${keyring_env[@]}" timeout 10 gdbus call --session --dest org.freedesktop.secrets \
+    --object-path /org/freedesktop/secrets --method org.freedesktop.DBus.Peer.Ping >/dev/null 2>&1 && break
+  kill -0 "$keyring_pid" 2>/dev/null || break
+  sleep 0.05
+done
+
+rc=0
+env "${lab_env[@]}" "${keyring_env[@]}" CS_SMB_LAB_KEYRING=remember "${runner[@]}" "$window_test" \
+  >"$work/out" 2>&1 || rc=$?
+kept=$(env "${keyring_env[@]}" timeout 10 secret-tool lookup xdg:schema org.gnome.keyring.NetworkPassword \
+  user "$SMBNAS_USER" server 127.0.0.1 protocol smb port "$SMBNAS_PORT" 2>/dev/null)
+if ((rc == 0)) && [[ $kept == "$SMBNAS_PASSWORD" ]]; then
+  ok "Remember password: in the keyring under user, server, protocol smb and port"
+else
+  cat "$work/out" "$work/keyring/log"; fail "Remember password (exit $rc), the keyring has “${kept:+(a password)}”"
+fi
+
+rc=0
+env "${lab_env[@]}" "${keyring_env[@]}" CS_SMB_LAB_KEYRING=remembered "${runner[@]}" "$window_test" \
+  >"$work/out" 2>&1 || rc=$?
+if ((rc == 0)) && grep -q '^ok .*/smb-window/lab-remembered' "$work/out" &&
+  diff -r "$work/src" "$work/backing/dst-remembered/src" >/dev/null; then
+  ok "the next window copied with the keyring's password, without asking"
+else
+  cat "$work/out"; fail "the copy with the remembered password (exit $rc)"
+fi
+if grep -qF "$SMBNAS_PASSWORD" "$work/out"; then fail "the password is in the test's output"; fi
+stop_keyring
 
 "$smbnas" stop "$mnt" || fail "smbnas stop"
 mnt=

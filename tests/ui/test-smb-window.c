@@ -33,8 +33,12 @@
  *
  * With CS_SMB_LAB_URL (smb://USER@127.0.0.1:PORT/share of the lab Samba),
  * CS_SMB_LAB_PASSWORD and CS_SMB_LAB_SOURCE set, as tests/labnas/
- * test-smb-window.sh does, only /smb-window/lab runs: the same through
- * the engine's real SMB client, the password typed into the dialog.
+ * test-smb-window.sh does, only the lab's cases run, through the engine's
+ * real SMB client: /smb-window/lab, the password typed into the dialog;
+ * with CS_SMB_LAB_KEYRING (a secret service on the session bus),
+ * /smb-window/lab-remember, the password typed and "Remember password"
+ * on, and /smb-window/lab-remembered, in a process of its own, the copy
+ * going without a question.
  */
 
 #define WAIT_SECONDS 60
@@ -473,6 +477,74 @@ test_lab (void)
   cs_ui_window_destroy (window);
 }
 
+static gboolean
+started_or_asked (gpointer data)
+{
+  return job_started_or_refused (data) || dialog_shown (data);
+}
+
+/* A copy of the lab source into @folder of the lab share; TRUE when it
+ * asked for a login first, which it answers with the right password,
+ * "Remember password" on with @remember. */
+static gboolean
+lab_copy (const char *folder,
+          gboolean    remember)
+{
+  g_autoptr(GFile) source_file = g_file_new_for_path (g_getenv ("CS_SMB_LAB_SOURCE"));
+  g_autofree char *url = g_strconcat (g_getenv ("CS_SMB_LAB_URL"), "/", folder, NULL);
+  g_autoptr(GFile) destination = g_file_new_for_uri (url);
+  GFile *sources[] = { source_file };
+  gboolean asked = FALSE;
+  CsWindow *window;
+  CsTotals totals;
+
+  window = cs_ui_window_new ();
+  cs_window_add_sources (window, sources, 1);
+  cs_window_set_destination (window, destination);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_true (cs_ui_wait_until (started_or_asked, window, WAIT_SECONDS));
+  if (dialog_shown (window))
+    {
+      AdwMessageDialog *dialog = wait_for_login_dialog (window);
+      GtkCheckButton *check = GTK_CHECK_BUTTON (cs_ui_find (dialog, GTK_TYPE_CHECK_BUTTON));
+
+      asked = TRUE;
+      gtk_check_button_set_active (check, remember);
+      answer (window, g_getenv ("CS_SMB_LAB_PASSWORD"));
+      g_assert_true (cs_ui_wait_until (job_started_or_refused, window, WAIT_SECONDS));
+    }
+  g_assert_null (cs_setup_page_get_refusal (setup_page (window)));
+  g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, 600));
+  cs_run_get_totals (cs_summary_page_get_run (CS_SUMMARY_PAGE (cs_ui_find (window, CS_TYPE_SUMMARY_PAGE))),
+                     &totals);
+  g_assert_cmpuint (totals.v[CS_CLASS_FAILED][CS_KIND_FILES], ==, 0);
+  g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_FILES], >, 0);
+  /* The keyring is written in a thread of its own, the copy meanwhile; a
+   * toast would say it failed. */
+  for (guint i = 0; remember && i < 20; i++)
+    {
+      g_usleep (G_USEC_PER_SEC / 20);
+      cs_ui_iterate ();
+    }
+  g_assert_null (cs_ui_find_label (window, "not kept in the keyring"));
+  cs_ui_window_destroy (window);
+  return asked;
+}
+
+/* Asked, and told to remember: the wrapper finds it in the keyring. */
+static void
+test_lab_remember (void)
+{
+  g_assert_true (lab_copy ("dst-remember", TRUE));
+}
+
+/* A process of its own, nothing given: the keyring's password, no question. */
+static void
+test_lab_remembered (void)
+{
+  g_assert_false (lab_copy ("dst-remembered", FALSE));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -486,8 +558,11 @@ main (int   argc,
   /* A share GIO cannot reach, as for an SMB share nobody mounted: its URI
    * has no path. And no keyring of this machine's. */
   g_setenv ("GIO_USE_VFS", "local", TRUE);
-  g_unsetenv ("DBUS_SESSION_BUS_ADDRESS");
-  g_setenv ("XDG_RUNTIME_DIR", runtime, TRUE);
+  if (g_getenv ("CS_SMB_LAB_KEYRING") == NULL)
+    {
+      g_unsetenv ("DBUS_SESSION_BUS_ADDRESS");
+      g_setenv ("XDG_RUNTIME_DIR", runtime, TRUE);
+    }
 
   cs_ui_test_init (&argc, &argv);
   /* For a look in another language (LANGUAGE=nl): the build's catalogues. */
@@ -498,7 +573,11 @@ main (int   argc,
       textdomain (GETTEXT_PACKAGE);
     }
 
-  if (g_getenv ("CS_SMB_LAB_URL") != NULL)
+  if (g_strcmp0 (g_getenv ("CS_SMB_LAB_KEYRING"), "remember") == 0)
+    g_test_add_func ("/smb-window/lab-remember", test_lab_remember);
+  else if (g_strcmp0 (g_getenv ("CS_SMB_LAB_KEYRING"), "remembered") == 0)
+    g_test_add_func ("/smb-window/lab-remembered", test_lab_remembered);
+  else if (g_getenv ("CS_SMB_LAB_URL") != NULL)
     g_test_add_func ("/smb-window/lab", test_lab);
   else
     {
