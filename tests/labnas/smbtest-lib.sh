@@ -73,6 +73,41 @@ smbtest_start ()
   user=$(cat "$state/user")
 }
 
+# Under final names below $2 (a copy of $1, as the server holds it): every
+# file complete, or a claim: its text, or empty, killed between the create
+# and the text, which is a claim only beside the temporary that names it
+# (".copyscope-…claim-…"; an empty file beside none is what a copier writing
+# straight into the final name leaves). Sets last_complete, last_claims and
+# last_temps; fails on anything else, naming it.
+smbtest_check_final_names ()
+{
+  local src="$1" dst="$2" f rel dir bad=0
+  local -A intents=()
+  last_complete=0 last_claims=0 last_temps=0
+  while IFS= read -r -d '' f; do
+    [[ ${f##*/} == .copyscope-*.claim-* ]] && intents[${f%/*}]=$((${intents[${f%/*}]:-0} + 1))
+  done < <(find "$dst" -type f -print0 2>/dev/null)
+  while IFS= read -r -d '' f; do
+    rel=${f#"$dst"/}
+    dir=${f%/*}
+    if [[ ${rel##*/} == .copyscope-* ]]; then
+      last_temps=$((last_temps + 1))
+    elif cmp -s "$src/$rel" "$f"; then
+      last_complete=$((last_complete + 1))
+    elif [[ -s $f && $(head -c 22 "$f") == "copyscope placeholder " ]]; then
+      last_claims=$((last_claims + 1))
+    elif [[ ! -s $f ]] && ((${intents[$dir]:-0} > 0)); then
+      intents[$dir]=$((intents[$dir] - 1))
+      last_claims=$((last_claims + 1))
+    else
+      echo "# under a final name, not the source file: $rel ($(stat -c %s "$f") of" \
+        "$(stat -c %s "$src/$rel" 2>/dev/null) bytes, $(cmp "$src/$rel" "$f" 2>&1 | head -n 1))"
+      bad=$((bad + 1))
+    fi
+  done < <(find "$dst" -type f -print0 2>/dev/null)
+  ((bad == 0))
+}
+
 # Ends the script: exit 1 with a count if anything failed.
 smbtest_finish ()
 {

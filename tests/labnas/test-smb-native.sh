@@ -210,28 +210,6 @@ if [[ -n $(find "$work/backing" -name '.copyscope-*') ]]; then fail "a temporary
 # between the create and the text); the rerun completes the tree, removes
 # every temporary and claim of the killed run and replaces nothing else.
 
-# Under final names below $2 (a copy of $1): every file complete, or a claim.
-# Sets last_complete, last_claims and last_temps; fails on anything else.
-check_final_names ()
-{
-  local src="$1" dst="$2" f rel bad=0
-  last_complete=0 last_claims=0 last_temps=0
-  while IFS= read -r -d '' f; do
-    rel=${f#"$dst"/}
-    if [[ ${rel##*/} == .copyscope-* ]]; then
-      last_temps=$((last_temps + 1))
-    elif cmp -s "$src/$rel" "$f"; then
-      last_complete=$((last_complete + 1))
-    elif [[ ! -s $f || $(head -c 22 "$f") == "copyscope placeholder " ]]; then
-      last_claims=$((last_claims + 1))
-    else
-      echo "# under a final name, not the source file: $rel ($(stat -c %s "$f") bytes)"
-      bad=$((bad + 1))
-    fi
-  done < <(find "$dst" -type f -print0 2>/dev/null)
-  ((bad == 0))
-}
-
 "$cli" generate small "$work/killed" --scale 0.01 --seed 24 >/dev/null
 total=$(find "$work/killed" -type f | wc -l)
 kills=${SMB_NATIVE_KILLS:-10}
@@ -253,7 +231,7 @@ for k in $(seq "$kills"); do
   done
   kill -KILL -- "-$copier" 2>/dev/null
   wait "$copier" 2>/dev/null
-  check_final_names "$work/killed" "$dst" || fail "kill $k: a partial file under a final name"
+  smbtest_check_final_names "$work/killed" "$dst" || fail "kill $k: a partial file under a final name"
   echo "# kill $k at $want of $total: $last_complete complete, $last_claims claims, $last_temps temporaries"
   ((last_complete < total && last_claims + last_temps > 0)) && mid=$((mid + 1))
   COPYSCOPE_SMB_PASSWORD=$SMBNAS_PASSWORD run_copy --threads 8 "$work/killed" "$url/kill$k"
