@@ -10,6 +10,7 @@
 #include "cs-figures.h"
 #include "cs-generate.h"
 #include "cs-job.h"
+#include "cs-kept.h"
 #include "cs-log.h"
 #include "cs-run.h"
 #include "cs-smb.h"

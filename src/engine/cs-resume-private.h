@@ -99,6 +99,17 @@ void         _cs_resume_close         (CsJob             *job,
                                        gboolean           published,
                                        gboolean           keep);
 
+/* any thread, without a job: the bytes of the partial of @final in the
+ * folder handle @dir_fd that its journal says are written, for the source
+ * file of @st; 0 when there is none, none of this source (it changed), or
+ * none the next run would keep. The journal only is read, none of the
+ * partial's bytes: the run that goes on still proves them, so this is what
+ * it will keep unless a block was damaged since. */
+guint64      _cs_resume_peek          (CsCounters        *counters,
+                                       int                dir_fd,
+                                       const char        *final,
+                                       const struct stat *st);
+
 /* A partial's or a journal's name; @out_hash gets the final name's hash. */
 gboolean     _cs_name_is_resume       (const char        *name,
                                        guint64           *out_hash);

@@ -130,6 +130,47 @@ hash_range (CsJob    *job,
   return 0;
 }
 
+/* Whether @rec is a whole record, of a block of a file of @size. */
+static gboolean
+record_valid (const Record *rec,
+              guint64       size)
+{
+  return rec->check == XXH3_64bits (rec, offsetof (Record, check)) && rec->offset % CS_RESUME_BLOCK == 0
+         && rec->offset < size && rec->length == MIN (CS_RESUME_BLOCK, size - rec->offset);
+}
+
+/* The records of the journal open as @fd, when its header is of the source
+ * of @st; FALSE when it is not, or cannot be read. */
+static gboolean
+read_journal (CsCounters        *c,
+              int                fd,
+              const struct stat *st,
+              Record           **out_records,
+              guint64           *out_n)
+{
+  Header want, have;
+  struct stat jst;
+  g_autofree Record *records = NULL;
+  guint64 n_records;
+  ssize_t n;
+
+  fill_header (&want, st);
+  if (_cs_io_fstat (c, fd, &jst) != 0 || (guint64) jst.st_size < sizeof (Header))
+    return FALSE;
+  n = _cs_io_pread (c, fd, &have, sizeof have, 0);
+  if (n != (ssize_t) sizeof have || memcmp (&have, &want, sizeof have) != 0)
+    return FALSE;
+
+  n_records = ((guint64) jst.st_size - sizeof (Header)) / sizeof (Record);
+  records = g_new (Record, MAX (n_records, 1));
+  n = _cs_io_pread (c, fd, records, n_records * sizeof (Record), sizeof (Header));
+  if (n < 0)
+    return FALSE;
+  *out_records = g_steal_pointer (&records);
+  *out_n = (guint64) n / sizeof (Record);
+  return TRUE;
+}
+
 /* A journal of this very source: keeps each block whose record the partial
  * still matches. FALSE when the partial is to start over. */
 static gboolean
@@ -140,25 +181,11 @@ load (CsJob             *job,
       const struct stat *st,
       guint64           *out_checked)
 {
-  Header want, have;
-  struct stat jst;
   g_autofree Record *records = NULL;
   guint64 n_records, last = G_MAXUINT64, last_hash = 0, hash;
-  ssize_t n;
 
-  fill_header (&want, st);
-  if (_cs_io_fstat (&job->counters, r->journal_fd, &jst) != 0 || (guint64) jst.st_size < sizeof (Header))
+  if (!read_journal (&job->counters, r->journal_fd, st, &records, &n_records))
     return FALSE;
-  n = _cs_io_pread (&job->counters, r->journal_fd, &have, sizeof have, 0);
-  if (n != (ssize_t) sizeof have || memcmp (&have, &want, sizeof have) != 0)
-    return FALSE;
-
-  n_records = ((guint64) jst.st_size - sizeof (Header)) / sizeof (Record);
-  records = g_new (Record, MAX (n_records, 1));
-  n = _cs_io_pread (&job->counters, r->journal_fd, records, n_records * sizeof (Record), sizeof (Header));
-  if (n < 0)
-    return FALSE;
-  n_records = (guint64) n / sizeof (Record);
   r->journal_end = sizeof (Header) + n_records * sizeof (Record);
 
   for (guint64 i = 0; i < n_records; i++)
@@ -166,8 +193,7 @@ load (CsJob             *job,
       const Record *rec = &records[i];
       guint64 index = rec->offset / CS_RESUME_BLOCK;
 
-      if (rec->check != XXH3_64bits (rec, offsetof (Record, check)) || rec->offset % CS_RESUME_BLOCK != 0
-          || rec->offset >= r->size || rec->length != block_length (r, rec->offset) || r->kept[index])
+      if (!record_valid (rec, r->size) || r->kept[index])
         continue;
       *out_checked += rec->length;
       if (hash_range (job, worker->buffer, r->fd, rec->offset, rec->length, &hash) != 0 || hash != rec->hash)
@@ -259,6 +285,53 @@ opened (CsJob    *job,
   r->proven = r->kept_bytes;
   atomic_fetch_add (&job->partials_open, 1);
   atomic_fetch_add (&job->partials_proven, r->proven);
+}
+
+guint64
+_cs_resume_peek (CsCounters        *counters,
+                 int                dir_fd,
+                 const char        *final,
+                 const struct stat *st)
+{
+  guint64 hash = _cs_name_hash (final);
+  guint64 size = (guint64) st->st_size;
+  g_autofree Record *records = NULL;
+  g_autofree guint8 *seen = NULL;
+  guint64 n_records = 0, kept = 0;
+  char name[64], journal[64];
+  struct stat pst;
+  gboolean ok;
+  int fd;
+
+  /* As _cs_resume_wanted and _cs_resume_open have it. */
+  if (!S_ISREG (st->st_mode) || size < CS_RESUME_MIN || (guint64) st->st_blocks * 512 < size)
+    return 0;
+  g_snprintf (name, sizeof name, CS_RESUME_PREFIX "%016" G_GINT64_MODIFIER "x" PART_SUFFIX, hash);
+  g_snprintf (journal, sizeof journal, CS_RESUME_PREFIX "%016" G_GINT64_MODIFIER "x" JOURNAL_SUFFIX, hash);
+  if (_cs_io_fstatat (counters, dir_fd, name, &pst, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG (pst.st_mode)
+      || pst.st_uid != geteuid () || pst.st_nlink != 1)
+    return 0;
+  fd = _cs_io_openat (counters, dir_fd, journal, O_RDONLY | O_NOFOLLOW, 0);
+  if (fd < 0)
+    return 0;
+  ok = read_journal (counters, fd, st, &records, &n_records);
+  _cs_io_close (counters, fd);
+  if (!ok)
+    return 0;
+
+  seen = g_new0 (guint8, (size + CS_RESUME_BLOCK - 1) / CS_RESUME_BLOCK);
+  for (guint64 i = 0; i < n_records; i++)
+    {
+      const Record *rec = &records[i];
+
+      /* A block the partial does not reach is not there to keep. */
+      if (!record_valid (rec, size) || seen[rec->offset / CS_RESUME_BLOCK]
+          || rec->offset + rec->length > (guint64) pst.st_size)
+        continue;
+      seen[rec->offset / CS_RESUME_BLOCK] = TRUE;
+      kept += rec->length;
+    }
+  return kept;
 }
 
 CsResume *

@@ -122,6 +122,41 @@ count_partials (const char *dir)
   return n;
 }
 
+static gint
+compare_lines (gconstpointer a,
+               gconstpointer b)
+{
+  return g_strcmp0 (*(char * const *) a, *(char * const *) b);
+}
+
+/* What a copy of @source into @destination would go on from, before it
+ * starts: "path kept size" lines, sorted. */
+static char *
+kept_found (const char *source,
+            const char *destination)
+{
+  const char *sources[] = { source, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) found = cs_kept_partials_find_sync (sources, destination, NULL, &error);
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  GString *out = g_string_new (NULL);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (found);
+  for (guint i = 0; i < found->len; i++)
+    {
+      CsKeptPartial *p = g_ptr_array_index (found, i);
+
+      g_ptr_array_add (lines, g_strdup_printf ("%s %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT,
+                                               cs_kept_partial_get_path (p), cs_kept_partial_get_kept (p),
+                                               cs_kept_partial_get_size (p)));
+    }
+  g_ptr_array_sort (lines, compare_lines);
+  for (guint i = 0; i < lines->len; i++)
+    g_string_append_printf (out, "%s%s", i > 0 ? "\n" : "", (char *) g_ptr_array_index (lines, i));
+  return g_string_free (out, FALSE);
+}
+
 /* ---- Counting what is read --------------------------------------------- */
 
 static CsIoTable table;
@@ -342,6 +377,13 @@ test_cancel_kept (Fixture       *f,
   g_assert_cmpuint (o.n_kept, ==, 1);
   g_assert_cmpuint (o.kept, >, 0);
   kept = o.kept;
+  /* Told before the next run starts, as much as it will go on from. */
+  {
+    g_autofree char *want = g_strdup_printf ("src/big.bin %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, kept, size);
+    g_autofree char *found = kept_found (f->src, f->out);
+
+    g_assert_cmpstr (found, ==, want);
+  }
 
   count_reads (f);
   run_copy (f, (Options) { chunking, 0, 0, FALSE }, &o);
@@ -351,6 +393,60 @@ test_cancel_kept (Fixture       *f,
   g_assert_cmpuint (o.resumed, ==, kept);
   g_assert_cmpuint (o.n_kept, ==, 0);
   g_assert_cmpuint (count_partials (f->copy), ==, 0);
+  {
+    g_autofree char *found = kept_found (f->src, f->out);
+
+    g_assert_cmpstr (found, ==, "");
+  }
+}
+
+/* Found before a copy starts, deep in a folder or as a file given alone,
+ * and only for that copy: not into another destination, not once the
+ * source changed. */
+static void
+test_kept_found (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *deep = g_build_filename (f->src, "deep", "er", NULL);
+  g_autofree char *big = g_build_filename (deep, "big.bin", NULL);
+  g_autofree char *deep_copy = g_build_filename (f->copy, "deep", "er", NULL);
+  g_autofree char *other = g_build_filename (f->root, "other", NULL);
+  g_autofree char *want = NULL;
+  g_autofree char *found = NULL;
+  guint64 size = 4 * BLOCK + 99;
+  struct timespec times[2] = { { 0, UTIME_OMIT }, { 0, UTIME_NOW } };
+  Outcome o;
+
+  g_assert_cmpint (g_mkdir_with_parents (deep, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (other, 0755), ==, 0);
+  write_big (big, size, 14);
+  /* Nothing kept yet: nothing found, the destination's folder not even there. */
+  found = kept_found (f->src, f->out);
+  g_assert_cmpstr (found, ==, "");
+  g_clear_pointer (&found, g_free);
+
+  run_copy (f, (Options) { CS_CHUNKING_NEVER, 400e6, 70, TRUE }, &o);
+  g_assert_cmpuint (o.n_kept, ==, 1);
+  g_assert_cmpuint (o.kept, >, 0);
+
+  want = g_strdup_printf ("src/deep/er/big.bin %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, o.kept, size);
+  found = kept_found (f->src, f->out);
+  g_assert_cmpstr (found, ==, want);
+  g_clear_pointer (&found, g_free);
+  g_clear_pointer (&want, g_free);
+  /* The file alone, into the folder its partial is in. */
+  want = g_strdup_printf ("big.bin %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, o.kept, size);
+  found = kept_found (big, deep_copy);
+  g_assert_cmpstr (found, ==, want);
+  g_clear_pointer (&found, g_free);
+  found = kept_found (f->src, other);
+  g_assert_cmpstr (found, ==, "");
+  g_clear_pointer (&found, g_free);
+
+  /* Its bytes as they were, its time now: another file to the journal. */
+  g_assert_cmpint (utimensat (AT_FDCWD, big, times, 0), ==, 0);
+  found = kept_found (f->src, f->out);
+  g_assert_cmpstr (found, ==, "");
 }
 
 /* Cancelled without it: nothing is left, and the next run starts over. */
@@ -598,6 +694,7 @@ main (int   argc,
   ADD ("source-changed", 0, test_source_changed);
   ADD ("damaged-block", 0, test_damaged_block);
   ADD ("stale-swept", 0, test_stale_swept);
+  ADD ("kept-found", 0, test_kept_found);
   if (cli != NULL)
     {
       ADD ("kill", 0, test_kill);
