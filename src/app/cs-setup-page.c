@@ -8,6 +8,7 @@
 
 #include "cs-destination-row.h"
 #include "cs-options-group.h"
+#include "cs-resume-hint.h"
 #include "cs-setup-page.h"
 #include "cs-source-list.h"
 #include "cs-speed-limit.h"
@@ -27,6 +28,7 @@ struct _CsSetupPage
   GtkLabel         *refusal_label;
   CsSourceList     *source_list;
   CsDestinationRow *destination_row;
+  CsResumeHint     *resume_hint;
   CsThreadSlider   *thread_slider;
   CsSpeedLimit     *speed_limit;
   GtkToggleButton  *copy_toggle;
@@ -224,6 +226,7 @@ cs_setup_page_class_init (CsSetupPageClass *klass)
 
   g_type_ensure (CS_TYPE_DESTINATION_ROW);
   g_type_ensure (CS_TYPE_OPTIONS_GROUP);
+  g_type_ensure (CS_TYPE_RESUME_HINT);
   g_type_ensure (CS_TYPE_SOURCE_LIST);
   g_type_ensure (CS_TYPE_SPEED_LIMIT);
   g_type_ensure (CS_TYPE_THREAD_SLIDER);
@@ -233,6 +236,7 @@ cs_setup_page_class_init (CsSetupPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, refusal_label);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, source_list);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, destination_row);
+  gtk_widget_class_bind_template_child (widget_class, CsSetupPage, resume_hint);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, thread_slider);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, speed_limit);
   gtk_widget_class_bind_template_child (widget_class, CsSetupPage, copy_toggle);
@@ -261,6 +265,13 @@ cs_setup_page_init (CsSetupPage *self)
                            G_CALLBACK (destination_changed_cb), self, G_CONNECT_SWAPPED);
 
   cs_setup_page_update_remembered (self);
+
+  /* The partials an earlier copy kept, told under the destination (its
+   * destination is bound in the template); looked for again when the page
+   * comes back after a copy. */
+  cs_resume_hint_set_sources (self->resume_hint, cs_source_list_get_files (self->source_list));
+  g_signal_connect_object (self, "map", G_CALLBACK (cs_resume_hint_refresh), self->resume_hint,
+                           G_CONNECT_SWAPPED);
 }
 
 /* The options, the thread count and Auto are remembered in @settings. */

@@ -16,6 +16,7 @@
 #include "cs-fold-box.h"
 #include "cs-io-private.h"
 #include "cs-queued-job.h"
+#include "cs-resume-hint.h"
 #include "cs-setup-page.h"
 #include "cs-source-list.h"
 #include "cs-source-row.h"
@@ -1349,9 +1350,28 @@ shows_partial (CsWindow   *window,
   return cs_ui_find_label (window, sentence) != NULL;
 }
 
+typedef struct {
+  CsWindow   *window;
+  const char *title;          /* NULL: any */
+} HintWait;
+
+/* Whether the setup page says, under the destination, that a partial will
+ * be gone on from, in the words @data (a HintWait) gives. */
+static gboolean
+hint_shows (gpointer data)
+{
+  HintWait *w = data;
+  GtkWidget *hint = cs_ui_find (w->window, CS_TYPE_RESUME_HINT);
+
+  return hint != NULL && gtk_widget_is_visible (hint)
+         && (w->title == NULL
+             || g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (hint)), w->title) == 0);
+}
+
 /* A 256 MiB file cut short by a cancel that keeps it: the dialog offers it,
- * the summary says it is kept; the same copy again goes on from it, says
- * so, and leaves no partial behind. */
+ * the summary says it is kept; set up again, the same copy says before
+ * Start what it will go on from, goes on from it, says so, and leaves no
+ * partial behind; set up once more, it says nothing of a partial. */
 static void
 test_cancel_keep (void)
 {
@@ -1397,9 +1417,24 @@ test_cancel_keep (void)
   g_assert_true (shows_partial (window, "Kept to resume: source/big.bin, %s of %s\n", kept));
   cs_ui_screenshot (window, "06-cancelled-kept.png");
 
-  /* The same copy again: it goes on, and leaves no partial behind. */
-  cs_ui_window_destroy (window);
-  window = window_with_copy (source, destination, 2);
+  /* The same copy set up again: before Start the page says how far it will
+   * go on, every byte kept. */
+  {
+    g_autofree char *kept_text = g_format_size (kept);
+    g_autofree char *size_text = g_format_size (256 << 20);
+    g_autofree char *title = g_strdup_printf ("source/big.bin will go on from %s of %s, kept by an earlier copy",
+                                              kept_text, size_text);
+    HintWait wait = { window, title };
+    g_autoptr(GFile) source_file = g_file_new_for_path (source);
+    GFile *sources[] = { source_file };
+
+    gtk_widget_activate_action (GTK_WIDGET (window), "win.new-copy", NULL);
+    cs_window_add_sources (window, sources, 1);
+    g_assert_true (cs_ui_wait_until (hint_shows, &wait, WAIT_SECONDS));
+    cs_ui_screenshot (window, "07-resume-hint.png");
+  }
+
+  /* It goes on, and leaves no partial behind. */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
   g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
   run = cs_summary_page_get_run (summary_page (window));
@@ -1410,6 +1445,17 @@ test_cancel_keep (void)
   cs_test_tree_assert_equal (source, copy);
   g_assert_true (shows_partial (window, "Resumed source/big.bin at %s of %s", kept));
   cs_ui_screenshot (window, "07-resumed.png");
+
+  /* Set up once more: nothing is left to go on from, and nothing is said. */
+  {
+    HintWait wait = { window, NULL };
+    g_autoptr(GFile) source_file = g_file_new_for_path (source);
+    GFile *sources[] = { source_file };
+
+    gtk_widget_activate_action (GTK_WIDGET (window), "win.new-copy", NULL);
+    cs_window_add_sources (window, sources, 1);
+    g_assert_false (cs_ui_wait_until (hint_shows, &wait, 2));
+  }
 
   cs_ui_window_destroy (window);
   cs_test_tree_remove (root);
