@@ -12,7 +12,7 @@
 # byte, or a claim (its text, or empty: killed between the create and the
 # text). A rerun is killed again in the same folder, checked the same way,
 # and a last rerun must complete the tree with nothing of ours left.
-# GVFS_KILLS (default 10) folders, two kills each.
+# GVFS_KILLS (default 5) folders, two kills each.
 #
 # Exit 77 with a SKIP line when this machine cannot run smbd, GVfs or FUSE.
 
@@ -50,7 +50,7 @@ copy_and_kill ()
 }
 
 # The server's files below the share's folder $1, fetched by smbclient into
-# $2; checked as check_final_names does. $3 names the check.
+# $2; checked as smbtest_check_final_names does. $3 names the check.
 check_on_server ()
 {
   local name="$1" into="$2" what="$3"
@@ -94,7 +94,7 @@ else
   smbtest_finish
 fi
 
-kills=${GVFS_KILLS:-10}
+kills=${GVFS_KILLS:-5}
 mid=0
 before=$failures
 for k in $(seq "$kills"); do
