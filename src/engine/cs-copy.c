@@ -2248,7 +2248,7 @@ _cs_copy_item (CsJob    *job,
                             ? "Not copied: the destination cannot hold this FIFO or device"
                             : "Not copied: only root can make a device node";
 
-      _cs_job_report (job, item->dir, item->name, "special file", 0, message, 0);
+      _cs_job_note (job, item->dir, item->name, "special file", 0, message);
       _cs_job_log (job, item->dir, item->name, "skipped", 0, message + strlen ("Not copied: "));
       _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, 0);
       atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);

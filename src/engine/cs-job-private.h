@@ -282,6 +282,14 @@ void      _cs_job_report           (CsJob        *job,
                                     int           error_code,
                                     const char   *message,
                                     guint         attempts);
+/* A note (CsRunError.note), not a failure: what the destination did not
+ * keep, or what was left out on purpose; no retry would change it. */
+void      _cs_job_note             (CsJob        *job,
+                                    CsDir        *dir,
+                                    const char   *name,
+                                    const char   *operation,
+                                    int           error_code,
+                                    const char   *message);
 /* _cs_job_report for an item (@name in @dir, or @dst_name there when given)
  * that failed, which the per-file log lists too. */
 void      _cs_job_report_item      (CsJob        *job,
@@ -308,7 +316,7 @@ void      _cs_job_log_path         (CsJob        *job,
                                     const char   *action,
                                     guint64       bytes,
                                     const char   *why);
-/* The same, naming @name's destination path: for what concerns the file
+/* A note naming @name's destination path: for what concerns the file
  * there (a newer one kept), which the source's path would not name. */
 void      _cs_job_report_destination (CsJob      *job,
                                       CsDir      *dir,

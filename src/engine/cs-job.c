@@ -1004,8 +1004,8 @@ _cs_job_account (CsJob      *job,
       break;
     case CS_ACTION_SKIP_KEPT:
       if (move)
-        _cs_job_report (job, dir, dst_name, "skip", 0,
-                        "Left in the source: a different file of that name is at the destination", 0);
+        _cs_job_note (job, dir, dst_name, "skip", 0,
+                      "Left in the source: a different file of that name is at the destination");
       _cs_job_log (job, dir, name, skipped, size, "the file at the destination differs and was kept");
       _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, size);
       _cs_job_add_skip (job, FALSE, size);
@@ -1100,6 +1100,23 @@ _cs_job_report (CsJob      *job,
 }
 
 void
+_cs_job_note (CsJob      *job,
+              CsDir      *dir,
+              const char *name,
+              const char *operation,
+              int         error_code,
+              const char *message)
+{
+  g_autofree char *path = _cs_dir_dup_path (dir, name, FALSE);
+
+  _cs_run_add_note (job->run, path, operation, error_code,
+                    message != NULL ? message : g_strerror (error_code));
+  _cs_mutex_lock (&job->notify_lock);
+  job->progress_dirty = TRUE;
+  _cs_mutex_unlock (&job->notify_lock);
+}
+
+void
 _cs_job_report_item (CsJob      *job,
                      CsDir      *dir,
                      const char *name,
@@ -1158,7 +1175,7 @@ _cs_job_report_destination (CsJob      *job,
 {
   g_autofree char *path = _cs_dir_dup_path (dir, name, TRUE);
 
-  _cs_run_add_error (job->run, path, operation, 0, message, 0);
+  _cs_run_add_note (job->run, path, operation, 0, message);
   _cs_mutex_lock (&job->notify_lock);
   job->progress_dirty = TRUE;
   _cs_mutex_unlock (&job->notify_lock);
@@ -1643,6 +1660,7 @@ cs_job_get_progress (CsJob      *self,
   out->files_failed = atomic_load (&self->totals[CS_CLASS_FAILED][CS_KIND_FILES])
                       + atomic_load (&self->totals[CS_CLASS_MISMATCH][CS_KIND_FILES]);
   out->n_errors = cs_run_get_n_errors (self->run);
+  out->n_notes = cs_run_get_n_notes (self->run);
   out->elapsed = _cs_job_elapsed (self);
 }
 

@@ -42,7 +42,8 @@ typedef struct {
   guint64    bytes_copying;   /* written so far of files not published yet */
   guint64    files_skipped;
   guint64    files_failed;
-  guint      n_errors;
+  guint      n_errors;        /* failures listed */
+  guint      n_notes;         /* notes listed (CsRunError.note): nothing failed */
   double     elapsed;         /* seconds, not counting pauses and open questions */
 } CsProgress;
 

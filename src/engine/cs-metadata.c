@@ -170,7 +170,14 @@ _cs_metadata_report (CsJob *job)
                                  i == CS_METADATA_LINKS ? "cannot hold" : "does not keep",
                                  kinds[i].subject, count,
                                  files + dirs == 1 ? kinds[i].lost_one : kinds[i].lost, example);
-      _cs_job_report (job, NULL, job->destination, kinds[i].operation,
-                      atomic_load (&loss->refused[i]), message, 0);
+      /* A link the destination cannot hold is a file not copied, counted
+       * as failed; every other loss is a note: the data is there, and a
+       * retry would lose the same. */
+      if (i == CS_METADATA_LINKS)
+        _cs_job_report (job, NULL, job->destination, kinds[i].operation,
+                        atomic_load (&loss->refused[i]), message, 0);
+      else
+        _cs_job_note (job, NULL, job->destination, kinds[i].operation,
+                      atomic_load (&loss->refused[i]), message);
     }
 }

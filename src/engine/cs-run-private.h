@@ -53,6 +53,12 @@ void _cs_run_add_error         (CsRun                  *run,
                                 int                     error_code,
                                 const char             *message,
                                 guint                   attempts);
+/* As _cs_run_add_error (), for a note (CsRunError.note). */
+void _cs_run_add_note          (CsRun                  *run,
+                                const char             *path,
+                                const char             *operation,
+                                int                     error_code,
+                                const char             *message);
 void _cs_run_set_totals        (CsRun                  *run,
                                 const CsTotals         *totals);
 void _cs_run_set_removals      (CsRun                  *run,

@@ -88,8 +88,9 @@ struct _CsRun
   guint             header_samples;
   GArray           *timeline;     /* of CsThreadChange */
   GArray           *events;       /* of CsRunEvent */
-  GPtrArray        *errors;       /* of CsRunError */
-  guint             n_errors;     /* its length, read without the lock */
+  GPtrArray        *errors;       /* of CsRunError, failures and notes */
+  guint             n_errors;     /* its failures, read without the lock */
+  guint             n_notes;      /* its notes, likewise */
   guint64           errors_omitted;
   guint64           events_omitted;
 };
@@ -229,6 +230,7 @@ run_error_copy (const CsRunError *src)
   dest->error_code = src->error_code;
   dest->message = g_strdup (src->message);
   dest->attempts = src->attempts;
+  dest->note = src->note;
 
   return dest;
 }
@@ -959,6 +961,14 @@ cs_run_get_n_errors (CsRun *run)
   return __atomic_load_n (&run->n_errors, __ATOMIC_RELAXED);
 }
 
+guint
+cs_run_get_n_notes (CsRun *run)
+{
+  g_return_val_if_fail (run != NULL, 0);
+
+  return __atomic_load_n (&run->n_notes, __ATOMIC_RELAXED);
+}
+
 static double
 last_t_locked (CsRun *run)
 {
@@ -1230,18 +1240,17 @@ _cs_run_add_event (CsRun            *run,
   g_array_append_val (run->events, copy);
 }
 
-void
-_cs_run_add_error (CsRun      *run,
-                   const char *path,
-                   const char *operation,
-                   int         error_code,
-                   const char *message,
-                   guint       attempts)
+static void
+add_entry (CsRun      *run,
+           const char *path,
+           const char *operation,
+           int         error_code,
+           const char *message,
+           guint       attempts,
+           gboolean    note)
 {
   g_autoptr(CsMutexLocker) locker = NULL;
   CsRunError *error;
-
-  g_return_if_fail (run != NULL);
 
   locker = _cs_mutex_locker_new (&run->mutex);
   if (run->errors->len >= CS_RUN_MAX_ERRORS)
@@ -1261,8 +1270,37 @@ _cs_run_add_error (CsRun      *run,
   error->error_code = error_code;
   error->message = message != NULL ? g_utf8_make_valid (message, -1) : NULL;
   error->attempts = attempts;
+  error->note = note;
   g_ptr_array_add (run->errors, error);
-  __atomic_store_n (&run->n_errors, run->errors->len, __ATOMIC_RELAXED);
+  if (note)
+    __atomic_store_n (&run->n_notes, run->n_notes + 1, __ATOMIC_RELAXED);
+  else
+    __atomic_store_n (&run->n_errors, run->n_errors + 1, __ATOMIC_RELAXED);
+}
+
+void
+_cs_run_add_error (CsRun      *run,
+                   const char *path,
+                   const char *operation,
+                   int         error_code,
+                   const char *message,
+                   guint       attempts)
+{
+  g_return_if_fail (run != NULL);
+
+  add_entry (run, path, operation, error_code, message, attempts, FALSE);
+}
+
+void
+_cs_run_add_note (CsRun      *run,
+                  const char *path,
+                  const char *operation,
+                  int         error_code,
+                  const char *message)
+{
+  g_return_if_fail (run != NULL);
+
+  add_entry (run, path, operation, error_code, message, 0, TRUE);
 }
 
 void
@@ -1785,6 +1823,7 @@ run_to_json (CsRun    *run,
       add_member_int (builder, "error_code", error->error_code);
       add_string_or_null (builder, "message", error->message);
       add_member_int (builder, "attempts", error->attempts);
+      add_member_bool (builder, "note", error->note);
       json_builder_end_object (builder);
     }
   json_builder_end_array (builder);
@@ -1858,7 +1897,8 @@ run_to_json (CsRun    *run,
       json_builder_end_array (builder);
       json_builder_end_object (builder);
       add_member_bool (builder, "header", TRUE);
-      add_member_int (builder, "n_errors", run->errors->len);
+      add_member_int (builder, "n_errors", run->n_errors);
+      add_member_int (builder, "n_notes", run->n_notes);
       add_member_int (builder, "n_samples", n_samples_locked (run));
     }
   else
@@ -2414,6 +2454,26 @@ read_events (Reader     *r,
     }
 }
 
+/* A record written before notes had their field: what the engine then listed
+ * with no attempt made, and now lists as a note (cs-run.h, CsRunError). Every
+ * failure was listed after at least one attempt; a symbolic link the
+ * destination could not hold ("create link") failed, then as now. */
+static gboolean
+is_old_note (const CsRunError *error)
+{
+  static const char * const operations[] = {
+    "chown", "chmod", "set times", "set attributes", "set ACL", "set link times", "link",
+    "special file", "skip",
+  };
+
+  if (error->attempts != 0 || error->operation == NULL)
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (operations); i++)
+    if (strcmp (error->operation, operations[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static void
 read_errors (Reader     *r,
              JsonObject *root,
@@ -2464,6 +2524,10 @@ read_errors (Reader     *r,
       error->error_code = read_int (r, o, where, "error_code", 0, 100000);
       error->message = read_string (r, o, where, "message", TRUE);
       error->attempts = read_int (r, o, where, "attempts", 0, G_MAXUINT);
+      if (json_object_has_member (o, "note"))
+        error->note = read_bool (r, o, where, "note");
+      else
+        error->note = is_old_note (error);
     }
 
   if (json_object_has_member (root, "errors_omitted"))
@@ -3240,11 +3304,20 @@ run_from_json (JsonNode  *node,
   read_timeline (&r, root, run->timeline);
   read_events (&r, root, run->events, &run->events_omitted);
   read_errors (&r, root, run->errors, &run->errors_omitted);
-  run->n_errors = run->errors->len;
+  for (guint i = 0; i < run->errors->len; i++)
+    {
+      if (((CsRunError *) g_ptr_array_index (run->errors, i))->note)
+        run->n_notes++;
+      else
+        run->n_errors++;
+    }
   if (schema >= 2 && json_object_get_member (root, "header") != NULL)
     {
       run->header = read_bool (&r, root, "", "header");
+      /* A header written before notes counts them with the failures. */
       run->n_errors = read_int (&r, root, "", "n_errors", 0, CS_RUN_MAX_ERRORS);
+      if (json_object_has_member (root, "n_notes"))
+        run->n_notes = read_int (&r, root, "", "n_notes", 0, CS_RUN_MAX_ERRORS);
       run->header_samples = read_int (&r, root, "", "n_samples", 0, G_MAXUINT);
     }
 
@@ -3447,12 +3520,12 @@ cs_run_to_summary (CsRun *run)
     g_variant_builder_add (&stats, "(tddd)", run->sums[c].n, run->sums[c].min,
                            run->sums[c].max, run->sums[c].sum);
 
-  return g_variant_new ("(ssmsxddaaym@ayuatsmsa(duus)a(tddd)uu)",
+  return g_variant_new ("(ssmsxddaaym@ayuatsmsa(duus)a(tddd)uuu)",
                         run->id, run->kind, run->label, run->started, run->duration, run->held,
                         &sources,
                         run->destination != NULL ? g_variant_new_bytestring (run->destination) : NULL,
                         run->settings.threads, &totals, run->outcome, run->fatal_error,
-                        &timeline, &stats, run->header ? run->n_errors : run->errors->len,
+                        &timeline, &stats, run->n_errors, run->n_notes,
                         n_samples_locked (run));
 }
 
@@ -3482,10 +3555,11 @@ cs_run_new_from_summary (GVariant  *summary,
       return NULL;
     }
 
-  g_variant_get (summary, "(&s&sms" "xdd@aay@may" "u@at&sms" "a(duus)@a(tddd)uu)",
+  g_variant_get (summary, "(&s&sms" "xdd@aay@may" "u@at&sms" "a(duus)@a(tddd)uuu)",
                  &id, &kind, &label, &run->started, &run->duration, &run->held,
                  &sources, &destination, &run->settings.threads, &totals, &outcome,
-                 &fatal_error, &timeline, &stats, &run->n_errors, &run->header_samples);
+                 &fatal_error, &timeline, &stats, &run->n_errors, &run->n_notes,
+                 &run->header_samples);
   run->label = label;
   run->fatal_error = fatal_error;
 

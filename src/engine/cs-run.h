@@ -136,13 +136,22 @@ typedef struct {
   char   *path;                     /* resume, kept: the file (UTF-8 display form); else NULL */
 } CsRunEvent;
 
+/*
+ * What the run lists: a failure (an item not copied, a request that went
+ * wrong) or, with @note, information that is not a failure and that no retry
+ * would change: what the destination does not keep (modes, owners, times,
+ * attributes, hard links), a socket or a FIFO left out, a file kept because
+ * the one at the destination is newer. Both come in one list, in the order
+ * they happened.
+ */
 typedef struct {
-  char   *path;                     /* UTF-8 display form */
-  char   *path_raw;                 /* exact bytes, base64; NULL when path is valid UTF-8 */
-  char   *operation;                /* "open", "read", "write", "rename", … */
-  int     error_code;               /* errno value, 0 when not from errno */
-  char   *message;
-  guint   attempts;
+  char     *path;                   /* UTF-8 display form */
+  char     *path_raw;               /* exact bytes, base64; NULL when path is valid UTF-8 */
+  char     *operation;              /* "open", "read", "write", "rename", … */
+  int       error_code;             /* errno value, 0 when not from errno */
+  char     *message;
+  guint     attempts;               /* 0 for a note */
+  gboolean  note;
 } CsRunError;
 
 typedef struct {
@@ -234,10 +243,12 @@ CsSample                *cs_run_dup_samples       (CsRun       *run,
 /* The samples taken, merged ones included. */
 guint                    cs_run_get_n_samples     (CsRun       *run);
 GArray                  *cs_run_dup_timeline      (CsRun       *run);  /* of CsThreadChange, strings owned by array */
-GPtrArray               *cs_run_dup_errors        (CsRun       *run);  /* of CsRunError */
+GPtrArray               *cs_run_dup_errors        (CsRun       *run);  /* of CsRunError: failures and notes */
 GArray                  *cs_run_dup_events        (CsRun       *run);  /* of CsRunEvent, strings owned by array */
 guint                    cs_run_get_n_events      (CsRun       *run);
+/* The failures listed, and the notes: together the length of dup_errors. */
 guint                    cs_run_get_n_errors      (CsRun       *run);
+guint                    cs_run_get_n_notes       (CsRun       *run);
 
 /* Statistics over all samples taken, exact however they were merged since;
  * FALSE when there are none. Threads, a count,
@@ -254,16 +265,17 @@ char                    *cs_run_to_json_string    (CsRun       *run,
 /* The record without its samples and errors (their numbers only): what a
  * list of runs shows, a few kilobytes whatever the run's length. Read back by
  * cs_run_new_from_json () as a run that cs_run_is_header (): no samples, an
- * empty list of errors, cs_run_get_n_errors () and the statistics as saved. */
+ * empty list of errors, cs_run_get_n_errors (), cs_run_get_n_notes () and the
+ * statistics as saved. */
 JsonNode                *cs_run_to_header_json    (CsRun       *run);
 gboolean                 cs_run_is_header         (CsRun       *run);
 /* Less than a header, for an index of runs read at every listing: what a list
  * shows (id, kind, label, start, duration, paths, totals, outcome, threads and
- * their timeline, the statistics, the numbers of errors and samples), typed,
+ * their timeline, the statistics, the numbers of failures, notes and samples), typed,
  * so a list of a thousand is read without parsing. cs_run_new_from_summary ()
  * makes a run that cs_run_is_header () of it; its other settings, environment
  * and events are the defaults of cs_run_new (). */
-#define CS_RUN_SUMMARY_TYPE "(ssmsxddaaymayuatsmsa(duus)a(tddd)uu)"
+#define CS_RUN_SUMMARY_TYPE "(ssmsxddaaymayuatsmsa(duus)a(tddd)uuu)"
 GVariant                *cs_run_to_summary        (CsRun       *run);
 CsRun                   *cs_run_new_from_summary  (GVariant    *summary,
                                                    GError     **error);

@@ -610,7 +610,7 @@ handle_entry (CsJob         *job,
     atomic_fetch_add (&job->files_found, 1);
     _cs_job_add_total (job, CS_CLASS_TOTAL, 1, 0);
     _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, 0);
-    _cs_job_report (job, dir, name, "special file", 0, message, 0);
+    _cs_job_note (job, dir, name, "special file", 0, message);
     _cs_job_log (job, dir, name, "skipped", 0, message + strlen ("Not copied: "));
   }
 }

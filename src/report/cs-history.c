@@ -33,7 +33,7 @@
  * fail cs_run_new_from_summary () or their stamps and are read again.
  */
 #define INDEX_NAME        ".index"
-#define INDEX_VERSION     2
+#define INDEX_VERSION     3   /* 3: summaries count notes apart from failures */
 #define INDEX_MAX_SIZE    ((gsize) 128 * 1024 * 1024)
 /* version, run schema, and per record: name, size, inode, change time and
  * its summary, or nothing when it could not be read. */

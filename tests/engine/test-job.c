@@ -972,7 +972,8 @@ test_policies (void)
     g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
   }
 
-  /* A newer source replaces; a newer destination is skipped and reported. */
+  /* A newer source replaces; a newer destination is skipped and reported,
+   * in a note: kept by the rule the user chose, nothing failed. */
   write_file (s0, 999, 9);
   set_mtime (s0, time (NULL) + 100, 0);
   write_file (d1, 5, 9);
@@ -983,7 +984,16 @@ test_policies (void)
     cs_run_get_totals (cs_job_get_run (job), &totals);
     g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, 1);
     g_assert_cmpuint (totals.v[CS_CLASS_SKIPPED][CS_KIND_FILES], ==, 3);
-    g_assert_cmpuint (cs_run_get_n_errors (cs_job_get_run (job)), ==, 1);
+    g_assert_cmpuint (cs_run_get_n_errors (cs_job_get_run (job)), ==, 0);
+    g_assert_cmpuint (cs_run_get_n_notes (cs_job_get_run (job)), ==, 1);
+    {
+      g_autoptr(GPtrArray) errors = cs_run_dup_errors (cs_job_get_run (job));
+      const CsRunError *e = g_ptr_array_index (errors, 0);
+
+      g_assert_cmpuint (errors->len, ==, 1);
+      g_assert_cmpstr (e->operation, ==, "skip");
+      g_assert_true (e->note);
+    }
     /* The newer destination was kept by the rule the user chose. */
     assert_skips (cs_job_get_run (job), 2, 1);
     assert_same_file (s0, d0);

@@ -465,6 +465,116 @@ test_run_summary (void)
   g_assert_error (error, CS_RUN_ERROR, CS_RUN_ERROR_INVALID);
 }
 
+/* A note (what the destination did not keep, a socket left out) is told
+ * from a failure in the record, its header and its summary; a record written
+ * before notes had their field has them recognised: what was listed with no
+ * attempt made, by the requests that are notes now. */
+static void
+test_run_notes (void)
+{
+  g_autoptr(CsRun) run = fixture_run ("T1", RUN_ID, 2, 1.0);
+  g_autoptr(CsRun) copy = NULL;
+  g_autoptr(CsRun) header = NULL;
+  g_autoptr(CsRun) listed = NULL;
+  g_autoptr(CsRun) old = NULL;
+  g_autoptr(GVariant) summary = NULL;
+  g_autoptr(GPtrArray) errors = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *json = NULL;
+  JsonArray *entries;
+  guint n_before;
+  static const struct {
+    const char *operation;
+    guint       attempts;
+    gboolean    note;
+  } old_entries[] = {
+    { "chmod", 0, TRUE },           /* "The destination does not keep permissions" */
+    { "set times", 0, TRUE },
+    { "special file", 0, TRUE },    /* a socket left out */
+    { "skip", 0, TRUE },            /* the destination's newer file kept */
+    { "create link", 0, FALSE },    /* symbolic links not copied: failed */
+    { "chmod", 1, FALSE },          /* a folder's chmod that went wrong */
+    { "open", 1, FALSE },
+  };
+
+  /* The fixture lists one failure. */
+  n_before = cs_run_get_n_errors (run);
+  g_assert_cmpuint (cs_run_get_n_notes (run), ==, 0);
+  _cs_run_add_note (run, "/mnt/nas", "chmod", EPERM,
+                    "The destination does not keep permissions: 3 files have other permissions "
+                    "there than at the source (for example “a.jpg”)");
+  g_assert_cmpuint (cs_run_get_n_errors (run), ==, n_before);
+  g_assert_cmpuint (cs_run_get_n_notes (run), ==, 1);
+
+  json = cs_run_to_json_string (run, FALSE);
+  g_assert_nonnull (strstr (json, "\"note\":true"));
+  copy = reload (run);
+  g_assert_cmpuint (cs_run_get_n_errors (copy), ==, n_before);
+  g_assert_cmpuint (cs_run_get_n_notes (copy), ==, 1);
+  errors = cs_run_dup_errors (copy);
+  g_assert_cmpuint (errors->len, ==, n_before + 1);
+  g_assert_false (((CsRunError *) g_ptr_array_index (errors, 0))->note);
+  g_assert_true (((CsRunError *) g_ptr_array_index (errors, n_before))->note);
+  g_assert_cmpuint (((CsRunError *) g_ptr_array_index (errors, n_before))->attempts, ==, 0);
+
+  /* The header and the summary count them apart. */
+  {
+    g_autoptr(JsonNode) node = cs_run_to_header_json (run);
+
+    header = cs_run_new_from_json (node, &error);
+    g_assert_no_error (error);
+    g_assert_true (cs_run_is_header (header));
+    g_assert_cmpuint (cs_run_get_n_errors (header), ==, n_before);
+    g_assert_cmpuint (cs_run_get_n_notes (header), ==, 1);
+  }
+  summary = g_variant_ref_sink (cs_run_to_summary (run));
+  listed = cs_run_new_from_summary (summary, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cs_run_get_n_errors (listed), ==, n_before);
+  g_assert_cmpuint (cs_run_get_n_notes (listed), ==, 1);
+
+  /* An older record: no "note" in its entries. */
+  root = json_from_string (json, &error);
+  g_assert_no_error (error);
+  entries = json_object_get_array_member (json_node_get_object (root), "errors");
+  for (guint i = 0; i < json_array_get_length (entries); i++)
+    json_object_remove_member (json_array_get_object_element (entries, i), "note");
+  for (guint i = 0; i < G_N_ELEMENTS (old_entries); i++)
+    {
+      JsonObject *o = json_object_new ();
+
+      json_object_set_string_member (o, "path", "/mnt/nas");
+      json_object_set_string_member (o, "operation", old_entries[i].operation);
+      json_object_set_int_member (o, "error_code", 0);
+      json_object_set_string_member (o, "message", "…");
+      json_object_set_int_member (o, "attempts", old_entries[i].attempts);
+      json_array_add_object_element (entries, o);
+    }
+  {
+    g_autofree char *text = json_to_string (root, FALSE);
+
+    g_assert_null (strstr (text, "\"note\""));
+  }
+  old = cs_run_new_from_json (root, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&errors, g_ptr_array_unref);
+  errors = cs_run_dup_errors (old);
+  g_assert_cmpuint (errors->len, ==, n_before + 1 + G_N_ELEMENTS (old_entries));
+  for (guint i = 0; i < n_before; i++)
+    g_assert_false (((CsRunError *) g_ptr_array_index (errors, i))->note);
+  g_assert_true (((CsRunError *) g_ptr_array_index (errors, n_before))->note);
+  for (guint i = 0; i < G_N_ELEMENTS (old_entries); i++)
+    {
+      const CsRunError *e = g_ptr_array_index (errors, n_before + 1 + i);
+
+      g_test_message ("%s, %u attempts", e->operation, e->attempts);
+      g_assert_cmpint (e->note, ==, old_entries[i].note);
+    }
+  g_assert_cmpuint (cs_run_get_n_notes (old), ==, 1 + 4);
+  g_assert_cmpuint (cs_run_get_n_errors (old), ==, n_before + 3);
+}
+
 static void
 test_run_errors_capped (void)
 {
@@ -852,6 +962,7 @@ main (int   argc,
   g_test_add_func ("/run/round-trip", test_run_round_trip);
   g_test_add_func ("/run/save-load", test_run_save_load);
   g_test_add_func ("/run/summary", test_run_summary);
+  g_test_add_func ("/run/notes", test_run_notes);
   g_test_add_func ("/run/errors-capped", test_run_errors_capped);
   g_test_add_func ("/run/events-capped", test_run_events_capped);
   g_test_add_func ("/run/threads", test_run_threads);
