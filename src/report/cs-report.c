@@ -689,10 +689,13 @@ totals_table (CsCompare *compare)
   return table;
 }
 
-/* The first MAX_LISTED_FAILURES failures of all runs; NULL when there are
- * none. @out_more: how many are left out. */
+/* The first MAX_LISTED_FAILURES failures of all runs, or with @notes their
+ * notes (CsRunError.note: what the destination did not keep, what was left
+ * out on purpose); NULL when there are none. @out_more: how many are left
+ * out. */
 static Table *
 failures_table (CsCompare *compare,
+                gboolean   notes,
                 guint     *out_more)
 {
   guint n = cs_compare_get_n_runs (compare);
@@ -700,7 +703,11 @@ failures_table (CsCompare *compare,
   Table *table;
 
   for (guint i = 0; i < n; i++)
-    total += cs_run_get_n_errors (cs_compare_get_run (compare, i));
+    {
+      CsRun *run = cs_compare_get_run (compare, i);
+
+      total += notes ? cs_run_get_n_notes (run) : cs_run_get_n_errors (run);
+    }
   *out_more = 0;
   if (total == 0)
     return NULL;
@@ -710,24 +717,29 @@ failures_table (CsCompare *compare,
     table_add (table, CELL_PLAIN, "Run");
   table_add (table, CELL_PLAIN, "Path");
   table_add (table, CELL_PLAIN, "Operation");
-  table_add (table, CELL_PLAIN, "Error");
-  table_add (table, CELL_PLAIN, "Attempts");
+  table_add (table, CELL_PLAIN, notes ? "Note" : "Error");
+  if (!notes)
+    table_add (table, CELL_PLAIN, "Attempts");
   table_end_header (table);
 
   for (guint i = 0; i < n && listed < MAX_LISTED_FAILURES; i++)
     {
       g_autoptr(GPtrArray) errors = cs_run_dup_errors (cs_compare_get_run (compare, i));
 
-      for (guint j = 0; j < errors->len && listed < MAX_LISTED_FAILURES; j++, listed++)
+      for (guint j = 0; j < errors->len && listed < MAX_LISTED_FAILURES; j++)
         {
           const CsRunError *error = g_ptr_array_index (errors, j);
 
+          if (error->note != notes)
+            continue;
+          listed++;
           if (n > 1)
             table_add (table, CELL_PLAIN, cs_compare_get_label (compare, i));
           table_add (table, CELL_PATH, error->path);
           table_add (table, CELL_PLAIN, error->operation);
           table_take (table, CELL_PLAIN, error_text (error));
-          table_take (table, CELL_NUMBER, g_strdup_printf ("%u", error->attempts));
+          if (!notes)
+            table_take (table, CELL_NUMBER, g_strdup_printf ("%u", error->attempts));
         }
     }
 
@@ -859,18 +871,30 @@ md_failures (GString   *out,
              CsCompare *compare)
 {
   guint more = 0;
-  g_autoptr(Table) table = failures_table (compare, &more);
+  g_autoptr(Table) table = failures_table (compare, FALSE, &more);
+  g_autoptr(Table) notes = NULL;
 
   g_string_append (out, "## Failures\n\n");
   if (table == NULL)
+    g_string_append (out, "No failures.\n\n");
+  else
     {
-      g_string_append (out, "No failures.\n\n");
-      return;
+      md_table (out, table);
+      if (more > 0)
+        g_string_append_printf (out, "\n%u more failures are in the CSV and JSON exports.\n", more);
+      g_string_append_c (out, '\n');
     }
 
-  md_table (out, table);
+  /* Not failures, and only when there are some. */
+  notes = failures_table (compare, TRUE, &more);
+  if (notes == NULL)
+    return;
+  g_string_append (out, "## Notes\n\n"
+                        "Not failures: what the destination did not keep, or what was left out "
+                        "on purpose.\n\n");
+  md_table (out, notes);
   if (more > 0)
-    g_string_append_printf (out, "\n%u more failures are in the CSV and JSON exports.\n", more);
+    g_string_append_printf (out, "\n%u more notes are in the CSV and JSON exports.\n", more);
   g_string_append_c (out, '\n');
 }
 
@@ -1162,22 +1186,30 @@ csv_samples (GString   *out,
     }
 }
 
+/* The failures, or with @notes the notes, as a section of their own; the
+ * notes' header ("…,note") tells them apart. */
 static void
 csv_failures (GString   *out,
-              CsCompare *compare)
+              CsCompare *compare,
+              gboolean   notes)
 {
   guint n = cs_compare_get_n_runs (compare);
   guint total = 0;
 
   for (guint i = 0; i < n; i++)
-    total += cs_run_get_n_errors (cs_compare_get_run (compare, i));
+    {
+      CsRun *run = cs_compare_get_run (compare, i);
+
+      total += notes ? cs_run_get_n_notes (run) : cs_run_get_n_errors (run);
+    }
   if (total == 0)
     return;
 
   g_string_append (out, "\r\n");
   if (n > 1)
     g_string_append (out, "run,");
-  g_string_append (out, "path,operation,error_code,message,attempts\r\n");
+  g_string_append (out, notes ? "path,operation,error_code,note\r\n"
+                              : "path,operation,error_code,message,attempts\r\n");
 
   for (guint i = 0; i < n; i++)
     {
@@ -1187,6 +1219,8 @@ csv_failures (GString   *out,
         {
           const CsRunError *error = g_ptr_array_index (errors, j);
 
+          if (error->note != notes)
+            continue;
           if (n > 1)
             {
               cs_report_append_csv_text (out, cs_compare_get_label (compare, i));
@@ -1197,7 +1231,10 @@ csv_failures (GString   *out,
           cs_report_append_csv_text (out, error->operation);
           g_string_append_printf (out, ",%d,", error->error_code);
           cs_report_append_csv_text (out, error->message);
-          g_string_append_printf (out, ",%u\r\n", error->attempts);
+          if (notes)
+            g_string_append (out, "\r\n");
+          else
+            g_string_append_printf (out, ",%u\r\n", error->attempts);
         }
     }
 }
@@ -1212,7 +1249,8 @@ render_csv (CsCompare *compare)
   csv_summary (out, compare);
   g_string_append (out, "\r\n");
   csv_samples (out, compare);
-  csv_failures (out, compare);
+  csv_failures (out, compare, FALSE);
+  csv_failures (out, compare, TRUE);
 
   return g_string_free (out, FALSE);
 }
@@ -1396,18 +1434,29 @@ html_failures (GString   *out,
                CsCompare *compare)
 {
   guint more = 0;
-  g_autoptr(Table) table = failures_table (compare, &more);
+  g_autoptr(Table) table = failures_table (compare, FALSE, &more);
+  g_autoptr(Table) notes = NULL;
 
   g_string_append (out, "<h2>Failures</h2>\n");
   if (table == NULL)
+    g_string_append (out, "<p>No failures.</p>\n");
+  else
     {
-      g_string_append (out, "<p>No failures.</p>\n");
-      return;
+      html_table (out, table);
+      if (more > 0)
+        g_string_append_printf (out, "<p class=\"note\">%u more failures are in the CSV and JSON exports.</p>\n", more);
     }
 
-  html_table (out, table);
+  /* Not failures, and only when there are some. */
+  notes = failures_table (compare, TRUE, &more);
+  if (notes == NULL)
+    return;
+  g_string_append (out, "<h2>Notes</h2>\n"
+                        "<p>Not failures: what the destination did not keep, or what was left out "
+                        "on purpose.</p>\n");
+  html_table (out, notes);
   if (more > 0)
-    g_string_append_printf (out, "<p class=\"note\">%u more failures are in the CSV and JSON exports.</p>\n", more);
+    g_string_append_printf (out, "<p class=\"note\">%u more notes are in the CSV and JSON exports.</p>\n", more);
 }
 
 static void

@@ -199,6 +199,41 @@ test_report_html (void)
   g_assert_nonnull (strstr (single, "<h1>Copyscope run report: T1</h1>"));
 }
 
+/* A note (what the destination did not keep) is listed as a note, apart from
+ * the failures, in every format. */
+static void
+test_report_notes (void)
+{
+  g_autoptr(CsRun) run = fixture_run ("T1", ID_T1, 2, 1.0);
+  CsRun *runs[] = { run };
+  const char note[] = "The destination does not keep permissions: 3 files have other permissions "
+                      "there than at the source (for example “a.jpg”)";
+  g_autofree char *md = NULL;
+  g_autofree char *html = NULL;
+  g_autofree char *csv = NULL;
+  const char *failures, *notes;
+
+  _cs_run_add_note (run, "/mnt/nas", "chmod", EPERM, note);
+
+  md = render_text (runs, 1, NULL, CS_REPORT_FORMAT_MARKDOWN);
+  failures = strstr (md, "## Failures\n");
+  notes = strstr (md, "## Notes\n");
+  g_assert_nonnull (failures);
+  g_assert_nonnull (notes);
+  g_assert_cmpuint (notes - md, >, failures - md);
+  /* The failure in its table, the note in its own, after it. */
+  g_assert_cmpuint (strstr (md, "Permission denied") - md, <, notes - md);
+  g_assert_cmpuint (strstr (md, "does not keep permissions") - md, >, notes - md);
+  g_assert_nonnull (strstr (notes, "| Path | Operation | Note |"));
+
+  html = render_text (runs, 1, NULL, CS_REPORT_FORMAT_HTML);
+  g_assert_cmpuint (strstr (html, "does not keep permissions") - html, >, strstr (html, "<h2>Notes</h2>") - html);
+
+  csv = render_text (runs, 1, NULL, CS_REPORT_FORMAT_CSV);
+  g_assert_nonnull (strstr (csv, "\r\npath,operation,error_code,message,attempts\r\n"));
+  g_assert_nonnull (strstr (csv, "\r\npath,operation,error_code,note\r\n/mnt/nas,chmod,1,"));
+}
+
 /* Names chosen to break out of every format we write. */
 static CsRun *
 hostile_run (void)
@@ -440,6 +475,7 @@ main (int   argc,
   g_test_add_func ("/report/json", test_report_json);
   g_test_add_func ("/report/graphics", test_report_graphics);
   g_test_add_func ("/report/html", test_report_html);
+  g_test_add_func ("/report/notes", test_report_notes);
   g_test_add_func ("/report/hostile/html", test_report_hostile_html);
   g_test_add_func ("/report/hostile/csv", test_report_hostile_csv);
   g_test_add_func ("/report/hostile/markdown", test_report_hostile_markdown);
