@@ -50,6 +50,7 @@ struct _CsCopyPage
   CsJob             *job;
   GPtrArray         *error_rows;      /* rows added to errors_row */
   guint              n_errors_shown;
+  guint              n_notes_shown;
   guint              threads_timeout_id;
 };
 
@@ -77,21 +78,35 @@ job_sample_cb (CsCopyPage *self,
   cs_limit_hint_push_sample (self->limit_hint, sample);
 }
 
+/* The problems so far, or, while nothing failed, the notes (what the
+ * destination does not keep, what is left out on purpose), which are not
+ * problems; the rows list both, in the order they came. */
 static void
 cs_copy_page_show_errors (CsCopyPage *self,
-                          guint       n_errors)
+                          guint       n_errors,
+                          guint       n_notes)
 {
   g_autoptr(GPtrArray) errors = NULL;
   g_autofree char *title = NULL;
 
-  if (n_errors == self->n_errors_shown)
+  if (n_errors == self->n_errors_shown && n_notes == self->n_notes_shown)
     return;
 
-  title = g_strdup_printf (ngettext ("%u Problem", "%u Problems", n_errors), n_errors);
+  if (n_errors > 0)
+    {
+      title = g_strdup_printf (ngettext ("%u Problem", "%u Problems", n_errors), n_errors);
+      adw_expander_row_set_subtitle (self->errors_row,
+                                     _("Files that could not be copied; the copy goes on"));
+      adw_expander_row_set_icon_name (self->errors_row, "dialog-warning-symbolic");
+    }
+  else
+    {
+      title = g_strdup_printf (ngettext ("No Problems, %u Note", "No Problems, %u Notes", n_notes),
+                               n_notes);
+      adw_expander_row_set_subtitle (self->errors_row, NULL);
+      adw_expander_row_set_icon_name (self->errors_row, "emblem-ok-symbolic");
+    }
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->errors_row), title);
-  adw_expander_row_set_subtitle (self->errors_row,
-                                 _("Files that could not be copied; the copy goes on"));
-  adw_expander_row_set_icon_name (self->errors_row, "dialog-warning-symbolic");
   adw_expander_row_set_enable_expansion (self->errors_row, TRUE);
 
   /* Only the first rows are listed; the summary and the export have them all. */
@@ -104,17 +119,24 @@ cs_copy_page_show_errors (CsCopyPage *self,
         {
           const CsRunError *error = g_ptr_array_index (errors, i);
           g_autofree char *path = _cs_display_path (error->path != NULL ? error->path : "");
-          g_autofree char *reason = g_strdup_printf ("%s: %s",
-                                                     error->operation != NULL ? error->operation : "",
-                                                     error->message != NULL ? error->message : "");
-          /* A leaf row per problem, made from data; the layout is AdwActionRow's. */
-          GtkWidget *row = g_object_new (ADW_TYPE_ACTION_ROW,
-                                         "use-markup", FALSE,
-                                         "title", path,
-                                         "subtitle", reason,
-                                         "title-lines", 1,
-                                         "subtitle-lines", 2,
-                                         NULL);
+          g_autofree char *reason = NULL;
+          GtkWidget *row;
+
+          if (error->note)
+            /* Translators: a row of the live list that is not a failure, like
+             * "Note: Not copied: a socket belongs to the program that listens on it" */
+            reason = g_strdup_printf (_("Note: %s"), error->message != NULL ? error->message : "");
+          else
+            reason = g_strdup_printf ("%s: %s", error->operation != NULL ? error->operation : "",
+                                      error->message != NULL ? error->message : "");
+          /* A leaf row per entry, made from data; the layout is AdwActionRow's. */
+          row = g_object_new (ADW_TYPE_ACTION_ROW,
+                              "use-markup", FALSE,
+                              "title", path,
+                              "subtitle", reason,
+                              "title-lines", 1,
+                              "subtitle-lines", 2,
+                              NULL);
 
           adw_expander_row_add_row (self->errors_row, row);
           g_ptr_array_add (self->error_rows, row);
@@ -122,6 +144,7 @@ cs_copy_page_show_errors (CsCopyPage *self,
     }
 
   self->n_errors_shown = n_errors;
+  self->n_notes_shown = n_notes;
 }
 
 static void
@@ -132,6 +155,7 @@ cs_copy_page_reset_errors (CsCopyPage *self)
   g_ptr_array_set_size (self->error_rows, 0);
 
   self->n_errors_shown = 0;
+  self->n_notes_shown = 0;
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->errors_row), _("No Problems"));
   adw_expander_row_set_subtitle (self->errors_row, NULL);
   adw_expander_row_set_icon_name (self->errors_row, "emblem-ok-symbolic");
@@ -148,7 +172,7 @@ job_progress_cb (CsCopyPage *self,
 
   cs_job_get_progress (job, &progress);
   cs_progress_view_update (self->progress_view, &progress);
-  cs_copy_page_show_errors (self, progress.n_errors);
+  cs_copy_page_show_errors (self, progress.n_errors, progress.n_notes);
 }
 
 /* main thread */

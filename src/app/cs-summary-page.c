@@ -17,7 +17,9 @@
 
 /*
  * After a copy: how it went and where the files are, Robocopy's totals
- * table, the whole-run graph, the failures with their reasons, and each
+ * table, the whole-run graph, the failures with their reasons and the notes
+ * (what the destination did not keep, what was left out on purpose: not
+ * failures, and nothing a retry would change), and each
  * counter's average, minimum and maximum. Export is the page's own action
  * (summary.export, the format as its parameter); New Copy, Retry Failed and
  * Open Destination are the window's, which starts copies and launches
@@ -52,6 +54,8 @@ struct _CsSummaryPage
   CsThroughputGraph *graph;
   AdwPreferencesGroup *failures_group;
   GtkListBox        *failures_list;
+  AdwPreferencesGroup *notes_group;
+  GtkListBox        *notes_list;
   GtkLabel          *environment_label;
   GtkButton         *retry_button;
 
@@ -126,6 +130,7 @@ cs_summary_page_show_outcome (CsSummaryPage  *self,
 {
   const char *outcome = cs_run_get_outcome (self->run);
   guint n_errors = cs_run_get_n_errors (self->run);
+  guint n_notes = cs_run_get_n_notes (self->run);
   guint64 files = totals->v[CS_CLASS_COPIED][CS_KIND_FILES];
   g_autofree char *bytes = _cs_format_bytes (totals->v[CS_CLASS_COPIED][CS_KIND_BYTES]);
   g_autofree char *count = _cs_format_count (files);
@@ -206,6 +211,12 @@ cs_summary_page_show_outcome (CsSummaryPage  *self,
     description = g_strdup_printf (ngettext ("%s\n%u problem, listed below",
                                              "%s\n%u problems, listed below", n_errors),
                                    copied, n_errors);
+  else if (n_notes > 0)
+    /* Translators: a note is not a failure: what the destination did not
+     * keep (permissions, owners, times), or a socket left out */
+    description = g_strdup_printf (ngettext ("%s\n%u note, listed below",
+                                             "%s\n%u notes, listed below", n_notes),
+                                   copied, n_notes);
   else
     description = g_steal_pointer (&copied);
 
@@ -493,42 +504,56 @@ cs_summary_page_build_stats (CsSummaryPage *self)
     }
 }
 
+/* The failures, or the notes, into @group's @list: the first
+ * MAX_FAILURE_ROWS of them. */
 static void
-cs_summary_page_show_failures (CsSummaryPage *self)
+fill_list (AdwPreferencesGroup *group,
+           GtkListBox          *list,
+           GPtrArray           *errors,
+           gboolean             notes,
+           guint                n)
 {
-  g_autoptr(GPtrArray) errors = cs_run_dup_errors (self->run);
-  GtkWidget *child;
-  guint n = errors != NULL ? errors->len : 0;
   g_autofree char *title = NULL;
+  GtkWidget *child;
+  guint listed = 0;
 
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->failures_list))) != NULL)
-    gtk_list_box_remove (self->failures_list, child);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (list))) != NULL)
+    gtk_list_box_remove (list, child);
 
-  gtk_widget_set_visible (GTK_WIDGET (self->failures_group), n > 0);
-  gtk_widget_set_visible (GTK_WIDGET (self->retry_button), n > 0);
+  gtk_widget_set_visible (GTK_WIDGET (group), n > 0);
   if (n == 0)
     return;
 
-  title = g_strdup_printf (ngettext ("%u Failure", "%u Failures", n), n);
-  adw_preferences_group_set_title (self->failures_group, title);
+  if (notes)
+    title = g_strdup_printf (ngettext ("%u Note", "%u Notes", n), n);
+  else
+    title = g_strdup_printf (ngettext ("%u Failure", "%u Failures", n), n);
+  adw_preferences_group_set_title (group, title);
 
   if (n > MAX_FAILURE_ROWS)
     {
       g_autofree char *more = g_strdup_printf (_("The first %u are shown; the export has them all."),
                                                MAX_FAILURE_ROWS);
-      adw_preferences_group_set_description (self->failures_group, more);
+      adw_preferences_group_set_description (group, more);
     }
   else
-    adw_preferences_group_set_description (self->failures_group, NULL);
+    adw_preferences_group_set_description (group, NULL);
 
-  for (guint i = 0; i < MIN (n, MAX_FAILURE_ROWS); i++)
+  for (guint i = 0; errors != NULL && i < errors->len && listed < MAX_FAILURE_ROWS; i++)
     {
       const CsRunError *error = g_ptr_array_index (errors, i);
-      g_autofree char *path = _cs_display_path (error->path != NULL ? error->path : "");
+      g_autofree char *path = NULL;
       g_autofree char *reason = NULL;
       GtkWidget *row;
 
-      if (error->attempts > 1)
+      if (error->note != notes)
+        continue;
+      listed++;
+      path = _cs_display_path (error->path != NULL ? error->path : "");
+      if (notes)
+        /* A note says it all in its words; the request's name adds nothing. */
+        reason = g_strdup (error->message != NULL ? error->message : "");
+      else if (error->attempts > 1)
         /* Translators: why a file failed, like "write: No space left on device (3 attempts)" */
         reason = g_strdup_printf (ngettext ("%s: %s (%u attempt)", "%s: %s (%u attempts)",
                                             error->attempts),
@@ -536,17 +561,39 @@ cs_summary_page_show_failures (CsSummaryPage *self)
       else
         reason = g_strdup_printf ("%s: %s", error->operation, error->message);
 
-      /* A leaf row per failure, made from data; the layout is AdwActionRow's. */
+      /* A leaf row per entry, made from data; the layout is AdwActionRow's. */
       row = g_object_new (ADW_TYPE_ACTION_ROW,
                           "use-markup", FALSE,
                           "title", path,
                           "subtitle", reason,
-                          "subtitle-lines", 2,
+                          "subtitle-lines", notes ? 4 : 2,
                           "title-lines", 1,
                           "tooltip-text", path,
                           NULL);
-      gtk_list_box_append (self->failures_list, row);
+      gtk_list_box_append (list, row);
     }
+}
+
+static void
+cs_summary_page_show_failures (CsSummaryPage *self)
+{
+  g_autoptr(GPtrArray) errors = cs_run_dup_errors (self->run);
+  guint n_failures = 0, n_notes = 0;
+
+  /* Counted from the list itself: a run from the history's index has only
+   * the numbers, and then nothing to list. */
+  for (guint i = 0; errors != NULL && i < errors->len; i++)
+    {
+      if (((const CsRunError *) g_ptr_array_index (errors, i))->note)
+        n_notes++;
+      else
+        n_failures++;
+    }
+
+  fill_list (self->failures_group, self->failures_list, errors, FALSE, n_failures);
+  fill_list (self->notes_group, self->notes_list, errors, TRUE, n_notes);
+  /* A note is nothing a retry could change. */
+  gtk_widget_set_visible (GTK_WIDGET (self->retry_button), n_failures > 0);
 }
 
 static void
@@ -630,6 +677,8 @@ cs_summary_page_class_init (CsSummaryPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, graph);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, failures_group);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, failures_list);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, notes_group);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, notes_list);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, environment_label);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, retry_button);
 

@@ -376,7 +376,7 @@ retry_failed_action (GtkWidget  *widget,
     return;
 
   errors = cs_run_dup_errors (run);
-  if (errors == NULL || errors->len == 0)
+  if (errors == NULL || cs_run_get_n_errors (run) == 0)
     return;
 
   job = cs_job_new ();
@@ -391,6 +391,10 @@ retry_failed_action (GtkWidget  *widget,
       const CsRunError *error = g_ptr_array_index (errors, i);
       char *target;
 
+      /* A note is no file to retry: what the destination did not keep, or
+       * what was left out on purpose, which a retry would leave out again. */
+      if (error->note)
+        continue;
       if (error->path == NULL || error->path_raw != NULL)
         {
           exact = FALSE;

@@ -3,8 +3,12 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -1140,6 +1144,124 @@ test_route (void)
   g_object_unref (summary);
 }
 
+/* Whether @root holds a shown label with @text, on screen. */
+static gboolean
+shows_label (gpointer    root,
+             const char *text)
+{
+  GtkWidget *label = cs_ui_find_label (root, text);
+
+  return label != NULL && gtk_widget_get_mapped (label);
+}
+
+/* A list of the summary, by what a screen reader calls it, on screen. */
+static gboolean
+shows_list (gpointer    root,
+            const char *name)
+{
+  GtkWidget *list = cs_ui_find_labelled (root, GTK_TYPE_LIST_BOX, name);
+
+  return list != NULL && gtk_widget_get_mapped (list);
+}
+
+/* A note is not a failure: a copy whose run lists only notes (a socket left
+ * out; what the destination did not keep, in a record written before notes
+ * had their field too) is complete, says "1 note", lists it apart and offers
+ * no retry; the live page said no problem either. With a failure beside a
+ * note, the failure decides. */
+static void
+test_summary_notes (void)
+{
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *source = g_build_filename (root, "photos", NULL);
+  g_autofree char *destination = g_build_filename (root, "nas", NULL);
+  g_autofree char *socket_path = g_build_filename (source, "socket", NULL);
+  g_autoptr(CsRun) old = synthetic_run ("Old", g_get_real_time () - (gint64) G_USEC_PER_SEC * 60, 2, 40, 10);
+  g_autoptr(CsRun) both = synthetic_run ("Both", g_get_real_time (), 2, 40, 10);
+  GtkWidget *summary = g_object_ref_sink (g_object_new (CS_TYPE_SUMMARY_PAGE, NULL));
+  struct sockaddr_un addr = { AF_UNIX };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  CsWindow *window;
+  int fd;
+
+  clear_history ();
+  generate (source, 6, 2000);
+  g_assert_cmpuint (strlen (socket_path), <, sizeof addr.sun_path);
+  strcpy (addr.sun_path, socket_path);
+  fd = socket (AF_UNIX, SOCK_STREAM, 0);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (bind (fd, (struct sockaddr *) &addr, sizeof addr), ==, 0);
+  close (fd);
+  g_assert_cmpint (g_mkdir (destination, 0755), ==, 0);
+
+  window = cs_ui_window_new ();
+  copy_and_wait (window, source, destination);
+  g_assert_cmpuint (cs_run_get_n_errors (cs_summary_page_get_run (summary_page (window))), ==, 0);
+  g_assert_cmpuint (cs_run_get_n_notes (cs_summary_page_get_run (summary_page (window))), ==, 1);
+  g_assert_true (shows_label (summary_page (window), "Copy Complete"));
+  g_assert_false (shows_label (window, "Copy Finished with Problems"));
+  g_assert_false (shows_label (window, "listed below\n"));
+  g_assert_null (cs_ui_find_label (summary_page (window), "problem"));
+  g_assert_true (shows_label (summary_page (window), "1 note, listed below"));
+  g_assert_true (shows_label (summary_page (window), "1 Note"));
+  g_assert_true (shows_label (summary_page (window), "Not copied: a socket belongs to the program that listens on it"));
+  g_assert_true (shows_list (summary_page (window), "Notes"));
+  g_assert_false (shows_list (summary_page (window), "Failures"));
+  g_assert_false (gtk_widget_get_mapped (cs_ui_find_button (summary_page (window), "Retry Failed")));
+  /* The live page's row, under the summary now, said no problem. */
+  g_assert_nonnull (cs_ui_find_label (cs_ui_find (window, CS_TYPE_COPY_PAGE), "No Problems, 1 Note"));
+  g_assert_null (cs_ui_find_label (cs_ui_find (window, CS_TYPE_COPY_PAGE), "Problem,"));
+  cs_ui_screenshot (window, "summary-notes.png");
+  cs_ui_window_destroy (window);
+
+  /* A record of before, its chmod loss listed with no attempt and no "note". */
+  clear_history ();
+  _cs_run_add_error (old, "/mnt/nas/backup", "chmod", EPERM,
+                     "The destination does not keep permissions: 303 files have other permissions "
+                     "there than at the source (for example “IMG_0001.jpg”)", 0);
+  path = cs_history_save (old, &error);
+  g_assert_no_error (error);
+  {
+    g_autoptr(JsonNode) node = cs_run_to_json (old);
+    JsonArray *entries = json_object_get_array_member (json_node_get_object (node), "errors");
+    g_autofree char *text = NULL;
+
+    json_object_remove_member (json_array_get_object_element (entries, 0), "note");
+    text = json_to_string (node, FALSE);
+    g_assert_null (strstr (text, "\"note\""));
+    g_assert_true (g_file_set_contents (path, text, -1, &error));
+    g_assert_no_error (error);
+  }
+  window = cs_ui_window_new ();
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-history", NULL);
+  g_signal_emit_by_name (cs_history_page_get_run_row (history_page (window), 0), "activate");
+  cs_ui_iterate ();
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "summary");
+  g_assert_true (shows_label (summary_page (window), "Copy Complete"));
+  g_assert_true (shows_label (summary_page (window), "1 note, listed below"));
+  g_assert_true (shows_label (summary_page (window), "The destination does not keep permissions: 303 files"));
+  g_assert_true (shows_list (summary_page (window), "Notes"));
+  g_assert_false (shows_list (summary_page (window), "Failures"));
+  g_assert_false (gtk_widget_get_mapped (cs_ui_find_button (summary_page (window), "Retry Failed")));
+  cs_ui_window_destroy (window);
+
+  /* A failure and a note: the failure decides, the note stays apart. */
+  _cs_run_add_error (both, "/data/photos/locked.jpg", "open", EACCES, "Permission denied", 1);
+  _cs_run_add_note (both, "/mnt/nas/backup", "chmod", EPERM,
+                    "The destination does not keep permissions: 5 files have other permissions "
+                    "there than at the source (for example “a.jpg”)");
+  cs_summary_page_set_run (CS_SUMMARY_PAGE (summary), both);
+  g_assert_nonnull (cs_ui_find_label (summary, "Copy Finished with Problems"));
+  g_assert_nonnull (cs_ui_find_label (summary, "1 problem, listed below"));
+  g_assert_nonnull (cs_ui_find_label (summary, "1 Failure"));
+  g_assert_nonnull (cs_ui_find_label (summary, "1 Note"));
+  g_assert_true (gtk_widget_get_visible (cs_ui_find_button (summary, "Retry Failed")));
+  g_object_unref (summary);
+
+  cs_test_tree_remove (root);
+}
+
 /* ---- Generate dialog ---------------------------------------------------- */
 
 typedef struct {
@@ -1254,6 +1376,7 @@ main (int   argc,
   g_test_add_func ("/pages/counter-rows", test_counter_rows);
   g_test_add_func ("/pages/history", test_history);
   g_test_add_func ("/pages/day-summary", test_day_summary);
+  g_test_add_func ("/pages/summary-notes", test_summary_notes);
   g_test_add_func ("/pages/history-watch", test_history_watch);
   g_test_add_func ("/pages/history-from-index", test_history_from_index);
   g_test_add_func ("/pages/compare", test_compare);
