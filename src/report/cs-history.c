@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,6 +41,11 @@
 #define INDEX_ENTRY_TYPE  "(sxtxm" CS_RUN_SUMMARY_TYPE ")"
 #define INDEX_TYPE        "(uua" INDEX_ENTRY_TYPE ")"
 
+/* Logs set aside for an Undo, or being written under a temporary name; hidden,
+ * and without ".json", so no listing takes them for records. */
+#define LOG_ASIDE_PREFIX  ".log-"
+#define LOG_ASIDE_DAYS    1
+
 void
 cs_history_entry_free (CsHistoryEntry *entry)
 {
@@ -57,8 +63,10 @@ cs_history_get_dir (void)
   return g_build_filename (g_get_user_data_dir (), "copyscope", "runs", NULL);
 }
 
+/* The record's name is this with ".json", its log's with ".log". */
 static char *
-file_name_for (CsRun *run)
+name_for (CsRun      *run,
+          const char *extension)
 {
   g_autoptr(GDateTime) dt = NULL;
   g_autofree char *stamp = NULL;
@@ -66,7 +74,13 @@ file_name_for (CsRun *run)
   dt = g_date_time_new_from_unix_utc (cs_run_get_started (run) / G_USEC_PER_SEC);
   stamp = dt != NULL ? g_date_time_format (dt, "%Y%m%dT%H%M%SZ") : g_strdup ("00000000T000000Z");
 
-  return g_strdup_printf ("%s-%s.json", stamp, cs_run_get_id (run));
+  return g_strdup_printf ("%s-%s%s", stamp, cs_run_get_id (run), extension);
+}
+
+static char *
+file_name_for (CsRun *run)
+{
+  return name_for (run, ".json");
 }
 
 /* The id becomes part of a file name: only a UUID may pass. */
@@ -378,6 +392,29 @@ index_entry (const char      *name,
                                                                  summary)));
 }
 
+/* A log set aside for an Undo is put back or deleted within seconds; one
+ * being written without O_TMPFILE is locked by its writer however long the
+ * copy waits. One a day old and not locked was left by a program that ended. */
+static void
+remove_if_stale (const char *dir_path,
+                 const char *name)
+{
+  g_autofree char *path = g_build_filename (dir_path, name, NULL);
+  struct stat st;
+  int fd;
+
+  if (lstat (path, &st) != 0 || !S_ISREG (st.st_mode) ||
+      (gint64) st.st_ctime >= g_get_real_time () / G_USEC_PER_SEC - LOG_ASIDE_DAYS * 86400)
+    return;
+
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0)
+    return;
+  if (flock (fd, LOCK_EX | LOCK_NB) == 0)
+    (void) g_unlink (path);
+  close (fd);
+}
+
 GPtrArray *
 cs_history_list (guint   *n_skipped,
                  GError **error)
@@ -420,6 +457,12 @@ cs_history_list (guint   *n_skipped,
       CsHistoryEntry *entry;
       GVariant *cached;
       FileStamp stamp;
+
+      if (g_str_has_prefix (name, LOG_ASIDE_PREFIX))
+        {
+          remove_if_stale (dir_path, name);
+          continue;
+        }
 
       /* Temporaries of an interrupted atomic write end in a random suffix. */
       if (!g_str_has_suffix (name, ".json"))
@@ -567,26 +610,216 @@ cs_history_set_label (const char  *id,
   return cs_run_save (run, path, error);
 }
 
+/* The log beside the record at @record_path. */
+static char *
+log_path_of (const char *record_path)
+{
+  gsize len = strlen (record_path);
+
+  g_assert (g_str_has_suffix (record_path, ".json"));
+  return g_strdup_printf ("%.*s.log", (int) (len - strlen (".json")), record_path);
+}
+
+/* "Cannot @doing @path: <errno's text>" */
+static gboolean
+set_errno_error (GError     **error,
+                 const char  *doing,
+                 const char  *path)
+{
+  int saved = errno;
+  g_autofree char *display = g_filename_display_name (path);
+
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot %s %s: %s", doing,
+               display, g_strerror (saved));
+  return FALSE;
+}
+
 gboolean
 cs_history_delete (const char  *id,
                    GError     **error)
 {
+  return cs_history_delete_full (id, NULL, error);
+}
+
+gboolean
+cs_history_delete_full (const char  *id,
+                        char       **log_aside,
+                        GError     **error)
+{
   g_autofree char *path = NULL;
+  g_autofree char *log = NULL;
+  g_autofree char *aside = NULL;
 
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (log_aside != NULL)
+    *log_aside = NULL;
 
   path = find_path (id, error);
   if (path == NULL)
     return FALSE;
 
+  /* The log first: a record never loses its log while it stays. */
+  log = log_path_of (path);
+  if (log_aside != NULL)
+    {
+      g_autofree char *dir = g_path_get_dirname (log);
+      g_autofree char *base = g_path_get_basename (log);
+      g_autofree char *hidden = g_strconcat (LOG_ASIDE_PREFIX, base, NULL);
+
+      aside = g_build_filename (dir, hidden, NULL);
+      if (g_rename (log, aside) != 0)
+        {
+          if (errno != ENOENT)
+            return set_errno_error (error, "set aside", log);
+          g_clear_pointer (&aside, g_free);
+        }
+    }
+  else if (g_unlink (log) != 0 && errno != ENOENT)
+    return set_errno_error (error, "delete", log);
+
   if (g_unlink (path) != 0)
     {
-      int saved = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot delete %s: %s", path, g_strerror (saved));
+      set_errno_error (error, "delete", path);
+      if (aside != NULL)
+        (void) g_rename (aside, log);
       return FALSE;
     }
 
+  if (log_aside != NULL)
+    *log_aside = g_steal_pointer (&aside);
   return TRUE;
+}
+
+gboolean
+cs_history_restore_log (const char  *log_aside,
+                        CsRun       *run,
+                        GError     **error)
+{
+  g_autofree char *dir = cs_history_get_dir ();
+  g_autofree char *name = NULL;
+  g_autofree char *path = NULL;
+
+  g_return_val_if_fail (log_aside != NULL, FALSE);
+  g_return_val_if_fail (run != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  name = name_for (run, ".log");
+  path = g_build_filename (dir, name, NULL);
+  if (g_rename (log_aside, path) != 0)
+    return set_errno_error (error, "put back", path);
+
+  return TRUE;
+}
+
+char *
+cs_history_find_log (CsRun *run)
+{
+  g_autofree char *dir = cs_history_get_dir ();
+  g_autofree char *name = NULL;
+  g_autofree char *path = NULL;
+
+  g_return_val_if_fail (run != NULL, NULL);
+
+  if (!check_id (cs_run_get_id (run), NULL))
+    return NULL;
+  name = name_for (run, ".log");
+  path = g_build_filename (dir, name, NULL);
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    return NULL;
+
+  return g_steal_pointer (&path);
+}
+
+struct _CsHistoryLog {
+  int       fd;
+  char     *temporary;  /* its name without O_TMPFILE, else NULL */
+  gboolean  committed;
+};
+
+CsHistoryLog *
+cs_history_log_new (GError **error)
+{
+  g_autofree char *dir = cs_history_get_dir ();
+  g_autoptr(CsHistoryLog) log = g_new0 (CsHistoryLog, 1);
+
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  log->fd = -1;
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      set_errno_error (error, "create", dir);
+      return NULL;
+    }
+
+  log->fd = open (dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+  if (log->fd < 0)
+    {
+      /* A filesystem without O_TMPFILE: a hidden name until the commit. */
+      log->temporary = g_build_filename (dir, LOG_ASIDE_PREFIX "XXXXXX", NULL);
+      log->fd = g_mkstemp_full (log->temporary, O_WRONLY | O_CLOEXEC, 0644);
+      if (log->fd < 0)
+        {
+          set_errno_error (error, "create a log in", dir);
+          g_clear_pointer (&log->temporary, g_free);
+          return NULL;
+        }
+      /* Held while the fd is open: no listing takes it for left behind. */
+      (void) flock (log->fd, LOCK_SH);
+    }
+
+  return g_steal_pointer (&log);
+}
+
+int
+cs_history_log_get_fd (CsHistoryLog *log)
+{
+  g_return_val_if_fail (log != NULL, -1);
+
+  return log->fd;
+}
+
+char *
+cs_history_log_commit (CsHistoryLog  *log,
+                       CsRun         *run,
+                       GError       **error)
+{
+  g_autofree char *dir = cs_history_get_dir ();
+  g_autofree char *name = NULL;
+  g_autofree char *path = NULL;
+  gboolean named;
+
+  g_return_val_if_fail (log != NULL && log->fd >= 0 && !log->committed, NULL);
+  g_return_val_if_fail (run != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  name = name_for (run, ".log");
+  path = g_build_filename (dir, name, NULL);
+  if (log->temporary != NULL)
+    named = g_rename (log->temporary, path) == 0;
+  else
+    named = link_unnamed (log->fd, path);
+  if (!named)
+    {
+      set_errno_error (error, "name the log", path);
+      return NULL;
+    }
+
+  /* As the record: not flushed, a log is not the copy. */
+  log->committed = TRUE;
+  return g_steal_pointer (&path);
+}
+
+void
+cs_history_log_free (CsHistoryLog *log)
+{
+  if (log == NULL)
+    return;
+
+  if (log->fd >= 0)
+    close (log->fd);
+  if (log->temporary != NULL && !log->committed)
+    (void) g_unlink (log->temporary);
+  g_free (log->temporary);
+  g_free (log);
 }

@@ -60,10 +60,50 @@ CsRun      *cs_history_load       (const char      *id,
 gboolean    cs_history_set_label  (const char      *id,
                                    const char      *label,
                                    GError         **error);
+/* Deletes the run's record and its per-file log. */
 gboolean    cs_history_delete     (const char      *id,
                                    GError         **error);
+/*
+ * As cs_history_delete (), for a delete that can be undone: the log is not
+ * deleted but set aside under a hidden name, given in @log_aside (NULL when
+ * the run has no log). cs_history_restore_log () puts it back beside the
+ * record saved again; g_unlink () of @log_aside ends it. A log set aside and
+ * left (the program ended first) is deleted by a listing a day later.
+ */
+gboolean    cs_history_delete_full (const char     *id,
+                                    char          **log_aside,
+                                    GError        **error);
+gboolean    cs_history_restore_log (const char     *log_aside,
+                                    CsRun          *run,
+                                    GError        **error);
+
+/*
+ * The per-file log of a run (cs-log.h) lies beside its record, under the
+ * record's name with ".log" for ".json"; listings pass it by.
+ *
+ * Returns its path when the run has one, else NULL.
+ */
+char       *cs_history_find_log   (CsRun           *run);
+
+/*
+ * A log for a run that has not started yet, whose name is not known: an
+ * unnamed file in the history folder, which the job writes through
+ * cs_history_log_get_fd () and cs_history_log_commit () names after the run
+ * has ended. A log freed without a commit, or lost in a crash, leaves
+ * nothing behind.
+ */
+typedef struct _CsHistoryLog CsHistoryLog;
+
+CsHistoryLog *cs_history_log_new     (GError         **error);
+int           cs_history_log_get_fd  (CsHistoryLog    *log);
+/* Names the log after @run's record; returns its path. */
+char         *cs_history_log_commit  (CsHistoryLog    *log,
+                                      CsRun           *run,
+                                      GError         **error);
+void          cs_history_log_free    (CsHistoryLog    *log);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CsHistoryEntry, cs_history_entry_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CsHistorySlot, cs_history_slot_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CsHistoryLog, cs_history_log_free)
 
 G_END_DECLS

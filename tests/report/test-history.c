@@ -6,6 +6,7 @@
 #include <locale.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
@@ -361,6 +362,98 @@ test_history_reserve (void)
   g_unlink (reference);
 }
 
+/* A run's per-file log: unnamed while written, then beside the record with
+ * its name; never listed as a record; deleted with the run, or set aside for
+ * an Undo and put back. */
+static void
+test_history_log (void)
+{
+  g_autoptr(CsRun) run = run_started_at (ID_OLD, 1600000000);
+  g_autoptr(CsHistoryLog) log = NULL;
+  g_autoptr(CsHistoryLog) dropped = NULL;
+  g_autoptr(GPtrArray) entries = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = cs_history_get_dir ();
+  g_autofree char *record = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *found = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *aside = NULL;
+  g_autofree char *aside_base = NULL;
+  const char line[] = "copied\t1\t/src/a\\nb\n";
+  guint skipped = 99;
+
+  g_assert_null (cs_history_find_log (run));
+  log = cs_history_log_new (&error);
+  g_assert_no_error (error);
+  g_assert_cmpint (write (cs_history_log_get_fd (log), line, strlen (line)), ==, (gssize) strlen (line));
+  g_assert_cmpuint (count_files (dir), ==, 0);
+  /* a log dropped before its run ended leaves nothing */
+  dropped = cs_history_log_new (&error);
+  g_assert_no_error (error);
+  g_clear_pointer (&dropped, cs_history_log_free);
+  g_assert_cmpuint (count_files (dir), ==, 0);
+
+  record = cs_history_save (run, &error);
+  g_assert_no_error (error);
+  path = cs_history_log_commit (log, run, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_str_has_suffix (record, ".json"));
+  g_assert_cmpint (strlen (path), ==, strlen (record) - 1);
+  g_assert_true (strncmp (path, record, strlen (record) - strlen ("json")) == 0);
+  g_assert_true (g_str_has_suffix (path, ".log"));
+  found = cs_history_find_log (run);
+  g_assert_cmpstr (found, ==, path);
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, line);
+
+  /* listed: the run alone, the log no unreadable record */
+  entries = cs_history_list (&skipped, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (entries->len, ==, 1);
+  g_assert_cmpuint (skipped, ==, 0);
+  g_clear_pointer (&entries, g_ptr_array_unref);
+
+  /* set aside for an Undo: hidden, kept by a listing, put back */
+  g_assert_true (cs_history_delete_full (ID_OLD, &aside, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (aside);
+  aside_base = g_path_get_basename (aside);
+  g_assert_true (aside_base[0] == '.');
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (record, G_FILE_TEST_EXISTS));
+  g_assert_null (cs_history_find_log (run));
+  entries = cs_history_list (&skipped, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (entries->len, ==, 0);
+  g_assert_cmpuint (skipped, ==, 0);
+  g_clear_pointer (&entries, g_ptr_array_unref);
+  g_assert_true (g_file_test (aside, G_FILE_TEST_IS_REGULAR));
+  g_clear_pointer (&record, g_free);
+  record = cs_history_save (run, &error);
+  g_assert_no_error (error);
+  g_assert_true (cs_history_restore_log (aside, run, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  g_assert_false (g_file_test (aside, G_FILE_TEST_EXISTS));
+
+  /* deleted, the run takes its log along */
+  g_assert_true (cs_history_delete (ID_OLD, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (record, G_FILE_TEST_EXISTS));
+
+  /* a run without a log deletes as before */
+  g_clear_pointer (&record, g_free);
+  record = cs_history_save (run, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&aside, g_free);
+  g_assert_true (cs_history_delete_full (ID_OLD, &aside, &error));
+  g_assert_no_error (error);
+  g_assert_null (aside);
+  g_assert_false (g_file_test (record, G_FILE_TEST_EXISTS));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -373,6 +466,7 @@ main (int   argc,
   g_test_add_func ("/history/index", test_history_index);
   g_test_add_func ("/history/sweeps", test_history_sweeps);
   g_test_add_func ("/history/reserve", test_history_reserve);
+  g_test_add_func ("/history/log", test_history_log);
 
   return g_test_run ();
 }
