@@ -98,15 +98,28 @@ load_whole (CsHistoryPage *self,
   return whole;
 }
 
+/* The log of a deleted run goes when its toast does, unless Undo took it. */
+static void
+delete_log_aside (char *log_aside)
+{
+  (void) g_unlink (log_aside);
+  g_free (log_aside);
+}
+
 static void
 undo_delete_run_cb (CsHistoryPage *self,
                     AdwToast      *toast)
 {
   CsRun *run = g_object_get_data (G_OBJECT (toast), "cs-run");
+  g_autofree char *log_aside = g_object_steal_data (G_OBJECT (toast), "cs-log-aside");
   g_autoptr(GError) error = NULL;
   g_autofree char *path = cs_history_save (run, &error);
 
-  if (path == NULL)
+  if (path != NULL && log_aside != NULL)
+    cs_history_restore_log (log_aside, run, &error);
+  else if (log_aside != NULL)
+    (void) g_unlink (log_aside);
+  if (error != NULL)
     {
       g_autofree char *message = g_strdup_printf (_("Could not restore the run: %s"), error->message);
 
@@ -115,10 +128,12 @@ undo_delete_run_cb (CsHistoryPage *self,
   cs_history_page_reload (self);
 }
 
-/* Deleted at once; the toast's Undo saves it again. */
+/* Deleted at once, its log set aside (@log_aside, or NULL); the toast's Undo
+ * saves it again and puts the log back. */
 static void
 cs_history_page_run_deleted (CsHistoryPage *self,
-                             CsRun         *run)
+                             CsRun         *run,
+                             char          *log_aside)
 {
   g_autofree char *label = cs_run_dup_label (run);
   g_autofree char *title = NULL;
@@ -133,6 +148,9 @@ cs_history_page_run_deleted (CsHistoryPage *self,
   adw_toast_set_button_label (toast, _("_Undo"));
   adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
   g_object_set_data_full (G_OBJECT (toast), "cs-run", cs_run_ref (run), (GDestroyNotify) cs_run_unref);
+  if (log_aside != NULL)
+    g_object_set_data_full (G_OBJECT (toast), "cs-log-aside", log_aside,
+                            (GDestroyNotify) delete_log_aside);
   g_signal_connect_object (toast, "button-clicked", G_CALLBACK (undo_delete_run_cb), self,
                            G_CONNECT_SWAPPED);
   _cs_toast_show (GTK_WIDGET (self), toast);
@@ -239,10 +257,11 @@ delete_requested_cb (CsHistoryPage *self,
     {
       /* Whole, for the Undo to save it again. */
       g_autoptr(CsRun) deleted = load_whole (self, run);
+      char *log_aside = NULL;
 
       if (deleted == NULL)
         return;
-      if (!cs_history_delete (cs_run_get_id (run), &error))
+      if (!cs_history_delete_full (cs_run_get_id (run), &log_aside, &error))
         {
           g_autofree char *message = g_strdup_printf (_("Could not delete the run: %s"), error->message);
 
@@ -253,7 +272,7 @@ delete_requested_cb (CsHistoryPage *self,
       gtk_list_box_remove (self->runs_list, GTK_WIDGET (row));
       self->n_runs--;
       cs_history_page_show_state (self);
-      cs_history_page_run_deleted (self, deleted);
+      cs_history_page_run_deleted (self, deleted, log_aside);
     }
   else if (sweep != NULL)
     {

@@ -24,6 +24,7 @@ struct _CsOptionsGroup
   AdwComboRow         *overwrite_row;
   GtkSwitch           *verify_switch;
   GtkSwitch           *flush_switch;
+  GtkSwitch           *log_switch;
   GtkSpinButton       *retries_spin;
   GtkSpinButton       *wait_spin;
 };
@@ -72,6 +73,7 @@ cs_options_group_class_init (CsOptionsGroupClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsOptionsGroup, overwrite_row);
   gtk_widget_class_bind_template_child (widget_class, CsOptionsGroup, verify_switch);
   gtk_widget_class_bind_template_child (widget_class, CsOptionsGroup, flush_switch);
+  gtk_widget_class_bind_template_child (widget_class, CsOptionsGroup, log_switch);
   gtk_widget_class_bind_template_child (widget_class, CsOptionsGroup, retries_spin);
   gtk_widget_class_bind_template_child (widget_class, CsOptionsGroup, wait_spin);
 }
@@ -95,6 +97,7 @@ cs_options_group_bind_settings (CsOptionsGroup *self,
                                 overwrite_get_mapping, overwrite_set_mapping, NULL, NULL);
   g_settings_bind (settings, "verify", self->verify_switch, "active", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "flush", self->flush_switch, "active", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "keep-log", self->log_switch, "active", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "retries", gtk_spin_button_get_adjustment (self->retries_spin),
                    "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "wait", gtk_spin_button_get_adjustment (self->wait_spin),
@@ -139,6 +142,15 @@ cs_options_group_get_flush (CsOptionsGroup *self)
   g_return_val_if_fail (CS_IS_OPTIONS_GROUP (self), FALSE);
 
   return gtk_switch_get_active (self->flush_switch);
+}
+
+/* Whether the copy keeps its per-file log beside its record in History. */
+gboolean
+cs_options_group_get_keep_log (CsOptionsGroup *self)
+{
+  g_return_val_if_fail (CS_IS_OPTIONS_GROUP (self), FALSE);
+
+  return gtk_switch_get_active (self->log_switch);
 }
 
 guint

@@ -21,6 +21,7 @@ struct _CsPreferencesWindow
   GtkSpinButton        *threads_spin;
   AdwComboRow          *overwrite_row;
   GtkSwitch            *verify_switch;
+  GtkSwitch            *log_switch;
   GtkSwitch            *side_by_side_switch;
   GtkSpinButton        *retries_spin;
   GtkSpinButton        *wait_spin;
@@ -105,6 +106,7 @@ cs_preferences_window_constructed (GObject *object)
                    "value", G_SETTINGS_BIND_DEFAULT);
   bind_combo (settings, "overwrite", self->overwrite_row, overwrite_nicks);
   g_settings_bind (settings, "verify", self->verify_switch, "active", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "keep-log", self->log_switch, "active", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "queue-side-by-side", self->side_by_side_switch, "active",
                    G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "retries", gtk_spin_button_get_adjustment (self->retries_spin),
@@ -197,6 +199,7 @@ cs_preferences_window_class_init (CsPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsPreferencesWindow, threads_spin);
   gtk_widget_class_bind_template_child (widget_class, CsPreferencesWindow, overwrite_row);
   gtk_widget_class_bind_template_child (widget_class, CsPreferencesWindow, verify_switch);
+  gtk_widget_class_bind_template_child (widget_class, CsPreferencesWindow, log_switch);
   gtk_widget_class_bind_template_child (widget_class, CsPreferencesWindow, side_by_side_switch);
   gtk_widget_class_bind_template_child (widget_class, CsPreferencesWindow, retries_spin);
   gtk_widget_class_bind_template_child (widget_class, CsPreferencesWindow, wait_spin);

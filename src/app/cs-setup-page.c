@@ -378,6 +378,16 @@ cs_setup_page_configure_job (CsSetupPage *self,
     }
 }
 
+/* Whether the next copy keeps a log of every file (the window opens it:
+ * where it goes is History's concern, not the job's). */
+gboolean
+cs_setup_page_get_keep_log (CsSetupPage *self)
+{
+  g_return_val_if_fail (CS_IS_SETUP_PAGE (self), FALSE);
+
+  return cs_options_group_get_keep_log (self->options_group);
+}
+
 /* What the next job does with its sources. */
 CsOperation
 cs_setup_page_get_operation (CsSetupPage *self)

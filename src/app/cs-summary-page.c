@@ -7,10 +7,12 @@
 
 #include <adwaita.h>
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 
 #include "cs-export.h"
 #include "cs-fold-box.h"
 #include "cs-format.h"
+#include "cs-history.h"
 #include "cs-summary-page.h"
 #include "cs-throughput-graph.h"
 #include "cs-toast.h"
@@ -48,6 +50,7 @@ struct _CsSummaryPage
   GtkLabel          *description_label;
   GtkLabel          *resume_label;
   AdwActionRow      *where_row;
+  AdwActionRow      *log_row;
   GtkGrid           *totals_grid;
   GtkLabel          *skips_label;
   GtkGrid           *stats_grid;
@@ -64,6 +67,7 @@ struct _CsSummaryPage
 
   /* Owned */
   CsRun             *run;
+  char              *log_path;      /* the run's log in History, or NULL */
   GCancellable      *cancellable;   /* the exports under way */
 };
 
@@ -346,6 +350,34 @@ cs_summary_page_show_where (CsSummaryPage *self)
     }
   else if (display != NULL)
     adw_action_row_set_subtitle (self->where_row, display);
+}
+
+/* The run's per-file log, when History keeps one beside its record: where it
+ * is and how big, for an admin about to open a million lines. */
+static void
+cs_summary_page_show_log (CsSummaryPage *self)
+{
+  g_autofree char *display = NULL;
+  g_autofree char *size = NULL;
+  g_autofree char *subtitle = NULL;
+  GStatBuf st;
+
+  g_clear_pointer (&self->log_path, g_free);
+  self->log_path = cs_history_find_log (self->run);
+  gtk_widget_set_visible (GTK_WIDGET (self->log_row), self->log_path != NULL);
+  if (self->log_path == NULL)
+    return;
+
+  display = _cs_display_path (self->log_path);
+  if (g_stat (self->log_path, &st) != 0)
+    {
+      adw_action_row_set_subtitle (self->log_row, display);
+      return;
+    }
+  size = _cs_format_bytes ((guint64) st.st_size);
+  /* Translators: where the log of every file is, and its size, like "~/.local/share/copyscope/runs/….log · 1.2 MB" */
+  subtitle = g_strdup_printf (_("%s · %s"), display, size);
+  adw_action_row_set_subtitle (self->log_row, subtitle);
 }
 
 /* "12 files (1.2 MB)" */
@@ -646,6 +678,7 @@ cs_summary_page_dispose (GObject *object)
     gtk_widget_unparent (child);
 
   g_clear_pointer (&self->run, cs_run_unref);
+  g_clear_pointer (&self->log_path, g_free);
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
 
@@ -671,6 +704,7 @@ cs_summary_page_class_init (CsSummaryPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, description_label);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, resume_label);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, where_row);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, log_row);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, totals_grid);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, skips_label);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, stats_grid);
@@ -716,6 +750,7 @@ cs_summary_page_set_run (CsSummaryPage *self,
   cs_summary_page_show_outcome (self, &totals);
   cs_summary_page_show_partials (self);
   cs_summary_page_show_where (self);
+  cs_summary_page_show_log (self);
   cs_summary_page_show_totals (self, &totals);
   cs_summary_page_show_skips (self, &totals);
   cs_summary_page_show_stats (self);
@@ -731,4 +766,13 @@ cs_summary_page_get_run (CsSummaryPage *self)
   g_return_val_if_fail (CS_IS_SUMMARY_PAGE (self), NULL);
 
   return self->run;
+}
+
+/* The shown run's per-file log, or NULL when it has none. */
+const char *
+cs_summary_page_get_log_path (CsSummaryPage *self)
+{
+  g_return_val_if_fail (CS_IS_SUMMARY_PAGE (self), NULL);
+
+  return self->log_path;
 }

@@ -88,6 +88,18 @@ open_destination_action (GtkWidget  *widget,
 }
 
 static void
+open_log_action (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  CsWindow *self = CS_WINDOW (widget);
+  const char *log = cs_summary_page_get_log_path (self->summary_page);
+
+  if (log != NULL)
+    _cs_window_open_file (self, log);
+}
+
+static void
 clear_sources_action (GtkWidget  *widget,
                       const char *action_name,
                       GVariant   *parameter)
@@ -567,6 +579,8 @@ _cs_window_actions_update (CsWindow *self)
   gtk_widget_action_set_enabled (widget, "win.export", summary && run != NULL);
   gtk_widget_action_set_enabled (widget, "win.open-destination",
                                  summary && run != NULL && cs_run_get_destination (run) != NULL);
+  gtk_widget_action_set_enabled (widget, "win.open-log",
+                                 summary && cs_summary_page_get_log_path (self->summary_page) != NULL);
   gtk_widget_action_set_enabled (widget, "win.retry-failed",
                                  summary && run != NULL && cs_run_get_n_errors (run) > 0 &&
                                  !self->summary_from_history);
@@ -612,6 +626,7 @@ _cs_window_class_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "win.open-destination", NULL,
                                    open_destination_action);
+  gtk_widget_class_install_action (widget_class, "win.open-log", NULL, open_log_action);
   gtk_widget_class_install_action (widget_class, "win.go-back", NULL, go_back_action);
   gtk_widget_class_install_action (widget_class, "win.show-history", NULL, show_history_action);
   gtk_widget_class_install_action (widget_class, "win.show-sweep", NULL, show_sweep_action);

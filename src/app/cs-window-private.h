@@ -122,5 +122,7 @@ void     _cs_window_show_section          (CsWindow       *self,
 gboolean _cs_window_go_back               (CsWindow       *self);
 void     _cs_window_open_folder           (CsWindow       *self,
                                            const char     *path);
+void     _cs_window_open_file             (CsWindow       *self,
+                                           const char     *path);
 
 G_END_DECLS

@@ -97,6 +97,17 @@ _cs_window_open_folder (CsWindow   *self,
   session->show_uri (GTK_WINDOW (self), uri);
 }
 
+/* Opens the file at @path with its application (a log: the text editor). */
+void
+_cs_window_open_file (CsWindow   *self,
+                      const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *uri = g_file_get_uri (file);
+
+  session->show_uri (GTK_WINDOW (self), uri);
+}
+
 static void cs_window_show_next_conflict (CsWindow *self);
 
 void
@@ -276,18 +287,56 @@ demo_compare_cb (CsWindow   *self,
   cs_window_compare (self, runs, runs->len == 2 ? labels : NULL);
 }
 
-/* main thread */
+#define JOB_LOG_KEY "cs-history-log"
+
+/* @job writes its per-file log into the history folder, where it is named
+ * after the run's record once the job has ended (cs_window_save_run ()). The
+ * job holds the log: one dropped unstarted, from the queue or refused, leaves
+ * nothing behind. */
+static void
+cs_window_attach_log (CsWindow *self,
+                      CsJob    *job)
+{
+  g_autoptr(GError) error = NULL;
+  CsHistoryLog *log = cs_history_log_new (&error);
+
+  if (log == NULL)
+    {
+      /* Translators: a toast when the setting "Keep a Log of Every File" cannot be honoured */
+      g_autofree char *message = g_strdup_printf (_("The copy keeps no log: %s"), error->message);
+
+      _cs_window_show_toast (self, message);
+      return;
+    }
+  cs_job_set_log_fd (job, cs_history_log_get_fd (log));
+  g_object_set_data_full (G_OBJECT (job), JOB_LOG_KEY, log, (GDestroyNotify) cs_history_log_free);
+}
+
+/* main thread: the run of @job, ended, into the history, with its log. */
 static void
 cs_window_save_run (CsWindow *self,
-                    CsRun    *run)
+                    CsJob    *job)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *path = NULL;
+  g_autofree char *log_path = NULL;
+  CsHistoryLog *log = g_object_get_data (G_OBJECT (job), JOB_LOG_KEY);
+  CsRun *run = cs_job_get_run (job);
 
   path = cs_history_save (run, &error);
   if (path == NULL)
     {
       g_autofree char *message = g_strdup_printf (_("Could not keep the run in the history: %s"),
+                                                  error->message);
+
+      _cs_window_show_toast (self, message);
+      /* A log without its record would be nobody's: it goes with the job. */
+      return;
+    }
+
+  if (log != NULL && (log_path = cs_history_log_commit (log, run, &error)) == NULL)
+    {
+      g_autofree char *message = g_strdup_printf (_("Could not keep the log of every file: %s"),
                                                   error->message);
 
       _cs_window_show_toast (self, message);
@@ -823,7 +872,7 @@ cs_window_side_job_done (CsWindow *self,
   cs_window_drop_questions (self, job);
   if (g_list_store_find (self->queue, queued, &position))
     g_list_store_remove (self->queue, position);
-  cs_window_save_run (self, run);
+  cs_window_save_run (self, job);
 
   name = _cs_display_path (cs_queued_job_get_destination (queued));
   if (g_strcmp0 (cs_run_get_outcome (run), "completed") == 0 && cs_run_get_n_errors (run) == 0)
@@ -887,7 +936,7 @@ run_done_cb (GObject      *object,
   cs_copy_page_set_job (self->copy_page, NULL);
 
   run = cs_job_get_run (finished);
-  cs_window_save_run (self, run);
+  cs_window_save_run (self, finished);
   g_clear_pointer (&self->copy_run, cs_run_unref);
   self->copy_run = cs_run_ref (run);
   cs_summary_page_set_run (self->summary_page, run);
@@ -978,6 +1027,8 @@ _cs_window_configure_job (CsWindow *self,
   /* "Copy Into D": each source at D/NAME, whether D exists yet or not. */
   cs_job_set_into (job, TRUE);
   cs_job_set_interval (job, g_settings_get_uint (self->settings, "interval"));
+  if (cs_setup_page_get_keep_log (self->setup_page))
+    cs_window_attach_log (self, job);
 }
 
 static void cs_window_run_when_drawn (CsWindow *self);

@@ -14,6 +14,9 @@
 #include "copyscope-engine.h"
 #include "cs-copy-page.h"
 #include "cs-fold-box.h"
+#include "cs-history.h"
+#include "cs-history-page.h"
+#include "cs-history-row.h"
 #include "cs-io-private.h"
 #include "cs-queued-job.h"
 #include "cs-resume-hint.h"
@@ -960,6 +963,38 @@ queued (CsWindow *window,
   return item;      /* the queue holds it */
 }
 
+/* The lines of @run's per-file log, which must exist: @n_files of them,
+ * each a file copied from under @source. */
+static void
+assert_log_of (CsRun      *run,
+               const char *source,
+               guint       n_files)
+{
+  g_autofree char *log = cs_history_find_log (run);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_nonnull (log);
+  g_file_get_contents (log, &text, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_str_has_suffix (text, "\n"));
+  lines = g_strsplit (text, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, n_files + 1);
+  for (guint i = 0; i < n_files; i++)
+    {
+      g_auto(GStrv) fields = g_strsplit (lines[i], "\t", -1);
+      g_autofree char *path = NULL;
+
+      g_assert_cmpuint (g_strv_length (fields), ==, 3);
+      g_assert_cmpstr (fields[0], ==, "copied");
+      path = cs_log_unescape (fields[2], &error);
+      g_assert_no_error (error);
+      g_assert_true (g_str_has_prefix (path, source));
+      g_assert_cmpuint (path[strlen (source)], ==, G_DIR_SEPARATOR);
+    }
+}
+
 /* A drop on the running copy's page, and Start on the setup page while a
  * copy runs, each queue a copy; the queue's order is the order they run in,
  * one after the other, a held one waits, and each gets its own record. */
@@ -980,6 +1015,7 @@ test_queue (void)
   GValue value = G_VALUE_INIT;
   gboolean handled = FALSE;
   GtkDropTarget *target;
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
   gpointer pair[2];
   CsWindow *window;
 
@@ -989,6 +1025,7 @@ test_queue (void)
   g_assert_cmpint (g_mkdir (destination, 0755), ==, 0);
 
   window = window_with_copy (first, destination, 2);
+  g_settings_set_boolean (settings, "keep-log", TRUE);
   gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
   running = g_object_ref (cs_window_get_job (window));
   g_assert_true (cs_ui_wait_until (job_running, window, WAIT_SECONDS));
@@ -1061,7 +1098,205 @@ test_queue (void)
   g_assert_true (g_file_test (third_copy, G_FILE_TEST_IS_DIR));
   g_assert_cmpstr (cs_run_get_sources (cs_summary_page_get_run (summary_page (window)))[0], ==, third);
 
+  /* Each its own log, of its own files. */
+  assert_log_of (cs_job_get_run (running), first, 16);
+  assert_log_of (cs_job_get_run (second_job), second, 4);
+  assert_log_of (cs_summary_page_get_run (summary_page (window)), third, 4);
+
   cs_ui_window_destroy (window);
+  cs_test_tree_remove (root);
+}
+
+/* Names in the history folder that start with @prefix and end with @suffix. */
+static guint
+count_in_history (const char *prefix,
+                  const char *suffix)
+{
+  g_autofree char *dir_path = cs_history_get_dir ();
+  g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    n += g_str_has_prefix (name, prefix) && g_str_has_suffix (name, suffix);
+
+  return n;
+}
+
+static CsHistoryRow *
+history_row_of (CsWindow *window,
+                CsRun    *run)
+{
+  CsHistoryPage *page = CS_HISTORY_PAGE (cs_ui_find (window, CS_TYPE_HISTORY_PAGE));
+  CsHistoryRow *row;
+
+  for (guint i = 0; (row = cs_history_page_get_run_row (page, i)) != NULL; i++)
+    if (g_strcmp0 (cs_run_get_id (cs_history_row_get_run (row)), cs_run_get_id (run)) == 0)
+      return row;
+
+  return NULL;
+}
+
+/* "Keep a Log of Every File": the copy's log lies beside its record, one line
+ * per file as the CLI's --log writes it, names escaped; the summary offers
+ * it, and so does the run opened from History, which deletes it with the run
+ * (and puts it back on Undo). Off, the default, there is none. */
+static void
+test_log (void)
+{
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *source = g_build_filename (root, "source", NULL);
+  g_autofree char *sub = g_build_filename (source, "sub", NULL);
+  g_autofree char *destination = g_build_filename (root, "destination", NULL);
+  g_autofree char *second = g_build_filename (root, "second", NULL);
+  g_autofree char *history = cs_history_get_dir ();
+  /* A newline, a tab and a byte that is no UTF-8 in names. */
+  const char *names[] = { "plain.txt", "sub/deep.bin", "two\nlines.txt", "tab\tbed.txt", "bad-\xff.bin" };
+  const char *escaped[] = { "plain.txt", "sub/deep.bin", "two\\nlines.txt", "tab\\tbed.txt", "bad-\\xff.bin" };
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autoptr(CsRun) logged = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) log_file = NULL;
+  g_autoptr(GPtrArray) entries = NULL;
+  g_autofree char *log = NULL;
+  g_autofree char *record = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *undone = NULL;
+  g_autofree char *uri = NULL;
+  g_auto(GStrv) lines = NULL;
+  GtkWidget *open_log;
+  GtkWidget *undo;
+  CsHistoryRow *row;
+  CsWindow *window;
+  CsRun *run;
+  guint skipped = 1;
+
+  g_assert_cmpint (g_mkdir_with_parents (sub, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (destination, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (second, 0755), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_build_filename (source, names[i], NULL);
+
+      write_file (path, 1000 * (i + 1), i);
+    }
+  _cs_window_set_session (&fake_session);
+
+  window = window_with_copy (source, destination, 2);
+  g_settings_set_boolean (settings, "keep-log", TRUE);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
+  run = cs_summary_page_get_run (summary_page (window));
+  g_assert_cmpstr (cs_run_get_outcome (run), ==, "completed");
+  logged = cs_run_ref (run);
+
+  /* Beside the record: its name, ".log" for ".json". */
+  log = cs_history_find_log (run);
+  g_assert_nonnull (log);
+  g_assert_true (g_str_has_prefix (log, history));
+  g_assert_true (g_str_has_suffix (log, ".log"));
+  record = g_strdup_printf ("%.*s.json", (int) (strlen (log) - strlen (".log")), log);
+  g_assert_true (g_file_test (record, G_FILE_TEST_IS_REGULAR));
+
+  /* One line per file, as cs-log.c writes them: "copied", size, source path. */
+  g_file_get_contents (log, &text, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_utf8_validate (text, -1, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, G_N_ELEMENTS (names) + 1);
+  g_assert_cmpstr (lines[G_N_ELEMENTS (names)], ==, "");
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *source_path = g_build_filename (source, names[i], NULL);
+      g_autofree char *line = g_strdup_printf ("copied\t%u\t%s/%s", 1000 * (i + 1), source, escaped[i]);
+      g_autofree char *path = NULL;
+      gboolean found = FALSE;
+
+      for (guint l = 0; lines[l] != NULL; l++)
+        if (g_strcmp0 (lines[l], line) == 0)
+          {
+            g_auto(GStrv) fields = g_strsplit (lines[l], "\t", -1);
+
+            found = TRUE;
+            /* The exact bytes come back. */
+            path = cs_log_unescape (fields[2], &error);
+            g_assert_no_error (error);
+            g_assert_cmpstr (path, ==, source_path);
+          }
+      if (!found)
+        g_error ("No line “%s” in the log:\n%s", line, text);
+    }
+
+  /* The summary offers it; Open Log opens it. */
+  g_assert_cmpstr (cs_summary_page_get_log_path (summary_page (window)), ==, log);
+  open_log = cs_ui_find_button (summary_page (window), "Open Log");
+  g_assert_nonnull (open_log);
+  g_assert_true (gtk_widget_is_visible (open_log));
+  g_assert_true (gtk_widget_is_sensitive (open_log));
+  g_assert_nonnull (cs_ui_find_label (summary_page (window), "Log of Every File"));
+  cs_ui_screenshot (window, "summary-log.png");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.open-log", NULL);
+  log_file = g_file_new_for_path (log);
+  uri = g_file_get_uri (log_file);
+  g_assert_cmpstr (session.shown_uri, ==, uri);
+  cs_ui_window_destroy (window);
+
+  /* Off by default: a copy keeps no log, and its summary offers none. */
+  window = window_with_copy (source, second, 2);
+  g_assert_false (g_settings_get_boolean (settings, "keep-log"));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
+  run = cs_summary_page_get_run (summary_page (window));
+  g_assert_cmpstr (cs_run_get_outcome (run), ==, "completed");
+  g_assert_null (cs_history_find_log (run));
+  g_assert_null (cs_summary_page_get_log_path (summary_page (window)));
+  g_assert_false (gtk_widget_is_visible (cs_ui_find_button (summary_page (window), "Open Log")));
+  g_assert_cmpuint (count_in_history ("", ".log"), ==, 1);
+
+  /* History: the run opened there offers its log. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-history", NULL);
+  row = history_row_of (window, logged);
+  g_assert_nonnull (row);
+  g_signal_emit_by_name (row, "activate");
+  cs_ui_iterate ();
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "summary");
+  g_assert_cmpstr (cs_summary_page_get_log_path (summary_page (window)), ==, log);
+  g_assert_true (gtk_widget_is_visible (cs_ui_find_button (summary_page (window), "Open Log")));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.go-back", NULL);
+
+  /* Deleted, the run takes its log along; Undo brings both back. */
+  cs_history_row_delete (history_row_of (window, logged));
+  g_assert_false (g_file_test (record, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (log, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (count_in_history ("", ".log"), ==, 1);  /* set aside, hidden */
+  cs_ui_iterate ();
+  undo = cs_ui_find_button (window, "Undo");
+  g_assert_nonnull (undo);
+  g_signal_emit_by_name (undo, "clicked");
+  cs_ui_iterate ();
+  g_assert_true (g_file_test (record, G_FILE_TEST_IS_REGULAR));
+  g_file_get_contents (log, &undone, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (undone, ==, text);
+
+  /* Deleted for good once its toast has gone, here with the window. */
+  row = history_row_of (window, logged);
+  g_assert_nonnull (row);
+  cs_history_row_delete (row);
+  g_assert_false (g_file_test (log, G_FILE_TEST_EXISTS));
+  cs_ui_window_destroy (window);
+  g_assert_cmpuint (count_in_history ("", ".log"), ==, 0);
+  g_assert_cmpuint (count_in_history (".", ""), ==, 1);  /* the index alone */
+
+  /* The index lists what is left, with nothing it cannot read. */
+  entries = cs_history_list (&skipped, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (skipped, ==, 0);
+  for (guint i = 0; i < entries->len; i++)
+    g_assert_cmpstr (cs_run_get_id (((CsHistoryEntry *) entries->pdata[i])->run), !=, cs_run_get_id (logged));
+
+  _cs_window_set_session (NULL);
+  session_reset ();
   cs_test_tree_remove (root);
 }
 
@@ -2232,6 +2467,7 @@ main (int   argc,
   g_test_add_func ("/window/choose-destination", test_choose_destination);
   g_test_add_func ("/window/refusal", test_refusal);
   g_test_add_func ("/window/copy", test_copy);
+  g_test_add_func ("/window/log", test_log);
   g_test_add_func ("/window/copy-into", test_copy_into);
   g_test_add_func ("/window/copy-into-parents", test_copy_into_parents);
   g_test_add_func ("/window/move", test_move);
