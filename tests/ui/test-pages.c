@@ -703,6 +703,33 @@ test_demo (void)
         g_assert_cmpfloat (lo, ==, 0);
         g_assert_cmpfloat (hi, ==, longest);
       }
+
+    /* Under each graph, the copy's duration and speed as every other view
+     * gives them: the clock's seconds, and bytes copied per second of it. */
+    for (CsDemoRun i = CS_DEMO_BIG; i <= CS_DEMO_SMALL; i++)
+      {
+        CsRun *run = cs_demo_get_run (demo, i);
+        double duration = cs_run_get_duration (run);
+        guint64 files, bytes;
+        g_autofree char *start = NULL;
+        g_autofree char *expected = NULL;
+        GtkWidget *label;
+        CsTotals totals;
+        double speed;
+
+        cs_run_get_totals (run, &totals);
+        files = totals.v[CS_CLASS_COPIED][CS_KIND_FILES];
+        bytes = totals.v[CS_CLASS_COPIED][CS_KIND_BYTES];
+        g_assert_cmpfloat (duration, >, 0);
+        g_assert_cmpfloat (duration, <, 9.995);
+        speed = (double) bytes / duration / 1e6;
+        start = g_strdup_printf ("%" G_GUINT64_FORMAT " %s in ", files, files == 1 ? "file" : "files");
+        expected = g_strdup_printf (speed >= 1 ? "%s%.2f s · %.1f MB/s" : "%s%.2f s · %.2f MB/s",
+                                    start, duration, speed);
+        label = cs_ui_find_label (demo_page (window), start);
+        g_assert_nonnull (label);
+        g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (label)), ==, expected);
+      }
   }
 
   /* Its four copies are in History; the sets it generated are gone. */
