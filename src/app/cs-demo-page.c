@@ -100,23 +100,25 @@ describe_run (CsRun *run)
 {
   g_autofree char *duration = NULL;
   g_autofree char *files = NULL;
-  CsTotals totals;
-  CsStat stat;
-  double rate = 0;
+  g_autofree char *speed = NULL;
+  CsFigures figures;
 
   if (run == NULL)
     return g_strdup (_("Not copied yet"));
 
-  cs_run_get_totals (run, &totals);
-  duration = _cs_format_duration (cs_run_get_duration (run));
-  files = _cs_format_count (totals.v[CS_CLASS_COPIED][CS_KIND_FILES]);
-  if (cs_run_get_stat (run, CS_COUNTER_WRITE_TRANSFER_RATE, &stat))
-    rate = stat.avg;
+  /* The figures every other view gives this run (cs-figures.h): not the
+   * write counter's average over the samples, nor a duration in whole
+   * seconds, which would make the summary and History disagree with it. */
+  cs_run_get_figures (run, &figures);
+  files = _cs_format_count (figures.files);
+  duration = cs_figure_format_localized (CS_FIGURE_DURATION, figures.duration);
+  speed = cs_figure_format_localized (CS_FIGURE_SPEED, figures.speed);
 
-  /* Translators: under a demo graph, like "1 file in 0.3 seconds · 210.5 MB/s" */
-  return g_strdup_printf (ngettext ("%s file in %s · %.1f MB/s", "%s files in %s · %.1f MB/s",
-                                    (gulong) totals.v[CS_CLASS_COPIED][CS_KIND_FILES]),
-                          files, duration, rate);
+  /* Translators: under a demo graph: files copied, the time it took and the
+   * copy speed, like "1 file in 0.31 s · 210.5 MB/s" */
+  return g_strdup_printf (ngettext ("%s file in %s · %s", "%s files in %s · %s",
+                                    (gulong) figures.files),
+                          files, duration, speed);
 }
 
 static void
