@@ -489,6 +489,38 @@ test_compare (void)
   cs_ui_window_destroy (window);
 }
 
+/* A label under @root that shows some of its text selected, or NULL. */
+static GtkLabel *
+selected_label (GtkWidget *root)
+{
+  int start, end;
+
+  if (GTK_IS_LABEL (root) && gtk_widget_get_mapped (root) &&
+      gtk_label_get_selection_bounds (GTK_LABEL (root), &start, &end))
+    return GTK_LABEL (root);
+
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkLabel *found = selected_label (child);
+
+      if (found != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+/* The narrowest the window can be with what it shows now. */
+static int
+window_minimum_width (CsWindow *window)
+{
+  int min = 0;
+
+  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+  return min;
+}
+
 static gboolean
 sweep_done (gpointer data)
 {
@@ -526,9 +558,17 @@ test_sweep (void)
   cs_sweep_page_set_cold (sweep_page (window), FALSE);
   cs_ui_screenshot (window, "12-sweep-setup.png");
 
-  g_assert_true (cs_sweep_page_start (sweep_page (window)));
+  /* Started with its button, as a user does: the focus is on the page. */
+  {
+    GtkWidget *start = cs_ui_find_button (sweep_page (window), "Start Sweep");
+
+    g_assert_nonnull (start);
+    g_assert_true (gtk_widget_grab_focus (start));
+    g_signal_emit_by_name (start, "clicked");
+  }
   g_assert_true (cs_sweep_page_is_running (sweep_page (window)));
   g_assert_true (cs_ui_wait_until (sweep_done, sweep_page (window), WAIT_SECONDS));
+  cs_ui_iterate ();
 
   g_assert_nonnull (cs_sweep_page_get_sweep (sweep_page (window)));
   recommendation = cs_sweep_page_get_recommendation (sweep_page (window));
@@ -536,6 +576,22 @@ test_sweep (void)
   g_assert_cmpstr (recommendation, !=, "");
   g_assert_cmpuint (cs_sweep_get_recommended (cs_sweep_page_get_sweep (sweep_page (window)), NULL), >, 0);
   cs_ui_screenshot (window, "13-sweep-result.png");
+
+  /* The focus the page had went on without selecting the sentence that
+   * says why (a selectable label given the focus selects all its text). */
+  {
+    GtkLabel *selected = selected_label (GTK_WIDGET (sweep_page (window)));
+
+    if (selected != NULL)
+      g_test_message ("selected: %s", gtk_label_get_label (selected));
+    g_assert_null (selected);
+  }
+
+  /* The result fits a window 600 px wide, as every page must: its wrapping
+   * sentences are measured at the width they get, not on one line. */
+  g_test_message ("the window with the sweep's result: at least %d px",
+                  window_minimum_width (window));
+  g_assert_cmpint (window_minimum_width (window), <=, 600);
 
   /* Its live graph showed the short copies on an axis of their size, not a
    * minute's: the span that holds the longest of them (0.5, 1, 2, 5 … s). A
@@ -577,6 +633,19 @@ test_sweep (void)
   g_assert_cmpuint (n_saved, ==, 1);
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-history", NULL);
   g_assert_cmpuint (cs_history_page_get_n_sweeps (history_page (window)), ==, 1);
+
+  /* Opened again from History, where the focus was: nothing selected either. */
+  {
+    GtkWidget *row = cs_ui_find (history_page (window), CS_TYPE_HISTORY_ROW);
+
+    g_assert_nonnull (row);
+    g_assert_true (gtk_widget_grab_focus (row));
+    g_signal_emit_by_name (history_page (window), "open-sweep",
+                           cs_sweep_page_get_sweep (sweep_page (window)));
+    g_assert_cmpstr (cs_ui_visible_page (window), ==, "sweep");
+    cs_ui_iterate ();
+    g_assert_null (selected_label (GTK_WIDGET (sweep_page (window))));
+  }
 
   /* Every copy went into a folder of its own, removed once timed. */
   g_clear_pointer (&dir, g_dir_close);
