@@ -64,6 +64,7 @@ struct _CsSweepPage
   GtkLabel          *result_title_label;
   GtkLabel          *recommendation_label;
   GtkLabel          *result_detail_label;
+  GtkMenuButton     *export_button;
   CsSweepChart      *time_chart;
   CsSweepChart      *rate_chart;
   CsSweepChart      *files_chart;
@@ -211,6 +212,43 @@ sweep_run_cb (CsSweep  *sweep,
   _cs_page_task_set_job (user_data, job, index, total);
 }
 
+/*
+ * The focus that reaches the result goes to its first button, never to the
+ * sentences above it: a selectable label given the focus selects all its
+ * text, and the result would open with its reason highlighted.
+ */
+static void
+cs_sweep_page_focus_result (CsSweepPage *self)
+{
+  gtk_widget_grab_focus (GTK_WIDGET (self->export_button));
+  gtk_label_select_region (self->recommendation_label, 0, 0);
+  gtk_label_select_region (self->result_detail_label, 0, 0);
+}
+
+static gboolean
+cs_sweep_page_result_shown (CsSweepPage *self)
+{
+  return g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "result") == 0;
+}
+
+/* Focus coming into the page from elsewhere: the window showing it (from
+ * History), or Tab from the header bar. */
+static gboolean
+cs_sweep_page_focus (GtkWidget        *widget,
+                     GtkDirectionType  direction)
+{
+  CsSweepPage *self = CS_SWEEP_PAGE (widget);
+
+  if (gtk_widget_get_focus_child (widget) == NULL && direction != GTK_DIR_TAB_BACKWARD &&
+      cs_sweep_page_result_shown (self))
+    {
+      cs_sweep_page_focus_result (self);
+      return TRUE;
+    }
+
+  return GTK_WIDGET_CLASS (cs_sweep_page_parent_class)->focus (widget, direction);
+}
+
 static void
 cs_sweep_page_show_result (CsSweepPage *self,
                            CsSweep     *sweep)
@@ -255,6 +293,10 @@ cs_sweep_page_show_result (CsSweepPage *self,
   cs_sweep_chart_set_sweep (self->files_chart, sweep);
 
   gtk_stack_set_visible_child_name (self->stack, "result");
+  /* The stack hands the focus it had (on Stop Sweep) to the result's first
+   * focusable widget, the sentence. */
+  if (gtk_widget_get_focus_child (GTK_WIDGET (self)) != NULL)
+    cs_sweep_page_focus_result (self);
 }
 
 static void
@@ -515,6 +557,7 @@ cs_sweep_page_class_init (CsSweepPageClass *klass)
 
   object_class->dispose = cs_sweep_page_dispose;
   object_class->finalize = cs_sweep_page_finalize;
+  widget_class->focus = cs_sweep_page_focus;
 
   /* Something to tell the user, such as that the sweep was kept. */
   g_type_ensure (CS_TYPE_FOLD_BOX);
@@ -547,6 +590,7 @@ cs_sweep_page_class_init (CsSweepPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsSweepPage, result_title_label);
   gtk_widget_class_bind_template_child (widget_class, CsSweepPage, recommendation_label);
   gtk_widget_class_bind_template_child (widget_class, CsSweepPage, result_detail_label);
+  gtk_widget_class_bind_template_child (widget_class, CsSweepPage, export_button);
   gtk_widget_class_bind_template_child (widget_class, CsSweepPage, time_chart);
   gtk_widget_class_bind_template_child (widget_class, CsSweepPage, rate_chart);
   gtk_widget_class_bind_template_child (widget_class, CsSweepPage, files_chart);
