@@ -17,6 +17,7 @@
 #include "cs-history.h"
 #include "cs-history-page.h"
 #include "cs-history-row.h"
+#include "cs-progress-view.h"
 #include "cs-io-private.h"
 #include "cs-queued-job.h"
 #include "cs-resume-hint.h"
@@ -2086,6 +2087,42 @@ test_copy_into_parents (void)
   cs_test_tree_remove (root);
 }
 
+/* The progress card's time left at the very end of a steady copy: both of
+ * its estimates are under a second, and it says so in words that read. */
+static void
+test_time_left (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  CsProgressView *card = g_object_new (CS_TYPE_PROGRESS_VIEW, NULL);
+  CsProgress p = { 0 };
+  GtkWidget *label;
+
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (card));
+  gtk_window_present (GTK_WINDOW (window));
+
+  /* 1,000 files of 100 kB at 10 MB/s, a snapshot every quarter second,
+   * up to 20 ms before the end. */
+  p.state = CS_JOB_STATE_RUNNING;
+  p.total_known = TRUE;
+  p.threads = p.active = 8;
+  p.files_found = p.files_total = 1000;
+  p.bytes_found = p.bytes_total = 100000000;
+  for (guint i = 1; i <= 40; i++)
+    {
+      p.elapsed = i * 0.25;
+      p.bytes_done = p.bytes_copied = (guint64) (p.elapsed * 10e6) - (i == 40 ? 200000 : 0);
+      p.files_done = p.files_copied = p.bytes_done / 100000;
+      cs_progress_view_update (card, &p);
+    }
+  cs_ui_iterate ();
+
+  label = cs_ui_find_label (card, "econd left");
+  g_assert_nonnull (label);
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (label)), ==, "Less than a second left");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* A wheel or touchpad over the slider scrolls the page: the scale takes no
  * scroll events, so they reach the page's scrolled window. */
 static void
@@ -2463,6 +2500,7 @@ main (int   argc,
   g_test_add_func ("/window/accessibility", test_accessibility);
   g_test_add_func ("/window/drop", test_drop);
   g_test_add_func ("/window/slider-scroll", test_slider_scroll);
+  g_test_add_func ("/window/time-left", test_time_left);
   g_test_add_func ("/window/narrow", test_narrow);
   g_test_add_func ("/window/choose-destination", test_choose_destination);
   g_test_add_func ("/window/refusal", test_refusal);
