@@ -114,6 +114,19 @@ format_time_left (CsEta *eta)
   if (!cs_eta_get_left (eta, &low, &high))
     return g_strdup (_("Estimating time left…"));
 
+  /* Under a second is said once, never as "About less than a second" or a
+   * bound of it; a lower bound that small says nothing. */
+  if (low < 1 && isinf (high))
+    return g_strdup (_("Estimating time left…"));
+  if (high < 1)
+    return g_strdup (_("Less than a second left"));
+  if (low < 1)
+    {
+      high_text = _cs_format_duration (high);
+      /* Translators: time left when it may end any moment, like "Up to 5 seconds left" */
+      return g_strdup_printf (_("Up to %s left"), high_text);
+    }
+
   low_text = _cs_format_duration (low);
   if (isinf (high))
     /* Translators: time left when only a lower bound can be told (large files
