@@ -770,6 +770,114 @@ test_throughput_axis_state (void)
   synthetic_run_clear (&synthetic);
 }
 
+/* Whether the pixel at (@x, @y) is the light palette's marker colour, drawn
+ * at least half opaque. */
+static gboolean
+is_marker_pixel (const guchar *data,
+                 int           stride,
+                 int           x,
+                 int           y)
+{
+  guint32 pixel = *(const guint32 *) (data + (gsize) y * stride + (gsize) x * 4);
+  guint a = pixel >> 24;
+  double r, g, b;
+
+  if (a < 128)
+    return FALSE;
+  /* Premultiplied. */
+  r = ((pixel >> 16) & 0xff) * 255.0 / a;
+  g = ((pixel >> 8) & 0xff) * 255.0 / a;
+  b = (pixel & 0xff) * 255.0 / a;
+  return fabs (r - 0x77) < 24 && fabs (g - 0x76) < 24 && fabs (b - 0x7b) < 24;
+}
+
+/* A thread change's label lies on what is drawn under it, as on paper, also
+ * with a palette whose ground is left transparent, as the window's is so
+ * that its frame shows through: the dashed line of the next change, close
+ * by, does not run through the label's text. */
+static void
+test_throughput_marker_labels (void)
+{
+  const int width = (int) CHART_WIDTH, height = (int) CHART_HEIGHT;
+  SyntheticRun synthetic;
+  CsPlotRun run;
+  CsPlotPalette palette;
+  CsPlotOptions options = { 0.0, 0.0, -1.0, TRUE, NULL };
+  cairo_surface_t *surface;
+  const guchar *data;
+  cairo_t *cr;
+  int stride;
+  int top[2];
+  int gap[2];
+
+  /* 4 → 8 threads at 8 s, 8 → 16 at 10 s: about 58 px apart, closer than
+   * the first label is wide. */
+  synthetic_run_init (&synthetic, 100, 5, 1.0);
+  synthetic.changes[1].t = 10.0;
+  run = synthetic_run_plot (&synthetic, NULL);
+  cs_plot_palette_init_light (&palette);
+  palette.background.a = 0;
+
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+  cr = cairo_create (surface);
+  cs_plot_draw_throughput (cr, width, height, &palette, &run, 1, &options);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  data = cairo_image_surface_get_data (surface);
+  stride = cairo_image_surface_get_stride (surface);
+
+  /* Each change's line: the column near its time with the most marker
+   * pixels, and the first of them from the top. */
+  for (guint i = 0; i < 2; i++)
+    {
+      int column = -1, best = 0;
+      double t;
+      int x;
+
+      for (x = 0; x < width; x++)
+        if (cs_plot_throughput_time_at (width, height, &run, 1, &options, x + 0.5, &t) &&
+            t >= synthetic.changes[i].t)
+          break;
+      g_assert_cmpint (x, <, width);
+
+      for (int c = x - 2; c <= x + 1; c++)
+        {
+          int n = 0;
+
+          for (int y = 0; y < height; y++)
+            n += is_marker_pixel (data, stride, c, y);
+          if (n > best)
+            {
+              best = n;
+              column = c;
+            }
+        }
+      g_assert_cmpint (best, >, 50);
+
+      for (top[i] = 0; !is_marker_pixel (data, stride, column, top[i]); top[i]++)
+        ;
+      /* The longest stretch without the line in the 40 px below its top:
+       * the gaps of its dashes, or a label over it. */
+      gap[i] = 0;
+      for (int y = top[i], run = 0; y < top[i] + 40; y++)
+        {
+          run = is_marker_pixel (data, stride, column, y) ? 0 : run + 1;
+          gap[i] = MAX (gap[i], run);
+        }
+      g_test_message ("change %u at %.1f s: column %d, %d marker pixels from y = %d, "
+                      "longest gap near the top %d px",
+                      i, synthetic.changes[i].t, column, best, top[i], gap[i]);
+    }
+
+  /* The first line is dashed all the way down; the second is hidden behind
+   * the first label (one lane high), which it would otherwise cross. */
+  g_assert_cmpint (gap[0], <=, 4);
+  g_assert_cmpint (gap[1], >=, 10);
+
+  cairo_surface_destroy (surface);
+  synthetic_run_clear (&synthetic);
+}
+
 static void
 test_throughput_time_at (void)
 {
@@ -966,6 +1074,7 @@ main (int   argc,
   g_test_add_func ("/plot/throughput/bad-values", test_throughput_bad_values);
   g_test_add_func ("/plot/throughput/axis-state", test_throughput_axis_state);
   g_test_add_func ("/plot/throughput/time-at", test_throughput_time_at);
+  g_test_add_func ("/plot/throughput/marker-labels", test_throughput_marker_labels);
   g_test_add_func ("/plot/sweep/render", test_sweep_render);
   g_test_add_func ("/plot/sweep/edge-cases", test_sweep_edge_cases);
   g_test_add_func ("/plot/palettes", test_palettes);
