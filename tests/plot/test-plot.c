@@ -956,6 +956,82 @@ test_sweep_render (void)
   assert_all_formats (draw_sweep, &data, "plot-sweep-dark.png");
 }
 
+static cairo_surface_t *
+render_sweep_mark (const CsPlotPalette *palette,
+                   const char          *label,
+                   int                  width,
+                   int                  height)
+{
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+  cairo_t *cr = cairo_create (surface);
+
+  cs_plot_draw_sweep (cr, width, height, palette, "Copy Speed", "MB/s", sweep_points,
+                      G_N_ELEMENTS (sweep_points), 8, label);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  return surface;
+}
+
+/* The recommendation's label lies on the grid and its guide as on paper,
+ * also with a palette whose ground is left transparent (the window's): no
+ * grid line shows through it. */
+static void
+test_sweep_marked_label (void)
+{
+  const int width = 640, height = 300;
+  const char *label = "recommended: 8, within 5 % of the best";
+  CsPlotPalette palette;
+  cairo_surface_t *short_mark, *long_mark, *see_through;
+  const guchar *a, *b, *c;
+  int stride;
+  int x0 = width, x1 = -1, y0 = height, y1 = -1;
+  guint grid_pixels = 0;
+
+  /* Where the label's box is: where a long label's chart differs from a
+   * short one's. */
+  cs_plot_palette_init_light (&palette);
+  short_mark = render_sweep_mark (&palette, "x", width, height);
+  long_mark = render_sweep_mark (&palette, label, width, height);
+  a = cairo_image_surface_get_data (short_mark);
+  b = cairo_image_surface_get_data (long_mark);
+  stride = cairo_image_surface_get_stride (long_mark);
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++)
+      if (*(const guint32 *) (a + y * stride + x * 4) != *(const guint32 *) (b + y * stride + x * 4))
+        {
+          x0 = MIN (x0, x);
+          x1 = MAX (x1, x);
+          y0 = MIN (y0, y);
+          y1 = MAX (y1, y);
+        }
+  g_test_message ("the label's box: x %d–%d, y %d–%d", x0, x1, y0, y1);
+  g_assert_cmpint (x1 - x0, >, 150);
+  g_assert_cmpint (y1 - y0, >, 8);
+
+  /* Inside its border, on a transparent ground: no pixel of the grid. */
+  palette.background.a = 0;
+  see_through = render_sweep_mark (&palette, label, width, height);
+  c = cairo_image_surface_get_data (see_through);
+  for (int y = y0 + 3; y <= y1 - 3; y++)
+    for (int x = x0 + 3; x <= x1 - 3; x++)
+      {
+        guint32 pixel = *(const guint32 *) (c + y * stride + x * 4);
+        guint alpha = pixel >> 24;
+
+        if (alpha >= 128 &&
+            abs ((int) (((pixel >> 16) & 0xff) * 255 / alpha) - 0xe6) < 12 &&
+            abs ((int) (((pixel >> 8) & 0xff) * 255 / alpha) - 0xe5) < 12 &&
+            abs ((int) ((pixel & 0xff) * 255 / alpha) - 0xe2) < 12)
+          grid_pixels++;
+      }
+  g_test_message ("%u grid pixels inside the label", grid_pixels);
+  g_assert_cmpuint (grid_pixels, ==, 0);
+
+  cairo_surface_destroy (short_mark);
+  cairo_surface_destroy (long_mark);
+  cairo_surface_destroy (see_through);
+}
+
 static void
 test_sweep_edge_cases (void)
 {
@@ -1076,6 +1152,7 @@ main (int   argc,
   g_test_add_func ("/plot/throughput/time-at", test_throughput_time_at);
   g_test_add_func ("/plot/throughput/marker-labels", test_throughput_marker_labels);
   g_test_add_func ("/plot/sweep/render", test_sweep_render);
+  g_test_add_func ("/plot/sweep/marked-label", test_sweep_marked_label);
   g_test_add_func ("/plot/sweep/edge-cases", test_sweep_edge_cases);
   g_test_add_func ("/plot/palettes", test_palettes);
 
