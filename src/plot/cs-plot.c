@@ -1084,6 +1084,9 @@ typedef struct {
   const CsPlotColor *color;
   gboolean           framed;
   gboolean           hold;       /* the clock stood still here: a pause, a question */
+  gboolean           shown;      /* its label has a place (layout_marker_labels) */
+  double             label_x;    /* where its label's text starts */
+  double             label_y;
 } Marker;
 
 static void
@@ -1326,13 +1329,15 @@ draw_marker_lines (Painter    *p,
 
 /* Labels go in lanes at the top of the plot; each takes the first lane where
  * it does not run into the previous label, so close changes stack instead of
- * overprinting. When every lane is taken the least crowded one is reused. */
+ * overprinting. When every lane is taken there it goes without a label: the
+ * dashed line alone marks it (its count is in the tooltip's thread count),
+ * rather than labels over labels. */
 static void
-draw_marker_labels (Painter    *p,
-                    GArray     *markers,
-                    const Rect *plot,
-                    double      t_lo,
-                    double      t_hi)
+layout_marker_labels (Painter    *p,
+                      GArray     *markers,
+                      const Rect *plot,
+                      double      t_lo,
+                      double      t_hi)
 {
   double lane_end[MAX_MARKER_LANES];
   double lane_height = p->line_height + 6.0;
@@ -1342,18 +1347,12 @@ draw_marker_labels (Painter    *p,
   for (guint i = 0; i < n_lanes; i++)
     lane_end[i] = -G_MAXDOUBLE;
 
-  cairo_save (p->cr);
-  cairo_rectangle (p->cr, plot->x, plot->y, plot->width, plot->height);
-  cairo_clip (p->cr);
-
   for (guint i = 0; i < markers->len; i++)
     {
-      const Marker *marker = &g_array_index (markers, Marker, i);
+      Marker *marker = &g_array_index (markers, Marker, i);
       double x = time_to_x (plot, t_lo, t_hi, marker->t);
       double label_width;
       double left;
-      guint lane = 0;
-      gboolean found = FALSE;
 
       painter_text_size (p, marker->label, FALSE, &label_width, NULL);
 
@@ -1361,23 +1360,83 @@ draw_marker_labels (Painter    *p,
       if (left + label_width + 3.0 > plot->x + plot->width)
         left = x - 5.0 - label_width;
 
-      for (guint l = 0; l < n_lanes && !found; l++)
+      marker->shown = FALSE;
+      for (guint l = 0; l < n_lanes && !marker->shown; l++)
         {
           if (lane_end[l] + 6.0 <= left)
             {
-              lane = l;
-              found = TRUE;
+              lane_end[l] = MAX (lane_end[l], left + label_width);
+              marker->shown = TRUE;
+              marker->label_x = left;
+              marker->label_y = plot->y + 4.0 + l * lane_height;
             }
         }
-      /* Every lane is taken here: the dashed line alone marks it (its label
-       * is in the tooltip's thread count), rather than labels over labels. */
-      if (!found)
-        continue;
+    }
+}
 
-      lane_end[lane] = MAX (lane_end[lane], left + label_width);
-      painter_boxed_text (p, marker->label, FALSE, &p->palette->foreground,
-                          marker->framed ? marker->color : NULL,
-                          left, plot->y + 4.0 + lane * lane_height);
+/* The box painter_boxed_text () draws around a marker's label. */
+static void
+marker_label_box (Painter      *p,
+                  const Marker *marker,
+                  Rect         *box)
+{
+  double width, height;
+
+  painter_text_size (p, marker->label, FALSE, &width, &height);
+  box->x = round (marker->label_x) - 4.0;
+  box->y = round (marker->label_y) - 2.0;
+  box->width = width + 8.0;
+  box->height = height + 4.0;
+}
+
+/*
+ * Keeps what is drawn next (grid, lines, series) off the labels' boxes, so
+ * that a label lies on top of them as on paper, whatever the ground: the
+ * window leaves it transparent for its frame to show through, and a box
+ * filled with it would hide nothing. Undone by cairo_restore ().
+ */
+static void
+clip_out_marker_labels (Painter    *p,
+                        GArray     *markers,
+                        double      width,
+                        double      height)
+{
+  cairo_t *cr = p->cr;
+
+  cairo_save (cr);
+  cairo_rectangle (cr, 0, 0, width, height);
+  for (guint i = 0; i < markers->len; i++)
+    {
+      const Marker *marker = &g_array_index (markers, Marker, i);
+      Rect box;
+
+      if (!marker->shown)
+        continue;
+      marker_label_box (p, marker, &box);
+      cairo_rectangle (cr, box.x, box.y, box.width, box.height);
+    }
+  cairo_set_fill_rule (cr, CAIRO_FILL_RULE_EVEN_ODD);
+  cairo_clip (cr);
+  cairo_set_fill_rule (cr, CAIRO_FILL_RULE_WINDING);
+}
+
+static void
+draw_marker_labels (Painter    *p,
+                    GArray     *markers,
+                    const Rect *plot)
+{
+  cairo_save (p->cr);
+  cairo_rectangle (p->cr, plot->x, plot->y, plot->width, plot->height);
+  cairo_clip (p->cr);
+
+  for (guint i = 0; i < markers->len; i++)
+    {
+      const Marker *marker = &g_array_index (markers, Marker, i);
+
+      if (marker->shown)
+        painter_boxed_text (p, marker->label, FALSE, &p->palette->foreground,
+                            marker->framed ? marker->color : NULL,
+                            marker->label_x, marker->label_y);
     }
 
   cairo_restore (p->cr);
@@ -1718,11 +1777,16 @@ cs_plot_draw_throughput (cairo_t             *cr,
                                       &time_step, time_ticks, G_N_ELEMENTS (time_ticks));
 
   markers = collect_markers (palette, runs, n_runs, t_lo, t_hi);
+  if (options->show_markers)
+    layout_marker_labels (&p, markers, &charts[0].plot, t_lo, t_hi);
 
   for (guint c = 0; c < G_N_ELEMENTS (charts); c++)
     {
       const Chart *chart = &charts[c];
 
+      /* The labels are in the first chart's plot. */
+      if (c == 0 && options->show_markers)
+        clip_out_marker_labels (&p, markers, width, height);
       draw_time_grid (&p, &chart->plot, t_lo, t_hi, time_ticks, n_time_ticks);
       draw_value_grid (&p, &chart->plot, chart->y_max, have_data);
       if (options->show_markers)
@@ -1732,10 +1796,12 @@ cs_plot_draw_throughput (cairo_t             *cr,
       if (n_runs > 0)
         draw_series (&p, chart->series, chart->n_series, &chart->plot, t_lo, t_hi,
                      chart->y_max, n_runs == 1);
+      if (c == 0 && options->show_markers)
+        cairo_restore (p.cr);
     }
 
   if (options->show_markers)
-    draw_marker_labels (&p, markers, &charts[0].plot, t_lo, t_hi);
+    draw_marker_labels (&p, markers, &charts[0].plot);
 
   if (!have_data)
     {
@@ -1816,6 +1882,8 @@ cs_plot_draw_sweep (cairo_t                *cr,
   double pos_lo, pos_hi;
   double y_max = 0.0;
   double last_label_right = -G_MAXDOUBLE;
+  g_autofree char *mark_label = NULL;
+  double mark_x = 0.0, mark_top = 0.0;
   guint smallest = 0;
   gboolean have_values = FALSE;
 
@@ -1919,6 +1987,54 @@ cs_plot_draw_sweep (cairo_t                *cr,
   (plot.x + (sweep_position ((threads), smallest) - pos_lo) / (pos_hi - pos_lo) * plot.width)
 #define SWEEP_Y(value) \
   (plot.y + plot.height - CLAMP ((value), -0.1 * y_max, 1.1 * y_max) / y_max * plot.height)
+
+  /* Where the recommendation's label goes, first: nothing drawn before it
+   * (grid, guide, bars, line) may show through it, whatever the ground (the
+   * window leaves it transparent for its frame to show through). */
+  if (recommended > 0 && have_values)
+    {
+      const CsPlotSweepPoint *point = NULL;
+      double label_width, label_height;
+
+      mark_label = recommended_label != NULL ? g_strdup (recommended_label)
+                                             : g_strdup_printf (_("recommended: %u"), recommended);
+      for (guint i = 0; i < n_points; i++)
+        if (sorted[i].threads == recommended)
+          point = &sorted[i];
+
+      painter_text_size (&p, mark_label, TRUE, &label_width, &label_height);
+
+      mark_x = SWEEP_X (recommended) - label_width / 2.0;
+      mark_x = CLAMP (mark_x, plot.x + 4.0, plot.x + plot.width - label_width - 4.0);
+
+      /* Above the point's bar when there is room, else below it. */
+      mark_top = plot.y + 4.0;
+      if (point != NULL)
+        {
+          double hi = sane_value (point->max);
+          double lo = sane_value (point->min);
+          double median = sane_value (point->median);
+          double upper = isnan (hi) ? median : MAX (hi, median);
+          double lower = isnan (lo) ? median : MIN (lo, median);
+
+          if (!isnan (upper))
+            {
+              mark_top = SWEEP_Y (upper) - 14.0 - label_height;
+              if (mark_top < plot.y + 2.0)
+                mark_top = SWEEP_Y (lower) + 14.0;
+              mark_top = CLAMP (mark_top, plot.y + 2.0, plot.y + plot.height - label_height - 4.0);
+            }
+        }
+
+      /* The box painter_boxed_text () draws, kept clear until then. */
+      cairo_save (cr);
+      cairo_rectangle (cr, 0, 0, width, height);
+      cairo_rectangle (cr, round (mark_x) - 4.0, round (mark_top) - 2.0,
+                       label_width + 8.0, label_height + 4.0);
+      cairo_set_fill_rule (cr, CAIRO_FILL_RULE_EVEN_ODD);
+      cairo_clip (cr);
+      cairo_set_fill_rule (cr, CAIRO_FILL_RULE_WINDING);
+    }
 
   /* Grid: a vertical line and label at every thread count measured. */
   cairo_save (cr);
@@ -2053,44 +2169,10 @@ cs_plot_draw_sweep (cairo_t                *cr,
 
   cairo_restore (cr);
 
-  if (recommended > 0)
+  if (mark_label != NULL)
     {
-      g_autofree char *label = recommended_label != NULL
-                               ? g_strdup (recommended_label)
-                               : g_strdup_printf (_("recommended: %u"), recommended);
-      const CsPlotSweepPoint *point = NULL;
-      double label_width, label_height;
-      double x, top;
-
-      for (guint i = 0; i < n_points; i++)
-        if (sorted[i].threads == recommended)
-          point = &sorted[i];
-
-      painter_text_size (&p, label, TRUE, &label_width, &label_height);
-
-      x = SWEEP_X (recommended) - label_width / 2.0;
-      x = CLAMP (x, plot.x + 4.0, plot.x + plot.width - label_width - 4.0);
-
-      /* Above the point's bar when there is room, else below it. */
-      top = plot.y + 4.0;
-      if (point != NULL)
-        {
-          double hi = sane_value (point->max);
-          double lo = sane_value (point->min);
-          double median = sane_value (point->median);
-          double upper = isnan (hi) ? median : MAX (hi, median);
-          double lower = isnan (lo) ? median : MIN (lo, median);
-
-          if (!isnan (upper))
-            {
-              top = SWEEP_Y (upper) - 14.0 - label_height;
-              if (top < plot.y + 2.0)
-                top = SWEEP_Y (lower) + 14.0;
-              top = CLAMP (top, plot.y + 2.0, plot.y + plot.height - label_height - 4.0);
-            }
-        }
-
-      painter_boxed_text (&p, label, TRUE, highlight, highlight, x, top);
+      cairo_restore (cr);
+      painter_boxed_text (&p, mark_label, TRUE, highlight, highlight, mark_x, mark_top);
     }
 
 #undef SWEEP_X
