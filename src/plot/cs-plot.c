@@ -2183,6 +2183,42 @@ out:
   cairo_restore (cr);
 }
 
+double
+cs_plot_sweep_min_width (const CsPlotPalette *palette,
+                         guint                recommended,
+                         const char          *recommended_label)
+{
+  g_autofree char *label = NULL;
+  cairo_surface_t *surface;
+  CsPlotPalette fallback;
+  Painter p = { 0 };
+  double label_width = 0.0;
+  cairo_t *cr;
+
+  if (recommended == 0)
+    return 0.0;
+  if (palette == NULL)
+    {
+      cs_plot_palette_init_light (&fallback);
+      palette = &fallback;
+    }
+
+  label = recommended_label != NULL ? g_strdup (recommended_label)
+                                    : g_strdup_printf (_("recommended: %u"), recommended);
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  cr = cairo_create (surface);
+  painter_init (&p, cr, palette);
+  painter_text_size (&p, label, TRUE, &label_width, NULL);
+  painter_clear (&p);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+
+  /* The label keeps 4 px from the plot's sides (cs_plot_draw_sweep ()), and
+   * its box reaches 4 px beyond its text. */
+  return ceil (PADDING + LEFT_GUTTER + 4.0 + 4.0 + label_width + 4.0 + 4.0 +
+               RIGHT_GUTTER + PADDING);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Files                                                                     */
 

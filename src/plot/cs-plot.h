@@ -124,6 +124,13 @@ void     cs_plot_draw_sweep          (cairo_t                *cr,
                                       guint                   recommended,
                                       const char             *recommended_label);
 
+/* The narrowest chart cs_plot_draw_sweep () can draw with the label of its
+ * @recommended count (labelled as it says) inside the plot; 0 when nothing
+ * is recommended. @palette: NULL for the light one (only its font counts). */
+double   cs_plot_sweep_min_width     (const CsPlotPalette    *palette,
+                                      guint                   recommended,
+                                      const char             *recommended_label);
+
 /* "Nice" numbers: the smallest 1, 2 or 5 × 10^n >= @value (value > 0). */
 double   cs_plot_nice_ceiling        (double               value);
 /* The time axis of a live chart whose copy has run @t_end seconds, showing at

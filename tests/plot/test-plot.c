@@ -1032,6 +1032,63 @@ test_sweep_marked_label (void)
   cairo_surface_destroy (see_through);
 }
 
+/* The box of @label on a sweep chart @width wide: where the chart differs
+ * from one with a one-letter label. */
+static void
+sweep_label_box (int         width,
+                 int         height,
+                 const char *label,
+                 int        *x0,
+                 int        *x1)
+{
+  CsPlotPalette palette;
+  cairo_surface_t *short_mark, *long_mark;
+  const guchar *a, *b;
+  int stride;
+
+  cs_plot_palette_init_light (&palette);
+  short_mark = render_sweep_mark (&palette, "x", width, height);
+  long_mark = render_sweep_mark (&palette, label, width, height);
+  a = cairo_image_surface_get_data (short_mark);
+  b = cairo_image_surface_get_data (long_mark);
+  stride = cairo_image_surface_get_stride (long_mark);
+  *x0 = width;
+  *x1 = -1;
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++)
+      if (*(const guint32 *) (a + y * stride + x * 4) != *(const guint32 *) (b + y * stride + x * 4))
+        {
+          *x0 = MIN (*x0, x);
+          *x1 = MAX (*x1, x);
+        }
+  cairo_surface_destroy (short_mark);
+  cairo_surface_destroy (long_mark);
+}
+
+/* A chart as narrow as cs_plot_sweep_min_width () says still has the
+ * recommendation's label inside its plot (from PLOT_LEFT to PLOT_RIGHT of
+ * the edge); one of 200 px, a window's old minimum, does not. */
+static void
+test_sweep_min_width (void)
+{
+  const char *label = "aanbevolen: 8, binnen 5 % van de beste";
+  int width = (int) cs_plot_sweep_min_width (NULL, 8, label);
+  int x0, x1;
+
+  g_assert_cmpfloat (cs_plot_sweep_min_width (NULL, 0, label), ==, 0.0);
+  g_assert_cmpfloat (cs_plot_sweep_min_width (NULL, 8, NULL), <, width);
+
+  sweep_label_box (width, 300, label, &x0, &x1);
+  g_test_message ("at %d px the label's box: x %d–%d", width, x0, x1);
+  /* The box's 1 px border is stroked across its edge. */
+  g_assert_cmpint (x0, >=, (int) PLOT_LEFT - 1);
+  g_assert_cmpint (x1, <=, width - (int) PLOT_RIGHT);
+
+  sweep_label_box (200, 300, label, &x0, &x1);
+  g_test_message ("at 200 px: x %d–%d", x0, x1);
+  g_assert_true (x0 < (int) PLOT_LEFT - 1 || x1 > 200 - (int) PLOT_RIGHT);
+}
+
 static void
 test_sweep_edge_cases (void)
 {
@@ -1153,6 +1210,7 @@ main (int   argc,
   g_test_add_func ("/plot/throughput/marker-labels", test_throughput_marker_labels);
   g_test_add_func ("/plot/sweep/render", test_sweep_render);
   g_test_add_func ("/plot/sweep/marked-label", test_sweep_marked_label);
+  g_test_add_func ("/plot/sweep/min-width", test_sweep_min_width);
   g_test_add_func ("/plot/sweep/edge-cases", test_sweep_edge_cases);
   g_test_add_func ("/plot/palettes", test_palettes);
 
