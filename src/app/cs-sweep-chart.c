@@ -353,3 +353,19 @@ cs_sweep_chart_set_sweep (CsSweepChart *self,
                                   -1);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
+
+guint
+cs_sweep_chart_get_recommended (CsSweepChart *self)
+{
+  g_return_val_if_fail (CS_IS_SWEEP_CHART (self), 0);
+
+  return self->recommended;
+}
+
+const char *
+cs_sweep_chart_get_label (CsSweepChart *self)
+{
+  g_return_val_if_fail (CS_IS_SWEEP_CHART (self), NULL);
+
+  return self->recommended_label;
+}

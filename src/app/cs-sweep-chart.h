@@ -20,6 +20,10 @@ G_DECLARE_FINAL_TYPE (CsSweepChart, cs_sweep_chart, CS, SWEEP_CHART, GtkWidget)
 
 void cs_sweep_chart_set_sweep (CsSweepChart        *self,
                                CsSweep             *sweep);
+/* The count marked as recommended (0: none), and what its label says. */
+guint       cs_sweep_chart_get_recommended (CsSweepChart *self);
+const char *cs_sweep_chart_get_label       (CsSweepChart *self);
+
 /* The three charts side by side, for exported files. */
 void cs_sweep_chart_draw_all  (cairo_t             *cr,
                                double               width,

@@ -27,6 +27,7 @@
 #include "cs-run-private.h"
 #include "cs-setup-page.h"
 #include "cs-summary-page.h"
+#include "cs-sweep-chart.h"
 #include "cs-sweep-page.h"
 #include "cs-test-tree.h"
 #include "cs-throughput-graph.h"
@@ -511,6 +512,26 @@ selected_label (GtkWidget *root)
   return NULL;
 }
 
+static void
+collect_widgets (GtkWidget *root,
+                 GType      type,
+                 GPtrArray *found)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
+    g_ptr_array_add (found, root);
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect_widgets (child, type, found);
+}
+
+static CsWindow *sized_window;
+
+static gboolean
+window_width_changed (gpointer data)
+{
+  return gtk_widget_get_width (GTK_WIDGET (sized_window)) != GPOINTER_TO_INT (data);
+}
+
 /* The narrowest the window can be with what it shows now. */
 static int
 window_minimum_width (CsWindow *window)
@@ -592,6 +613,38 @@ test_sweep (void)
   g_test_message ("the window with the sweep's result: at least %d px",
                   window_minimum_width (window));
   g_assert_cmpint (window_minimum_width (window), <=, 600);
+
+  /* At every width, each chart is wide enough for its recommendation label
+   * inside its plot: side by side, the charts fold before the first is
+   * squeezed below that. */
+  {
+    g_autoptr(GPtrArray) charts = g_ptr_array_new ();
+
+    sized_window = window;
+    collect_widgets (GTK_WIDGET (sweep_page (window)), CS_TYPE_SWEEP_CHART, charts);
+    g_assert_cmpuint (charts->len, ==, 3);
+    for (int width = 700; width <= 1400; width += 20)
+      {
+        int before = gtk_widget_get_width (GTK_WIDGET (window));
+
+        gtk_window_set_default_size (GTK_WINDOW (window), width, 780);
+        cs_ui_wait_until (window_width_changed, GINT_TO_POINTER (before), 2);
+        cs_ui_iterate ();
+        for (guint i = 0; i < charts->len; i++)
+          {
+            CsSweepChart *chart = charts->pdata[i];
+            double needed = cs_plot_sweep_min_width (NULL, cs_sweep_chart_get_recommended (chart),
+                                                     cs_sweep_chart_get_label (chart));
+
+            if (gtk_widget_get_width (GTK_WIDGET (chart)) < needed)
+              g_test_message ("window %d px: chart %u is %d px, “%s” needs %.0f",
+                              gtk_widget_get_width (GTK_WIDGET (window)), i,
+                              gtk_widget_get_width (GTK_WIDGET (chart)),
+                              cs_sweep_chart_get_label (chart), needed);
+            g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (chart)), >=, needed);
+          }
+      }
+  }
 
   /* Its live graph showed the short copies on an axis of their size, not a
    * minute's: the span that holds the longest of them (0.5, 1, 2, 5 … s). A
