@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <math.h>
+
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
@@ -208,10 +210,17 @@ cs_sweep_chart_measure (GtkWidget      *widget,
                         int            *minimum_baseline,
                         int            *natural_baseline)
 {
+  CsSweepChart *self = CS_SWEEP_CHART (widget);
+
   if (orientation == GTK_ORIENTATION_HORIZONTAL)
     {
-      *minimum = 200;
-      *natural = 320;
+      /* Never so narrow that the recommendation's label leaves the plot;
+       * side by side, the charts fold first. */
+      double label = cs_plot_sweep_min_width (&self->palette, self->recommended,
+                                              self->recommended_label);
+
+      *minimum = MAX (200, (int) ceil (label));
+      *natural = MAX (320, *minimum);
     }
   else
     {
@@ -351,7 +360,8 @@ cs_sweep_chart_set_sweep (CsSweepChart *self,
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, metric_title (self->metric),
                                   GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description->str,
                                   -1);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  /* Its label, and so its minimum width, may have changed. */
+  gtk_widget_queue_resize (GTK_WIDGET (self));
 }
 
 guint
