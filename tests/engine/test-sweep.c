@@ -10,6 +10,7 @@
 
 #include "copyscope-engine.h"
 #include "cs-env-private.h"
+#include "cs-io-private.h"
 #include "cs-test-async.h"
 
 /* Seconds per thread count, as a sweep would measure them (median, min, max). */
@@ -175,6 +176,186 @@ count_run (CsSweep *sweep,
   g_assert_cmpuint (total, ==, 4);
   g_assert_cmpuint (index, ==, *(guint *) user_data);
   (*(guint *) user_data)++;
+}
+
+/*
+ * A backend of its own for "shift://" locations, reaching local folders: what
+ * a sweep onto a share (smb://) needs, a destination no path names. Its
+ * removals of folders are counted, by name.
+ */
+#define SHIFT "shift://"
+
+static CsIoTable shift_table;
+static GPtrArray *shift_removed;
+
+static const char *
+shift_path (int         dirfd,
+            const char *path)
+{
+  if (dirfd == CS_IO_AT_LOCATION)
+    {
+      g_assert_true (g_str_has_prefix (path, SHIFT));
+      return path + strlen (SHIFT);
+    }
+  return path;
+}
+
+static int
+shift_openat (int dirfd, const char *path, int flags, mode_t mode)
+{
+  return _cs_io_get_default ()->openat (dirfd, shift_path (dirfd, path), flags, mode);
+}
+
+static int
+shift_fstatat (int dirfd, const char *path, struct stat *st, int flags)
+{
+  return _cs_io_get_default ()->fstatat (dirfd, shift_path (dirfd, path), st, flags);
+}
+
+static int
+shift_statx (int dirfd, const char *path, int flags, unsigned int mask, struct statx *stx)
+{
+  return _cs_io_get_default ()->statx (dirfd, shift_path (dirfd, path), flags, mask, stx);
+}
+
+static int
+shift_mkdirat (int dirfd, const char *path, mode_t mode)
+{
+  return _cs_io_get_default ()->mkdirat (dirfd, shift_path (dirfd, path), mode);
+}
+
+static int
+shift_unlinkat (int dirfd, const char *path, int flags)
+{
+  int r = _cs_io_get_default ()->unlinkat (dirfd, shift_path (dirfd, path), flags);
+
+  if (r == 0 && (flags & AT_REMOVEDIR) && g_str_has_prefix (path, "sweep-"))
+    g_ptr_array_add (shift_removed, g_strdup (path));
+  return r;
+}
+
+static void
+shift_backend (void)
+{
+  shift_table = *_cs_io_get_default ();
+  shift_table.name = "shift";
+  shift_table.scheme = SHIFT;
+  shift_table.openat = shift_openat;
+  shift_table.fstatat = shift_fstatat;
+  shift_table.statx = shift_statx;
+  shift_table.mkdirat = shift_mkdirat;
+  shift_table.unlinkat = shift_unlinkat;
+  g_assert_cmpint (_cs_io_register (&shift_table), >, 0);
+}
+
+/* A sweep onto another backend's location copies there and removes each
+ * copy there too, through that backend, and nothing else in the folder. */
+static void
+test_sweep_other_backend (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("cs-sweep-XXXXXX", NULL);
+  g_autofree char *src = make_source (root, 30);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autofree char *location = g_strconcat (SHIFT, dst, NULL);
+  g_autofree char *kept = g_build_filename (dst, "kept.txt", NULL);
+  g_autofree char *outside = g_build_filename (root, "outside", NULL);
+  g_autofree char *outside_file = g_build_filename (outside, "precious.txt", NULL);
+  g_autofree char *link = g_build_filename (src, "to-outside", NULL);
+  g_autoptr(CsSweep) sweep = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) dir = NULL;
+  const CsSweepRun *runs;
+  const char *name;
+  guint threads[] = { 1, 2 }, n_runs, n_left = 0;
+
+  shift_backend ();
+  shift_removed = g_ptr_array_new_with_free_func (g_free);
+  g_assert_cmpint (g_mkdir (dst, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (kept, "not the sweep's", -1, NULL));
+  /* A link in the copy to a folder outside it: removed, never followed. */
+  g_assert_cmpint (g_mkdir (outside, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (outside_file, "keep me", -1, NULL));
+  g_assert_cmpint (symlink (outside, link), ==, 0);
+
+  sweep = cs_sweep_new (src, location);
+  cs_sweep_set_threads (sweep, threads, 2);
+  cs_sweep_set_repeats (sweep, 1);
+  cs_sweep_set_cold (sweep, FALSE);
+  g_assert_true (cs_sweep_run_sync (sweep, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+
+  runs = cs_sweep_get_runs (sweep, &n_runs);
+  g_assert_cmpuint (n_runs, ==, 2);
+  for (guint i = 0; i < n_runs; i++)
+    {
+      g_assert_true (runs[i].ok);
+      g_assert_cmpuint (runs[i].files, ==, 31);   /* the link too */
+    }
+
+  /* Each copy's folder went, through the backend; what was there stays. */
+  g_assert_cmpuint (shift_removed->len, ==, 2);
+  dir = g_dir_open (dst, 0, NULL);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_test_message ("left in the destination: %s", name);
+      n_left++;
+    }
+  g_assert_cmpuint (n_left, ==, 1);
+  g_assert_true (g_file_test (kept, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (outside_file, G_FILE_TEST_IS_REGULAR));
+
+  g_clear_pointer (&shift_removed, g_ptr_array_unref);
+  {
+    g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", root);
+    g_assert_cmpint (system (cmd), ==, 0);
+  }
+}
+
+static void
+never_run (CsSweep *sweep,
+           CsJob   *job,
+           guint    index,
+           guint    total,
+           gpointer user_data)
+{
+  g_assert_not_reached ();
+}
+
+/* A destination that is no folder stops the sweep before any copy. */
+static void
+test_sweep_destination_not_folder (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("cs-sweep-XXXXXX", NULL);
+  g_autofree char *src = make_source (root, 3);
+  g_autofree char *file = g_build_filename (root, "a-file", NULL);
+  g_autofree char *missing = g_build_filename (root, "missing", NULL);
+  const char *destinations[] = { file, missing };
+  guint n_runs;
+
+  g_assert_true (g_file_set_contents (file, "x", -1, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (destinations); i++)
+    {
+      g_autoptr(CsSweep) sweep = cs_sweep_new (src, destinations[i]);
+      g_autoptr(GError) error = NULL;
+      guint threads[] = { 1 };
+
+      cs_sweep_set_threads (sweep, threads, 1);
+      cs_sweep_set_repeats (sweep, 1);
+      cs_sweep_set_cold (sweep, FALSE);
+      g_assert_false (cs_sweep_run_sync (sweep, never_run, NULL, NULL, &error));
+      g_assert_true (g_error_matches (error, G_IO_ERROR, i == 0 ? G_IO_ERROR_NOT_DIRECTORY
+                                                               : G_IO_ERROR_NOT_FOUND));
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message, "The destination must be an existing folder"));
+      cs_sweep_get_runs (sweep, &n_runs);
+      g_assert_cmpuint (n_runs, ==, 0);
+    }
+  g_assert_false (g_file_test (missing, G_FILE_TEST_EXISTS));
+
+  {
+    g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", root);
+    g_assert_cmpint (system (cmd), ==, 0);
+  }
 }
 
 /* Only the working thread writes it while the task runs. */
@@ -613,6 +794,8 @@ main (int    argc,
   g_test_add_func ("/sweep/knee-empty", test_knee_empty);
   g_test_add_func ("/sweep/stats-follow-the-median-time", test_stats_follow_the_median_time);
   g_test_add_func ("/sweep/end-to-end", test_sweep_end_to_end);
+  g_test_add_func ("/sweep/other-backend", test_sweep_other_backend);
+  g_test_add_func ("/sweep/destination-not-folder", test_sweep_destination_not_folder);
   g_test_add_func ("/sweep/bad-files", test_sweep_bad_files);
   g_test_add_func ("/sweep/load-bounded", test_sweep_load_bounded);
   g_test_add_func ("/demo/end-to-end", test_demo_end_to_end);
