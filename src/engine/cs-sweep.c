@@ -11,6 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <glib/gi18n-lib.h>
+
+#include "cs-io-private.h"
 #include "cs-json-io.h"
 #include "cs-run.h"
 #include "cs-sweep.h"
@@ -347,38 +350,63 @@ cs_sweep_get_recommended (CsSweep  *sweep,
 
 /* ---- Running ------------------------------------------------------------- */
 
+/* The names in the folder @fd, listed whole before any goes: a share may
+ * not list on past a name removed under it. */
+static GPtrArray *
+list_names (CsCounters *c,
+            int         fd)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *buf = g_malloc (32 * 1024);
+  ssize_t n;
+
+  while ((n = _cs_io_getdents (c, fd, buf, 32 * 1024)) > 0)
+    for (ssize_t pos = 0; pos < n;)
+      {
+        struct linux_dirent64 *d = (struct linux_dirent64 *) (gpointer) (buf + pos);
+
+        if (strcmp (d->d_name, ".") != 0 && strcmp (d->d_name, "..") != 0)
+          g_ptr_array_add (names, g_strdup (d->d_name));
+        pos += d->d_reclen;
+      }
+  return names;
+}
+
+/*
+ * Removes @name in the folder @parent_fd and everything in it, through the
+ * I/O table of @parent_fd's backend: on a share the copies are removed on
+ * the share, the way they were written. Links are removed, never followed,
+ * and nothing mounted below is entered, so nothing outside the copy goes.
+ */
 static void
-remove_at (int         parent_fd,
+remove_at (CsCounters *c,
+           int         parent_fd,
            const char *name)
 {
+  g_autoptr(GPtrArray) names = NULL;
   struct stat st;
   int fd;
-  DIR *dir;
-  struct dirent *d;
 
-  if (fstatat (parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+  if (_cs_io_fstatat (c, parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
     return;
   if (!S_ISDIR (st.st_mode))
     {
-      unlinkat (parent_fd, name, 0);
+      _cs_io_unlinkat (c, parent_fd, name, 0);
       return;
     }
-  fd = openat (parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (_cs_io_mount_root (c, parent_fd, name) != 0)
+    return;
+  fd = _cs_io_openat (c, parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
   if (fd < 0)
     return;
-  /* Folders copied read-only must be writable to be emptied. */
-  fchmod (fd, 0700);
-  dir = fdopendir (fd);
-  if (dir == NULL)
-    {
-      close (fd);
-      return;
-    }
-  while ((d = readdir (dir)) != NULL)
-    if (strcmp (d->d_name, ".") != 0 && strcmp (d->d_name, "..") != 0)
-      remove_at (dirfd (dir), d->d_name);
-  closedir (dir);
-  unlinkat (parent_fd, name, AT_REMOVEDIR);
+  /* Folders copied read-only must be writable to be emptied; a share has
+   * no modes of ours to change (EOPNOTSUPP). */
+  _cs_io_fchmod (c, fd, 0700);
+  names = list_names (c, fd);
+  for (guint i = 0; i < names->len; i++)
+    remove_at (c, fd, g_ptr_array_index (names, i));
+  _cs_io_close (c, fd);
+  _cs_io_unlinkat (c, parent_fd, name, AT_REMOVEDIR);
 }
 
 static void
@@ -441,20 +469,44 @@ prepare_cache (CsSweep *sweep)
   return "cold (posix_fadvise)";
 }
 
-gboolean
-cs_sweep_run_sync (CsSweep         *sweep,
-                   CsSweepRunFunc   func,
-                   gpointer         user_data,
-                   GCancellable    *cancellable,
-                   GError         **error)
+/* The destination folder, opened through its backend: a path, or a URL such
+ * as smb://user@server/share/folder. */
+static int
+open_destination (CsSweep     *sweep,
+                  CsCounters  *counters,
+                  GError     **error)
 {
-  guint total, index = 0;
+  int fd = _cs_io_openat (counters, CS_IO_AT_LOCATION, sweep->destination,
+                          O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  int code = errno;
+  g_autofree char *display = NULL;
+  g_autofree char *why = NULL;
 
-  g_return_val_if_fail (sweep != NULL, FALSE);
+  if (fd >= 0)
+    return fd;
+  display = g_filename_display_name (sweep->destination);
+  if (code == ENOENT)
+    why = _cs_io_explain_missing (sweep->destination);
+  if (why == NULL && (code == ENOENT || code == ENOTDIR))
+    why = g_strdup (_("The destination must be an existing folder"));
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (code), "%s: %s", display,
+               why != NULL ? why : g_strerror (code));
+  return -1;
+}
 
-  total = sweep->threads->len * sweep->repeats;
-  sweep->started = g_get_real_time ();
-  g_array_set_size (sweep->runs, 0);
+/* Every copy in turn, each into a new folder in @dest_fd, named for the
+ * sweep, its thread count and its round: what is removed after it is
+ * timed is only ever that folder. */
+static gboolean
+run_all (CsSweep         *sweep,
+         int              dest_fd,
+         CsCounters      *counters,
+         CsSweepRunFunc   func,
+         gpointer         user_data,
+         GCancellable    *cancellable,
+         GError         **error)
+{
+  guint total = sweep->threads->len * sweep->repeats, index = 0;
 
   for (guint r = 0; r < sweep->repeats; r++)
     for (guint i = 0; i < sweep->threads->len; i++, index++)
@@ -498,7 +550,7 @@ cs_sweep_run_sync (CsSweep         *sweep,
         g_array_append_val (sweep->runs, run);
 
         /* Outside the timed region: the next run writes into a new folder. */
-        remove_at (AT_FDCWD, target);
+        remove_at (counters, dest_fd, name);
         sync ();
 
         if (!ok)
@@ -515,6 +567,33 @@ cs_sweep_run_sync (CsSweep         *sweep,
       }
 
   return TRUE;
+}
+
+gboolean
+cs_sweep_run_sync (CsSweep         *sweep,
+                   CsSweepRunFunc   func,
+                   gpointer         user_data,
+                   GCancellable    *cancellable,
+                   GError         **error)
+{
+  CsCounters counters = { 0 };
+  int dest_fd;
+  gboolean ok;
+
+  g_return_val_if_fail (sweep != NULL, FALSE);
+
+  sweep->started = g_get_real_time ();
+  g_array_set_size (sweep->runs, 0);
+
+  /* Opened once, through its backend, before any copy: a destination that
+   * is not a folder stops the sweep at once, and each copy's folder is
+   * removed by its name in this one. The removals are no run's requests. */
+  dest_fd = open_destination (sweep, &counters, error);
+  if (dest_fd < 0)
+    return FALSE;
+  ok = run_all (sweep, dest_fd, &counters, func, user_data, cancellable, error);
+  _cs_io_close (&counters, dest_fd);
+  return ok;
 }
 
 typedef struct {

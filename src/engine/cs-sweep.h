@@ -77,8 +77,11 @@ typedef void (*CsSweepRunFunc) (CsSweep  *sweep,
 
 /*
  * Runs every copy in turn, interleaving thread counts (1 2 4 … then again), each
- * into a fresh folder under the destination that is removed after it is timed.
- * Blocks; run it in a thread from a GUI. Cancel through @cancellable.
+ * into a fresh folder under the destination that is removed after it is timed,
+ * through the destination's own backend: a folder's path, or a share's folder
+ * as smb://[user@]host[:port]/share/folder. Fails at once, copying nothing,
+ * when the destination is no folder. Blocks; run it in a thread from a GUI.
+ * Cancel through @cancellable.
  */
 gboolean    cs_sweep_run_sync        (CsSweep        *sweep,
                                       CsSweepRunFunc  func,
