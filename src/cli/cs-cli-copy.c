@@ -373,61 +373,6 @@ is_folder (const char *path)
   return g_file_test (path, G_FILE_TEST_IS_DIR);
 }
 
-/* The password for smb:// locations, never from the command line (where
- * ps shows it): the environment, or a file in smbclient -A's format
- * ("username = …", "password = …", "domain = …"), which may give the user
- * for URLs that name none. */
-static gboolean
-load_smb_credentials (const char  *auth_file,
-                      GError     **error)
-{
-  g_autofree char *contents = NULL;
-  g_autofree char *user = NULL;
-  g_autofree char *password = NULL;
-  g_auto(GStrv) lines = NULL;
-
-  if (auth_file == NULL)
-    {
-      const char *env = g_getenv ("COPYSCOPE_SMB_PASSWORD");
-
-      if (env != NULL)
-        cs_smb_set_credentials (NULL, env);
-      return TRUE;
-    }
-  if (!g_file_get_contents (auth_file, &contents, NULL, error))
-    return FALSE;
-  lines = g_strsplit (contents, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      char *eq = strchr (lines[i], '=');
-      g_autofree char *key = NULL;
-
-      if (eq == NULL)
-        continue;
-      key = g_strstrip (g_strndup (lines[i], (gsize) (eq - lines[i])));
-      if (strcmp (key, "username") == 0)
-        {
-          g_free (user);
-          user = g_strdup (g_strstrip (eq + 1));
-        }
-      else if (strcmp (key, "password") == 0)
-        {
-          g_free (password);
-          password = g_strdup (g_strstrip (eq + 1));
-        }
-    }
-  explicit_bzero (contents, strlen (contents));
-  if (password == NULL)
-    {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                   _("%s has no line “password = …”"), auth_file);
-      return FALSE;
-    }
-  cs_smb_set_credentials (user, password);
-  explicit_bzero (password, strlen (password));
-  return TRUE;
-}
-
 static void
 print_summary (FILE     *out,
                CsJob    *job,
@@ -726,7 +671,7 @@ transfer (int          argc,
       cs_cli_usage_error (command, _("Give at least one source and a destination"));
       return CS_EXIT_USAGE;
     }
-  if (!load_smb_credentials (auth_file, &error))
+  if (!cs_cli_load_smb_credentials (auth_file, &error))
     {
       cs_cli_usage_error (command, "%s", error->message);
       return CS_EXIT_USAGE;

@@ -49,6 +49,7 @@ cs_cli_sweep (int    argc,
   g_auto(GStrv) paths = NULL;
   g_autofree char *threads_arg = NULL;
   g_autofree char *json_path = NULL;
+  g_autofree char *auth_file = NULL;
   g_autofree CsSweepStat *stats = NULL;
   g_autofree char *sentence = NULL;
   gboolean cold = FALSE, warm = FALSE;
@@ -61,6 +62,7 @@ cs_cli_sweep (int    argc,
     { "cold", 0, 0, G_OPTION_ARG_NONE, &cold, N_("Empty the cache before every copy (default)"), NULL },
     { "warm", 0, 0, G_OPTION_ARG_NONE, &warm, N_("Leave the cache as it is"), NULL },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path, N_("Write the sweep as JSON to FILE"), "FILE" },
+    { "auth-file", 0, 0, G_OPTION_ARG_FILENAME, &auth_file, N_("Log in to smb:// locations with the password (and user) in FILE, as smbclient -A reads it; else the password is taken from COPYSCOPE_SMB_PASSWORD"), "FILE" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &paths, NULL, NULL },
     { NULL }
   };
@@ -103,10 +105,12 @@ cs_cli_sweep (int    argc,
       g_printerr ("copyscope-cli: %s: %s\n", paths[0], _("No such file or folder"));
       return CS_EXIT_FATAL;
     }
-  if (!g_file_test (paths[1], G_FILE_TEST_IS_DIR))
+  /* The destination may be a share's folder, smb://user@server/share/folder:
+   * the sweep itself checks that it is a folder, through its backend. */
+  if (!cs_cli_load_smb_credentials (auth_file, &error))
     {
-      g_printerr ("copyscope-cli: %s: %s\n", paths[1], _("The destination must be an existing folder"));
-      return CS_EXIT_FATAL;
+      cs_cli_usage_error ("sweep", "%s", error->message);
+      return CS_EXIT_USAGE;
     }
 
   sweep = cs_sweep_new (paths[0], paths[1]);

@@ -27,5 +27,8 @@ void  cs_cli_usage_error (const char *command, const char *format, ...) G_GNUC_P
 char *cs_cli_format_bytes (guint64 bytes);
 gboolean cs_cli_parse_rate (const char *text, double *out);
 gboolean cs_cli_parse_files_rate (const char *text, double *out);
+/* What smb:// locations log in with: @auth_file (smbclient -A's format), or
+ * else the password in COPYSCOPE_SMB_PASSWORD; FALSE when the file is unusable. */
+gboolean cs_cli_load_smb_credentials (const char *auth_file, GError **error);
 
 G_END_DECLS
