@@ -143,6 +143,9 @@ typedef struct
    * go through again (a transient error a retry should survive). */
   unsigned int remaining;
   bool sticky;
+  /* An unlink-fail rule: unlink of a matching name fails with EIO; the
+   * offset is not used. */
+  bool unlink;
 } EioRule;
 
 typedef struct
@@ -399,11 +402,40 @@ fault_eio (const char *path,
     {
       EioRule *rule = &nas.eio_rules[i];
 
-      if (!rule->sticky && rule->remaining == 0)
+      if (rule->unlink || (!rule->sticky && rule->remaining == 0))
         continue;
       if (rule->offset < (uint64_t) offset || rule->offset >= (uint64_t) offset + size)
         continue;
       if (!eio_rule_matches (rule, path))
+        continue;
+      if (!rule->sticky)
+        rule->remaining--;
+      ret = -EIO;
+      break;
+    }
+  pthread_mutex_unlock (&nas.lock);
+
+  if (ret != 0)
+    atomic_fetch_add (&nas.faults_injected, 1);
+  return ret;
+}
+
+/* An unlink-fail rule for @path: EIO, as a server whose disk refused to
+ * remove the name, that many times. */
+static int
+fault_unlink (const char *path)
+{
+  int ret = 0;
+
+  if (atomic_load (&nas.n_eio_rules) == 0)
+    return 0;
+
+  pthread_mutex_lock (&nas.lock);
+  for (unsigned int i = 0; i < atomic_load (&nas.n_eio_rules); i++)
+    {
+      EioRule *rule = &nas.eio_rules[i];
+
+      if (!rule->unlink || (!rule->sticky && rule->remaining == 0) || !eio_rule_matches (rule, path))
         continue;
       if (!rule->sticky)
         rule->remaining--;
@@ -425,6 +457,20 @@ eio_rules_clear_locked (void)
   for (unsigned int i = 0; i < atomic_load (&nas.n_eio_rules); i++)
     free (nas.eio_rules[i].glob);
   atomic_store (&nas.n_eio_rules, 0);
+}
+
+/* Removes the rules of one kind (eio-at or unlink-fail), keeping the others. */
+static void
+eio_rules_clear_kind_locked (bool unlink)
+{
+  unsigned int kept = 0;
+
+  for (unsigned int i = 0; i < atomic_load (&nas.n_eio_rules); i++)
+    if (nas.eio_rules[i].unlink == unlink)
+      free (nas.eio_rules[i].glob);
+    else
+      nas.eio_rules[kept++] = nas.eio_rules[i];
+  atomic_store (&nas.n_eio_rules, kept);
 }
 
 static bool
@@ -506,6 +552,7 @@ add_eio_rule (const char *spec,
   rule->offset = offset;
   rule->remaining = count;
   rule->sticky = count == 0;
+  rule->unlink = false;
   atomic_fetch_add (&nas.n_eio_rules, 1);
   pthread_mutex_unlock (&nas.lock);
   return 0;
@@ -514,6 +561,52 @@ invalid:
   free (copy);
   snprintf (reply, reply_len, "expected eio-at=GLOB:OFFSET[:COUNT]");
   return -EINVAL;
+}
+
+/* GLOB or GLOB:COUNT, the count split from the right. */
+static int
+add_unlink_rule (const char *spec,
+                 char       *reply,
+                 size_t      reply_len)
+{
+  char *copy = strdup (spec);
+  char *colon;
+  unsigned int count = 0;
+  EioRule *rule;
+
+  if (copy == NULL)
+    return -ENOMEM;
+  colon = strrchr (copy, ':');
+  if (colon != NULL && colon[1] != '\0' && strspn (colon + 1, "0123456789") == strlen (colon + 1))
+    {
+      if (!parse_uint (colon + 1, &count))
+        {
+          free (copy);
+          snprintf (reply, reply_len, "expected unlink-fail=GLOB[:COUNT]");
+          return -EINVAL;
+        }
+      *colon = '\0';
+    }
+  if (copy[0] == '\0')
+    {
+      free (copy);
+      snprintf (reply, reply_len, "expected unlink-fail=GLOB[:COUNT]");
+      return -EINVAL;
+    }
+
+  pthread_mutex_lock (&nas.lock);
+  if (atomic_load (&nas.n_eio_rules) >= NAS_MAX_EIO_RULES)
+    {
+      pthread_mutex_unlock (&nas.lock);
+      free (copy);
+      snprintf (reply, reply_len, "too many eio-at and unlink-fail rules (at most %d)", NAS_MAX_EIO_RULES);
+      return -ENOSPC;
+    }
+  rule = &nas.eio_rules[atomic_load (&nas.n_eio_rules)];
+  *rule = (EioRule) { .glob = copy, .remaining = count, .sticky = count == 0, .unlink = true };
+  atomic_fetch_add (&nas.n_eio_rules, 1);
+  pthread_mutex_unlock (&nas.lock);
+  return 0;
 }
 
 static void
@@ -570,7 +663,11 @@ format_status (char   *buf,
     {
       const EioRule *rule = &nas.eio_rules[i];
 
-      if (rule->sticky)
+      if (rule->unlink && rule->sticky)
+        append (&buf, &len, "unlink-fail=%s\n", rule->glob);
+      else if (rule->unlink)
+        append (&buf, &len, "unlink-fail=%s:%u\n", rule->glob, rule->remaining);
+      else if (rule->sticky)
         append (&buf, &len, "eio-at=%s:%" PRIu64 "\n", rule->glob, rule->offset);
       else
         append (&buf, &len, "eio-at=%s:%" PRIu64 ":%u\n", rule->glob, rule->offset,
@@ -648,11 +745,24 @@ control_apply (const char *command,
       if (strcmp (value, "0") == 0 || strcmp (value, "off") == 0)
         {
           pthread_mutex_lock (&nas.lock);
-          eio_rules_clear_locked ();
+          eio_rules_clear_kind_locked (false);
           pthread_mutex_unlock (&nas.lock);
           return 0;
         }
       return add_eio_rule (value, reply, reply_len);
+    }
+  if (strcmp (name, "unlink-fail") == 0)
+    {
+      if (value == NULL)
+        goto bad_value;
+      if (strcmp (value, "0") == 0 || strcmp (value, "off") == 0)
+        {
+          pthread_mutex_lock (&nas.lock);
+          eio_rules_clear_kind_locked (true);
+          pthread_mutex_unlock (&nas.lock);
+          return 0;
+        }
+      return add_unlink_rule (value, reply, reply_len);
     }
   if (strcmp (name, "latency-us") == 0)
     {
@@ -1039,7 +1149,11 @@ nas_mkdir (const char *path,
 static int
 nas_unlink (const char *path)
 {
+  int res;
+
   OP_BEGIN (OP_UNLINK);
+  if ((res = fault_unlink (path)) < 0)
+    return res;
   if (unlinkat (nas.backing_fd, rel (path), 0) < 0)
     return -errno;
   return 0;
@@ -1628,6 +1742,7 @@ static const struct fuse_opt nas_opt_spec[] = {
   FUSE_OPT_KEY ("hang", KEY_FAULT),
   FUSE_OPT_KEY ("vanish", KEY_FAULT),
   FUSE_OPT_KEY ("eio_at=", KEY_FAULT),
+  FUSE_OPT_KEY ("unlink_fail=", KEY_FAULT),
   FUSE_OPT_KEY ("-h", KEY_HELP),
   FUSE_OPT_KEY ("--help", KEY_HELP),
   FUSE_OPT_END
@@ -1689,11 +1804,12 @@ usage (const char *prog)
           "    -o xattr                 pass extended attributes through (default: none,\n"
           "                             like most shares)\n"
           "    -o enospc | fsync_fail | hang | vanish | eio_at=GLOB:OFFSET[:COUNT]\n"
+          "       | unlink_fail=GLOB[:COUNT]\n"
           "                             start with a fault switched on\n"
           "\n"
           "Control commands: status, clear, reset-counters, latency-us=N, bandwidth-mbps=N,\n"
           "enospc[=0|1], fsync-fail[=0|1], hang[=0|1], vanish[=0|1], eio-at=GLOB:OFFSET[:COUNT],\n"
-          "eio-at=off\n"
+          "eio-at=off, unlink-fail=GLOB[:COUNT], unlink-fail=off\n"
           "\n",
           prog, prog);
 }

@@ -248,6 +248,17 @@ if [[ $kind == labnas ]]; then
   fi
   "$share" fault "$mnt" clear
 
+  # unlink-fail: a name the share refuses to remove, COUNT times.
+  echo x >"$mnt/doomed" && echo y >"$mnt/other"
+  "$share" fault "$mnt" 'unlink-fail=doomed:1' || fail "fault unlink-fail"
+  expect_errno "unlink under unlink-fail" "Input/output error" rm "$mnt/doomed"
+  if rm "$mnt/other" && rm "$mnt/doomed" && [[ ! -e $mnt/doomed ]]; then
+    ok "unlink-fail fired once and named one file; the second unlink went through"
+  else
+    fail "unlink-fail: another file or the second unlink failed"
+  fi
+  "$share" fault "$mnt" clear
+
   "$share" fault "$mnt" fsync-fail || fail "fault fsync-fail"
   expect_errno "fsync under fsync-fail" "Input/output error" sync "$mnt/after-full"
   "$share" fault "$mnt" clear
