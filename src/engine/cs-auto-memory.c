@@ -5,6 +5,7 @@
 
 #include "cs-auto-memory-private.h"
 #include "cs-env-private.h"
+#include "cs-io-private.h"
 #include "cs-job.h"
 
 static const char *const size_class_keys[CS_N_SIZE_CLASSES] = {
@@ -79,7 +80,7 @@ remembered_value (const char *destination,
   if (threads < CS_JOB_MIN_THREADS || threads > CS_JOB_MAX_THREADS)
     return 0;
   if (out_filesystem != NULL)
-    *out_filesystem = _cs_env_filesystem_type (probe);
+    *out_filesystem = _cs_io_filesystem_type (probe);
   return (guint) threads;
 }
 

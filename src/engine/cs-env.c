@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "cs-env-private.h"
-#include "cs-io-private.h"
 
 void
 _cs_env_init_environment (CsRunEnvironment *env)
@@ -125,9 +124,7 @@ _cs_env_filesystem_type_of_dev (dev_t dev)
 char *
 _cs_env_filesystem_type (const char *path)
 {
-  char *described = _cs_io_describe (path);
-
-  return described != NULL ? described : find_mount (path, FALSE);
+  return find_mount (path, FALSE);
 }
 
 char *

@@ -136,8 +136,9 @@ void             _cs_io_set         (const CsIoTable *table);
 int              _cs_io_register    (const CsIoTable *table);
 /* The backend a handle, or a location with CS_IO_AT_LOCATION, belongs to. */
 const CsIoTable *_cs_io_backend     (int handle, const char *location);
-/* The backend's words for @location, or NULL where it has none. */
-char            *_cs_io_describe    (const char *location);
+/* The filesystem @location is on, for the run record: the backend's own words
+ * (an SMB server and share), else the mount table's type. */
+char            *_cs_io_filesystem_type (const char *location);
 /* The backend's reason a location does not exist, or NULL: see above. */
 char            *_cs_io_explain_missing (const char *location);
 /* Whether @location is the POSIX backend's: a path, not a URL of another. */

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cs-env-private.h"
 #include "cs-io-private.h"
 #include "cs-io-smb-private.h"
 
@@ -291,12 +292,12 @@ _cs_io_backend (int         handle,
 }
 
 char *
-_cs_io_describe (const char *location)
+_cs_io_filesystem_type (const char *location)
 {
   Target t;
 
   if (!find (CS_IO_AT_LOCATION, location, &t) || t.table->describe == NULL)
-    return NULL;
+    return _cs_env_filesystem_type (location);
   return t.table->describe (location);
 }
 

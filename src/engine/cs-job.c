@@ -23,6 +23,7 @@
 #include "cs-dir-private.h"
 #include "cs-env-private.h"
 #include "cs-errno-private.h"
+#include "cs-io-private.h"
 #include "cs-job-private.h"
 #include "cs-links-private.h"
 #include "cs-move-private.h"
@@ -1796,9 +1797,9 @@ record_environment (CsJob *self)
   g_autofree char *probe = NULL;
 
   _cs_env_init_environment (&env);
-  env.source_fs = _cs_env_filesystem_type (g_ptr_array_index (self->sources, 0));
+  env.source_fs = _cs_io_filesystem_type (g_ptr_array_index (self->sources, 0));
   probe = _cs_env_filesystem_probe (self->destination);
-  env.destination_fs = _cs_env_filesystem_type (probe);
+  env.destination_fs = _cs_io_filesystem_type (probe);
   env.cache_mode = g_strdup (self->cache_mode != NULL ? self->cache_mode : "unknown");
   env.route = g_strdup (self->route);
   _cs_run_set_environment (self->run, &env);
