@@ -865,20 +865,26 @@ publish_by_link (CsJob      *job,
   return FALSE;
 }
 
-/* Whether the file under @final is still the claim we made, at its size. Times
- * are not compared: a network share may set them when the write reaches the
- * server, at close, after our fstat. */
-static gboolean
-claim_intact (CsJob             *job,
-              CsDir             *dir,
-              const char        *final,
-              const struct stat *claim)
+/* 0 when the file under @final is still the claim we made, at its size;
+ * CS_ERR_APPEARED when another file, or none, is there; else the errno of a
+ * check that could not be made (a share gone says so, and the job stops on
+ * that instead of blaming another program). Times are not compared: a
+ * network share may set them when the write reaches the server, at close,
+ * after our fstat. */
+static int
+claim_check (CsJob             *job,
+             CsDir             *dir,
+             const char        *final,
+             const struct stat *claim)
 {
   struct stat now;
 
-  return _cs_io_fstatat (&job->counters, dir->dst_fd, final, &now, AT_SYMLINK_NOFOLLOW) == 0
-         && S_ISREG (now.st_mode) && now.st_dev == claim->st_dev && now.st_ino == claim->st_ino
-         && now.st_size == (off_t) CS_PLACEHOLDER_SIZE;
+  if (_cs_io_fstatat (&job->counters, dir->dst_fd, final, &now, AT_SYMLINK_NOFOLLOW) != 0)
+    return errno == ENOENT ? CS_ERR_APPEARED : errno;
+  if (S_ISREG (now.st_mode) && now.st_dev == claim->st_dev && now.st_ino == claim->st_ino
+      && now.st_size == (off_t) CS_PLACEHOLDER_SIZE)
+    return 0;
+  return CS_ERR_APPEARED;
 }
 
 /*
@@ -906,7 +912,7 @@ claim_intact (CsJob             *job,
  *
  * What no primitive these shares offer can close: a program that replaces
  * our claim by renaming over it, or rewrites it at its size, in the moment
- * between claim_intact and the rename. That needs a program that deliberately
+ * between claim_check and the rename. That needs a program that deliberately
  * replaces a file it did not create, and the window is one request wide
  * instead of the whole check-to-rename gap.
  *
@@ -950,11 +956,15 @@ publish_claimed (CsJob      *job,
     }
   _cs_io_close (&job->counters, fd);
 
-  if (!claim_intact (job, dir, final, &claim))
-    {
-      o = fail (CS_ERR_APPEARED, "rename");
-      goto give_back;
-    }
+  {
+    int code = claim_check (job, dir, final, &claim);
+
+    if (code != 0)
+      {
+        o = fail (code, "rename");
+        goto give_back;
+      }
+  }
   if (_cs_io_renameat2 (&job->counters, dir->dst_fd, intent, dir->dst_fd, final, 0) == 0)
     return OK;
 
@@ -971,7 +981,7 @@ publish_claimed (CsJob      *job,
       code = errno;
     o = fail (code, "rename");
   }
-  if (claim_intact (job, dir, final, &claim))
+  if (claim_check (job, dir, final, &claim) == 0)
     _cs_io_unlinkat (&job->counters, dir->dst_fd, final, 0);
 
 give_back:

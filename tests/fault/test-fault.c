@@ -1384,6 +1384,48 @@ test_killed_while_claimed (Fixture       *f,
   g_free (freeze.to);
 }
 
+/* The server goes away while a name is claimed: from the claim's check on,
+ * every call into the destination fails with ENOTCONN. */
+static void
+server_goes_after_claim (const char *name,
+                         gpointer    data)
+{
+  /* After the claim's text: its fstat passes, the check of the name fails. */
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_ANY_DEST, NULL, 2, -1, CS_FAULT_ERRNO, ENOTCONN });
+}
+
+/* A share that vanishes between the claim and its check is a share gone (one
+ * fatal error), not a file "another program created": the check of the claim
+ * could not be made, which says nothing about who holds the name. Seen on the
+ * lab Samba, its server killed mid-copy (test-smb-native.sh, 1 run in 4 under
+ * load). */
+static void
+test_gone_while_claimed (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_auto(Outcome) o = { 0 };
+
+  watch (f);
+  cs_fault_install (f->out);
+  no_noreplace_no_link (EPERM);
+  /* b.bin's data goes by copy_file_range: its first write is the claim's text. */
+  cs_fault_add (&(CsFaultRule) { CS_FAULT_WRITE, "b.bin", 1, 1, CS_FAULT_HOOK, 0, server_goes_after_claim, NULL });
+  run (f, (Options) { 1, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
+
+  g_assert_cmpuint (cs_fault_hits (2), ==, 1);
+  g_assert_cmpuint (cs_fault_hits (3), >=, 1);
+  g_assert_false (o.ok);
+  g_assert_error (o.error, CS_JOB_ERROR, CS_JOB_ERROR_DESTINATION);
+  for (guint i = 0; i < o.errors->len; i++)
+    {
+      const CsRunError *e = g_ptr_array_index (o.errors, i);
+
+      g_assert_null (strstr (e->message, "Another program"));
+    }
+  cs_oracle_check (f->oracle, CS_ORACLE_ALLOW_TEMP | CS_ORACLE_ALLOW_CLAIM);
+  rerun_converges (f);
+}
+
 /* Killed between creating the claim and writing its text, as a SIGKILL on a
  * FAT share without RENAME_NOREPLACE or hard links can land: the final name
  * holds an empty file. The rerun must know it for its own claim and replace
@@ -2105,6 +2147,7 @@ main (int    argc,
   ADD ("publish/killed-while-claimed", test_killed_while_claimed, FALSE);
   ADD ("publish/killed-while-claimed-rerun-without-link", test_killed_while_claimed, TRUE);
   ADD ("publish/claim-lookalike-kept", test_claim_lookalike_kept, 0);
+  ADD ("publish/gone-while-claimed", test_gone_while_claimed, 0);
   ADD ("publish/killed-while-claiming", test_killed_while_claiming, FALSE);
   ADD ("publish/killed-while-claiming-rerun-without-link", test_killed_while_claiming, TRUE);
   ADD ("publish/empty-file-not-a-claim", test_empty_file_not_a_claim, 0);
