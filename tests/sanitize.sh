@@ -90,13 +90,15 @@ stage_asan () {
     note "SKIP  asan+ubsan  the compiler cannot link -fsanitize=address,undefined (libasan, libubsan)"
   elif setup "$work/build-asan" -- -Dbuildtype=debug -Db_sanitize=address,undefined \
          -Db_lundef=false; then
-    # GLib has no frame pointers: without the slow unwinder a leak's stack stops
+    # The instrumented builds run several times slower than the plain one, whose
+    # suite holds the tests' own timeouts: at load 23, test-cli and test-run
+    # under ASan ran past their 120 s. GLib has no frame pointers: without the slow unwinder a leak's stack stops
     # at g_malloc and never reaches the library frames tests/lsan.supp names.
     if LSAN_OPTIONS="suppressions=$src/tests/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0" \
        ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_odr_violation=0 \
        UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
        meson test -C "$work/build-asan" --suite engine --no-rebuild --print-errorlogs \
-         --num-processes "$jobs" >"$work/build-asan/sanitize.log" 2>&1; then
+         --num-processes "$jobs" --timeout-multiplier 3 >"$work/build-asan/sanitize.log" 2>&1; then
       note "PASS  asan+ubsan  engine suite ($(elapsed))"
     else
       note "FAIL  asan+ubsan  engine suite: see $work/build-asan/sanitize.log"
@@ -143,7 +145,7 @@ stage_tsan () {
     why=""
     # shellcheck disable=SC2086
     if ! TSAN_OPTIONS=$tsan_env G_SLICE=always-malloc \
-         $no_aslr meson test -C "$work/build-tsan" --no-rebuild --print-errorlogs $tsan_tests \
+         $no_aslr meson test -C "$work/build-tsan" --no-rebuild --print-errorlogs --timeout-multiplier 3 $tsan_tests \
            >"$log" 2>&1; then
       why="a test failed"
     elif ! TSAN_OPTIONS=$tsan_env G_SLICE=always-malloc XDG_DATA_HOME="$tmp/xdg" \
