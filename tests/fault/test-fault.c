@@ -1476,6 +1476,32 @@ test_killed_while_claiming (Fixture       *f,
   g_free (freeze.to);
 }
 
+/* Once the job knows it publishes by a claim, a new file's temporary is
+ * created under the name that says which name it will claim, and is renamed
+ * once, over its claim, not twice: on SMB each rename is three requests. Of
+ * the five files here only the first is written under another name, and the
+ * symbolic link has temporaries of its own. */
+static void
+test_claimed_renamed_once (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_auto(Outcome) o = { 0 };
+  guint renames;
+
+  watch (f);
+  cs_fault_install (f->out);
+  no_noreplace_no_link (EPERM);
+  run (f, (Options) { 1, FALSE, FALSE, CS_OVERWRITE_NEWER, 2 }, &o);
+
+  g_assert_true (o.ok);
+  g_assert_cmpuint (o.errors->len, ==, 0);
+  cs_oracle_check (f->oracle, CS_ORACLE_ALL_COMPLETE);
+  g_assert_cmpuint (cs_test_tree_find_temporaries (f->copy), ==, 0);
+  renames = cs_fault_calls (CS_FAULT_RENAME_REPLACE, NULL);
+  g_test_message ("%u renames for 5 files and a link", renames);
+  g_assert_cmpuint (renames, <=, 5 + 1 + 2);
+}
+
 /* An empty file under the final name that no claim of ours explains is
  * someone's file, and the policy decides: here it is newer than the source
  * and stays. */
@@ -2151,6 +2177,7 @@ main (int    argc,
   ADD ("publish/killed-while-claiming", test_killed_while_claiming, FALSE);
   ADD ("publish/killed-while-claiming-rerun-without-link", test_killed_while_claiming, TRUE);
   ADD ("publish/empty-file-not-a-claim", test_empty_file_not_a_claim, 0);
+  ADD ("publish/claimed-renamed-once", test_claimed_renamed_once, 0);
   ADD ("source/grows", test_source_changes, GROW);
   ADD ("source/shrinks", test_source_changes, SHRINK);
   ADD ("source/rewritten", test_source_changes, REWRITE);
