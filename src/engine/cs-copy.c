@@ -654,17 +654,50 @@ hash_file (CsJob    *job,
   return pos == size ? OK : fail (CS_ERR_MISMATCH, "verify");
 }
 
+/* The owner a fresh temporary shows on @fs, where chown is refused: the first
+ * one's, asked once. A filesystem that refuses chown gives every file it
+ * creates for us one owner (a share's login, a FAT mount's uid=), so asking
+ * each file again costs a round trip (an SMB2 request) and tells nothing new. */
+static gboolean
+fresh_owner (CsDestFs *fs,
+             uid_t    *uid,
+             gid_t    *gid)
+{
+  guint64 v;
+
+  if (fs == NULL || !atomic_load (&fs->fresh_owner_known))
+    return FALSE;
+  v = atomic_load (&fs->fresh_owner);
+  *uid = (uid_t) (v >> 32);
+  *gid = (gid_t) (v & G_MAXUINT32);
+  return TRUE;
+}
+
 /* Whether @fd shows @st's owner; asked for alone, which a share answers from
- * the attributes the create brought back. */
+ * the attributes the create brought back. Only after chown was refused. */
 static gboolean
 shows_owner (CsJob             *job,
+             CsDestFs          *fs,
              int                fd,
              const struct stat *st)
 {
   struct statx stx;
+  uid_t uid;
+  gid_t gid;
 
-  return _cs_io_statx (&job->counters, fd, "", AT_EMPTY_PATH, STATX_UID | STATX_GID, &stx) == 0
-         && stx.stx_uid == st->st_uid && stx.stx_gid == st->st_gid;
+  if (!fresh_owner (fs, &uid, &gid))
+    {
+      if (_cs_io_statx (&job->counters, fd, "", AT_EMPTY_PATH, STATX_UID | STATX_GID, &stx) != 0)
+        return FALSE;
+      uid = stx.stx_uid;
+      gid = stx.stx_gid;
+      if (fs != NULL)
+        {
+          atomic_store (&fs->fresh_owner, (guint64) uid << 32 | (guint64) gid);
+          atomic_store (&fs->fresh_owner_known, 1);
+        }
+    }
+  return uid == st->st_uid && gid == st->st_gid;
 }
 
 /* Owner and group (as root), unless the destination refused them before. */
@@ -685,18 +718,35 @@ keep_owner (CsJob             *job,
   if (!_cs_metadata_refused (job, CS_METADATA_OWNERS)
       && !_cs_metadata_refuse (job, CS_METADATA_OWNERS, errno))
     return fail (errno, "chown");
-  if (!shows_owner (job, tmp_fd, st))
+  if (!shows_owner (job, item->dir->fs, tmp_fd, st))
     worker->lost |= 1u << CS_METADATA_OWNERS;
   return OK;
+}
+
+/* The mode a fresh temporary created with @created_mode shows on @fs, where
+ * chmod is refused: the first one's, asked once (as fresh_owner). */
+static gboolean
+fresh_mode (CsDestFs *fs,
+            mode_t    created_mode,
+            mode_t   *shown)
+{
+  guint v = fs != NULL ? atomic_load (&fs->fresh_mode) : 0;
+
+  if (!(v & CS_FRESH_KNOWN) || ((v >> 12) & 07777) != (created_mode & 07777))
+    return FALSE;
+  *shown = v & 07777;
+  return TRUE;
 }
 
 /* The mode, after chown (which clears set-id bits). A temporary created with
  * its final mode keeps it unless a umask took bits away; asking for the mode
  * alone is answered from the attributes the create brought back, where a
- * chmod is a round trip (two on sshfs) per file on a share. */
+ * chmod is a round trip (two on sshfs) per file on a share. Where chmod is
+ * refused, what a fresh temporary shows is asked of the first one only. */
 static Outcome
 keep_mode (CsJob    *job,
            CsWorker *worker,
+           CsDestFs *fs,
            int       tmp_fd,
            mode_t    created_mode,
            mode_t    mode)
@@ -704,6 +754,12 @@ keep_mode (CsJob    *job,
   mode_t now_mode = 0;
   gboolean shown = FALSE;
 
+  if (_cs_metadata_refused (job, CS_METADATA_MODES) && fresh_mode (fs, created_mode, &now_mode))
+    {
+      if ((now_mode & 07777) != mode)
+        worker->lost |= 1u << CS_METADATA_MODES;
+      return OK;
+    }
   if (mode == created_mode)
     {
       shown = _cs_io_fstat_mode (&job->counters, tmp_fd, &now_mode) == 0;
@@ -718,6 +774,10 @@ keep_mode (CsJob    *job,
     return fail (errno, "chmod");
   if (!shown)
     shown = _cs_io_fstat_mode (&job->counters, tmp_fd, &now_mode) == 0;
+  /* Refused, so this is what the create gave it. */
+  if (shown && fs != NULL)
+    atomic_store (&fs->fresh_mode, CS_FRESH_KNOWN | (guint) (created_mode & 07777) << 12
+                                   | (guint) (now_mode & 07777));
   if (!shown || (now_mode & 07777) != mode)
     worker->lost |= 1u << CS_METADATA_MODES;
   return OK;
@@ -777,7 +837,7 @@ finish_temp (CsJob             *job,
   o = keep_owner (job, worker, item, tmp_fd, st);
   if (o.code != 0)
     return o;
-  o = keep_mode (job, worker, tmp_fd, created_mode, st->st_mode & 07777);
+  o = keep_mode (job, worker, item->dir->fs, tmp_fd, created_mode, st->st_mode & 07777);
   if (o.code != 0)
     return o;
   if (times_on_fd && _cs_io_futimens (&job->counters, tmp_fd, times) != 0)

@@ -39,7 +39,14 @@ typedef struct _CsDestFs {
   guint       names_asked;       /* scanner only: bits of name_traits[] probed */
   guint       names_refused;
   atomic_int  times;             /* CsTimes */
+  /* What a fresh temporary shows where chmod or chown is refused, asked of
+   * the first one (cs-copy.c: keep_mode, keep_owner); 0 until then. */
+  atomic_uint fresh_mode;        /* CS_FRESH_KNOWN | created mode << 12 | mode shown */
+  atomic_int  fresh_owner_known;
+  atomic_ullong fresh_owner;     /* uid << 32 | gid */
 } CsDestFs;
+
+#define CS_FRESH_KNOWN (1u << 24)
 
 /* scanner thread: the filesystem of the destination folder @dst_fd; @parent is
  * the folder's parent's (or NULL). Met for the first time, it is probed. */

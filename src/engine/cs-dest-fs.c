@@ -128,6 +128,9 @@ _cs_dest_fs_for (CsJob    *job,
    * renames again: a name another client creates in between is lost. */
   fs->noreplace_racy = g_str_equal (fs->type, "fuse.gvfsd-fuse");
   atomic_init (&fs->times, CS_TIMES_UNKNOWN);
+  atomic_init (&fs->fresh_mode, 0);
+  atomic_init (&fs->fresh_owner_known, 0);
+  atomic_init (&fs->fresh_owner, 0);
   if (!job->settings.dry_run)
     probe_case (job, fs, dst_fd);
   g_ptr_array_add (job->dest_filesystems, fs);
