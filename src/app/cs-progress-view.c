@@ -8,6 +8,7 @@
 #include <glib/gi18n.h>
 
 #include "copyscope-engine.h"
+#include "cs-fold-box.h"
 #include "cs-format.h"
 #include "cs-progress-view.h"
 
@@ -53,6 +54,15 @@ cs_progress_view_dispose (GObject *object)
   G_OBJECT_CLASS (cs_progress_view_parent_class)->dispose (object);
 }
 
+/* Under the count, the time left starts where the count does. */
+static void
+folded_cb (CsProgressView *self,
+           GParamSpec     *pspec,
+           CsFoldBox      *box)
+{
+  gtk_label_set_xalign (self->eta_label, cs_fold_box_get_folded (box) ? 0 : 1);
+}
+
 static void
 cs_progress_view_class_init (CsProgressViewClass *klass)
 {
@@ -61,6 +71,7 @@ cs_progress_view_class_init (CsProgressViewClass *klass)
 
   object_class->dispose = cs_progress_view_dispose;
 
+  g_type_ensure (CS_TYPE_FOLD_BOX);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/copyscope/Copyscope/ui/cs-progress-view.ui");
   gtk_widget_class_bind_template_child (widget_class, CsProgressView, headline_label);
@@ -69,6 +80,7 @@ cs_progress_view_class_init (CsProgressViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsProgressView, bytes_label);
   gtk_widget_class_bind_template_child (widget_class, CsProgressView, scanning_label);
   gtk_widget_class_bind_template_child (widget_class, CsProgressView, rate_label);
+  gtk_widget_class_bind_template_callback (widget_class, folded_cb);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "progressview");
