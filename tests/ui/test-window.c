@@ -2526,11 +2526,48 @@ assert_whole (GtkLabel *label)
   g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (label)), >=, min);
 }
 
+/* No label shown under @root breaks a line inside a word: a title too long
+ * for its row ("Geschwindigkeitsgren" over "ze") is cut where no reader
+ * would. Breaks after a space, a hyphen, a slash or a dash are fine. */
+static void
+assert_words_whole (GtkWidget *root)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (!gtk_widget_get_mapped (child))
+        continue;
+      if (GTK_IS_LABEL (child))
+        {
+          PangoLayout *layout = gtk_label_get_layout (GTK_LABEL (child));
+          const char *text = pango_layout_get_text (layout);
+
+          for (GSList *l = pango_layout_get_lines_readonly (layout); l != NULL; l = l->next)
+            {
+              const PangoLayoutLine *line = l->data;
+              gunichar before, after;
+
+              if (line->start_index == 0)
+                continue;
+              before = g_utf8_get_char (g_utf8_prev_char (text + line->start_index));
+              after = g_utf8_get_char (text + line->start_index);
+              if (g_unichar_isspace (before) || g_unichar_isspace (after)
+                  || before == '-' || before == '/' || before == 0x2014 || before == 0x2013)
+                continue;
+              g_test_message ("“%s” breaks a word before byte %d", text, line->start_index);
+              g_test_fail ();
+            }
+        }
+      assert_words_whole (child);
+    }
+}
+
 /* The copy page's progress card in a window 600 px wide, in English, Dutch
  * and German, as the lab Samba's 2,000 small files showed it at 62 % with a
  * range of time left ("Nog 34 seconden tot 42 seconden"): the count is
  * whole ("1.235 van 2.000 bestanden", once cut to "1.235 van 2.000
- * bestan…"), and so is the time left, under the count where it must. */
+ * bestan…"), and so is the time left, under the count where it must; no
+ * label of the copy page or the setup page breaks a word. */
 static void
 test_progress_narrow (void)
 {
@@ -2592,6 +2629,10 @@ test_progress_narrow (void)
 
       assert_whole (progress_time_left (card));
       assert_whole (progress_headline (card));
+      assert_words_whole (cs_ui_find (window, CS_TYPE_COPY_PAGE));
+      gtk_stack_set_visible_child_name (cs_ui_page_stack (window), "setup");
+      settle ();
+      assert_words_whole (GTK_WIDGET (setup_page (window)));
 
       cs_ui_window_destroy (window);
     }
