@@ -14,7 +14,10 @@ G_BEGIN_DECLS
  * table of samples gives the same sentences every time (tests feed them).
  *
  * The sentence says only what the samples show. The processors busy at
- * CS_EXPLAINER_BUSY_CPU % and more: more threads cannot help. Files of a
+ * CS_EXPLAINER_BUSY_CPU % and more, and the copy itself using at least
+ * CS_EXPLAINER_OWN_CPU % of them (where its own share is known): more threads
+ * cannot help. Processors kept busy by other programs say nothing of what
+ * more threads do for the copy: a share's round trips still overlap. Files of a
  * megabyte and more: bandwidth. Smaller files: the requests each costs, and
  * on a network share where a request takes CS_EXPLAINER_ROUND_TRIP_MS or
  * more (a round trip each), that more threads overlap those waits. (On a
@@ -27,6 +30,7 @@ G_BEGIN_DECLS
 
 #define CS_EXPLAINER_WINDOW        3.0
 #define CS_EXPLAINER_BUSY_CPU      90.0
+#define CS_EXPLAINER_OWN_CPU       50.0
 #define CS_EXPLAINER_ROUND_TRIP_MS 0.5
 #define CS_EXPLAINER_SETTLE        1.0
 #define CS_EXPLAINER_SETTLED       1.5
@@ -44,6 +48,11 @@ void         cs_explainer_push         (CsExplainer    *explainer,
 /* Whether the destination is a network share (cs_job_get_destination_remote). */
 void         cs_explainer_set_remote   (CsExplainer    *explainer,
                                         gboolean        remote);
+
+/* How many processors the machine has (the process's CPU counter is in % of
+ * one); g_get_num_processors () unless set. */
+void         cs_explainer_set_processors (CsExplainer *explainer,
+                                          guint        processors);
 
 /* What limits the copy over the last CS_EXPLAINER_WINDOW seconds; NULL
  * while nothing moved. Free it. */
