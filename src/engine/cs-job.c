@@ -1785,11 +1785,13 @@ _cs_job_size_up_end (CsJob *job)
     size_up_done (job);
 }
 
-/* controller thread, once the scan has handed out the work: the machine and
- * the filesystems for the record. Reading mountinfo, the host name and the
- * like took about a millisecond before the first request on a cold start;
- * here it overlaps the copy. The record is read only after the controller is
- * joined. */
+/* controller thread, once the work is done: the machine and the filesystems
+ * for the record. Reading mountinfo, the host name and the like took about a
+ * millisecond before the first request on a cold start, so not before the
+ * copy; and not while it runs, as a share's backend counts its connections
+ * (the most the copy had) until the last worker is done: read when the scan
+ * ended, a copy changed from 2 to 8 threads meanwhile said 4. The record is
+ * read only after the controller is joined. */
 static void
 record_environment (CsJob *self)
 {
@@ -1819,12 +1821,12 @@ controller_thread (gpointer data)
   _cs_links_clear (job);
   _cs_job_size_up_end (job);
   atomic_store (&job->scanning, 0);
-  record_environment (job);
 
   _cs_mutex_lock (&job->lock);
   while (job->pending > 0)
     _cs_cond_wait (&job->cond, &job->lock);
   _cs_mutex_unlock (&job->lock);
+  record_environment (job);
 
   {
     GThreadPool *pool;
