@@ -3,9 +3,10 @@
 #
 # test-smbnas.sh: the SMB lab itself.  Starts a private Samba reached through
 # GVfs, copies a tree onto it and back, checks that a second client sees the
-# same share, that the options do what they say (a case-sensitive share, the
-# vfs objects NAS boxes use, a per-request latency) and that stop leaves
-# nothing behind: no process, no mount, no lab user, no state folder.
+# same share, that parallel connections do not make smbd panic, that the
+# options do what they say (a case-sensitive share, the vfs objects NAS boxes
+# use, a per-request latency) and that stop leaves nothing behind: no
+# process, no mount, no lab user, no state folder.
 # Exit 77 with a SKIP line when this machine cannot run smbd, GVfs or FUSE.
 
 smbtest_name=smbnas
@@ -100,6 +101,35 @@ if "$smbnas" client "$mnt" -c 'ls tree/big.bin' 2>/dev/null | grep -q 'big.bin';
   ok "smbclient lists a file written through GVfs"
 else
   fail "smbclient does not see a file written through GVfs"
+fi
+
+# Several connections in one folder at once, as a parallel copier makes them:
+# a waiting smbd process (running as the lab user) checks that the holder of
+# a share-mode lock lives by reading the lock directory's msg.lock; when it
+# cannot, it takes the lock over and smbd panics ("Could not unlock share
+# mode"), dropping connections mid-copy.
+smbd_pid=$(cat "$state/smbd.pid")
+if setpriv --reuid="$user" --regid="$user" --clear-groups \
+  cat "$state/lock/msg.lock/$smbd_pid" >/dev/null 2>&1; then
+  ok "the lab user reads smbd's msg.lock entry, as Samba's lock directory allows"
+else
+  fail "the lab user cannot read $state/lock/msg.lock/$smbd_pid"
+fi
+head -c 12288 /dev/urandom >"$work/f12k"
+mkdir "$mnt/race"
+panics_before=$(grep -c '^PANIC' "$state/smbd.log")
+for c in $(seq 8); do
+  cmds="cd race"
+  for j in $(seq 40); do cmds+="; put $work/f12k c$c-$j; ls"; done
+  "$smbnas" client "$mnt" -c "$cmds" >"$work/race$c.log" 2>&1 &
+done
+wait
+panics=$(($(grep -c '^PANIC' "$state/smbd.log") - panics_before))
+raced=$(find "$work/backing/race" -type f | wc -l)
+if ((panics == 0 && raced == 320)); then
+  ok "8 smbclients, 40 puts each into one folder: 320 files, smbd never panicked"
+else
+  fail "8 smbclients into one folder: $raced of 320 files, $panics smbd panics"
 fi
 
 "$smbnas" profile "$mnt" >"$work/before"
