@@ -7,13 +7,14 @@
 # claim: an exclusive create of the final name, then the finished temporary
 # renamed over it, which libsmbclient does as a rename, a delete of the
 # claim and the rename again, and answers EEXIST when the delete fails,
-# whatever failed. Under load smbd 4.17's processes panic now and then
+# whatever failed. The lab's smbd did that when its processes panicked
 # while closing such a delete ("Could not store share mode data"; 2 to 6
-# files a copy of 1,000 at 8 threads with 1 ms per request); here the share
-# (the latency FUSE under Samba, its unlink-fail switch) refuses the delete
-# of one claim once, which is the same answer every time. The copy must be
-# whole, with nothing of ours left. Exit 77 with a SKIP line when this
-# machine cannot run smbd.
+# files a copy of 1,000 at 8 threads with 1 ms per request, until the lab's
+# lock folder was opened to them); a real server's delete can fail too.
+# Here the share (the latency FUSE under Samba, its unlink-fail switch)
+# refuses the delete of one claim once, which is the same answer every
+# time. The copy must be whole, with nothing of ours left. Exit 77 with a
+# SKIP line when this machine cannot run smbd.
 
 smbtest_name=smb-rename
 # shellcheck source=smbtest-lib.sh
