@@ -159,6 +159,47 @@ fake_mount_root (int dirfd, const char *path)
   return _cs_io_get_default ()->mount_root (dirfd, path);
 }
 
+/* What moved through the share's reads and writes (cs_fake_smb_io). */
+static CsFakeSmbIo io;
+static GPtrArray *big_buffers;
+
+static void
+count_call (gboolean    writing,
+            const void *buf,
+            size_t      count)
+{
+  g_mutex_lock (&lock);
+  if (writing)
+    io.writes++;
+  else
+    io.reads++;
+  io.largest = MAX (io.largest, count);
+  /* A call above 1 MiB is one of the job's big buffers: each met once. */
+  if (count > 1024 * 1024)
+    {
+      if (big_buffers == NULL)
+        big_buffers = g_ptr_array_new ();
+      if (!g_ptr_array_find (big_buffers, buf, NULL))
+        g_ptr_array_add (big_buffers, (gpointer) buf);
+      io.big_buffers = big_buffers->len;
+    }
+  g_mutex_unlock (&lock);
+}
+
+static ssize_t
+fake_pread (int fd, void *buf, size_t count, off_t offset)
+{
+  count_call (FALSE, buf, count);
+  return _cs_io_get_default ()->pread (fd, buf, count, offset);
+}
+
+static ssize_t
+fake_pwrite (int fd, const void *buf, size_t count, off_t offset)
+{
+  count_call (TRUE, buf, count);
+  return _cs_io_get_default ()->pwrite (fd, buf, count, offset);
+}
+
 static char *
 fake_describe (const char *location)
 {
@@ -179,6 +220,8 @@ cs_fake_smb_install (const char *folder,
   fake_password = g_strdup (password);
   refusals = 0;
   g_clear_pointer (&last_user, g_free);
+  memset (&io, 0, sizeof io);
+  g_clear_pointer (&big_buffers, g_ptr_array_unref);
   g_mutex_unlock (&lock);
 
   if (fake_table.name == NULL)
@@ -194,6 +237,8 @@ cs_fake_smb_install (const char *folder,
       fake_table.utimensat = fake_utimensat;
       fake_table.mount_root = fake_mount_root;
       fake_table.describe = fake_describe;
+      fake_table.pread = fake_pread;
+      fake_table.pwrite = fake_pwrite;
     }
   /* The last backend registered for a scheme takes its locations. */
   _cs_io_register (&fake_table);
@@ -219,4 +264,12 @@ cs_fake_smb_dup_last_user (void)
   user = g_strdup (last_user);
   g_mutex_unlock (&lock);
   return user;
+}
+
+void
+cs_fake_smb_io (CsFakeSmbIo *out)
+{
+  g_mutex_lock (&lock);
+  *out = io;
+  g_mutex_unlock (&lock);
 }

@@ -29,4 +29,16 @@ void  cs_fake_smb_install  (const char *folder,
 guint cs_fake_smb_refusals (void);
 char *cs_fake_smb_dup_last_user (void);
 
+/* The reads and writes of files on the share since the last install: how
+ * many, the largest in bytes, and how many buffers above 1 MiB they were
+ * made from (by address: the job's big buffers, each counted once). */
+typedef struct {
+  guint  reads;
+  guint  writes;
+  gsize  largest;
+  guint  big_buffers;
+} CsFakeSmbIo;
+
+void  cs_fake_smb_io       (CsFakeSmbIo *out);
+
 G_END_DECLS
