@@ -33,12 +33,27 @@ G_BEGIN_DECLS
 /* One request moves at most this much, so pause and cancel are checked often. */
 #define CS_REQUEST_MAX     (G_GUINT64_CONSTANT (8) << 20)
 #define CS_BUFFER_SIZE     (1u << 20)
+/* A big file's data written to an SMB share moves in calls this large.
+ * libsmbclient sends each call as writes (or reads) one after the other, at
+ * most the size the server negotiated: 8 MiB is what Samba and Windows
+ * Server offer, and the library splits a call above what this server
+ * took. With the worker's 1 MiB, a 2 GiB file took 2,115 writes and 0.72 of
+ * smbclient's speed; 8 MiB calls, 0.96 (bench/RESULTS.md). */
+#define CS_BIG_BUFFER_SIZE (8u << 20)
+/* One is lent at a time per this many threads (at least one); the other
+ * workers copy through their own 1 MiB. The memory target is 32 MB + 2 MB
+ * per thread, and a thread's connection and buffer measured about 1 MB
+ * (a 2 GiB file to the lab Samba: 26.9 MB peak at 1 thread, 91.7 MB at
+ * 64), so a big buffer (8.4 MB) fits in what 8 threads leave, and the
+ * first one in the 32 MB. */
+#define CS_BIG_BUFFER_THREADS 8
 /* Locks taken by staged publications, one per destination folder by hash. */
 #define CS_JOB_LINK_LOCKS 16
 
 /* Per-worker state, kept across items. */
 typedef struct {
-  guint8  *buffer;
+  guint8  *buffer;            /* CS_BUFFER_SIZE, the worker's own */
+  guint8  *big_buffer;        /* CS_BIG_BUFFER_SIZE, lent by the job for one range, or NULL */
   guint64  partial;           /* bytes of the current item copied so far */
   guint    lost;              /* 1 << CsMetadata: what the destination did not keep of it */
   guint64  resumed;           /* bytes of the current item kept from an earlier run's partial */
@@ -167,6 +182,12 @@ struct _CsJob {
   atomic_uint   stage_seq;
   atomic_int    no_staging;       /* creating one failed: beside from now on */
   GMutex        link_locks[CS_JOB_LINK_LOCKS];  /* see publish_link */
+
+  /* Big buffers (CS_BIG_BUFFER_SIZE) for big files on a share, made when
+   * first asked for and freed when the workers are gone */
+  GMutex        big_lock;
+  GPtrArray    *free_big_buffers; /* guint8*, not lent */
+  guint         big_buffers;      /* made, lent or not */
 
   /* Hard links (cs-links.c) */
   GHashTable   *links;            /* scanner only: files with names not met yet */
@@ -352,6 +373,11 @@ void      _cs_job_auto_feed        (CsJob        *job,
 
 /* A queued item a worker put aside (a later name of a file whose first name
  * is being copied): the job counts it as in flight until it is released. */
+/* any thread: a big buffer for @worker, NULL when as many as the job may
+ * have are lent; given back before the worker takes another item. */
+guint8   *_cs_job_lend_big_buffer  (CsJob        *job);
+void      _cs_job_return_big_buffer (CsJob       *job,
+                                     guint8      *buffer);
 void      _cs_job_hold_item        (CsJob        *job);
 void      _cs_job_release_held     (CsJob        *job);
 

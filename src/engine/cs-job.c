@@ -65,6 +65,51 @@ worker_free (gpointer data)
 
 static GPrivate worker_private = G_PRIVATE_INIT (worker_free);
 
+/* Once no worker is left: every big buffer is back in the free list. */
+static void
+free_big_buffers (CsJob *job)
+{
+  _cs_mutex_lock (&job->big_lock);
+  g_assert (job->free_big_buffers->len == job->big_buffers);
+  for (guint i = 0; i < job->free_big_buffers->len; i++)
+    free (g_ptr_array_index (job->free_big_buffers, i));
+  g_ptr_array_set_size (job->free_big_buffers, 0);
+  job->big_buffers = 0;
+  _cs_mutex_unlock (&job->big_lock);
+}
+
+/* any thread */
+guint8 *
+_cs_job_lend_big_buffer (CsJob *job)
+{
+  guint allowed = MAX (1, atomic_load_explicit (&job->threads, memory_order_relaxed) / CS_BIG_BUFFER_THREADS);
+  guint8 *buffer = NULL;
+
+  _cs_mutex_lock (&job->big_lock);
+  if (job->free_big_buffers->len > 0)
+    buffer = g_ptr_array_steal_index_fast (job->free_big_buffers, job->free_big_buffers->len - 1);
+  else if (job->big_buffers < allowed)
+    {
+      if (posix_memalign ((void **) &buffer, 4096, CS_BIG_BUFFER_SIZE) != 0)
+        g_error ("Out of memory");
+      job->big_buffers++;
+    }
+  _cs_mutex_unlock (&job->big_lock);
+
+  return buffer;
+}
+
+/* any thread */
+void
+_cs_job_return_big_buffer (CsJob  *job,
+                           guint8 *buffer)
+{
+  g_assert (buffer != NULL);
+  _cs_mutex_lock (&job->big_lock);
+  g_ptr_array_add (job->free_big_buffers, buffer);
+  _cs_mutex_unlock (&job->big_lock);
+}
+
 static void
 cs_job_dispose (GObject *object)
 {
@@ -114,6 +159,9 @@ cs_job_finalize (GObject *object)
     g_mutex_clear (&self->link_locks[i]);
   g_ptr_array_unref (self->free_stages);
   g_ptr_array_unref (self->stages);
+  free_big_buffers (self);
+  g_ptr_array_unref (self->free_big_buffers);
+  g_mutex_clear (&self->big_lock);
   g_cond_clear (&self->cond);
   g_cond_clear (&self->sampler_cond);
   _cs_limiter_clear (&self->byte_limit);
@@ -177,6 +225,8 @@ cs_job_init (CsJob *self)
   self->presence_fd = -1;
   self->stages = g_ptr_array_new_with_free_func (g_free);
   self->free_stages = g_ptr_array_new ();
+  g_mutex_init (&self->big_lock);
+  self->free_big_buffers = g_ptr_array_new ();
   g_cond_init (&self->cond);
   g_cond_init (&self->sampler_cond);
   _cs_limiter_init (&self->byte_limit);
@@ -1836,6 +1886,8 @@ controller_thread (gpointer data)
     _cs_mutex_unlock (&job->lock);
     g_thread_pool_free (pool, FALSE, TRUE);
   }
+  /* The copy's big buffers are not kept for the flush and the summary. */
+  free_big_buffers (job);
   /* A move's last sources go once their copies are flushed; after a cancel
    * too, since their copies are complete. */
   if (job->settings.operation == CS_OPERATION_MOVE)
