@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-#include "cs-io-private.h"
+#include "cs-io-table-private.h"
 
 G_BEGIN_DECLS
 

@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <glib/gi18n-lib.h>
 
-#include "cs-io-private.h"
+#include "cs-io-table-private.h"
 #include "cs-io-smb-private.h"
 #include "cs-smb.h"
 #include "cs-smb-credentials-private.h"
