@@ -7,7 +7,7 @@
 
 #include "cs-gvfs-path-private.h"
 #include "cs-job-private.h"
-#include "cs-smb-credentials-private.h"
+#include "cs-smb-login-private.h"
 
 /*
  * A share GNOME Files mounted through GVfs reaches applications as a path
@@ -18,7 +18,7 @@
  * directly, each worker on a connection of its own, is what the engine's SMB
  * backend does for smb:// locations; so a job whose locations are such paths
  * takes them as the smb:// URLs of the same folders, when it can log in
- * there (cs-smb-credentials.c). Where it cannot, the paths stay paths and
+ * there (cs-smb-login.c). Where it cannot, the paths stay paths and
  * the copy goes through GVfs's mount as before. Either way one route for
  * the whole run, said in its record. smb:// URLs log in the same way (the
  * login the window asked for, the password given, the keyring's, a guest)
@@ -77,7 +77,7 @@ _cs_route_choose (CsJob *job)
       const Mapped *m = &g_array_index (mapped, Mapped, i);
 
       any_path = any_path || !m->url;
-      if (_cs_smb_credentials_connect (m->share, &why))
+      if (_cs_smb_login_connect (m->share, &why))
         continue;
       if (!m->url)
         job->route = g_strdup_printf (_("through GVfs's mount (SMB directly to %s/%s: %s)"),

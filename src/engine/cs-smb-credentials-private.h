@@ -3,12 +3,10 @@
 
 #include <glib.h>
 
-#include "cs-gvfs-path-private.h"
-
 G_BEGIN_DECLS
 
-/* What the SMB backend's connections log in with, for a server: the one
- * found for it by _cs_smb_credentials_connect(), else the process's
+/* What the SMB backend's connections log in with, for a server: the login
+ * set for it (_cs_smb_credentials_set_login), else the process's
  * (cs_smb_set_credentials). Writes only what it knows; FALSE where nothing
  * is known. Called by libsmbclient, with the buffers it gives. */
 gboolean _cs_smb_credentials_fill (const char *server,
@@ -23,12 +21,26 @@ gboolean _cs_smb_credentials_fill (const char *server,
  * the login name); free it. */
 char    *_cs_smb_credentials_dup_default_user (void);
 
-/* Logs in to @share's root as its user would, in this order: the password
- * given to the process (COPYSCOPE_SMB_PASSWORD, --auth-file), the one GVfs
- * keeps for the server in the secret service, then as a guest. TRUE when
- * one let the share be read, which every later connection to that server
- * uses; else FALSE, with @why saying what the server answered the last. */
-gboolean _cs_smb_credentials_connect (const CsGvfsShare *share,
-                                      char             **why);
+/* What there is to try for @server, read at one moment: whether the
+ * process was given a password (@process_password), and whether the login
+ * kept for @server is one the user typed (@typed_login). */
+void     _cs_smb_credentials_peek (const char *server,
+                                   gboolean   *process_password,
+                                   gboolean   *typed_login);
+
+/* Every later connection to @server logs in as @user (NULL: the URL's, else
+ * the default) of @domain (NULL: likewise) with @password, in place of the
+ * login it had; @given when the user typed it (cs_smb_log_in_sync), which
+ * is then tried first and kept while the server takes it. Copies all. */
+void     _cs_smb_credentials_set_login    (const char *server,
+                                           const char *domain,
+                                           const char *user,
+                                           const char *password,
+                                           gboolean    given);
+/* Connections to @server log in as the process's again. */
+void     _cs_smb_credentials_forget_login (const char *server);
+
+/* Frees a password, its bytes zeroed first; NULL is fine. */
+void     _cs_smb_credentials_wipe (char *secret);
 
 G_END_DECLS
