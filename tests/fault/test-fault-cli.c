@@ -1628,7 +1628,9 @@ test_counts_after_fatal_stop (Fixture       *f,
               + report_total (&r, "mismatch", "files") + report_total (&r, "failed", "files")
               + json_object_get_int_member (stopped, "files");
   g_test_message ("%" G_GINT64_FORMAT " found, %" G_GINT64_FORMAT " accounted for", total, accounted);
-  g_assert_cmpint (total, ==, 40);
+  /* The scan may not have listed every file when the disk filled (under
+   * ASan, 35 of 40 were found): what it found is what the counts cover. */
+  g_assert_cmpint (total, <=, 40);
   g_assert_cmpint (accounted, ==, total);
   g_assert_cmpint (json_object_get_int_member (stopped, "files"), >, 0);
 }
