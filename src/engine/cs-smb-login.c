@@ -392,11 +392,16 @@ cs_smb_log_in_sync (const char    *location,
   return set_log_in_error (share, error_code, error);
 }
 
+typedef gboolean (*LogInSync) (const char *, const char *, const char *, const char *,
+                               GCancellable *, GError **);
+
+/* A log-in or a password to remember, run in a thread of GTask's. */
 typedef struct {
-  char *location;
-  char *domain;
-  char *user;
-  char *password;
+  LogInSync sync;
+  char     *location;
+  char     *domain;
+  char     *user;
+  char     *password;
 } LogIn;
 
 static void
@@ -412,13 +417,15 @@ log_in_free (gpointer data)
 }
 
 static LogIn *
-log_in_new (const char *location,
+log_in_new (LogInSync   sync,
+            const char *location,
             const char *domain,
             const char *user,
             const char *password)
 {
   LogIn *l = g_new0 (LogIn, 1);
 
+  l->sync = sync;
   l->location = g_strdup (location);
   l->domain = g_strdup (domain);
   l->user = g_strdup (user);
@@ -436,10 +443,31 @@ log_in_thread (GTask        *task,
   LogIn *l = task_data;
   GError *error = NULL;
 
-  if (cs_smb_log_in_sync (l->location, l->domain, l->user, l->password, cancellable, &error))
+  if (l->sync (l->location, l->domain, l->user, l->password, cancellable, &error))
     g_task_return_boolean (task, TRUE);
   else
     g_task_return_error (task, error);
+}
+
+/* libsmbclient's calls cannot be cancelled: the caller hears at once, and
+ * the thread ends when the server answers. */
+static void
+log_in_start (gpointer             source_tag,
+              LogInSync            sync,
+              const char          *location,
+              const char          *domain,
+              const char          *user,
+              const char          *password,
+              GCancellable        *cancellable,
+              GAsyncReadyCallback  callback,
+              gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, source_tag);
+  g_task_set_task_data (task, log_in_new (sync, location, domain, user, password), log_in_free);
+  g_task_set_return_on_cancel (task, TRUE);
+  g_task_run_in_thread (task, log_in_thread);
 }
 
 void
@@ -451,17 +479,10 @@ cs_smb_log_in_async (const char          *location,
                      GAsyncReadyCallback  callback,
                      gpointer             user_data)
 {
-  g_autoptr(GTask) task = NULL;
-
   g_return_if_fail (location != NULL);
 
-  task = g_task_new (NULL, cancellable, callback, user_data);
-  g_task_set_source_tag (task, cs_smb_log_in_async);
-  g_task_set_task_data (task, log_in_new (location, domain, user, password), log_in_free);
-  /* libsmbclient's calls cannot be cancelled: the caller hears at once,
-   * and the thread ends when the server answers. */
-  g_task_set_return_on_cancel (task, TRUE);
-  g_task_run_in_thread (task, log_in_thread);
+  log_in_start (cs_smb_log_in_async, cs_smb_log_in_sync, location, domain, user, password,
+                cancellable, callback, user_data);
 }
 
 gboolean
@@ -500,23 +521,6 @@ cs_smb_remember_password_sync (const char    *location,
                         cancellable, error);
 }
 
-/* a thread of GTask's */
-static void
-remember_thread (GTask        *task,
-                 gpointer      source_object,
-                 gpointer      task_data,
-                 GCancellable *cancellable)
-{
-  LogIn *l = task_data;
-  GError *error = NULL;
-
-  if (cs_smb_remember_password_sync (l->location, l->domain, l->user, l->password, cancellable,
-                                     &error))
-    g_task_return_boolean (task, TRUE);
-  else
-    g_task_return_error (task, error);
-}
-
 void
 cs_smb_remember_password_async (const char          *location,
                                 const char          *domain,
@@ -526,15 +530,11 @@ cs_smb_remember_password_async (const char          *location,
                                 GAsyncReadyCallback  callback,
                                 gpointer             user_data)
 {
-  g_autoptr(GTask) task = NULL;
-
   g_return_if_fail (location != NULL);
   g_return_if_fail (password != NULL);
 
-  task = g_task_new (NULL, cancellable, callback, user_data);
-  g_task_set_source_tag (task, cs_smb_remember_password_async);
-  g_task_set_task_data (task, log_in_new (location, domain, user, password), log_in_free);
-  g_task_run_in_thread (task, remember_thread);
+  log_in_start (cs_smb_remember_password_async, cs_smb_remember_password_sync, location, domain,
+                user, password, cancellable, callback, user_data);
 }
 
 gboolean
