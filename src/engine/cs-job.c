@@ -1123,6 +1123,15 @@ _cs_job_add_dir_total (CsJob   *job,
   atomic_fetch_add_explicit (&job->totals[klass][CS_KIND_DIRS], 1, memory_order_relaxed);
 }
 
+/* The next progress callback has news: a failure or a note in the record. */
+static void
+progress_changed (CsJob *job)
+{
+  _cs_mutex_lock (&job->notify_lock);
+  job->progress_dirty = TRUE;
+  _cs_mutex_unlock (&job->notify_lock);
+}
+
 void
 _cs_job_report (CsJob      *job,
                 CsDir      *dir,
@@ -1145,9 +1154,7 @@ _cs_job_report (CsJob      *job,
   _cs_run_add_error (job->run, path, operation, error_code,
                      message != NULL ? message : g_strerror (error_code), attempts);
 
-  _cs_mutex_lock (&job->notify_lock);
-  job->progress_dirty = TRUE;
-  _cs_mutex_unlock (&job->notify_lock);
+  progress_changed (job);
 }
 
 void
@@ -1162,9 +1169,7 @@ _cs_job_note (CsJob      *job,
 
   _cs_run_add_note (job->run, path, operation, error_code,
                     message != NULL ? message : g_strerror (error_code));
-  _cs_mutex_lock (&job->notify_lock);
-  job->progress_dirty = TRUE;
-  _cs_mutex_unlock (&job->notify_lock);
+  progress_changed (job);
 }
 
 void
@@ -1227,9 +1232,7 @@ _cs_job_report_destination (CsJob      *job,
   g_autofree char *path = _cs_dir_dup_path (dir, name, TRUE);
 
   _cs_run_add_note (job->run, path, operation, 0, message);
-  _cs_mutex_lock (&job->notify_lock);
-  job->progress_dirty = TRUE;
-  _cs_mutex_unlock (&job->notify_lock);
+  progress_changed (job);
 }
 
 /* ---- The channel to the main context ------------------------------------- */
