@@ -76,6 +76,11 @@ finish_attributes (CsDir *dir)
   CsJob *job = dir->job;
   CsDir *parent = dir->parent;
   struct timespec times[2] = { dir->st.st_atim, dir->st.st_mtim };
+  /* After a fatal stop the destination's failures have one cause, said once.
+   * A full share also refuses a folder's times (Samba stores them with the
+   * DOS attributes), which libsmbclient then reports as EISDIR: its fallback
+   * opens the folder for writing. The rerun the message asks for sets them. */
+  gboolean fatal = atomic_load (&job->stop) == CS_STOP_FATAL;
   guint lost;
 
   if (job->euid == 0 && !_cs_metadata_refused (job, CS_METADATA_OWNERS)
@@ -92,11 +97,11 @@ finish_attributes (CsDir *dir)
       _cs_metadata_lost (job, kind, parent, dir->dst_name, TRUE);
   if (!_cs_metadata_refused (job, CS_METADATA_MODES)
       && _cs_io_fchmod (&job->counters, dir->dst_fd, dir->st.st_mode & 07777) != 0
-      && !_cs_metadata_refuse (job, CS_METADATA_MODES, errno))
+      && !_cs_metadata_refuse (job, CS_METADATA_MODES, errno) && !fatal)
     _cs_job_report (job, parent, dir->dst_name, "chmod", errno, NULL, 1);
   if (dir->dst_new && _cs_metadata_refused (job, CS_METADATA_MODES) && !shows (dir, STATX_MODE))
     _cs_metadata_lost (job, CS_METADATA_MODES, parent, dir->dst_name, TRUE);
-  if (_cs_io_futimens (&job->counters, dir->dst_fd, times) != 0)
+  if (_cs_io_futimens (&job->counters, dir->dst_fd, times) != 0 && !fatal)
     _cs_job_report (job, parent, dir->dst_name, "set times", errno, NULL, 1);
   if (job->settings.durable)
     _cs_io_fsync (&job->counters, dir->dst_fd);
