@@ -7,6 +7,7 @@
 
 #include "cs-destination-row.h"
 #include "cs-format.h"
+#include "cs-smb.h"
 
 /*
  * Where the copy goes: a folder picked with the chooser (the window's
@@ -16,7 +17,24 @@
  * folders above it that are missing too (Copy Into makes them all), or said
  * not to be possible when a file stands in the way; its free space is that
  * of its nearest folder that exists.
+ *
+ * A folder on a share GNOME Files mounted is copied to at its server
+ * directly when the engine can log in there, else through GVfs's mount
+ * (cs-route.c), a different copy: the row tries the same login in a thread
+ * and says which it will be, with what going direct was measured to give.
  */
+
+/* Small files on the lab's Samba, Copyscope going direct against cp through
+ * GVfs's mount: 2.62 s against 6.35 s for 1,000 × 12 KiB (bench/RESULTS.md,
+ * "Native SMB", 2026-12-03, a quiet machine). */
+#define DIRECT_SPEEDUP 2.4
+
+typedef enum {
+  ROUTE_NONE,     /* not a share GVfs mounted */
+  ROUTE_ASKING,   /* logging in to see */
+  ROUTE_DIRECT,
+  ROUTE_MOUNT,
+} Route;
 
 struct _CsDestinationRow
 {
@@ -32,6 +50,9 @@ struct _CsDestinationRow
   gboolean       missing;     /* the copy makes the folder */
   guint          missing_above;  /* and this many folders above it */
   GFile         *blocker;     /* a file where a folder above it should be */
+  Route          route;
+  char          *share_name;  /* "nas/photos/2024" for a share GVfs mounted */
+  char          *route_why;   /* why not directly */
 };
 
 G_DEFINE_FINAL_TYPE (CsDestinationRow, cs_destination_row, ADW_TYPE_ACTION_ROW)
@@ -98,6 +119,27 @@ cs_destination_row_show_path (CsDestinationRow *self)
     }
 
   display = _cs_display_path (parse_name);
+  if (self->route != ROUTE_NONE)
+    {
+      /* The share's name, not gvfsd-fuse's folder of it. */
+      g_autofree char *plain = g_strdup (self->share_name);
+
+      if (self->route == ROUTE_DIRECT)
+        /* Translators: under a folder on an SMB share GNOME Files mounted,
+         * like "nas/photos/2024", then this; %.1f× is a figure like "2.4×" */
+        display = g_strdup_printf (_("%s\nSMB share: Copyscope talks to the server directly, "
+                                     "measured %.1f× as fast for small files as through the mount"),
+                                   plain, DIRECT_SPEEDUP);
+      else if (self->route == ROUTE_MOUNT)
+        /* Translators: likewise, when Copyscope could not log in itself;
+         * the last %s is the server's answer */
+        display = g_strdup_printf (_("%s\nSMB share: through GNOME's mount, slower for small "
+                                     "files; Copyscope could not log in itself (%s)"),
+                                   plain, self->route_why);
+      else
+        /* Translators: likewise, while Copyscope tries to log in */
+        display = g_strdup_printf (_("%s\nSMB share: trying to reach the server directly…"), plain);
+    }
   if (self->blocker != NULL)
     {
       g_autofree char *blocker = g_file_get_parse_name (self->blocker);
@@ -169,6 +211,42 @@ exists_cb (GObject      *object,
 }
 
 static void
+route_cb (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(CsDestinationRow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (cs_smb_log_in_finish (result, &error))
+    self->route = ROUTE_DIRECT;
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  else
+    {
+      self->route = ROUTE_MOUNT;
+      g_free (self->route_why);
+      self->route_why = g_strdup (error->message);
+    }
+  cs_destination_row_show_path (self);
+}
+
+/* Tries the login a copy there would, to say which way it goes. */
+static void
+find_route (CsDestinationRow *self)
+{
+  g_autofree char *path = g_file_get_path (self->file);
+  g_autoptr(CsSmbLocation) share = path != NULL ? cs_smb_location_parse (path) : NULL;
+
+  if (share == NULL)
+    return;
+  self->share_name = g_strdup_printf ("%s/%s%s%s", share->server, share->share,
+                                      share->path[0] != '\0' ? "/" : "", share->path);
+  self->route = ROUTE_ASKING;
+  cs_smb_log_in_async (path, NULL, NULL, NULL, self->cancellable, route_cb, g_object_ref (self));
+}
+
+static void
 cs_destination_row_update (CsDestinationRow *self)
 {
   g_cancellable_cancel (self->cancellable);
@@ -176,6 +254,9 @@ cs_destination_row_update (CsDestinationRow *self)
   self->missing = FALSE;
   self->missing_above = 0;
   g_clear_object (&self->blocker);
+  self->route = ROUTE_NONE;
+  g_clear_pointer (&self->share_name, g_free);
+  g_clear_pointer (&self->route_why, g_free);
 
   if (self->file == NULL)
     {
@@ -196,6 +277,8 @@ cs_destination_row_update (CsDestinationRow *self)
     }
 
   self->cancellable = g_cancellable_new ();
+  find_route (self);
+  cs_destination_row_show_path (self);
   g_file_query_info_async (self->file, G_FILE_ATTRIBUTE_STANDARD_TYPE, G_FILE_QUERY_INFO_NONE,
                            G_PRIORITY_DEFAULT, self->cancellable, exists_cb, g_object_ref (self));
 }
@@ -246,6 +329,8 @@ cs_destination_row_finalize (GObject *object)
 
   g_clear_object (&self->file);
   g_clear_object (&self->blocker);
+  g_free (self->share_name);
+  g_free (self->route_why);
 
   G_OBJECT_CLASS (cs_destination_row_parent_class)->finalize (object);
 }

@@ -8,7 +8,9 @@
 # client, the thread count changes during the copy, and the files arrive
 # byte-identical (tests/ui/test-smb-window.c, /smb-window/lab, in-process
 # under the display this test has, or xvfb-run's). The password is in no
-# output. Then, with a private gnome-keyring on the lab's D-Bus, "Remember
+# output. A folder on the share's GVfs mount: the destination row says a
+# copy goes through the mount while no login works, directly once the
+# password is given. Then, with a private gnome-keyring on the lab's D-Bus, "Remember
 # password" puts it in the keyring as gvfsd-smb keeps one (secret-tool finds
 # it by user, server, protocol and port), and the next window, a process of
 # its own, copies without asking. SMB_WINDOW_FILES small files (default 300)
@@ -70,6 +72,17 @@ else
 fi
 if [[ -n $(find "$work/backing" -name '.copyscope-*') ]]; then fail "a temporary is left on the share"; fi
 if grep -qF "$SMBNAS_PASSWORD" "$work/out"; then fail "the password is in the test's output"; fi
+
+# ---- a folder on the share's GVfs mount: the row says which way -------------
+# No keyring, no guests: through the mount; with the password: directly.
+rc=0
+env CS_SMB_LAB_GVFS_PATH="$mnt" CS_SMB_LAB_USER="$SMBNAS_USER" CS_SMB_LAB_PASSWORD="$SMBNAS_PASSWORD" \
+  "${runner[@]}" "$window_test" >"$work/out" 2>&1 || rc=$?
+if ((rc == 0)) && grep -q '^ok .*/smb-window/gvfs-row' "$work/out"; then
+  ok "a folder on the GVfs mount: the row says through the mount, then directly"
+else
+  cat "$work/out"; fail "the destination row on the GVfs mount (exit $rc)"
+fi
 
 # ---- "Remember password", and the keyring's password the next time ------------
 # A private gnome-keyring on the lab's bus, its login collection unlocked
