@@ -5,6 +5,8 @@
 
 #include <errno.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "cs-errno-private.h"
 
 gboolean
@@ -30,19 +32,20 @@ _cs_is_fatal_errno (int error_code)
     }
 }
 
+/* In the language of the run, as g_strerror () is: the run record keeps it. */
 const char *
 _cs_fatal_message (int error_code)
 {
   switch (error_code)
     {
     case ENOSPC:
-      return "The destination is full";
+      return _("The destination is full");
     case EDQUOT:
-      return "The disk quota at the destination is used up";
+      return _("The disk quota at the destination is used up");
     case EROFS:
-      return "The destination is read-only";
+      return _("The destination is read-only");
     default:
-      return "The destination is no longer available";
+      return _("The destination is no longer available");
     }
 }
 

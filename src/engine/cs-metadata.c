@@ -5,33 +5,23 @@
 
 #include <errno.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "cs-errno-private.h"
 #include "cs-job-private.h"
 #include "cs-metadata-private.h"
 #include "cs-names-private.h"
 
-static const struct {
-  const char *operation;    /* as the run record names the request */
-  const char *subject;      /* "The destination does not keep …" */
-  const char *lost;         /* "3 files …" */
-  const char *lost_one;     /* "1 file …" */
-} kinds[CS_N_METADATA] = {
-  [CS_METADATA_OWNERS] = { "chown", "owners", "belong to another owner there than at the source",
-                           "belongs to another owner there than at the source" },
-  [CS_METADATA_MODES] = { "chmod", "permissions", "have other permissions there than at the source",
-                          "has other permissions there than at the source" },
-  [CS_METADATA_TIMES] = { "set times", "modification times",
-                          "have other modification times there than at the source",
-                          "has another modification time there than at the source" },
-  [CS_METADATA_XATTRS] = { "set attributes", "extended attributes", "lost theirs", "lost its" },
-  [CS_METADATA_ACLS] = { "set ACL", "access control lists", "lost theirs", "lost its" },
-  [CS_METADATA_LINK_TIMES] = { "set link times", "the times of symbolic links",
-                               "have other times there than at the source",
-                               "has other times there than at the source" },
-  [CS_METADATA_LINKS] = { "create link", "symbolic links", "were not copied", "was not copied" },
-  [CS_METADATA_HARD_LINKS] = { "link", "hard links",
-                               "were copied as separate files, where the source has them as names of one file",
-                               "was copied as a separate file, where the source has it as a name of one file" },
+/* As the run record names the request that was refused. */
+static const char *const operations[CS_N_METADATA] = {
+  [CS_METADATA_OWNERS] = "chown",
+  [CS_METADATA_MODES] = "chmod",
+  [CS_METADATA_TIMES] = "set times",
+  [CS_METADATA_XATTRS] = "set attributes",
+  [CS_METADATA_ACLS] = "set ACL",
+  [CS_METADATA_LINK_TIMES] = "set link times",
+  [CS_METADATA_LINKS] = "create link",
+  [CS_METADATA_HARD_LINKS] = "link",
 };
 
 void
@@ -123,21 +113,84 @@ _cs_metadata_lost (CsJob      *job,
   _cs_mutex_unlock (&loss->lock);
 }
 
+/* "3 files", "1 folder", "2 links and 1 folder" */
 static char *
 count_phrase (CsMetadata what,
               guint64    files,
               guint64    dirs)
 {
   gboolean links = what == CS_METADATA_LINKS || what == CS_METADATA_LINK_TIMES;
-  const char *file_word = links ? (files == 1 ? "link" : "links") : (files == 1 ? "file" : "files");
-  const char *dir_word = dirs == 1 ? "folder" : "folders";
+  g_autofree char *n_files = g_strdup_printf ("%" G_GUINT64_FORMAT, files);
+  g_autofree char *n_dirs = g_strdup_printf ("%" G_GUINT64_FORMAT, dirs);
+  g_autofree char *file_part = NULL;
+  g_autofree char *dir_part = NULL;
 
+  /* Translators: a count in a sentence like "The destination does not keep
+   * owners: 3 files belong to another owner there" */
+  file_part = g_strdup_printf (links ? ngettext ("%s link", "%s links", files)
+                                     : ngettext ("%s file", "%s files", files), n_files);
+  /* Translators: likewise, of folders */
+  dir_part = g_strdup_printf (ngettext ("%s folder", "%s folders", dirs), n_dirs);
   if (files > 0 && dirs > 0)
-    return g_strdup_printf ("%" G_GUINT64_FORMAT " %s and %" G_GUINT64_FORMAT " %s",
-                            files, file_word, dirs, dir_word);
+    /* Translators: "3 files and 1 folder" */
+    return g_strdup_printf (_("%s and %s"), file_part, dir_part);
   if (dirs > 0)
-    return g_strdup_printf ("%" G_GUINT64_FORMAT " %s", dirs, dir_word);
-  return g_strdup_printf ("%" G_GUINT64_FORMAT " %s", files, file_word);
+    return g_steal_pointer (&dir_part);
+  return g_steal_pointer (&file_part);
+}
+
+/* The whole sentence, so that it translates whole: the first %s is the count
+ * phrase, the second an example path; @n the files and folders it counts. */
+static const char *
+loss_sentence (CsMetadata what,
+               guint64    n)
+{
+  switch (what)
+    {
+    case CS_METADATA_OWNERS:
+      return ngettext ("The destination does not keep owners: %s belongs to another owner there "
+                       "than at the source (for example “%s”)",
+                       "The destination does not keep owners: %s belong to another owner there "
+                       "than at the source (for example “%s”)", n);
+    case CS_METADATA_MODES:
+      return ngettext ("The destination does not keep permissions: %s has other permissions there "
+                       "than at the source (for example “%s”)",
+                       "The destination does not keep permissions: %s have other permissions there "
+                       "than at the source (for example “%s”)", n);
+    case CS_METADATA_TIMES:
+      return ngettext ("The destination does not keep modification times: %s has another "
+                       "modification time there than at the source (for example “%s”)",
+                       "The destination does not keep modification times: %s have other "
+                       "modification times there than at the source (for example “%s”)", n);
+    case CS_METADATA_XATTRS:
+      return ngettext ("The destination does not keep extended attributes: %s lost its "
+                       "(for example “%s”)",
+                       "The destination does not keep extended attributes: %s lost theirs "
+                       "(for example “%s”)", n);
+    case CS_METADATA_ACLS:
+      return ngettext ("The destination does not keep access control lists: %s lost its "
+                       "(for example “%s”)",
+                       "The destination does not keep access control lists: %s lost theirs "
+                       "(for example “%s”)", n);
+    case CS_METADATA_LINK_TIMES:
+      return ngettext ("The destination does not keep the times of symbolic links: %s has other "
+                       "times there than at the source (for example “%s”)",
+                       "The destination does not keep the times of symbolic links: %s have other "
+                       "times there than at the source (for example “%s”)", n);
+    case CS_METADATA_LINKS:
+      return ngettext ("The destination cannot hold symbolic links: %s was not copied "
+                       "(for example “%s”)",
+                       "The destination cannot hold symbolic links: %s were not copied "
+                       "(for example “%s”)", n);
+    case CS_METADATA_HARD_LINKS:
+      return ngettext ("The destination does not keep hard links: %s was copied as a separate "
+                       "file, where the source has it as a name of one file (for example “%s”)",
+                       "The destination does not keep hard links: %s were copied as separate "
+                       "files, where the source has them as names of one file (for example “%s”)", n);
+    case CS_N_METADATA:
+    default:
+      g_assert_not_reached ();
+    }
 }
 
 void
@@ -166,18 +219,15 @@ _cs_metadata_report (CsJob *job)
       _cs_mutex_lock (&loss->lock);
       example = g_filename_display_name (loss->example[i] != NULL ? loss->example[i] : "");
       _cs_mutex_unlock (&loss->lock);
-      message = g_strdup_printf ("The destination %s %s: %s %s (for example “%s”)",
-                                 i == CS_METADATA_LINKS ? "cannot hold" : "does not keep",
-                                 kinds[i].subject, count,
-                                 files + dirs == 1 ? kinds[i].lost_one : kinds[i].lost, example);
+      message = g_strdup_printf (loss_sentence (i, files + dirs), count, example);
       /* A link the destination cannot hold is a file not copied, counted
        * as failed; every other loss is a note: the data is there, and a
        * retry would lose the same. */
       if (i == CS_METADATA_LINKS)
-        _cs_job_report (job, NULL, job->destination, kinds[i].operation,
+        _cs_job_report (job, NULL, job->destination, operations[i],
                         atomic_load (&loss->refused[i]), message, 0);
       else
-        _cs_job_note (job, NULL, job->destination, kinds[i].operation,
+        _cs_job_note (job, NULL, job->destination, operations[i],
                       atomic_load (&loss->refused[i]), message);
     }
 }
