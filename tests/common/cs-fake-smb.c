@@ -273,3 +273,10 @@ cs_fake_smb_io (CsFakeSmbIo *out)
   *out = io;
   g_mutex_unlock (&lock);
 }
+
+void
+cs_fake_smb_hide_keyring (const char *runtime)
+{
+  g_unsetenv ("DBUS_SESSION_BUS_ADDRESS");
+  g_setenv ("XDG_RUNTIME_DIR", runtime, TRUE);
+}

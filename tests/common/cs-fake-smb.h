@@ -41,4 +41,8 @@ typedef struct {
 
 void  cs_fake_smb_io       (CsFakeSmbIo *out);
 
+/* No secret service for the process: the keyring this machine may have is
+ * not the test's. @runtime: an empty folder, the XDG_RUNTIME_DIR it gets. */
+void  cs_fake_smb_hide_keyring (const char *runtime);
+
 G_END_DECLS

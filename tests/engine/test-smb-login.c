@@ -196,9 +196,7 @@ main (int   argc,
   g_autofree char *runtime = cs_test_tree_make_tmp ();
   int status;
 
-  /* No secret service: the keyring this machine may have is not the test's. */
-  g_unsetenv ("DBUS_SESSION_BUS_ADDRESS");
-  g_setenv ("XDG_RUNTIME_DIR", runtime, TRUE);
+  cs_fake_smb_hide_keyring (runtime);
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/smb-login/location-parse", test_location_parse);

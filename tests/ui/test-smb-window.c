@@ -622,10 +622,7 @@ main (int   argc,
    * has no path. And no keyring of this machine's. */
   g_setenv ("GIO_USE_VFS", "local", TRUE);
   if (g_getenv ("CS_SMB_LAB_KEYRING") == NULL)
-    {
-      g_unsetenv ("DBUS_SESSION_BUS_ADDRESS");
-      g_setenv ("XDG_RUNTIME_DIR", runtime, TRUE);
-    }
+    cs_fake_smb_hide_keyring (runtime);
 
   cs_ui_test_init (&argc, &argv);
   /* For a look in another language (LANGUAGE=nl): the build's catalogues. */
