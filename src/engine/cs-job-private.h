@@ -371,13 +371,15 @@ void      _cs_job_auto_feed        (CsJob        *job,
                                     const CsSample *sample,
                                     double        bytes_per_file);
 
-/* A queued item a worker put aside (a later name of a file whose first name
- * is being copied): the job counts it as in flight until it is released. */
-/* any thread: a big buffer for @worker, NULL when as many as the job may
- * have are lent; given back before the worker takes another item. */
+/* any thread: a big buffer (CS_BIG_BUFFER_SIZE) for a worker's range, NULL
+ * when as many as the job may have are lent; given back before the worker
+ * takes another item. */
 guint8   *_cs_job_lend_big_buffer  (CsJob        *job);
 void      _cs_job_return_big_buffer (CsJob       *job,
                                      guint8      *buffer);
+
+/* A queued item a worker put aside (a later name of a file whose first name
+ * is being copied): the job counts it as in flight until it is released. */
 void      _cs_job_hold_item        (CsJob        *job);
 void      _cs_job_release_held     (CsJob        *job);
 
