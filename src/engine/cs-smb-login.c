@@ -340,8 +340,8 @@ set_log_in_error (const CsGvfsShare  *share,
 {
   if (is_refusal (error_code))
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
-                 /* Translators: like "127.0.0.1 refused the login to the share photos" */
-                 _("%s refused the login to the share %s"), share->server, share->share);
+                 /* Translators: like "127.0.0.1 refused the login to the share “photos”" */
+                 _("%s refused the login to the share “%s”"), share->server, share->share);
   else if (error_code == ENOENT)
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                  _("The server %s has no share named “%s”"), share->server, share->share);
