@@ -70,7 +70,7 @@ shows (CsDir        *dir,
  * written so that writing inside it does not change them again. What a share
  * refuses is not asked again, and counts as lost only for a folder this run
  * created: a rerun that entered it says nothing. */
-static void
+static gboolean
 finish_attributes (CsDir *dir)
 {
   CsJob *job = dir->job;
@@ -81,6 +81,7 @@ finish_attributes (CsDir *dir)
    * DOS attributes), which libsmbclient then reports as EISDIR: its fallback
    * opens the folder for writing. The rerun the message asks for sets them. */
   gboolean fatal = atomic_load (&job->stop) == CS_STOP_FATAL;
+  gboolean done = TRUE;
   guint lost;
 
   if (job->euid == 0 && !_cs_metadata_refused (job, CS_METADATA_OWNERS)
@@ -97,14 +98,23 @@ finish_attributes (CsDir *dir)
       _cs_metadata_lost (job, kind, parent, dir->dst_name, TRUE);
   if (!_cs_metadata_refused (job, CS_METADATA_MODES)
       && _cs_io_fchmod (&job->counters, dir->dst_fd, dir->st.st_mode & 07777) != 0
-      && !_cs_metadata_refuse (job, CS_METADATA_MODES, errno) && !fatal)
-    _cs_job_report (job, parent, dir->dst_name, "chmod", errno, NULL, 1);
+      && !_cs_metadata_refuse (job, CS_METADATA_MODES, errno))
+    {
+      done = FALSE;
+      if (!fatal)
+        _cs_job_report (job, parent, dir->dst_name, "chmod", errno, NULL, 1);
+    }
   if (dir->dst_new && _cs_metadata_refused (job, CS_METADATA_MODES) && !shows (dir, STATX_MODE))
     _cs_metadata_lost (job, CS_METADATA_MODES, parent, dir->dst_name, TRUE);
-  if (_cs_io_futimens (&job->counters, dir->dst_fd, times) != 0 && !fatal)
-    _cs_job_report (job, parent, dir->dst_name, "set times", errno, NULL, 1);
+  if (_cs_io_futimens (&job->counters, dir->dst_fd, times) != 0)
+    {
+      done = FALSE;
+      if (!fatal)
+        _cs_job_report (job, parent, dir->dst_name, "set times", errno, NULL, 1);
+    }
   if (job->settings.durable)
     _cs_io_fsync (&job->counters, dir->dst_fd);
+  return done && !fatal;
 }
 
 void
@@ -116,7 +126,7 @@ _cs_dir_unref (CsDir *dir)
       CsDir *parent = dir->parent;
 
       if (dir->apply_attrs && dir->dst_fd >= 0 && !job->settings.dry_run)
-        finish_attributes (dir);
+        dir->dst_done = finish_attributes (dir);
       if (dir->apply_attrs)
         _cs_job_dir_finished (job, dir);
       if (dir->src_fd >= 0)

@@ -37,6 +37,8 @@ struct _CsDir {
   struct stat  st;            /* of the source folder */
   gboolean     dst_new;       /* we created it in this run: nothing to compare against */
   gboolean     apply_attrs;   /* FALSE for the parents of file sources */
+  gboolean     dst_done;      /* its copy was made and has its mode and times: a move may
+                               * remove the source folder (if empty) */
   atomic_int   same_fs;       /* move: source and destination on one filesystem, renames work */
   int          mirror_root;   /* mirror: the root this folder lies in (CsDeletions), or -1 */
   gboolean     is_mirror_root;

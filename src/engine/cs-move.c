@@ -457,6 +457,10 @@ _cs_move_finish_dir (CsJob *job,
 {
   if (dir->parent == NULL || dir->parent->src_fd < 0 || dir->src_fd < 0)
     return;
+  /* No copy of it, or one without its mode and times (a file stood in its
+   * place, the destination was full): the source folder stays, even empty. */
+  if (!dir->dst_done)
+    return;
   /* A folder whose copy was made in another filesystem waits for its flush
    * like the files; one whose contents were renamed has nothing to wait for. */
   if (atomic_load (&dir->same_fs))
