@@ -809,7 +809,9 @@ transfer (int          argc,
   cs_job_set_max_rate (job, max_rate);
   cs_job_set_max_files (job, max_files);
 
-  if (!cs_job_check (job, &error))
+  /* A source of its own refused (missing, the destination itself, given
+   * twice) is a failed item of the run, as with cp: the others are copied. */
+  if (!cs_job_check_start (job, &error))
     {
       g_printerr ("copyscope-cli: %s\n", error->message);
       return g_error_matches (error, CS_JOB_ERROR, CS_JOB_ERROR_INVALID) ? CS_EXIT_USAGE : CS_EXIT_FATAL;

@@ -73,6 +73,11 @@ struct _CsJob {
   /* Settings, fixed once running */
   GPtrArray    *sources;          /* char*, filename encoding */
   GPtrArray    *source_targets;   /* char* or NULL, one per source: its exact destination path */
+  /* Filled by the check, one per source: why it is not copied (char*, or NULL:
+   * it is), and where it is read (char*, or NULL: the source as given, its
+   * trailing slashes trimmed; "link/" names the folder the link points to). */
+  GPtrArray    *refusals;
+  GPtrArray    *read_paths;
   char         *destination;
   gboolean      into;             /* each source to destination/NAME, the folder made if missing */
   /* Where a location was a GVfs path the job reaches at the server itself
@@ -311,6 +316,9 @@ void      _cs_job_note             (CsJob        *job,
                                     const char   *operation,
                                     int           error_code,
                                     const char   *message);
+/* The name a source given as @source lands under in a destination folder:
+ * its last part, or "." (the folder itself) for "." and "..". */
+char     *_cs_landing_name         (const char   *source);
 /* _cs_job_report for an item (@name in @dir, or @dst_name there when given)
  * that failed, which the per-file log lists too. */
 void      _cs_job_report_item      (CsJob        *job,

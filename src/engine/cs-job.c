@@ -536,16 +536,278 @@ is_ancestor_or_self (const struct stat *dir,
     }
 }
 
-gboolean
-cs_job_check (CsJob   *self,
-              GError **error)
+/*
+ * What a source names, as POSIX path resolution reads it: a trailing slash
+ * asks for a folder. On a symlink it names the folder the link points to
+ * (cp -a p/cur/ bk copies that folder as bk/cur); on a file it is ENOTDIR,
+ * as with cp. Returns the path to read (the source without its trailing
+ * slashes, or the folder its link points to) and fills @st with what is
+ * read there, not followed; NULL with errno set when there is nothing.
+ */
+static char *
+resolve_source (const char  *source,
+                struct stat *st)
+{
+  g_autofree char *trimmed = trim_slashes (source);
+  gboolean slash = strlen (trimmed) < strlen (source);
+  g_autofree char *real = NULL;
+
+  if (_cs_io_stat_location (trimmed, FALSE, st) != 0)
+    return NULL;
+  if (!slash || S_ISDIR (st->st_mode))
+    return g_steal_pointer (&trimmed);
+  if (!S_ISLNK (st->st_mode) || !_cs_io_is_path (trimmed))
+    {
+      errno = ENOTDIR;
+      return NULL;
+    }
+  /* ENOENT for a dangling link, ELOOP for a loop, as cp says them. */
+  if (stat (trimmed, st) != 0)
+    return NULL;
+  if (!S_ISDIR (st->st_mode))
+    {
+      errno = ENOTDIR;
+      return NULL;
+    }
+  real = realpath (trimmed, NULL);
+  if (real == NULL)
+    return NULL;
+  /* The root has no name to be read by in its parent. */
+  if (strcmp (real, "/") == 0)
+    {
+      errno = EINVAL;
+      return NULL;
+    }
+  return g_steal_pointer (&real);
+}
+
+/* Whether @location ends in "." or "..". */
+static gboolean
+is_dot_name (const char *location)
+{
+  g_autofree char *name = _cs_io_location_name (location);
+
+  return strcmp (name, ".") == 0 || strcmp (name, "..") == 0;
+}
+
+char *
+_cs_landing_name (const char *source)
+{
+  /* "dir/." and ".." name a folder whose contents land in the destination
+   * folder itself, as with cp -a; "dir/.." under its own name would land
+   * beside the destination, outside it. */
+  if (is_dot_name (source))
+    return g_strdup (".");
+  return _cs_io_location_name (source);
+}
+
+/* A source the check let through, to tell the same path given twice. */
+typedef struct {
+  struct stat st;         /* what is read */
+  struct stat parent;     /* the folder it is read in (st_ino 0: none known) */
+  char       *name;       /* its name there */
+} Seen;
+
+static void
+seen_clear (gpointer data)
+{
+  Seen *seen = data;
+
+  g_free (seen->name);
+}
+
+/* The same path twice ("a" and "./a", "dir" and "dir/"), or one folder by two
+ * names: the same source. Two names of one hard-linked file are not: both are
+ * copied and stay linked, as with cp -a. */
+static gboolean
+is_duplicate (const Seen *a,
+              const Seen *b)
+{
+  if (a->st.st_dev != b->st.st_dev || a->st.st_ino != b->st.st_ino)
+    return FALSE;
+  if (!S_ISREG (a->st.st_mode))
+    return TRUE;
+  return a->parent.st_ino != 0 && a->parent.st_dev == b->parent.st_dev && a->parent.st_ino == b->parent.st_ino
+         && strcmp (a->name, b->name) == 0;
+}
+
+/* The refusals that concern one source: the others are still copied, and the
+ * refused one is a failed item, as cp reports it. */
+static gboolean
+is_per_item (CsJobErrorCode code)
+{
+  switch (code)
+    {
+    case CS_JOB_ERROR_MISSING_SOURCE:
+    case CS_JOB_ERROR_SAME_FILE:
+    case CS_JOB_ERROR_INSIDE_SOURCE:
+    case CS_JOB_ERROR_DUPLICATE_SOURCE:
+      return TRUE;
+    case CS_JOB_ERROR_INVALID:
+    case CS_JOB_ERROR_DESTINATION:
+    case CS_JOB_ERROR_CANCELLED:
+    case CS_JOB_ERROR_SOURCE_INSIDE:
+    default:
+      return FALSE;
+    }
+}
+
+/*
+ * Why source @i cannot be copied, with @out_code, or NULL (then @out_read is
+ * where it is read, and it joins @seen). @out_path is the path the reason is
+ * about when it is not the source's (the destination's).
+ */
+static char *
+check_source (CsJob           *self,
+              guint            i,
+              gboolean         dest_exists,
+              gboolean         dest_is_dir,
+              GArray          *seen,
+              CsJobErrorCode  *out_code,
+              char           **out_path,
+              char           **out_read)
+{
+  const char *source = g_ptr_array_index (self->sources, i);
+  const char *explicit_target = g_ptr_array_index (self->source_targets, i);
+  g_autofree char *trimmed = trim_slashes (source);
+  g_autofree char *read_path = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *read_parent = NULL;
+  Seen entry = { 0 };
+  struct stat st, lst, tst;
+
+  *out_code = CS_JOB_ERROR_MISSING_SOURCE;
+  read_path = resolve_source (source, &st);
+  if (read_path == NULL)
+    {
+      int err = errno;
+      g_autofree char *why = NULL;
+
+      if (err == ENOENT && (why = _cs_io_explain_missing (trimmed)) != NULL)
+        return g_steal_pointer (&why);
+      if (err == ENOENT)
+        return g_strdup ("No such file or folder");
+      return g_strdup (g_strerror (err));
+    }
+  /* mv cannot rename "." or "..": their contents would go, the folder stay. */
+  if (self->settings.operation == CS_OPERATION_MOVE && is_dot_name (trimmed))
+    return g_strdup (_("A move cannot take “.” or “..”: name the folder itself"));
+  /* mv renames the link itself, and refuses "link/", which would move the
+   * folder it points to away from its other name. */
+  if (self->settings.operation == CS_OPERATION_MOVE && strcmp (read_path, trimmed) != 0)
+    return g_strdup (_("Not a folder: a move takes the link itself; name it without the "
+                       "trailing slash, or name the folder it points to"));
+
+  read_parent = g_path_get_dirname (read_path);
+  entry.st = st;
+  if (_cs_io_stat_location (read_parent, TRUE, &entry.parent) != 0)
+    entry.parent.st_ino = 0;
+  entry.name = _cs_io_location_name (read_path);
+  for (guint j = 0; j < seen->len; j++)
+    if (is_duplicate (&g_array_index (seen, Seen, j), &entry))
+      {
+        g_free (entry.name);
+        *out_code = CS_JOB_ERROR_DUPLICATE_SOURCE;
+        return g_strdup ("This source is given more than once");
+      }
+
+  if (explicit_target != NULL)
+    {
+      g_autofree char *trimmed_target = trim_slashes (explicit_target);
+      g_autofree char *parent = g_path_get_dirname (trimmed_target);
+      struct stat pst;
+
+      if (_cs_io_stat_location (parent, TRUE, &pst) != 0 || !S_ISDIR (pst.st_mode))
+        {
+          g_free (entry.name);
+          *out_code = CS_JOB_ERROR_DESTINATION;
+          *out_path = g_strdup (explicit_target);
+          return g_strdup (_("The folder that should contain the destination does not exist"));
+        }
+      target = g_steal_pointer (&trimmed_target);
+    }
+  else if (dest_is_dir || self->into)
+    {
+      g_autofree char *base = _cs_landing_name (trimmed);
+      target = _cs_io_location_child (self->destination, base);
+    }
+  else
+    target = g_strdup (self->destination);
+
+  g_array_append_val (seen, entry);
+
+  /* Same file by any name: path, hard link, symlink or bind mount. */
+  *out_code = CS_JOB_ERROR_SAME_FILE;
+  if (_cs_io_stat_location (target, FALSE, &tst) == 0 && tst.st_dev == st.st_dev && tst.st_ino == st.st_ino)
+    return g_strdup ("The source and the destination are the same file");
+  if (_cs_io_stat_location (target, TRUE, &tst) == 0 && S_ISREG (st.st_mode)
+      && tst.st_dev == st.st_dev && tst.st_ino == st.st_ino)
+    return g_strdup ("The source and the destination are the same file");
+  /* A symlink put in place of the file it points to would point to itself,
+   * and the file would be gone. */
+  if (S_ISLNK (st.st_mode) && _cs_io_stat_location (read_path, TRUE, &lst) == 0
+      && _cs_io_stat_location (target, FALSE, &tst) == 0 && tst.st_dev == lst.st_dev && tst.st_ino == lst.st_ino)
+    {
+      g_autofree char *display = g_filename_display_name (target);
+
+      return g_strdup_printf (_("The source and the destination are the same file: "
+                                "the link points to %s"), display);
+    }
+
+  if (self->settings.operation == CS_OPERATION_MIRROR && !S_ISDIR (st.st_mode))
+    {
+      *out_code = CS_JOB_ERROR_INVALID;
+      return g_strdup ("A mirror makes a folder match a folder, and this is not a folder");
+    }
+  /* Everything in a mirror's destination that its source lacks goes: the
+   * source itself, if it lay there. */
+  if (self->settings.operation == CS_OPERATION_MIRROR && _cs_io_stat_location (target, TRUE, &tst) == 0
+      && S_ISDIR (tst.st_mode) && is_ancestor_or_self (&tst, read_path))
+    {
+      *out_code = CS_JOB_ERROR_SOURCE_INSIDE;
+      return g_strdup_printf ("The source lies inside the mirror's destination %s, which would delete it",
+                              target);
+    }
+
+  if (S_ISDIR (st.st_mode))
+    {
+      g_autofree char *existing = NULL;
+
+      /* The destination, or the nearest part of it that exists. */
+      if (explicit_target != NULL)
+        existing = g_path_get_dirname (target);
+      else if (dest_exists)
+        existing = g_strdup (self->destination);
+      else
+        {
+          g_autofree char *dest = trim_slashes (self->destination);
+
+          existing = g_path_get_dirname (dest);
+        }
+      if (is_ancestor_or_self (&st, existing))
+        {
+          *out_code = CS_JOB_ERROR_INSIDE_SOURCE;
+          *out_path = g_strdup (explicit_target != NULL ? target : self->destination);
+          return g_strdup_printf ("The destination is inside the source folder %s; the copy would never end",
+                                  trimmed);
+        }
+    }
+
+  *out_read = strcmp (read_path, trimmed) != 0 ? g_steal_pointer (&read_path) : NULL;
+  return NULL;
+}
+
+/* @per_item: a source's own refusal is kept for the run to report, and the
+ * other sources go on. */
+static gboolean
+check (CsJob     *self,
+       gboolean   per_item,
+       GError   **error)
 {
   struct stat dst_st;
   gboolean dest_exists, dest_is_dir;
   int dest_errno;
   g_autoptr(GArray) seen = NULL;
-
-  g_return_val_if_fail (CS_IS_JOB (self), FALSE);
 
   if (self->sources->len == 0)
     return set_error (error, CS_JOB_ERROR_INVALID, NULL, "No source was given");
@@ -600,94 +862,43 @@ cs_job_check (CsJob   *self,
     return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination,
                       "The destination is a file, not a folder to copy into");
 
-  seen = g_array_new (FALSE, FALSE, sizeof (struct stat));
+  seen = g_array_new (FALSE, FALSE, sizeof (Seen));
+  g_array_set_clear_func (seen, seen_clear);
+  g_clear_pointer (&self->refusals, g_ptr_array_unref);
+  g_clear_pointer (&self->read_paths, g_ptr_array_unref);
+  self->refusals = g_ptr_array_new_full (self->sources->len, g_free);
+  self->read_paths = g_ptr_array_new_full (self->sources->len, g_free);
 
   for (guint i = 0; i < self->sources->len; i++)
     {
-      const char *source = g_ptr_array_index (self->sources, i);
-      const char *explicit_target = g_ptr_array_index (self->source_targets, i);
-      g_autofree char *trimmed = trim_slashes (source);
-      g_autofree char *target = NULL;
-      struct stat st, tst;
+      g_autofree char *path = NULL;
+      char *read_path = NULL;
+      CsJobErrorCode code;
+      g_autofree char *why = check_source (self, i, dest_exists, dest_is_dir, seen, &code, &path, &read_path);
 
-      if (_cs_io_stat_location (trimmed, FALSE, &st) != 0)
-        {
-          int err = errno;
-          g_autofree char *why = NULL;
-
-          if (err == ENOENT && (why = _cs_io_explain_missing (trimmed)) != NULL)
-            return set_error (error, CS_JOB_ERROR_MISSING_SOURCE, source, "%s", why);
-          if (err == ENOENT)
-            return set_error (error, CS_JOB_ERROR_MISSING_SOURCE, source, "No such file or folder");
-          return set_error (error, CS_JOB_ERROR_MISSING_SOURCE, source, "%s", g_strerror (err));
-        }
-
-      for (guint j = 0; j < seen->len; j++)
-        {
-          const struct stat *other = &g_array_index (seen, struct stat, j);
-
-          if (other->st_dev == st.st_dev && other->st_ino == st.st_ino)
-            return set_error (error, CS_JOB_ERROR_DUPLICATE_SOURCE, source,
-                              "This source is given more than once");
-        }
-      g_array_append_val (seen, st);
-
-      if (explicit_target != NULL)
-        {
-          g_autofree char *parent = g_path_get_dirname (explicit_target);
-          struct stat pst;
-
-          if (_cs_io_stat_location (parent, TRUE, &pst) != 0 || !S_ISDIR (pst.st_mode))
-            return set_error (error, CS_JOB_ERROR_DESTINATION, explicit_target,
-                              "The folder that should contain the destination does not exist");
-          target = trim_slashes (explicit_target);
-        }
-      else if (dest_is_dir || self->into)
-        {
-          g_autofree char *base = _cs_io_location_name (trimmed);
-          target = _cs_io_location_child (self->destination, base);
-        }
-      else
-        target = g_strdup (self->destination);
-
-      /* Same file by any name: path, hard link, symlink or bind mount. */
-      if (_cs_io_stat_location (target, FALSE, &tst) == 0 && tst.st_dev == st.st_dev && tst.st_ino == st.st_ino)
-        return set_error (error, CS_JOB_ERROR_SAME_FILE, source,
-                          "The source and the destination are the same file");
-      if (_cs_io_stat_location (target, TRUE, &tst) == 0 && S_ISREG (st.st_mode)
-          && tst.st_dev == st.st_dev && tst.st_ino == st.st_ino)
-        return set_error (error, CS_JOB_ERROR_SAME_FILE, source,
-                          "The source and the destination are the same file");
-
-      if (self->settings.operation == CS_OPERATION_MIRROR && !S_ISDIR (st.st_mode))
-        return set_error (error, CS_JOB_ERROR_INVALID, source,
-                          "A mirror makes a folder match a folder, and this is not a folder");
-      /* Everything in a mirror's destination that its source lacks goes: the
-       * source itself, if it lay there. */
-      if (self->settings.operation == CS_OPERATION_MIRROR && _cs_io_stat_location (target, TRUE, &tst) == 0 && S_ISDIR (tst.st_mode)
-          && is_ancestor_or_self (&tst, trimmed))
-        return set_error (error, CS_JOB_ERROR_SOURCE_INSIDE, source,
-                          "The source lies inside the mirror's destination %s, which would delete it",
-                          target);
-
-      if (S_ISDIR (st.st_mode))
-        {
-          g_autofree char *existing = NULL;
-
-          /* The destination, or the nearest part of it that exists. */
-          if (explicit_target != NULL)
-            existing = g_path_get_dirname (target);
-          else
-            existing = dest_exists ? g_strdup (self->destination) : g_path_get_dirname (self->destination);
-          if (is_ancestor_or_self (&st, existing))
-            return set_error (error, CS_JOB_ERROR_INSIDE_SOURCE,
-                              explicit_target != NULL ? target : self->destination,
-                              "The destination is inside the source folder %s; the copy would never end",
-                              trimmed);
-        }
+      g_ptr_array_add (self->read_paths, read_path);
+      if (why != NULL && (!per_item || !is_per_item (code)))
+        return set_error (error, code, path != NULL ? path : g_ptr_array_index (self->sources, i), "%s", why);
+      g_ptr_array_add (self->refusals, g_steal_pointer (&why));
     }
 
   return TRUE;
+}
+
+gboolean
+cs_job_check (CsJob   *self,
+              GError **error)
+{
+  g_return_val_if_fail (CS_IS_JOB (self), FALSE);
+  return check (self, FALSE, error);
+}
+
+gboolean
+cs_job_check_start (CsJob   *self,
+                    GError **error)
+{
+  g_return_val_if_fail (CS_IS_JOB (self), FALSE);
+  return check (self, TRUE, error);
 }
 
 /* ---- The clock ----------------------------------------------------------- */
@@ -2042,7 +2253,7 @@ start (CsJob         *self,
   if (self->state != CS_JOB_STATE_READY)
     return set_error (error, CS_JOB_ERROR_INVALID, NULL, "A job runs only once");
   _cs_route_choose (self);
-  if (!cs_job_check (self, error))
+  if (!check (self, TRUE, error))
     {
       _cs_run_set_outcome (self->run, "failed", (*error)->message);
       return FALSE;

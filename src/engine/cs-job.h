@@ -160,8 +160,17 @@ void        cs_job_set_chunking     (CsJob          *self,
 void        cs_job_set_log_fd       (CsJob          *self,
                                      int             fd);
 
-/* Refuses dangerous or impossible requests before anything is written. */
+/* Refuses dangerous or impossible requests before anything is written: the
+ * first one found, whether it concerns the whole job or one source. The
+ * window asks this before Start, so the list can be put right. */
 gboolean    cs_job_check            (CsJob          *self,
+                                     GError        **error);
+/* Whether the job can start at all: FALSE only for what concerns the whole
+ * job (settings, the destination). A source cs_job_check would refuse (missing,
+ * the destination itself, a folder the destination lies in, given twice) is
+ * then a failed item of the run, reported with its reason while the other
+ * sources are copied, as cp does; the job runs so, whichever was asked. */
+gboolean    cs_job_check_start      (CsJob          *self,
                                      GError        **error);
 
 /*

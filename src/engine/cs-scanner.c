@@ -718,6 +718,16 @@ make_destination (CsJob      *job,
   return -1;
 }
 
+/* Whether the check let any source through. */
+static gboolean
+any_accepted (CsJob *job)
+{
+  for (guint i = 0; job->refusals != NULL && i < job->refusals->len; i++)
+    if (g_ptr_array_index (job->refusals, i) == NULL)
+      return TRUE;
+  return job->refusals == NULL;
+}
+
 /* scanner thread */
 void
 _cs_scanner_run (CsJob *job)
@@ -729,8 +739,9 @@ _cs_scanner_run (CsJob *job)
   dest_is_dir = _cs_io_stat_location (dest, TRUE, &dst_st) == 0 && S_ISDIR (dst_st.st_mode);
 
   /* cp -r: several sources into a folder that does not exist yet make that
-   * folder; so does one when it is copied into the destination. */
-  if (!dest_is_dir && (job->sources->len > 1 || job->into) && !job->settings.dry_run)
+   * folder; so does one when it is copied into the destination. Not when
+   * every source was refused: nothing goes there. */
+  if (!dest_is_dir && (job->sources->len > 1 || job->into) && !job->settings.dry_run && any_accepted (job))
     {
       if (make_destination (job, dest) != 0)
         {
@@ -748,7 +759,10 @@ _cs_scanner_run (CsJob *job)
     {
       const char *source = g_ptr_array_index (job->sources, i);
       const char *explicit_target = g_ptr_array_index (job->source_targets, i);
+      const char *refusal = job->refusals != NULL ? g_ptr_array_index (job->refusals, i) : NULL;
+      const char *read_path = job->read_paths != NULL ? g_ptr_array_index (job->read_paths, i) : NULL;
       g_autofree char *trimmed = g_strdup (source);
+      g_autofree char *given_name = NULL;
       g_autofree char *src_parent = NULL;
       g_autofree char *src_name = NULL;
       g_autofree char *dst_parent = NULL;
@@ -760,6 +774,23 @@ _cs_scanner_run (CsJob *job)
       while (strlen (trimmed) > 1 && g_str_has_suffix (trimmed, "/"))
         trimmed[strlen (trimmed) - 1] = '\0';
 
+      /* Refused by the check (cs_job_check_start): this source alone fails. */
+      if (refusal != NULL)
+        {
+          gboolean folder = _cs_io_stat_location (trimmed, FALSE, &src_st) == 0 && S_ISDIR (src_st.st_mode);
+
+          _cs_job_report_item (job, NULL, source, NULL, 0, folder, "check", 0, refusal, 1);
+          count_unreadable (job, folder);
+          continue;
+        }
+
+      /* "link/" is read in the folder the link points to, under the link's name. */
+      given_name = _cs_landing_name (trimmed);
+      if (read_path != NULL)
+        {
+          g_free (trimmed);
+          trimmed = g_strdup (read_path);
+        }
       src_parent = g_path_get_dirname (trimmed);
       src_name = _cs_io_location_name (trimmed);
       if (explicit_target != NULL)
@@ -774,7 +805,7 @@ _cs_scanner_run (CsJob *job)
       else if (dest_is_dir)
         {
           dst_parent = g_strdup (dest);
-          dst_name = g_strdup (src_name);
+          dst_name = g_strdup (given_name);
         }
       else
         {

@@ -367,13 +367,42 @@ test_refusals (void)
       g_autoptr(GError) error = NULL;
       struct stat before, after;
 
+      g_autoptr(GPtrArray) errors = NULL;
+      const CsRunError *e;
+      CsTotals totals;
+
       if (cases[i].src2 != NULL)
         cs_job_add_source (job, cases[i].src2);
-      g_assert_cmpint (lstat (root, &before), ==, 0);
-      g_assert_false (cs_job_run_sync (job, NULL, &error));
+      /* Asked before Start (the window): the request is refused whole. */
+      g_assert_false (cs_job_check (job, &error));
       g_assert_error (error, CS_JOB_ERROR, (int) cases[i].code);
+      g_clear_error (&error);
+
+      /* Run (the CLI, as cp): the refused source is a failed item and the
+       * others are copied; here the second of a source given twice. */
+      g_assert_cmpint (lstat (root, &before), ==, 0);
+      g_assert_true (cs_job_run_sync (job, NULL, &error));
+      g_assert_no_error (error);
+      cs_run_get_totals (cs_job_get_run (job), &totals);
+      g_assert_cmpuint (totals.v[CS_CLASS_FAILED][CS_KIND_FILES] + totals.v[CS_CLASS_FAILED][CS_KIND_DIRS], ==, 1);
+      errors = cs_run_dup_errors (cs_job_get_run (job));
+      g_assert_cmpuint (errors->len, ==, 1);
+      e = g_ptr_array_index (errors, 0);
+      g_assert_cmpstr (e->operation, ==, "check");
       g_assert_cmpint (lstat (root, &after), ==, 0);
-      g_assert_cmpint (before.st_mtim.tv_nsec, ==, after.st_mtim.tv_nsec);
+      if (cases[i].code == CS_JOB_ERROR_DUPLICATE_SOURCE)
+        {
+          g_autofree char *copied = g_build_filename (root, "plain.txt", NULL);
+
+          g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, 1);
+          g_assert_true (g_file_test (copied, G_FILE_TEST_IS_REGULAR));
+          g_assert_cmpint (g_unlink (copied), ==, 0);
+        }
+      else
+        {
+          g_assert_cmpuint (totals.v[CS_CLASS_COPIED][CS_KIND_FILES], ==, 0);
+          g_assert_cmpint (before.st_mtim.tv_nsec, ==, after.st_mtim.tv_nsec);
+        }
       g_assert_false (g_file_test (inside, G_FILE_TEST_EXISTS));
     }
 
@@ -1612,7 +1641,7 @@ test_run_async (void)
   g_autofree char *src = g_build_filename (root, "src", NULL);
   g_autofree char *missing = g_build_filename (root, "missing", NULL);
   g_autofree char *dst = g_build_filename (root, "dst", NULL);
-  g_autofree char *dst2 = g_build_filename (root, "dst2", NULL);
+  g_autofree char *dst2 = g_build_filename (missing, "dst2", NULL);
   g_autoptr(CsJob) job = NULL;
   g_autoptr(CsJob) refused = NULL;
   Done ok = { 0 }, failed = { 0 }, twice = { 0 };
@@ -1640,7 +1669,9 @@ test_run_async (void)
   g_assert_cmpint (cs_job_get_state (job), ==, CS_JOB_STATE_FINISHED);
   cs_test_tree_assert_equal (src, dst);
 
-  refused = job_for (missing, dst2, 2);
+  /* A destination that cannot be used refuses the whole job; a missing
+   * source is a failed item of a run (test_refusals). */
+  refused = job_for (src, dst2, 2);
   cs_job_run_async (refused, NULL, on_done, &failed);
   g_assert_cmpuint (failed.calls, ==, 0);
   while (g_main_context_iteration (NULL, FALSE))
