@@ -644,6 +644,26 @@ test_same_path_twice (Fixture       *f,
   assert_text (yx, "x\n");
 }
 
+/* One folder by two names (data, and cur/ with cur -> data): the first
+ * copied, the second refused, exit 1; cp would copy the tree twice. */
+static void
+test_same_folder_two_names (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *folder = path_in (f, "p/data");
+  g_autofree char *landed = path_in (f, "bk/data");
+  g_autofree char *twice = path_in (f, "bk/cur");
+  g_auto(Result) r = { 0 };
+
+  make_linked_folder (f->tmp);
+
+  run_cs (&r, f->tmp, "copy", "p/data", "p/cur/", "bk", NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  assert_err_has (&r, "p/cur/: check: This source is given more than once");
+  cs_test_tree_assert_equal (folder, landed);
+  assert_absent (twice);
+}
+
 /* ---- A move that fails part-way --------------------------------------------------- */
 
 /* move e t/ where t/e is a file (or a symlink to a folder): exit 1, and e is
@@ -972,6 +992,7 @@ main (int    argc,
   add ("/operands/hard-links/move-across", "move-across", test_hard_links);
   add ("/operands/same-path-twice/copy", "copy", test_same_path_twice);
   add ("/operands/same-path-twice/move", "move", test_same_path_twice);
+  add ("/operands/same-folder-two-names", NULL, test_same_folder_two_names);
   add ("/operands/failed-move/folder-onto-file", "file", test_failed_move);
   add ("/operands/failed-move/folder-onto-symlink", "symlink", test_failed_move);
   add ("/operands/failed-move/not-empty", "not-empty", test_failed_move);
