@@ -141,15 +141,25 @@ count_thread (gpointer data)
   for (guint i = 0; i < job->sources->len; i++)
     {
       g_autofree char *trimmed = g_strdup (g_ptr_array_index (job->sources, i));
+      const char *read_path = job->read_paths != NULL ? g_ptr_array_index (job->read_paths, i) : NULL;
       g_autofree char *name = NULL;
       struct stat st;
 
       if (!count_going (job))
         return NULL;
-      /* "folder/" names the folder itself, as the scanner reads it. */
+      /* A source the check refused is not read. */
+      if (job->refusals != NULL && g_ptr_array_index (job->refusals, i) != NULL)
+        continue;
+      /* "folder/" names the folder itself, as the scanner reads it, and
+       * "link/" the folder the link points to. */
       while (strlen (trimmed) > 1 && g_str_has_suffix (trimmed, "/"))
         trimmed[strlen (trimmed) - 1] = '\0';
       name = _cs_io_location_name (trimmed);
+      if (read_path != NULL)
+        {
+          g_free (trimmed);
+          trimmed = g_strdup (read_path);
+        }
       if (_cs_job_is_excluded (job, name))
         continue;
       /* A source this walk cannot see (gone, or a share reached through
