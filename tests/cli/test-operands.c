@@ -387,6 +387,33 @@ test_symlink_onto_target_rest (Fixture       *f,
   }
 }
 
+/* A file moved onto a link to itself: mv renames it over the link; move
+ * refuses it as the same file, which loses nothing (a named difference). */
+static void
+test_file_onto_its_symlink (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *dir = path_in (f, "cs");
+  g_autofree char *twin = path_in (f, "cp");
+  g_autofree char *twin_link = path_in (f, "cp/link");
+  g_autoptr(GHashTable) before = NULL;
+  g_auto(Result) r = { 0 };
+  g_auto(Result) t = { 0 };
+
+  make_link_and_target (dir);
+  make_link_and_target (twin);
+  before = cs_test_tree_snapshot (dir);
+
+  run_tool (&t, twin, "mv", "foo", "link", NULL);
+  g_assert_cmpint (t.status, ==, 0);
+  assert_text (twin_link, "hi\n");
+
+  run_cs (&r, dir, "move", "foo", "link", NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  assert_err_has (&r, "foo: check: The source and the destination are the same file");
+  cs_test_tree_assert_snapshot (dir, before);
+}
+
 /* ---- Trailing slashes ------------------------------------------------------------- */
 
 /* p/data/f, p/data/g/h, p/cur -> data, and an empty bk. */
@@ -980,6 +1007,7 @@ main (int    argc,
   add ("/operands/symlink-onto-target/move", "move", test_symlink_onto_target);
   add ("/operands/symlink-onto-target/move-across", NULL, test_symlink_onto_target_across);
   add ("/operands/symlink-onto-target/rest-copied", NULL, test_symlink_onto_target_rest);
+  add ("/operands/file-onto-its-symlink/move", NULL, test_file_onto_its_symlink);
   add ("/operands/trailing-slash/symlink-to-folder/copy", NULL, test_slash_symlink_folder_copy);
   add ("/operands/trailing-slash/symlink-to-folder/move", NULL, test_slash_symlink_folder_move);
   add ("/operands/trailing-slash/file/copy", "copy", test_slash_file);
