@@ -735,6 +735,48 @@ test_failed_move (Fixture       *f,
   cs_test_tree_assert_snapshot (elsewhere, before_elsewhere);
 }
 
+/* move src/e t/ as nobody, where t/e is root's folder: the times of the
+ * copy cannot be set, so the copy is not the folder, and src/e stays with
+ * its own. */
+static void
+test_failed_move_times (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *src = path_in (f, "src");
+  g_autofree char *e = path_in (f, "src/e");
+  g_autofree char *t = path_in (f, "t");
+  g_autofree char *te = path_in (f, "t/e");
+  g_autofree char *t_arg = g_strconcat (t, "/", NULL);
+  struct timespec times[2] = { { 1000000000, 123456789 }, { 1000000000, 987654321 } };
+  const char *argv[] = { "setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                         cli, "move", "--no-history", "--threads", "2", "-q", "src/e", t_arg, NULL };
+  g_autoptr(GHashTable) before = NULL;
+  g_auto(Result) r = { 0 };
+  g_auto(Result) id = { 0 };
+
+  /* Root in CI: nobody must exist, and be someone else. */
+  {
+    const char *probe[] = { "setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "id", "-u", NULL };
+
+    run_argv (&id, f->tmp, probe);
+    g_assert_cmpint (id.status, ==, 0);
+    g_assert_cmpstr (id.out, !=, "0\n");
+  }
+  make_dir (src);
+  make_dir (e);
+  make_dir (te);
+  g_assert_cmpint (chmod (te, 0777), ==, 0);
+  g_assert_cmpint (chmod (t, 0777), ==, 0);
+  g_assert_cmpint (chmod (src, 0777), ==, 0);
+  g_assert_cmpint (chmod (e, 0755), ==, 0);
+  g_assert_cmpint (utimensat (AT_FDCWD, e, times, 0), ==, 0);
+  before = cs_test_tree_snapshot (e);
+
+  run_argv (&r, f->tmp, argv);
+  assert_err_has (&r, "set times");
+  cs_test_tree_assert_snapshot (e, before);
+}
+
 /* ---- Mirror into a new folder named with a trailing slash ------------------------- */
 
 static void
@@ -1025,6 +1067,7 @@ main (int    argc,
   add ("/operands/failed-move/folder-onto-symlink", "symlink", test_failed_move);
   add ("/operands/failed-move/not-empty", "not-empty", test_failed_move);
   add ("/operands/failed-move/across", "across", test_failed_move);
+  add ("/operands/failed-move/times-refused", NULL, test_failed_move_times);
   add ("/operands/mirror/trailing-slash-new", NULL, test_mirror_slash);
   add ("/operands/same-file/symlinked-folder-source", "source", test_same_file_symlinked_folder);
   add ("/operands/same-file/symlinked-folder-destination", "destination", test_same_file_symlinked_folder);
