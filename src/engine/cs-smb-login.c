@@ -374,6 +374,19 @@ redact (const char  *location,
 }
 
 char *
+_cs_smb_location_redact (const char *location)
+{
+  char *password = NULL;
+  char *redacted;
+
+  g_return_val_if_fail (location != NULL, NULL);
+
+  redacted = redact (location, &password);
+  _cs_smb_credentials_wipe (password);
+  return redacted;
+}
+
+char *
 cs_smb_location_take_password (const char *location,
                                gboolean   *taken)
 {

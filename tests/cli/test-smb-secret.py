@@ -125,6 +125,20 @@ def main():
                 check(not leaks(done.stdout), f"report --format {fmt} shows the password")
             done = run(cli, env, "report", "--format", "json", record)
             check(REDACTED in done.stdout, f"the record does not name {REDACTED}")
+
+        # A record from before, with the password in it: listed and
+        # exported without it all the same.
+        for record in records:
+            with open(record) as f:
+                text = f.read()
+            with open(record, "w") as f:
+                f.write(text.replace(REDACTED, f"smb://{USER}:{PASSWORD_ESCAPED}@nas/share"))
+            done = run(cli, env, "history")
+            check(REDACTED in done.stdout, f"history does not name {REDACTED} for an old record")
+            for fmt in ("json", "md", "html"):
+                done = run(cli, env, "report", "--format", fmt, record)
+                check(done.returncode == 0 and not leaks(done.stdout),
+                      f"report --format {fmt} of an old record shows the password")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
