@@ -404,8 +404,9 @@ cs_smb_location_take_password (const char *location,
 
   /* Kept as a login the user typed: tried first, and kept while the
    * server takes it (connect_share ()). A URL naming no share is no
-   * folder a job can use; its password has nowhere to go. */
-  if ((share = _cs_gvfs_share_of_url (redacted)) != NULL)
+   * folder a job can use; its password has nowhere to go. An empty one
+   * ("user:@") is none, as libsmbclient reads it: the usual logins. */
+  if (password[0] != '\0' && (share = _cs_gvfs_share_of_url (redacted)) != NULL)
     _cs_smb_credentials_set_login (share->server, share->domain, share->user, password, TRUE);
   _cs_smb_credentials_wipe (password);
   return redacted;

@@ -205,6 +205,7 @@ test_take_password (void)
     { "smb://me:p@ss@nas/share", "smb://me@nas/share", "p@ss" },
     { "smb://me:a:b@[fe80::1]/share", "smb://me@[fe80::1]/share", "a:b" },
     { "smb://:pw@nas/share", "smb://@nas/share", "pw" },
+    { "smb://me:@nas/share", "smb://me@nas/share", "" },
     { "smb://me:pw#1@nas/share/x", "smb://me@nas/share/x", "pw#1" },
     { "smb://me@nas/share/100%/a b", "smb://me@nas/share/100%/a b", NULL },
     { "smb://nas/share", "smb://nas/share", NULL },
