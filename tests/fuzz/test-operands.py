@@ -168,8 +168,8 @@ class Case:
                 if st.st_mode & stat.S_ISUID:
                     continue
                 os.lchown(path, NOBODY, NOGROUP)
-        self.sh("find", ".", "!", "-perm", "-4000", "-exec", "chown", "-h", "nobody:nogroup",
-                "{}", "+")
+        self.sh("find", "src", "dst", "!", "-perm", "-4000", "-exec", "chown", "-h",
+                "nobody:nogroup", "{}", "+")
         plain = [f for f in files if not os.lstat(os.path.join(self.base, f)).st_mode & stat.S_ISUID]
         if plain and self.rng.random() < 0.3:
             secret = self.rng.choice(plain)
@@ -553,7 +553,7 @@ class Case:
                             if self.as_nobody else ""))
         lines += self.shell
         cmd = " ".join(shlex.quote(w) for w in self.command).replace(
-            "--log " + shlex.quote(os.path.join(self.aux, "items.log")), "--log /dev/stderr")
+            "--log " + shlex.quote(os.path.join(self.aux, "items.log")), "--log -")
         lines.append(cmd + "; echo exit $?")
         return "\n".join("    " + l for l in lines)
 
