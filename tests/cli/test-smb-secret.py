@@ -102,6 +102,16 @@ def main():
         named = [l for l in done.stderr.splitlines() if f"{REDACTED}/missing/deeper/dir" in l]
         check(named, f"no stderr line names {REDACTED}/missing/deeper/dir: {done.stderr!r}")
 
+        # A sweep to the share: its table and its record without it.
+        sweep_json = os.path.join(work, "sweep.json")
+        os.makedirs(os.path.join(share, "sweep"))
+        done = run(cli, env, "sweep", "--threads", "1", "--repeats", "1", "--warm", "--json",
+                   sweep_json, src, url + "/sweep")
+        check(done.returncode == 0, f"sweep exit {done.returncode}: {done.stderr!r}")
+        check(f"{REDACTED}/sweep" in done.stdout, f"the sweep does not name {REDACTED}/sweep")
+        with open(sweep_json) as f:
+            check(not leaks(f.read()), "the sweep's record has the password")
+
         # The history: its lines, its records, their exports.
         done = run(cli, env, "history")
         check(done.returncode == 0, f"history exit {done.returncode}")
