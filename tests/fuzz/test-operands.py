@@ -343,7 +343,7 @@ class Case:
             if kind == "link" and os.path.lexists(target) and same_file(root, target):
                 shapes.append(f"case 1: {operand} is a link to its destination")
             if kind == "dir" and os.path.islink(target) is False and os.path.isfile(target):
-                shapes.append(f"case 6/7: the folder {operand} onto the file {self.rel(target)}")
+                shapes.append(f"case 6: the folder {operand} onto the file {self.rel(target)}")
         targets = {}
         for operand, _, _, target in self.roots:
             targets.setdefault(target, []).append(operand)
@@ -499,6 +499,14 @@ class Case:
             threads = rng.choice([1, 2, 4, 8])
             ops = self.choose_operands(folders, files, links, entries)
             dest = self.choose_destination(ops, entries)
+            # A link given with the file it points to as the destination.
+            to_files = [l for l in links
+                        if os.path.isfile(os.path.join(self.base, l))
+                        and not os.path.isdir(os.path.join(self.base, l))]
+            if to_files and rng.random() < 0.1:
+                link = rng.choice(to_files)
+                ops = [link]
+                dest = os.path.relpath(os.path.realpath(os.path.join(self.base, link)), self.base)
             if dest.rstrip("/") == "dst" and rng.random() < 0.35:
                 self.opposites(ops)
             if self.as_nobody:
