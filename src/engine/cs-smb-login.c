@@ -362,8 +362,18 @@ redact (const char  *location,
         return g_strdup (location);
     }
   else
-    redacted = g_uri_join_with_user (G_URI_FLAGS_ENCODED | G_URI_FLAGS_NON_DNS, scheme, user,
-                                     NULL, NULL, host, port, path, query, fragment);
+    {
+      g_autofree char *userinfo = g_strdup_printf ("smb://%s:%s@", user, password);
+
+      /* The rest as it was written, where GUri left the userinfo as it
+       * was; else as GUri reads it (a space escaped: the same location). */
+      if (g_str_has_prefix (location, userinfo))
+        redacted = g_strdup_printf ("smb://%s@%s", user, location + strlen (userinfo));
+      else
+        redacted = g_uri_join_with_user (G_URI_FLAGS_ENCODED | G_URI_FLAGS_NON_DNS, scheme, user,
+                                         NULL, NULL, host, port, path, query, fragment);
+      explicit_bzero (userinfo, strlen (userinfo));
+    }
 
   /* As libsmbclient reads it: escapes decoded, a stray "%" kept. */
   *out_password = g_uri_unescape_string (password, NULL);

@@ -208,6 +208,8 @@ test_take_password (void)
     { "smb://me:@nas/share", "smb://me@nas/share", "" },
     { "smb://me:pw#1@nas/share/x", "smb://me@nas/share/x", "pw#1" },
     { "smb://me@nas/share/100%/a b", "smb://me@nas/share/100%/a b", NULL },
+    { "smb://me:pw@nas/share/100%/a b", "smb://me@nas/share/100%/a b", "pw" },
+    { "smb://me:p w@nas/share/a b", "smb://me@nas/share/a%20b", "p w" },
     { "smb://nas/share", "smb://nas/share", NULL },
     { "/tmp/user:secret@nas", "/tmp/user:secret@nas", NULL },
   };
