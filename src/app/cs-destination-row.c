@@ -432,9 +432,15 @@ void
 cs_destination_row_set_file (CsDestinationRow *self,
                              GFile            *file)
 {
+  g_autoptr(GFile) kept = NULL;
+
   g_return_if_fail (CS_IS_DESTINATION_ROW (self));
   g_return_if_fail (file == NULL || G_IS_FILE (file));
 
+  /* A password typed into an smb:// URL goes to the login; the row, and
+   * what the window keeps of it, hold the URL without it. */
+  if (file != NULL)
+    file = kept = _cs_file_take_password (file);
   if (self->file == file || (self->file != NULL && file != NULL && g_file_equal (self->file, file)))
     return;
 

@@ -288,6 +288,22 @@ _cs_file_get_location (GFile *file)
 }
 
 GFile *
+_cs_file_take_password (GFile *file)
+{
+  g_autofree char *uri = NULL;
+  g_autofree char *kept = NULL;
+  gboolean taken = FALSE;
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  if (!g_file_has_uri_scheme (file, "smb"))
+    return g_object_ref (file);
+  uri = g_file_get_uri (file);
+  kept = cs_smb_location_take_password (uri, &taken);
+  return taken ? g_file_new_for_uri (kept) : g_object_ref (file);
+}
+
+GFile *
 _cs_file_new_for_location (const char *location)
 {
   g_return_val_if_fail (location != NULL, NULL);

@@ -32,6 +32,11 @@ char  *_cs_file_get_location  (GFile      *file);
  * with no path to ask GIO about. */
 gboolean _cs_file_is_smb_url  (GFile      *file);
 GFile *_cs_file_new_for_location (const char *location);
+/* @file as the window may show and keep it: an smb:// URL with a password
+ * typed or dropped into it becomes the URL without it, the password going
+ * to the engine's login for that server (cs_smb_location_take_password ());
+ * anything else is @file. A new reference. */
+GFile *_cs_file_take_password (GFile      *file);
 /* "server/share/folder" for an smb:// URL, else the path or the URI. */
 char  *_cs_display_file       (GFile      *file);
 

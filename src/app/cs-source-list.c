@@ -254,9 +254,15 @@ cs_source_list_add (CsSourceList  *self,
                     guint          n_files)
 {
   g_autoptr(GPtrArray) fresh = g_ptr_array_new ();
+  g_autoptr(GPtrArray) kept = g_ptr_array_new_with_free_func (g_object_unref);
 
   g_return_if_fail (CS_IS_SOURCE_LIST (self));
   g_return_if_fail (files != NULL || n_files == 0);
+
+  /* A password typed into an smb:// URL goes to the login, not the list. */
+  for (guint i = 0; i < n_files; i++)
+    g_ptr_array_add (kept, _cs_file_take_password (files[i]));
+  files = (GFile **) kept->pdata;
 
   for (guint i = 0; i < n_files; i++)
     {

@@ -104,6 +104,45 @@ cs_cli_parse_files_rate (const char *text,
   return TRUE;
 }
 
+/* A password typed into an smb:// location, "smb://user:secret@nas/share",
+ * is taken for the login (cs_smb_location_take_password ()) and out of the
+ * process's command line too, where ps shows it to every user of the
+ * machine: the argument keeps the location without it. Before the options
+ * are parsed, so that no copy of it is made. Said once, with what keeps it
+ * out of the shell's history as well. */
+void
+cs_cli_take_smb_passwords (int    argc,
+                           char **argv)
+{
+  gboolean said = FALSE;
+
+  for (int i = 1; i < argc; i++)
+    {
+      g_autofree char *redacted = NULL;
+      gboolean taken;
+      gsize len;
+
+      if (!g_str_has_prefix (argv[i], "smb://"))
+        continue;
+      redacted = cs_smb_location_take_password (argv[i], &taken);
+      if (!taken)
+        continue;
+      len = strlen (argv[i]);
+      explicit_bzero (argv[i], len);
+      /* GUri may escape a space, making it longer than the argument. */
+      if (strlen (redacted) <= len)
+        memcpy (argv[i], redacted, strlen (redacted));
+      else
+        argv[i] = g_steal_pointer (&redacted);   /* the process's to the end */
+      if (!said)
+        g_printerr ("copyscope-cli: %s\n",
+                    _("the password in the smb:// location is used to log in, and kept out of "
+                      "the record, the log and every message; COPYSCOPE_SMB_PASSWORD, --auth-file "
+                      "or the keyring keep it out of the shell's history as well"));
+      said = TRUE;
+    }
+}
+
 /* The password for smb:// locations, never from the command line (where
  * ps shows it): the environment, or a file in smbclient -A's format
  * ("username = …", "password = …", "domain = …"), which may give the user

@@ -659,6 +659,7 @@ transfer (int          argc,
     g_option_context_add_main_entries (context, mirror_entries, GETTEXT_PACKAGE);
   g_option_context_set_description (context, full_description);
 
+  cs_cli_take_smb_passwords (argc, argv);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       cs_cli_usage_error (command, "%s", error->message);

@@ -75,6 +75,7 @@ cs_cli_sweep (int    argc,
     _("Each copy goes into a new folder under DEST, removed after it is timed. The\n"
       "recommendation is the knee: the fewest threads within 5 % of the best median time."));
 
+  cs_cli_take_smb_passwords (argc, argv);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       cs_cli_usage_error ("sweep", "%s", error->message);

@@ -31,4 +31,8 @@ gboolean cs_cli_parse_files_rate (const char *text, double *out);
  * else the password in COPYSCOPE_SMB_PASSWORD; FALSE when the file is unusable. */
 gboolean cs_cli_load_smb_credentials (const char *auth_file, GError **error);
 
+/* Takes a password out of every smb:// location in @argv, for the login
+ * only; says so once on stderr. */
+void cs_cli_take_smb_passwords (int argc, char **argv);
+
 G_END_DECLS

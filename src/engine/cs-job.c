@@ -30,6 +30,7 @@
 #include "cs-names-private.h"
 #include "cs-sampler-private.h"
 #include "cs-scanner-private.h"
+#include "cs-smb.h"
 #include "cs-stage-private.h"
 
 /*
@@ -255,7 +256,9 @@ cs_job_add_source (CsJob      *self,
   RETURN_IF_STARTED (self);
   g_return_if_fail (path != NULL && *path != '\0');
 
-  g_ptr_array_add (self->sources, g_strdup (path));
+  /* A password in an smb:// URL goes to the login, never into the job,
+   * whose locations every record, log and message shows. */
+  g_ptr_array_add (self->sources, cs_smb_location_take_password (path, NULL));
   g_ptr_array_add (self->source_targets, NULL);
 }
 
@@ -268,8 +271,8 @@ cs_job_add_source_as (CsJob      *self,
   g_return_if_fail (path != NULL && *path != '\0');
   g_return_if_fail (destination_path != NULL && *destination_path != '\0');
 
-  g_ptr_array_add (self->sources, g_strdup (path));
-  g_ptr_array_add (self->source_targets, g_strdup (destination_path));
+  g_ptr_array_add (self->sources, cs_smb_location_take_password (path, NULL));
+  g_ptr_array_add (self->source_targets, cs_smb_location_take_password (destination_path, NULL));
 }
 
 void
@@ -280,7 +283,7 @@ cs_job_set_destination (CsJob      *self,
   g_return_if_fail (path != NULL && *path != '\0');
 
   g_free (self->destination);
-  self->destination = g_strdup (path);
+  self->destination = cs_smb_location_take_password (path, NULL);
 }
 
 void

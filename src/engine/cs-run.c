@@ -16,6 +16,7 @@
 #include "cs-json-io.h"
 #include "cs-run.h"
 #include "cs-run-private.h"
+#include "cs-smb-login-private.h"
 #include "cs-tsan-private.h"
 
 /* A run file this big is not something we wrote: refuse it before parsing. */
@@ -2215,8 +2216,10 @@ read_path (Reader     *r,
   g_autofree guchar *bytes = NULL;
   gsize len = 0;
 
+  /* A record from before passwords were taken out of smb:// URLs may hold
+   * one: shown and exported without it all the same. */
   if (r->failed || raw_node == NULL || JSON_NODE_HOLDS_NULL (raw_node))
-    return g_steal_pointer (&display);
+    return display != NULL ? _cs_smb_location_redact (display) : NULL;
 
   raw = read_string_node (r, raw_node, where, "(raw)", FALSE);
   if (raw == NULL)
@@ -2229,7 +2232,9 @@ read_path (Reader     *r,
       return NULL;
     }
 
-  return g_strndup ((const char *) bytes, len);
+  g_free (raw);
+  raw = g_strndup ((const char *) bytes, len);
+  return _cs_smb_location_redact (raw);
 }
 
 static void
@@ -3583,12 +3588,21 @@ cs_run_new_from_summary (GVariant  *summary,
 
   g_strfreev (run->sources);
   run->sources = g_variant_dup_bytestring_array (sources, NULL);
+  /* An index from before passwords were taken out of smb:// URLs. */
+  for (guint i = 0; run->sources != NULL && run->sources[i] != NULL; i++)
+    {
+      char *kept = _cs_smb_location_redact (run->sources[i]);
+
+      g_free (run->sources[i]);
+      run->sources[i] = kept;
+    }
   if (destination != NULL)
     {
       g_autoptr(GVariant) bytes = g_variant_get_maybe (destination);
+      g_autofree char *given = bytes != NULL ? g_variant_dup_bytestring (bytes, NULL) : NULL;
 
-      if (bytes != NULL)
-        run->destination = g_variant_dup_bytestring (bytes, NULL);
+      if (given != NULL)
+        run->destination = _cs_smb_location_redact (given);
     }
 
   memcpy (run->totals.v, values, sizeof run->totals.v);

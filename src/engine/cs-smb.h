@@ -11,6 +11,17 @@ G_BEGIN_DECLS
 void cs_smb_set_credentials (const char *user,
                              const char *password);
 
+/* @location as it may be shown and kept: an smb:// URL without the
+ * password it may carry ("smb://user:secret@nas/share" gives
+ * "smb://user@nas/share"), anything else as it is. The password is not
+ * lost: every later connection to that server, in this process, logs in
+ * with it, as with one typed in the window's login dialog (and where the
+ * server refuses it, as a job would without it). Records, logs, messages
+ * and settings only ever see what this returns. @taken (may be NULL):
+ * whether there was a password to take. */
+char *cs_smb_location_take_password (const char *location,
+                                     gboolean   *taken);
+
 /* An SMB share's folder, as an smb:// URL or the path GVfs's FUSE mount
  * gives it names it, every part unescaped. */
 typedef struct {

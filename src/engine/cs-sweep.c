@@ -16,6 +16,7 @@
 #include "cs-io-private.h"
 #include "cs-json-io.h"
 #include "cs-run.h"
+#include "cs-smb.h"
 #include "cs-sweep.h"
 #include "cs-task-private.h"
 #include "cs-tsan-private.h"
@@ -52,8 +53,9 @@ cs_sweep_new (const char *source,
 
   g_atomic_ref_count_init (&self->ref);
   self->id = g_uuid_string_random ();
-  self->source = g_strdup (source);
-  self->destination = g_strdup (destination);
+  /* A password in a URL to the login, not into the sweep's record. */
+  self->source = cs_smb_location_take_password (source, NULL);
+  self->destination = cs_smb_location_take_password (destination, NULL);
   self->threads = g_array_new (FALSE, FALSE, sizeof (guint));
   g_array_append_vals (self->threads, default_threads, G_N_ELEMENTS (default_threads));
   self->repeats = 3;

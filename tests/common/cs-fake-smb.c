@@ -44,16 +44,32 @@ local_path (const char *location)
       return NULL;
     }
 
-  /* The user of the URL is the hint libsmbclient hands its callback. */
+  /* The user of the URL is the hint libsmbclient hands its callback; a
+   * URL with a user and a password logs in with them, the callback not
+   * asked (libsmbclient's SMBC_find_server ()). */
   if (userinfo != NULL)
     {
-      g_autofree char *plain = g_uri_unescape_string (userinfo, NULL);
-      const char *name = strchr (plain, ';') != NULL ? strchr (plain, ';') + 1 : plain;
+      char *colon = strchr (userinfo, ':');
+      g_autofree char *plain = NULL;
+      const char *name;
 
+      if (colon != NULL)
+        {
+          g_autofree char *given = g_uri_unescape_string (colon + 1, NULL);
+
+          *colon = '\0';
+          g_strlcpy (password, given != NULL ? given : colon + 1, sizeof password);
+          if (given != NULL)
+            explicit_bzero (given, strlen (given));
+          explicit_bzero (colon + 1, strlen (colon + 1));
+        }
+      plain = g_uri_unescape_string (userinfo, NULL);
+      name = strchr (plain, ';') != NULL ? strchr (plain, ';') + 1 : plain;
       g_strlcpy (user, name, sizeof user);
     }
-  _cs_smb_credentials_fill (host, workgroup, sizeof workgroup, user, sizeof user, password,
-                            sizeof password);
+  if (user[0] == '\0' || password[0] == '\0')
+    _cs_smb_credentials_fill (host, workgroup, sizeof workgroup, user, sizeof user, password,
+                              sizeof password);
 
   g_mutex_lock (&lock);
   g_free (last_user);

@@ -189,6 +189,87 @@ test_log_in (void)
   cs_test_tree_remove (src);
 }
 
+/* A password typed into the URL: taken out of it for the login, the
+ * location kept without it; what GUri cannot split is cut where the SMB
+ * backend would read a password. */
+static void
+test_take_password (void)
+{
+  static const struct {
+    const char *given;
+    const char *kept;
+    const char *password;   /* NULL: none in it */
+  } cases[] = {
+    { "smb://user:secret@nas/share/dir/", "smb://user@nas/share/dir/", "secret" },
+    { "smb://LAB;me:p%40ss@nas:1445/photos/a%20b", "smb://LAB;me@nas:1445/photos/a%20b", "p@ss" },
+    { "smb://me:p@ss@nas/share", "smb://me@nas/share", "p@ss" },
+    { "smb://me:a:b@[fe80::1]/share", "smb://me@[fe80::1]/share", "a:b" },
+    { "smb://:pw@nas/share", "smb://@nas/share", "pw" },
+    { "smb://me:@nas/share", "smb://me@nas/share", "" },
+    { "smb://me:pw#1@nas/share/x", "smb://me@nas/share/x", "pw#1" },
+    { "smb://me@nas/share/100%/a b", "smb://me@nas/share/100%/a b", NULL },
+    { "smb://me:pw@nas/share/100%/a b", "smb://me@nas/share/100%/a b", "pw" },
+    { "smb://me:p w@nas/share/a b", "smb://me@nas/share/a%20b", "p w" },
+    { "smb://nas/share", "smb://nas/share", NULL },
+    { "/tmp/user:secret@nas", "/tmp/user:secret@nas", NULL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      gboolean taken = TRUE;
+      g_autofree char *kept = cs_smb_location_take_password (cases[i].given, &taken);
+
+      g_test_message ("%s", cases[i].given);
+      g_assert_cmpstr (kept, ==, cases[i].kept);
+      g_assert_cmpint (taken, ==, cases[i].password != NULL);
+    }
+}
+
+/* A job to a URL with the password in it logs in with that password
+ * (the fake server takes no other), and keeps it nowhere: not in its
+ * locations, its record or its messages. */
+static void
+test_password_in_url (void)
+{
+  g_autofree char *backing = cs_test_tree_make_tmp ();
+  g_autofree char *src = cs_test_tree_make_tmp ();
+  g_autofree char *file = g_build_filename (src, "a.txt", NULL);
+  g_autofree char *dst = g_build_filename (backing, "dst", NULL);
+  g_autofree char *arrived = g_build_filename (dst, "a.txt", NULL);
+  g_autofree char *json = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CsJob) job = cs_job_new ();
+  g_autoptr(CsJob) nowhere = cs_job_new ();
+
+  cs_fake_smb_install (backing, USER, "in the URL");
+  cs_smb_set_credentials (NULL, NULL);
+  write_file (file, "hello, share");
+  g_assert_cmpint (g_mkdir (dst, 0755), ==, 0);
+
+  cs_job_add_source (job, file);
+  cs_job_set_destination (job, "smb://" USER ":in%20the%20URL@" CS_FAKE_SMB_SERVER "/"
+                               CS_FAKE_SMB_SHARE "/dst/");
+  g_assert_true (cs_job_run_sync (job, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (arrived, G_FILE_TEST_IS_REGULAR));
+  g_assert_cmpstr (cs_run_get_destination (cs_job_get_run (job)), ==, URL "/dst/");
+  json = cs_run_to_json_string (cs_job_get_run (job), FALSE);
+  g_assert_null (strstr (json, "in the URL"));
+  g_assert_null (strstr (json, "in%20the%20URL"));
+
+  /* A destination that cannot be is named without it. */
+  cs_job_add_source (nowhere, file);
+  cs_job_set_destination (nowhere, "smb://" USER ":in%20the%20URL@" CS_FAKE_SMB_SERVER "/"
+                                   CS_FAKE_SMB_SHARE "/no/such/dst");
+  g_assert_false (cs_job_run_sync (nowhere, NULL, &error));
+  g_assert_nonnull (error);
+  g_assert_null (strstr (error->message, "in%20the%20URL"));
+  g_assert_nonnull (strstr (error->message, URL "/no/such/dst"));
+
+  cs_test_tree_remove (backing);
+  cs_test_tree_remove (src);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -202,6 +283,8 @@ main (int   argc,
   g_test_add_func ("/smb-login/location-parse", test_location_parse);
   g_test_add_func ("/smb-login/names", test_names);
   g_test_add_func ("/smb-login/log-in", test_log_in);
+  g_test_add_func ("/smb-login/take-password", test_take_password);
+  g_test_add_func ("/smb-login/password-in-url", test_password_in_url);
 
   status = g_test_run ();
   cs_test_tree_remove (runtime);

@@ -319,6 +319,112 @@ test_drop_and_log_in (void)
   cs_test_tree_remove (root);
 }
 
+/* Whether a file under @folder holds @text. */
+static gboolean
+folder_holds (const char *folder,
+              const char *text)
+{
+  g_autoptr(GDir) dir = g_dir_open (folder, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (folder, name, NULL);
+      g_autofree char *contents = NULL;
+      gsize length = 0;
+
+      if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+        {
+          if (folder_holds (path, text))
+            return TRUE;
+        }
+      else if (g_file_get_contents (path, &contents, &length, NULL)
+               && g_strstr_len (contents, (gssize) length, text) != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A password typed or dropped into an smb:// URL: the copy logs in with
+ * it, without a question, and neither the setup page (destination row,
+ * source list) nor the run, its record or the history keeps it. */
+static void
+test_password_in_url (void)
+{
+  g_autofree char *backing = cs_test_tree_make_tmp ();
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *source = g_build_filename (root, "album", NULL);
+  g_autofree char *arrived = g_build_filename (backing, "dst", "album", NULL);
+  g_autofree char *on_share = g_build_filename (backing, "shared", NULL);
+  g_autofree char *photo = g_build_filename (source, "a.jpg", NULL);
+  g_autofree char *notes = g_build_filename (on_share, "b.txt", NULL);
+  g_autofree char *back = g_build_filename (root, "back", NULL);
+  g_autofree char *json = NULL;
+  g_autofree char *uri = NULL;
+  g_autoptr(GFile) source_file = g_file_new_for_path (source);
+  GFile *sources[] = { source_file };
+  const char *subtitle;
+  CsWindow *window;
+  CsRun *run;
+  GtkWidget *row;
+
+  g_assert_cmpint (g_mkdir (source, 0755), ==, 0);
+  write_file (photo, 3000, 1);
+  g_assert_cmpint (g_mkdir (on_share, 0755), ==, 0);
+  write_file (notes, 2000, 2);
+  g_assert_cmpint (g_mkdir (back, 0755), ==, 0);
+  /* A password no earlier test typed: only the URL's logs in. */
+  cs_fake_smb_install (backing, USER, "Url-Only 7");
+
+  window = cs_ui_window_new ();
+  cs_window_add_sources (window, sources, 1);
+  row = cs_ui_find (window, CS_TYPE_DESTINATION_ROW);
+  g_assert_true (drop_uri (row, "smb://" USER ":Url-Only%207@" CS_FAKE_SMB_SERVER "/"
+                                CS_FAKE_SMB_SHARE "/dst"));
+  uri = g_file_get_uri (cs_setup_page_get_destination (setup_page (window)));
+  g_assert_cmpstr (uri, ==, SHARE_URL "/dst");
+  subtitle = adw_action_row_get_subtitle (ADW_ACTION_ROW (row));
+  g_assert_null (strstr (subtitle, "Url-Only"));
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_true (cs_ui_wait_until (job_started_or_refused, window, WAIT_SECONDS));
+  g_assert_null (cs_setup_page_get_refusal (setup_page (window)));
+  g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
+  g_assert_null (cs_ui_find_dialog (window));
+  run = cs_summary_page_get_run (CS_SUMMARY_PAGE (cs_ui_find (window, CS_TYPE_SUMMARY_PAGE)));
+  g_assert_cmpstr (cs_run_get_outcome (run), ==, "completed");
+  g_assert_cmpstr (cs_run_get_destination (run), ==, SHARE_URL "/dst");
+  json = cs_run_to_json_string (run, FALSE);
+  g_assert_null (strstr (json, "Url-Only"));
+  cs_test_tree_assert_equal (source, arrived);
+
+  /* Dropped on the source list with it: the row and the run without it. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.new-copy", NULL);
+  g_assert_true (drop_uri (cs_ui_find (window, CS_TYPE_SOURCE_LIST),
+                           "smb://" USER ":Url-Only%207@" CS_FAKE_SMB_SERVER "/"
+                           CS_FAKE_SMB_SHARE "/shared"));
+  row = cs_ui_find (window, CS_TYPE_SOURCE_ROW);
+  g_assert_null (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), "Url-Only"));
+  {
+    g_autoptr(GFile) back_file = g_file_new_for_path (back);
+
+    cs_window_set_destination (window, back_file);
+  }
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_true (cs_ui_wait_until (job_started_or_refused, window, WAIT_SECONDS));
+  g_assert_null (cs_setup_page_get_refusal (setup_page (window)));
+  g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
+  run = cs_summary_page_get_run (CS_SUMMARY_PAGE (cs_ui_find (window, CS_TYPE_SUMMARY_PAGE)));
+  g_assert_cmpstr (cs_run_get_sources (run)[0], ==, SHARE_URL "/shared");
+
+  /* Nothing the window or the engine wrote holds it: history, logs. */
+  g_assert_false (folder_holds (g_getenv ("XDG_DATA_HOME"), "Url-Only"));
+
+  cs_ui_window_destroy (window);
+  cs_test_tree_remove (backing);
+  cs_test_tree_remove (root);
+}
+
 /* Cancel: nothing starts, the setup stays as it was and says why. */
 static void
 test_cancel (void)
@@ -645,6 +751,7 @@ main (int   argc,
     {
       g_test_add_func ("/smb-window/drop-and-log-in", test_drop_and_log_in);
       g_test_add_func ("/smb-window/cancel", test_cancel);
+      g_test_add_func ("/smb-window/password-in-url", test_password_in_url);
     }
 
   status = g_test_run ();
