@@ -114,8 +114,10 @@ _cs_dir_unref (CsDir *dir)
     {
       CsJob *job = dir->job;
       CsDir *parent = dir->parent;
+      CsDir *merged_into = dir->merged_into;
 
-      if (dir->apply_attrs && dir->dst_fd >= 0 && !job->settings.dry_run)
+      /* The first source's folder gives the merged folder its attributes. */
+      if (dir->apply_attrs && merged_into == NULL && dir->dst_fd >= 0 && !job->settings.dry_run)
         finish_attributes (dir);
       if (dir->apply_attrs)
         _cs_job_dir_finished (job, dir);
@@ -131,6 +133,7 @@ _cs_dir_unref (CsDir *dir)
         g_free (dir->dst_name);
       g_free (dir->name);
       g_free (dir);
+      _cs_dir_unref (merged_into);
 
       dir = parent;
     }
