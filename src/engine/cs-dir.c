@@ -81,6 +81,8 @@ finish_attributes (CsDir *dir)
    * DOS attributes), which libsmbclient then reports as EISDIR: its fallback
    * opens the folder for writing. The rerun the message asks for sets them. */
   gboolean fatal = atomic_load (&job->stop) == CS_STOP_FATAL;
+  gboolean cleared;
+  mode_t mode;
   guint lost;
 
   if (job->euid == 0 && !_cs_metadata_refused (job, CS_METADATA_OWNERS)
@@ -95,8 +97,11 @@ finish_attributes (CsDir *dir)
   for (guint kind = 0; dir->dst_new && kind < CS_N_METADATA; kind++)
     if (lost & (1u << kind))
       _cs_metadata_lost (job, kind, parent, dir->dst_name, TRUE);
+  mode = _cs_metadata_mode (job, dir->dst_fd, NULL, &dir->st, &cleared);
+  if (cleared && dir->dst_new)
+    _cs_metadata_lost (job, CS_METADATA_SPECIAL_BITS, parent, dir->dst_name, TRUE);
   if (!_cs_metadata_refused (job, CS_METADATA_MODES)
-      && _cs_io_fchmod (&job->counters, dir->dst_fd, dir->st.st_mode & 07777) != 0
+      && _cs_io_fchmod (&job->counters, dir->dst_fd, mode) != 0
       && !_cs_metadata_refuse (job, CS_METADATA_MODES, errno) && !fatal)
     _cs_job_report (job, parent, dir->dst_name, "chmod", errno, NULL, 1);
   if (dir->dst_new && _cs_metadata_refused (job, CS_METADATA_MODES) && !shows (dir, STATX_MODE))
