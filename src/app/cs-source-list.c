@@ -147,9 +147,9 @@ cs_source_list_update_clashes (CsSourceList *self)
         {
           other_path = _cs_display_file (cs_source_row_get_file (one));
           /* Translators: on a later source that would land on the name of an earlier one */
-          message = g_strdup_printf (_("Same name as “%s”, which keeps the name: folders would "
-                                       "merge and files would not be copied; remove one or copy "
-                                       "this one under another name"), other_path);
+          message = g_strdup_printf (_("Same name as “%s”, which goes first and keeps the name: "
+                                       "nothing of this one replaces it (folders merge); remove "
+                                       "one or copy this one under another name"), other_path);
         }
       cs_source_row_set_clash (row, message);
     }
