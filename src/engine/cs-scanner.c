@@ -1161,6 +1161,7 @@ _cs_scanner_run (CsJob *job)
   g_autofree guint *first = NULL;
   g_autofree gboolean *merged = NULL;
   g_autofree gboolean *has_later = NULL;
+  g_autoptr(GHashTable) folded_seen = NULL;
   struct stat dst_st;
   gboolean dest_is_dir;
 
@@ -1219,11 +1220,30 @@ _cs_scanner_run (CsJob *job)
         }
       if (job->settings.dry_run && container->dst_fd < 0)
         container->dst_new = TRUE;
-      if (first[i] != i && !merged[i])
+      if (first[i] != i)
         {
           land_taken (job, container, &t, first[i], dest_is_dir);
           _cs_dir_unref (container);
           continue;
+        }
+      /* Where the destination ignores case, "X" lands on "x" too: the same
+       * rule, by the folded name (rule 17's, as inside folders). */
+      if (container->fs != NULL && container->fs->case_insensitive)
+        {
+          g_autofree char *folded = _cs_dest_fs_fold (dst_name);
+          char *key = g_strconcat (dst_parent, "/", folded, NULL);
+          gpointer earlier;
+
+          if (folded_seen == NULL)
+            folded_seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+          if (g_hash_table_lookup_extended (folded_seen, key, NULL, &earlier))
+            {
+              g_free (key);
+              land_taken (job, container, &t, GPOINTER_TO_UINT (earlier), dest_is_dir);
+              _cs_dir_unref (container);
+              continue;
+            }
+          g_hash_table_insert (folded_seen, key, GUINT_TO_POINTER (i));
         }
       if (has_later[i])
         later = merging_sources (job, container, &t, i, first, merged, dest_is_dir);
