@@ -729,8 +729,8 @@ handle_one (CsJob         *job,
   }
 }
 
-/* The message for a later source's @name in @dir that lands where an earlier
- * source's @first_name in @first_dir goes. */
+/* The message for a later source's @final in @dir, which lands where @first
+ * (an earlier source's path) goes. */
 static char *
 taken_message (CsDir      *dir,
                const char *final,
