@@ -307,6 +307,16 @@ cs_setup_page_add_sources (CsSetupPage  *self,
   cs_source_list_add (self->source_list, files, n_files);
 }
 
+/* The name the user gave @file at the destination, or NULL. */
+const char *
+cs_setup_page_get_copy_as (CsSetupPage *self,
+                           GFile       *file)
+{
+  g_return_val_if_fail (CS_IS_SETUP_PAGE (self), NULL);
+
+  return cs_source_list_get_copy_as (self->source_list, file);
+}
+
 void
 cs_setup_page_clear_sources (CsSetupPage *self)
 {

@@ -19,6 +19,8 @@ void            cs_setup_page_add_sources       (CsSetupPage   *self,
                                                  GFile        **files,
                                                  guint          n_files);
 void            cs_setup_page_clear_sources     (CsSetupPage   *self);
+const char     *cs_setup_page_get_copy_as       (CsSetupPage   *self,
+                                                 GFile         *file);
 GFile          *cs_setup_page_get_destination   (CsSetupPage   *self);
 void            cs_setup_page_set_destination   (CsSetupPage   *self,
                                                  GFile         *destination);

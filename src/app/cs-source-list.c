@@ -27,6 +27,7 @@ struct _CsSourceList
   /* Owned */
   GListStore     *files;
   GtkDropTarget  *drop_target;
+  GHashTable     *copy_as;      /* GFile → the name the user gave it at the destination */
 };
 
 G_DEFINE_FINAL_TYPE (CsSourceList, cs_source_list, GTK_TYPE_WIDGET)
@@ -77,6 +78,83 @@ cs_source_list_update_totals (CsSourceList *self)
   gtk_label_set_label (self->totals_label, text);
 }
 
+/* The name @file lands on in the destination folder. */
+static char *
+landing_name (CsSourceList *self,
+              GFile        *file)
+{
+  const char *as = g_hash_table_lookup (self->copy_as, file);
+
+  return as != NULL ? g_strdup (as) : g_file_get_basename (file);
+}
+
+/*
+ * Sources of one name land on one name: the engine keeps the first named and
+ * reports the others (folders merge, cp -r's way). Said on both rows before
+ * Start, naming the other, so the user can remove one or rename one; never
+ * merged without a word.
+ */
+static void
+cs_source_list_update_clashes (CsSourceList *self)
+{
+  g_autoptr(GHashTable) first = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) second = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list_box));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      g_autofree char *name = NULL;
+
+      if (!CS_IS_SOURCE_ROW (child))
+        continue;
+      name = landing_name (self, cs_source_row_get_file (CS_SOURCE_ROW (child)));
+      if (!g_hash_table_contains (first, name))
+        g_hash_table_insert (first, g_steal_pointer (&name), child);
+      else if (!g_hash_table_contains (second, name))
+        g_hash_table_insert (second, g_steal_pointer (&name), child);
+    }
+
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list_box));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      CsSourceRow *row;
+      g_autofree char *name = NULL;
+      g_autofree char *other_path = NULL;
+      g_autofree char *message = NULL;
+      CsSourceRow *one, *two;
+
+      if (!CS_IS_SOURCE_ROW (child))
+        continue;
+      row = CS_SOURCE_ROW (child);
+      name = landing_name (self, cs_source_row_get_file (row));
+      one = g_hash_table_lookup (first, name);
+      two = g_hash_table_lookup (second, name);
+      if (two == NULL)
+        {
+          cs_source_row_set_clash (row, NULL);
+          continue;
+        }
+      if (one == row)
+        {
+          other_path = _cs_display_file (cs_source_row_get_file (two));
+          /* Translators: on the first of two sources that would land on one name */
+          message = g_strdup_printf (_("Same name as “%s”, added after it: this one keeps the "
+                                       "name"), other_path);
+        }
+      else
+        {
+          other_path = _cs_display_file (cs_source_row_get_file (one));
+          /* Translators: on a later source that would land on the name of an earlier one */
+          message = g_strdup_printf (_("Same name as “%s”, which goes first and keeps the name: "
+                                       "nothing of this one replaces it (folders merge); remove "
+                                       "one or copy this one under another name"), other_path);
+        }
+      cs_source_row_set_clash (row, message);
+    }
+}
+
 static void
 row_remove_cb (CsSourceList *self,
                CsSourceRow  *row)
@@ -84,9 +162,18 @@ row_remove_cb (CsSourceList *self,
   GFile *file = cs_source_row_get_file (row);
   guint position;
 
+  g_hash_table_remove (self->copy_as, file);
   if (g_list_store_find_with_equal_func (self->files, file,
                                          (GEqualFunc) g_file_equal, &position))
     g_list_store_remove (self->files, position);
+}
+
+static void
+row_rename_cb (CsSourceList *self,
+               const char   *name,
+               CsSourceRow  *row)
+{
+  cs_source_list_set_copy_as (self, cs_source_row_get_file (row), name);
 }
 
 static void
@@ -102,7 +189,9 @@ create_row_cb (gpointer item,
   CsSourceList *self = user_data;
   GtkWidget *row = cs_source_row_new (G_FILE (item));
 
+  cs_source_row_set_copy_as (CS_SOURCE_ROW (row), g_hash_table_lookup (self->copy_as, item));
   g_signal_connect_object (row, "remove", G_CALLBACK (row_remove_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (row, "rename", G_CALLBACK (row_rename_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (row, "notify::scanned", G_CALLBACK (row_scanned_cb), self,
                            G_CONNECT_SWAPPED);
 
@@ -120,6 +209,7 @@ files_changed_cb (CsSourceList *self,
 
   gtk_stack_set_visible_child_name (self->stack, n > 0 ? "list" : "empty");
   cs_source_list_update_totals (self);
+  cs_source_list_update_clashes (self);
 
   if (removed != added)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_FILES]);
@@ -161,6 +251,7 @@ cs_source_list_dispose (GObject *object)
     gtk_widget_unparent (child);
 
   g_clear_object (&self->files);
+  g_clear_pointer (&self->copy_as, g_hash_table_unref);
 
   G_OBJECT_CLASS (cs_source_list_parent_class)->dispose (object);
 }
@@ -216,11 +307,14 @@ cs_source_list_init (CsSourceList *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_widget_add_css_class (GTK_WIDGET (self), "source-list");
 
+  self->copy_as = g_hash_table_new_full (g_file_hash, (GEqualFunc) g_file_equal,
+                                         g_object_unref, g_free);
   self->files = g_list_store_new (G_TYPE_FILE);
-  g_signal_connect_object (self->files, "items-changed", G_CALLBACK (files_changed_cb), self,
-                           G_CONNECT_SWAPPED);
   gtk_list_box_bind_model (self->list_box, G_LIST_MODEL (self->files),
                            create_row_cb, self, NULL);
+  /* After the list box's own: the rows of what changed exist by then. */
+  g_signal_connect_object (self->files, "items-changed", G_CALLBACK (files_changed_cb), self,
+                           G_CONNECT_SWAPPED);
 
   /* A controller, not a widget: the drop zone is the whole list, empty or not. */
   self->drop_target = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
@@ -286,7 +380,45 @@ cs_source_list_clear (CsSourceList *self)
 {
   g_return_if_fail (CS_IS_SOURCE_LIST (self));
 
+  g_hash_table_remove_all (self->copy_as);
   g_list_store_remove_all (self->files);
+}
+
+/* Copies @file under @name (filename encoding) at the destination; NULL, or
+ * its own name, copies it under its own name again. */
+void
+cs_source_list_set_copy_as (CsSourceList *self,
+                            GFile        *file,
+                            const char   *name)
+{
+  g_autofree char *own = NULL;
+
+  g_return_if_fail (CS_IS_SOURCE_LIST (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  own = g_file_get_basename (file);
+  if (name == NULL || g_strcmp0 (name, own) == 0)
+    g_hash_table_remove (self->copy_as, file);
+  else
+    g_hash_table_replace (self->copy_as, g_object_ref (file), g_strdup (name));
+
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list_box));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (CS_IS_SOURCE_ROW (child) && g_file_equal (cs_source_row_get_file (CS_SOURCE_ROW (child)), file))
+      cs_source_row_set_copy_as (CS_SOURCE_ROW (child), g_hash_table_lookup (self->copy_as, file));
+  cs_source_list_update_clashes (self);
+}
+
+/* The name @file is copied under, when the user gave it one; else NULL. */
+const char *
+cs_source_list_get_copy_as (CsSourceList *self,
+                            GFile        *file)
+{
+  g_return_val_if_fail (CS_IS_SOURCE_LIST (self), NULL);
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  return g_hash_table_lookup (self->copy_as, file);
 }
 
 /* TRUE when a scan found an item gone; @out_missing gets the first such item. */

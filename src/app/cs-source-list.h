@@ -16,5 +16,10 @@ void        cs_source_list_add          (CsSourceList  *self,
 void        cs_source_list_clear        (CsSourceList  *self);
 gboolean    cs_source_list_get_missing  (CsSourceList  *self,
                                          GFile        **out_missing);
+void        cs_source_list_set_copy_as  (CsSourceList  *self,
+                                         GFile         *file,
+                                         const char    *name);
+const char *cs_source_list_get_copy_as  (CsSourceList  *self,
+                                         GFile         *file);
 
 G_END_DECLS

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <stdatomic.h>
+#include <string.h>
 
 #include <glib/gi18n.h>
 
@@ -25,6 +26,7 @@ typedef struct
   _Atomic guint64   n_dirs;
   _Atomic guint64   n_bytes;
   GFileType         type;     /* written by the thread before it returns */
+  char             *link_target;  /* likewise, for a symbolic link */
 } ScanData;
 
 struct _CsSourceRow
@@ -35,9 +37,16 @@ struct _CsSourceRow
   GtkImage     *icon;
   GtkSpinner   *spinner;
   GtkButton    *remove_button;
+  GtkMenuButton *rename_button;
+  GtkPopover   *rename_popover;
+  GtkEntry     *rename_entry;
 
   /* Owned */
   GFile        *file;
+  char         *counts;     /* what the scan found, or why it could not */
+  char         *clash;      /* another source of the same name, said; or NULL */
+  char         *copy_as;    /* the name at the destination, when not the source's */
+  const char   *icon_name;  /* what the item is */
   GCancellable *cancellable;
   ScanData     *scan;
   guint         poll_id;
@@ -57,6 +66,7 @@ enum {
 
 enum {
   REMOVE,
+  RENAME,
   N_SIGNALS
 };
 
@@ -67,12 +77,14 @@ static void
 scan_data_free (ScanData *scan)
 {
   g_clear_object (&scan->file);
+  g_free (scan->link_target);
   g_free (scan);
 }
 
 #define SCAN_ATTRIBUTES G_FILE_ATTRIBUTE_STANDARD_NAME "," \
                         G_FILE_ATTRIBUTE_STANDARD_TYPE "," \
-                        G_FILE_ATTRIBUTE_STANDARD_SIZE
+                        G_FILE_ATTRIBUTE_STANDARD_SIZE "," \
+                        G_FILE_ATTRIBUTE_STANDARD_SYMLINK_TARGET
 
 /* worker thread */
 static void
@@ -95,6 +107,8 @@ scan_thread (GTask        *task,
     }
 
   scan->type = g_file_info_get_file_type (info);
+  if (scan->type == G_FILE_TYPE_SYMBOLIC_LINK)
+    scan->link_target = g_strdup (g_file_info_get_symlink_target (info));
   if (scan->type != G_FILE_TYPE_DIRECTORY)
     {
       atomic_store (&scan->n_files, 1);
@@ -162,6 +176,49 @@ scan_thread (GTask        *task,
   g_task_return_boolean (task, TRUE);
 }
 
+/* The subtitle: what the item holds, the name it is copied under, and
+ * another source of the same name, a line each. */
+static void
+cs_source_row_update_subtitle (CsSourceRow *self)
+{
+  g_autoptr(GString) text = g_string_new (self->counts);
+  guint lines = 1;
+
+  if (self->copy_as != NULL)
+    {
+      /* Translators: under a source the user renamed, like "Copied as “IMG_0001 (2).JPG”" */
+      g_string_append_c (text, '\n');
+      g_string_append_printf (text, _("Copied as “%s”"), self->copy_as);
+      lines++;
+    }
+  if (self->clash != NULL)
+    {
+      g_string_append_c (text, '\n');
+      g_string_append (text, self->clash);
+      lines++;
+    }
+  adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (self), lines > 1 ? 0 : 1);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self), text->str);
+
+  gtk_image_set_from_icon_name (self->icon, self->clash != NULL ? "dialog-warning-symbolic"
+                                                               : self->icon_name);
+  if (self->clash != NULL || g_strcmp0 (self->icon_name, "dialog-warning-symbolic") == 0)
+    gtk_widget_add_css_class (GTK_WIDGET (self->icon), "warning");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->icon), "warning");
+  gtk_widget_set_visible (GTK_WIDGET (self->rename_button),
+                          self->clash != NULL || self->copy_as != NULL);
+}
+
+static void
+cs_source_row_set_counts (CsSourceRow *self,
+                          char        *counts)
+{
+  g_free (self->counts);
+  self->counts = counts;
+  cs_source_row_update_subtitle (self);
+}
+
 static void
 cs_source_row_show_counts (CsSourceRow *self,
                            gboolean     final)
@@ -182,7 +239,7 @@ cs_source_row_show_counts (CsSourceRow *self,
                                           (gulong) files),
                                 size, count);
 
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (self), subtitle);
+  cs_source_row_set_counts (self, g_steal_pointer (&subtitle));
 }
 
 static gboolean
@@ -213,9 +270,8 @@ scan_done_cb (GObject      *object,
       gtk_widget_set_visible (GTK_WIDGET (self->spinner), FALSE);
 
       self->missing = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
-      adw_action_row_set_subtitle (ADW_ACTION_ROW (self), error->message);
-      gtk_image_set_from_icon_name (self->icon, "dialog-warning-symbolic");
-      gtk_widget_add_css_class (GTK_WIDGET (self->icon), "warning");
+      self->icon_name = "dialog-warning-symbolic";
+      cs_source_row_set_counts (self, g_strdup (error->message));
     }
   else
     {
@@ -224,11 +280,22 @@ scan_done_cb (GObject      *object,
       gtk_widget_set_visible (GTK_WIDGET (self->spinner), FALSE);
 
       if (self->scan->type == G_FILE_TYPE_DIRECTORY)
-        gtk_image_set_from_icon_name (self->icon, "folder-symbolic");
+        self->icon_name = "folder-symbolic";
       else if (self->scan->type == G_FILE_TYPE_SYMBOLIC_LINK)
-        gtk_image_set_from_icon_name (self->icon, "emblem-symbolic-link-symbolic");
+        self->icon_name = "emblem-symbolic-link-symbolic";
 
-      cs_source_row_show_counts (self, TRUE);
+      /* A link is copied as a link, as cp -a does: what it points to is
+       * what the user should see, not the few bytes of the link. */
+      if (self->scan->type == G_FILE_TYPE_SYMBOLIC_LINK && self->scan->link_target != NULL)
+        {
+          g_autofree char *target = g_filename_display_name (self->scan->link_target);
+
+          /* Translators: under a dropped symbolic link, like "Link to “photos/2024”, copied as a link" */
+          cs_source_row_set_counts (self, g_strdup_printf (_("Link to “%s”, copied as a link"),
+                                                           target));
+        }
+      else
+        cs_source_row_show_counts (self, TRUE);
     }
 
   self->scanned = TRUE;
@@ -239,6 +306,52 @@ static void
 remove_clicked_cb (CsSourceRow *self)
 {
   g_signal_emit (self, signals[REMOVE], 0);
+}
+
+/* "IMG_0001.JPG" → "IMG_0001 (2).JPG": a name the user can take as it is. */
+static char *
+suggested_name (const char *name)
+{
+  const char *dot = strrchr (name, '.');
+
+  if (dot == NULL || dot == name)
+    return g_strdup_printf ("%s (2)", name);
+  return g_strdup_printf ("%.*s (2)%s", (int) (dot - name), name, dot);
+}
+
+static void
+rename_popover_show_cb (CsSourceRow *self)
+{
+  g_autofree char *name = g_file_get_basename (self->file);
+  g_autofree char *display = NULL;
+  g_autofree char *suggestion = NULL;
+
+  display = g_filename_display_name (self->copy_as != NULL ? self->copy_as : name);
+  suggestion = self->copy_as != NULL ? g_strdup (display) : suggested_name (display);
+  gtk_editable_set_text (GTK_EDITABLE (self->rename_entry), suggestion);
+  gtk_widget_remove_css_class (GTK_WIDGET (self->rename_entry), "error");
+  gtk_widget_grab_focus (GTK_WIDGET (self->rename_entry));
+}
+
+static void
+rename_confirm_cb (CsSourceRow *self)
+{
+  g_autofree char *text = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->rename_entry))));
+  g_autofree char *name = NULL;
+
+  /* One name in the destination folder, never a path. */
+  if (*text == '\0' || strchr (text, '/') != NULL || strcmp (text, ".") == 0
+      || strcmp (text, "..") == 0)
+    {
+      gtk_widget_add_css_class (GTK_WIDGET (self->rename_entry), "error");
+      gtk_widget_error_bell (GTK_WIDGET (self->rename_entry));
+      return;
+    }
+  name = g_filename_from_utf8 (text, -1, NULL, NULL, NULL);
+  if (name == NULL)
+    return;
+  gtk_popover_popdown (self->rename_popover);
+  g_signal_emit (self, signals[RENAME], 0, name);
 }
 
 static void
@@ -257,7 +370,8 @@ cs_source_row_constructed (GObject *object)
   parse_name = _cs_display_file (self->file);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self), name);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self), parse_name);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (self), _("Counting…"));
+  self->icon_name = "text-x-generic-symbolic";
+  cs_source_row_set_counts (self, g_strdup (_("Counting…")));
 
   self->scan = g_new0 (ScanData, 1);
   self->scan->file = g_object_ref (self->file);
@@ -273,7 +387,7 @@ cs_source_row_constructed (GObject *object)
       /* Translators: under a source on an SMB share nobody mounted, like
        * "On nas/photos; counted when the copy starts" */
       subtitle = g_strdup_printf (_("On %s; counted when the copy starts"), where);
-      adw_action_row_set_subtitle (ADW_ACTION_ROW (self), subtitle);
+      cs_source_row_set_counts (self, g_steal_pointer (&subtitle));
       gtk_widget_set_visible (GTK_WIDGET (self->spinner), FALSE);
       self->scanned = TRUE;
       return;
@@ -308,6 +422,9 @@ cs_source_row_finalize (GObject *object)
   g_clear_object (&self->cancellable);
   g_clear_object (&self->file);
   g_clear_pointer (&self->scan, scan_data_free);
+  g_clear_pointer (&self->counts, g_free);
+  g_clear_pointer (&self->clash, g_free);
+  g_clear_pointer (&self->copy_as, g_free);
 
   G_OBJECT_CLASS (cs_source_row_parent_class)->finalize (object);
 }
@@ -387,9 +504,22 @@ cs_source_row_class_init (CsSourceRowClass *klass)
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 0);
 
+  /* The row asks, with the name (in the filename encoding); the list keeps it. */
+  signals[RENAME] =
+    g_signal_new ("rename",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
+
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/copyscope/Copyscope/ui/cs-source-row.ui");
   gtk_widget_class_bind_template_child (widget_class, CsSourceRow, icon);
+  gtk_widget_class_bind_template_child (widget_class, CsSourceRow, rename_button);
+  gtk_widget_class_bind_template_child (widget_class, CsSourceRow, rename_popover);
+  gtk_widget_class_bind_template_child (widget_class, CsSourceRow, rename_entry);
+  gtk_widget_class_bind_template_callback (widget_class, rename_popover_show_cb);
+  gtk_widget_class_bind_template_callback (widget_class, rename_confirm_cb);
   gtk_widget_class_bind_template_child (widget_class, CsSourceRow, spinner);
   gtk_widget_class_bind_template_child (widget_class, CsSourceRow, remove_button);
   gtk_widget_class_bind_template_callback (widget_class, remove_clicked_cb);
@@ -439,6 +569,59 @@ cs_source_row_get_n_files (CsSourceRow *self)
   g_return_val_if_fail (CS_IS_SOURCE_ROW (self), 0);
 
   return atomic_load (&self->scan->n_files);
+}
+
+/* @message: what another source of the same name means for this one, or NULL. */
+void
+cs_source_row_set_clash (CsSourceRow *self,
+                         const char  *message)
+{
+  g_return_if_fail (CS_IS_SOURCE_ROW (self));
+
+  if (g_strcmp0 (self->clash, message) == 0)
+    return;
+  g_free (self->clash);
+  self->clash = g_strdup (message);
+  cs_source_row_update_subtitle (self);
+}
+
+const char *
+cs_source_row_get_clash (CsSourceRow *self)
+{
+  g_return_val_if_fail (CS_IS_SOURCE_ROW (self), NULL);
+
+  return self->clash;
+}
+
+/* @name: the name at the destination (filename encoding), or NULL for the source's own. */
+void
+cs_source_row_set_copy_as (CsSourceRow *self,
+                           const char  *name)
+{
+  g_return_if_fail (CS_IS_SOURCE_ROW (self));
+
+  if (g_strcmp0 (self->copy_as, name) == 0)
+    return;
+  g_free (self->copy_as);
+  self->copy_as = g_strdup (name);
+  cs_source_row_update_subtitle (self);
+}
+
+const char *
+cs_source_row_get_copy_as (CsSourceRow *self)
+{
+  g_return_val_if_fail (CS_IS_SOURCE_ROW (self), NULL);
+
+  return self->copy_as;
+}
+
+/* What a dropped symbolic link points to, once scanned; else NULL. */
+const char *
+cs_source_row_get_link_target (CsSourceRow *self)
+{
+  g_return_val_if_fail (CS_IS_SOURCE_ROW (self), NULL);
+
+  return self->scanned ? self->scan->link_target : NULL;
 }
 
 guint64

@@ -14,5 +14,12 @@ gboolean   cs_source_row_get_scanned  (CsSourceRow *self);
 gboolean   cs_source_row_get_missing  (CsSourceRow *self);
 guint64    cs_source_row_get_n_files  (CsSourceRow *self);
 guint64    cs_source_row_get_n_bytes  (CsSourceRow *self);
+void       cs_source_row_set_clash    (CsSourceRow *self,
+                                       const char  *message);
+const char *cs_source_row_get_clash   (CsSourceRow *self);
+void       cs_source_row_set_copy_as  (CsSourceRow *self,
+                                       const char  *name);
+const char *cs_source_row_get_copy_as (CsSourceRow *self);
+const char *cs_source_row_get_link_target (CsSourceRow *self);
 
 G_END_DECLS

@@ -112,23 +112,26 @@ clear_sources_action (GtkWidget  *widget,
 /*
  * A job of @files into @destination, set up as the setup page says; NULL,
  * the setup page saying why, when a file is neither a local or mounted
- * path nor on an SMB share.
+ * path nor on an SMB share. With @setup_names, @files are the setup page's,
+ * each copied under the name its row gives it.
  */
 CsJob *
 _cs_window_build_job (CsWindow  *self,
                       GFile    **files,
                       guint      n_files,
                       GFile     *destination,
+                      gboolean   setup_names,
                       GStrv     *out_sources,
                       char     **out_destination)
 {
   g_autoptr(GStrvBuilder) sources = g_strv_builder_new ();
+  g_autoptr(GPtrArray) locations = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *destination_location = NULL;
   g_autoptr(CsJob) job = cs_job_new ();
 
   for (guint i = 0; i < n_files; i++)
     {
-      g_autofree char *location = _cs_file_get_location (files[i]);
+      char *location = _cs_file_get_location (files[i]);
 
       /* The engine copies paths and smb:// locations; other remote ones
        * need to be mounted first. */
@@ -141,7 +144,7 @@ _cs_window_build_job (CsWindow  *self,
           cs_setup_page_show_refusal (self->setup_page, text);
           return NULL;
         }
-      cs_job_add_source (job, location);
+      g_ptr_array_add (locations, location);
       g_strv_builder_add (sources, location);
     }
 
@@ -152,6 +155,20 @@ _cs_window_build_job (CsWindow  *self,
                                   _("The destination is not a local or mounted folder, nor one on "
                                     "an SMB share."));
       return NULL;
+    }
+  for (guint i = 0; i < n_files; i++)
+    {
+      const char *as = setup_names ? cs_setup_page_get_copy_as (self->setup_page, files[i]) : NULL;
+
+      /* Renamed on its row so as not to land on another source's name. */
+      if (as != NULL)
+        {
+          g_autofree char *target = g_build_filename (destination_location, as, NULL);
+
+          cs_job_add_source_as (job, g_ptr_array_index (locations, i), target);
+        }
+      else
+        cs_job_add_source (job, g_ptr_array_index (locations, i));
     }
   cs_job_set_destination (job, destination_location);
   _cs_window_configure_job (self, job);
@@ -199,7 +216,7 @@ start_action (GtkWidget  *widget,
 
   for (guint i = 0; i < g_list_model_get_n_items (model); i++)
     g_ptr_array_add (files, g_list_model_get_item (model, i));
-  job = _cs_window_build_job (self, (GFile **) files->pdata, files->len, destination,
+  job = _cs_window_build_job (self, (GFile **) files->pdata, files->len, destination, TRUE,
                               &sources, &destination_location);
   if (job == NULL)
     return;

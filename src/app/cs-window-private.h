@@ -100,6 +100,7 @@ CsJob   *_cs_window_build_job             (CsWindow       *self,
                                            GFile         **files,
                                            guint           n_files,
                                            GFile          *destination,
+                                           gboolean        setup_names,
                                            GStrv          *out_sources,
                                            char          **out_destination);
 gboolean _cs_window_queue                 (CsWindow       *self,

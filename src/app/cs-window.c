@@ -1810,7 +1810,8 @@ cs_window_queue_copy (CsWindow  *self,
   if (n_files == 0 || destination == NULL)
     return FALSE;
 
-  job = _cs_window_build_job (self, files, n_files, destination, &sources, &destination_path);
+  job = _cs_window_build_job (self, files, n_files, destination, FALSE, &sources,
+                              &destination_path);
   if (job == NULL)
     {
       _cs_window_show_home (self, "setup");

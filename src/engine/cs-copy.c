@@ -879,6 +879,8 @@ finish_temp (CsJob             *job,
 {
   struct timespec times[2] = { st->st_atim, st->st_mtim };
   struct stat now;
+  gboolean cleared;
+  mode_t mode;
   Outcome o;
 
   if (!item->dir->src_pseudo && is_sparse (st) && _cs_io_ftruncate (&job->counters, tmp_fd, st->st_size) != 0)
@@ -919,7 +921,10 @@ finish_temp (CsJob             *job,
   o = keep_owner (job, worker, item, tmp_fd, st);
   if (o.code != 0)
     return o;
-  o = keep_mode (job, worker, item->dir->fs, tmp_fd, created_mode, st->st_mode & 07777);
+  mode = _cs_metadata_mode (job, tmp_fd, NULL, st, &cleared);
+  if (cleared)
+    worker->lost |= 1u << CS_METADATA_SPECIAL_BITS;
+  o = keep_mode (job, worker, item->dir->fs, tmp_fd, created_mode, mode);
   if (o.code != 0)
     return o;
   if (times_on_fd && _cs_io_futimens (&job->counters, tmp_fd, times) != 0)
@@ -1815,6 +1820,8 @@ copy_special_once (CsJob    *job,
   struct timespec times[2] = { item->st.st_atim, item->st.st_mtim };
   int dst_fd = item->dir->dst_fd;
   char tmp[64];
+  gboolean cleared;
+  mode_t mode;
   Outcome o = OK;
 
   temp_name (job, tmp, sizeof tmp);
@@ -1830,8 +1837,11 @@ copy_special_once (CsJob    *job,
     o = fail (errno, "chown");
   if (job->euid == 0 && _cs_metadata_refused (job, CS_METADATA_OWNERS))
     worker->lost |= 1u << CS_METADATA_OWNERS;
+  mode = _cs_metadata_mode (job, dst_fd, tmp, &item->st, &cleared);
+  if (cleared)
+    worker->lost |= 1u << CS_METADATA_SPECIAL_BITS;
   if (o.code == 0 && !_cs_metadata_refused (job, CS_METADATA_MODES)
-      && _cs_io_fchmodat (&job->counters, dst_fd, tmp, item->st.st_mode & 07777) != 0
+      && _cs_io_fchmodat (&job->counters, dst_fd, tmp, mode) != 0
       && !_cs_metadata_refuse (job, CS_METADATA_MODES, errno))
     o = fail (errno, "chmod");
   if (_cs_metadata_refused (job, CS_METADATA_MODES))

@@ -82,6 +82,8 @@ finish_attributes (CsDir *dir)
    * opens the folder for writing. The rerun the message asks for sets them. */
   gboolean fatal = atomic_load (&job->stop) == CS_STOP_FATAL;
   gboolean done = TRUE;
+  gboolean cleared;
+  mode_t mode;
   guint lost;
 
   if (job->euid == 0 && !_cs_metadata_refused (job, CS_METADATA_OWNERS)
@@ -96,8 +98,11 @@ finish_attributes (CsDir *dir)
   for (guint kind = 0; dir->dst_new && kind < CS_N_METADATA; kind++)
     if (lost & (1u << kind))
       _cs_metadata_lost (job, kind, parent, dir->dst_name, TRUE);
+  mode = _cs_metadata_mode (job, dir->dst_fd, NULL, &dir->st, &cleared);
+  if (cleared && dir->dst_new)
+    _cs_metadata_lost (job, CS_METADATA_SPECIAL_BITS, parent, dir->dst_name, TRUE);
   if (!_cs_metadata_refused (job, CS_METADATA_MODES)
-      && _cs_io_fchmod (&job->counters, dir->dst_fd, dir->st.st_mode & 07777) != 0
+      && _cs_io_fchmod (&job->counters, dir->dst_fd, mode) != 0
       && !_cs_metadata_refuse (job, CS_METADATA_MODES, errno))
     {
       done = FALSE;
@@ -124,8 +129,10 @@ _cs_dir_unref (CsDir *dir)
     {
       CsJob *job = dir->job;
       CsDir *parent = dir->parent;
+      CsDir *merged_into = dir->merged_into;
 
-      if (dir->apply_attrs && dir->dst_fd >= 0 && !job->settings.dry_run)
+      /* The first source's folder gives the merged folder its attributes. */
+      if (dir->apply_attrs && merged_into == NULL && dir->dst_fd >= 0 && !job->settings.dry_run)
         dir->dst_done = finish_attributes (dir);
       if (dir->apply_attrs)
         _cs_job_dir_finished (job, dir);
@@ -141,6 +148,7 @@ _cs_dir_unref (CsDir *dir)
         g_free (dir->dst_name);
       g_free (dir->name);
       g_free (dir);
+      _cs_dir_unref (merged_into);
 
       dir = parent;
     }

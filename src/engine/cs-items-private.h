@@ -51,6 +51,10 @@ struct _CsDir {
   gboolean     src_pseudo;    /* on procfs, sysfs and the like: sizes say nothing */
   CsDestFs    *fs;            /* borrowed from the job: the destination folder's filesystem */
   CsJob       *job;           /* borrowed */
+  /* A later source's folder of the same name merged into an earlier one's
+   * (cp -r a/d b/d c): a reference to that one, which sets the destination
+   * folder's attributes once both are done; usually NULL. */
+  CsDir       *merged_into;
 };
 
 /* One big file, copied by several chunk items. */

@@ -28,6 +28,7 @@ typedef enum {
   CS_METADATA_LINK_TIMES,
   CS_METADATA_LINKS,        /* symbolic links themselves */
   CS_METADATA_HARD_LINKS,   /* names of one file, copied as separate files */
+  CS_METADATA_SPECIAL_BITS, /* setuid, setgid, sticky: cleared where the owner is not kept */
   CS_N_METADATA
 } CsMetadata;
 
@@ -59,6 +60,20 @@ void      _cs_metadata_lost        (CsJob          *job,
                                     CsDir          *dir,
                                     const char     *name,
                                     gboolean        is_dir);
+/*
+ * any thread: the permission bits to give a copy of @src, whose owner and
+ * group the destination file @fd (or @name in it, when not NULL) now shows.
+ * As cp -p, rsync and tar: setuid and setgid (and on a file the sticky bit)
+ * are kept only where the copy has the source's owner and group, never
+ * handed to a user who could not have set them. @out_cleared: whether any
+ * was cleared. Asks the destination only when the source has such a bit.
+ */
+mode_t    _cs_metadata_mode        (CsJob             *job,
+                                    int                fd,
+                                    const char        *name,
+                                    const struct stat *src,
+                                    gboolean          *out_cleared);
+
 /* controller thread, once every item is done: one report per kind lost. */
 void      _cs_metadata_report      (CsJob          *job);
 

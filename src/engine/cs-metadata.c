@@ -4,10 +4,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 
 #include <glib/gi18n-lib.h>
 
 #include "cs-errno-private.h"
+#include "cs-io-private.h"
 #include "cs-job-private.h"
 #include "cs-metadata-private.h"
 #include "cs-names-private.h"
@@ -22,6 +24,7 @@ static const char *const operations[CS_N_METADATA] = {
   [CS_METADATA_LINK_TIMES] = "set link times",
   [CS_METADATA_LINKS] = "create link",
   [CS_METADATA_HARD_LINKS] = "link",
+  [CS_METADATA_SPECIAL_BITS] = "chmod",
 };
 
 void
@@ -76,6 +79,7 @@ means_refused (CsMetadata what,
     case CS_METADATA_OWNERS:
     case CS_METADATA_MODES:
     case CS_METADATA_TIMES:
+    case CS_METADATA_SPECIAL_BITS:
     case CS_N_METADATA:
     default:
       return _cs_share_refuses (code);
@@ -187,10 +191,40 @@ loss_sentence (CsMetadata what,
                        "file, where the source has it as a name of one file (for example “%s”)",
                        "The destination does not keep hard links: %s were copied as separate "
                        "files, where the source has them as names of one file (for example “%s”)", n);
+    case CS_METADATA_SPECIAL_BITS:
+      return ngettext ("Setuid, setgid and sticky bits are kept only with the owner, which the copy "
+                       "does not have: %s lost them (for example “%s”)",
+                       "Setuid, setgid and sticky bits are kept only with the owner, which the copies "
+                       "do not have: %s lost them (for example “%s”)", n);
     case CS_N_METADATA:
     default:
       g_assert_not_reached ();
     }
+}
+
+mode_t
+_cs_metadata_mode (CsJob             *job,
+                   int                fd,
+                   const char        *name,
+                   const struct stat *src,
+                   gboolean          *out_cleared)
+{
+  mode_t mode = src->st_mode & 07777;
+  /* cp -a keeps a folder's sticky bit (a shared folder stays one); a
+   * file's it clears with the others. */
+  mode_t special = S_ISDIR (src->st_mode) ? S_ISUID | S_ISGID : S_ISUID | S_ISGID | S_ISVTX;
+  struct stat st;
+
+  *out_cleared = FALSE;
+  if ((mode & special) == 0)
+    return mode;
+  /* Not known to be kept: cleared, the safe side. */
+  if ((name != NULL ? _cs_io_fstatat (&job->counters, fd, name, &st, AT_SYMLINK_NOFOLLOW)
+                    : _cs_io_fstat (&job->counters, fd, &st)) == 0
+      && st.st_uid == src->st_uid && st.st_gid == src->st_gid)
+    return mode;
+  *out_cleared = TRUE;
+  return mode & ~special;
 }
 
 void

@@ -157,7 +157,47 @@ count_extras (CsJob      *job,
     }
 }
 
-static void walk_dir (CsJob *job, CsDir *dir, guint depth);
+/*
+ * Sources that land on one name (cp -r a/d b/d c) are decided by the order
+ * they were named in, never by which worker gets there first: the first keeps
+ * the name; a later folder merges into an earlier folder of that name, and in
+ * the merged folder a name met again (IMG_0001.JPG in two cameras' DCIM) is
+ * the first's; anything else of a later source that would land on a taken
+ * name is not copied and is reported naming both. The scanner alone decides,
+ * while it reads the folders one after the other, so a move never removes
+ * the later one; it keeps the names of a merged folder's one level only.
+ */
+
+/* A later source's folder to merge into the folder of its name being entered. */
+typedef struct {
+  CsDir    *parent;   /* a reference */
+  char     *name;     /* in @parent */
+  gboolean  entered;  /* merged (or reported) by enter_dir */
+} Later;
+
+static Later *
+later_new (CsDir      *parent,
+           const char *name)
+{
+  Later *later = g_new0 (Later, 1);
+
+  later->parent = _cs_dir_ref (parent);
+  later->name = g_strdup (name);
+  return later;
+}
+
+static void
+later_free (gpointer data)
+{
+  Later *later = data;
+
+  _cs_dir_unref (later->parent);
+  g_free (later->name);
+  g_free (later);
+}
+
+static void walk_dir (CsJob *job, CsDir *dir, guint depth, GPtrArray *members);
+static void count_unreadable (CsJob *job, gboolean folder);
 
 /* A batch goes out at this many files or bytes, whichever comes first. */
 #define BATCH_FILES 16
@@ -211,15 +251,61 @@ queue_item (CsJob  *job,
     flush_batch (job);
 }
 
-/* Creates (or opens) the destination folder for @name and walks it. */
+/* Opens @later's folder as one merged into @into, whose destination folder
+ * it shares. NULL, reported, if it cannot be read. */
+static CsDir *
+open_merged (CsJob *job,
+             CsDir *into,
+             Later *later)
+{
+  CsDir *dir;
+  struct stat st;
+
+  later->entered = TRUE;
+  if (_cs_io_fstatat (&job->counters, later->parent->src_fd, later->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    {
+      _cs_job_report_item (job, later->parent, later->name, NULL, 0, TRUE, "stat", errno, NULL, 1);
+      count_unreadable (job, TRUE);
+      return NULL;
+    }
+  atomic_fetch_add (&job->dirs_found, 1);
+  _cs_job_add_dir_total (job, CS_CLASS_TOTAL);
+  dir = _cs_dir_new (job, later->parent, later->name, into->dst_name);
+  dir->st = st;
+  dir->src_fd = _cs_io_openat (&job->counters, later->parent->src_fd, later->name,
+                               O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+  if (dir->src_fd < 0)
+    {
+      _cs_job_report_item (job, later->parent, later->name, NULL, 0, TRUE, "open folder", errno, NULL, 1);
+      _cs_job_add_dir_total (job, CS_CLASS_FAILED);
+      _cs_dir_unref (dir);
+      return NULL;
+    }
+  _cs_dir_note_source (job, dir, later->parent);
+  /* Its own descriptor: a directory's offset is shared by duplicates. */
+  if (into->dst_fd >= 0)
+    dir->dst_fd = _cs_io_openat (&job->counters, into->dst_fd, ".", O_RDONLY | O_DIRECTORY, 0);
+  dir->dst_new = FALSE;
+  dir->fs = into->fs;
+  dir->merged_into = _cs_dir_ref (into);
+  _cs_job_add_dir_total (job, CS_CLASS_SKIPPED);
+  if (job->settings.operation == CS_OPERATION_MOVE)
+    _cs_move_probe_dir (job, dir);
+  return dir;
+}
+
+/* Creates (or opens) the destination folder for @name and walks it, with
+ * the folders of @later (or NULL) merged into it. */
 static void
 enter_dir (CsJob             *job,
            CsDir             *parent,
            const char        *name,
            const char        *dst_name,
            const struct stat *st,
-           guint              depth)
+           guint              depth,
+           GPtrArray         *later)
 {
+  g_autoptr(GPtrArray) members = NULL;
   CsDir *dir;
   int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 
@@ -304,7 +390,18 @@ enter_dir (CsJob             *job,
     _cs_move_probe_dir (job, dir);
   if (job->settings.operation == CS_OPERATION_MIRROR && parent->parent == NULL)
     _cs_mirror_add_root (job, dir);
-  walk_dir (job, dir, depth + 1);
+  if (later != NULL && later->len > 0)
+    {
+      members = g_ptr_array_new_with_free_func ((GDestroyNotify) _cs_dir_unref);
+      for (guint i = 0; i < later->len; i++)
+        {
+          CsDir *merged = open_merged (job, dir, g_ptr_array_index (later, i));
+
+          if (merged != NULL)
+            g_ptr_array_add (members, merged);
+        }
+    }
+  walk_dir (job, dir, depth + 1, members);
   _cs_dir_unref (dir);
 }
 
@@ -330,7 +427,21 @@ count_unreadable (CsJob    *job,
 typedef struct {
   GHashTable *existing;     /* the destination folder's names not met yet, for Extras */
   GHashTable *taken;        /* on a case-insensitive destination: folded name → source name */
+  /* Where several sources' folders merge: the folders (the first, then the
+   * later ones in operand order), the one being read, and the names met so
+   * far (as the destination compares them) → Claim. Else NULL. */
+  GPtrArray  *members;
+  guint       member;
+  GHashTable *claimed;
 } FolderScan;
+
+/* Which member of a merged folder met a name first, and whether it was a
+ * folder the later members' folders of that name merged into. */
+typedef struct {
+  guint     member;
+  gboolean  merged;
+  char      name[];
+} Claim;
 
 /* Counts an entry that is not copied because the destination cannot hold
  * it, and says why. */
@@ -426,13 +537,14 @@ holdable (CsJob             *job,
 }
 
 static void
-handle_entry (CsJob         *job,
-              CsDir         *dir,
-              const char    *name,
-              const char    *dst_name,
-              unsigned char  d_type,
-              FolderScan    *scan,
-              guint          depth)
+handle_one (CsJob         *job,
+            CsDir         *dir,
+            const char    *name,
+            const char    *dst_name,
+            unsigned char  d_type,
+            FolderScan    *scan,
+            guint          depth,
+            GPtrArray     *later)
 {
   g_autofree char *listed = NULL;
   struct stat st;
@@ -458,11 +570,13 @@ handle_entry (CsJob         *job,
 
   if (S_ISDIR (st.st_mode))
     {
-      /* A move takes a whole folder by one rename when its name is free. */
+      /* A move takes a whole folder by one rename when its name is free —
+       * and no later source's folder merges into it. */
       if (job->settings.operation == CS_OPERATION_MOVE && !job->settings.dry_run
+          && (later == NULL || later->len == 0)
           && _cs_move_rename_whole (job, dir, name, dst_name != NULL ? dst_name : name, &st))
         return;
-      enter_dir (job, dir, name, dst_name != NULL ? dst_name : name, &st, depth);
+      enter_dir (job, dir, name, dst_name != NULL ? dst_name : name, &st, depth, later);
       return;
     }
 
@@ -615,27 +729,136 @@ handle_entry (CsJob         *job,
   }
 }
 
+/* The message for a later source's @final in @dir, which lands where @first
+ * (an earlier source's path) goes. */
+static char *
+taken_message (CsDir      *dir,
+               const char *final,
+               const char *first)
+{
+  g_autofree char *target = _cs_dir_dup_path (dir, final, TRUE);
+  g_autofree char *a = g_filename_display_name (first);
+  g_autofree char *b = g_filename_display_name (target);
+
+  return g_strdup_printf ("Not copied: “%s” goes to “%s” too, and was named first", a, b);
+}
+
+/* In a merged folder: whether @name is the first of its name, and if it is a
+ * folder, the later members' folders of that name that merge into it. A name
+ * met again is reported and not copied, or, for a folder merged already,
+ * passed over. */
+static gboolean
+claim_name (CsJob       *job,
+            CsDir       *dir,
+            const char  *name,
+            const char  *dst_name,
+            FolderScan  *scan,
+            GPtrArray  **out_later)
+{
+  const char *final = dst_name != NULL ? dst_name : name;
+  g_autofree char *key = dest_key (dir, final);
+  Claim *claim = g_hash_table_lookup (scan->claimed, key);
+  struct stat st;
+  gboolean folder;
+
+  if (_cs_io_fstatat (&job->counters, dir->src_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return TRUE;  /* handle_one reports it */
+  folder = S_ISDIR (st.st_mode);
+
+  if (claim != NULL)
+    {
+      g_autofree char *first = NULL;
+      g_autofree char *message = NULL;
+
+      if (claim->merged && folder)
+        return FALSE;
+      first = _cs_dir_dup_path (g_ptr_array_index (scan->members, claim->member), claim->name, FALSE);
+      message = taken_message (dir, final, first);
+      not_held (job, dir, name, dst_name, &st, message);
+      return FALSE;
+    }
+
+  claim = g_malloc (sizeof (Claim) + strlen (name) + 1);
+  claim->member = scan->member;
+  claim->merged = FALSE;
+  strcpy (claim->name, name);
+  if (folder)
+    for (guint m = scan->member + 1; m < scan->members->len; m++)
+      {
+        CsDir *other = g_ptr_array_index (scan->members, m);
+        struct stat ost;
+
+        if (_cs_io_fstatat (&job->counters, other->src_fd, name, &ost, AT_SYMLINK_NOFOLLOW) != 0
+            || !S_ISDIR (ost.st_mode) || _cs_job_is_excluded (job, name))
+          continue;
+        if (*out_later == NULL)
+          *out_later = g_ptr_array_new_with_free_func (later_free);
+        g_ptr_array_add (*out_later, later_new (other, name));
+        claim->merged = TRUE;
+      }
+  g_hash_table_insert (scan->claimed, g_steal_pointer (&key), claim);
+  return TRUE;
+}
+
+/* Later folders that were to merge into one that could not be entered are
+ * reported, never dropped silently. */
 static void
-walk_dir (CsJob *job,
-          CsDir *dir,
-          guint  depth)
+report_unmerged (CsJob      *job,
+                 CsDir      *dir,
+                 const char *name,
+                 GPtrArray  *later)
+{
+  for (guint i = 0; later != NULL && i < later->len; i++)
+    {
+      Later *l = g_ptr_array_index (later, i);
+      g_autofree char *path = NULL;
+      g_autofree char *first = NULL;
+      g_autofree char *message = NULL;
+
+      if (l->entered)
+        continue;
+      path = _cs_dir_dup_path (dir, name, FALSE);
+      first = g_filename_display_name (path);
+      message = g_strdup_printf ("Not copied: it merges into the folder “%s”, which was not copied",
+                                 first);
+      _cs_job_report_item (job, l->parent, l->name, NULL, 0, TRUE, "name", 0, message, 1);
+      count_unreadable (job, TRUE);
+    }
+}
+
+static void
+handle_entry (CsJob         *job,
+              CsDir         *dir,
+              const char    *name,
+              const char    *dst_name,
+              unsigned char  d_type,
+              FolderScan    *scan,
+              guint          depth,
+              GPtrArray     *later)
+{
+  g_autoptr(GPtrArray) found = NULL;
+
+  if (scan != NULL && scan->claimed != NULL && !_cs_job_is_excluded (job, name)
+      && !claim_name (job, dir, name, dst_name, scan, &found))
+    return;
+  if (found != NULL)
+    later = found;
+  handle_one (job, dir, name, dst_name, d_type, scan, depth, later);
+  report_unmerged (job, dir, name, later);
+}
+
+/* Reads one source folder into @dir's destination folder (@scan->member of
+ * a merged one). FALSE when the job stopped meanwhile. */
+static gboolean
+read_folder (CsJob      *job,
+             CsDir      *dir,
+             FolderScan *scan,
+             guint       depth,
+             ssize_t    *out_n)
 {
   gsize bufsize = depth < 64 ? DENTS_BUFFER_SIZE : DENTS_BUFFER_SIZE_DEEP;
   g_autofree guint8 *buf = g_malloc (bufsize);
-  g_autoptr(GHashTable) existing = NULL;
-  g_autoptr(GHashTable) taken = NULL;
-  FolderScan scan;
   ssize_t n;
-
-  if (!dir->dst_new && dir->dst_fd >= 0)
-    {
-      existing = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-      prepare_existing_dir (job, dir, existing);
-    }
-  /* Only where case is ignored: a name per entry of the folder, freed with it. */
-  if (dir->fs != NULL && dir->fs->case_insensitive)
-    taken = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  scan = (FolderScan) { existing, taken };
 
   while ((n = _cs_io_getdents (&job->counters, dir->src_fd, buf, bufsize)) > 0)
     {
@@ -647,8 +870,8 @@ walk_dir (CsJob *job,
           if (strcmp (d->d_name, ".") == 0 || strcmp (d->d_name, "..") == 0)
             continue;
           if (!_cs_job_wait_if_paused (job))
-            return;
-          handle_entry (job, dir, d->d_name, NULL, d->d_type, &scan, depth);
+            return FALSE;
+          handle_entry (job, dir, d->d_name, NULL, d->d_type, scan, depth, NULL);
         }
     }
   if (n < 0)
@@ -656,10 +879,61 @@ walk_dir (CsJob *job,
 
   /* Hand over what this folder left in the batch before the scan moves on. */
   flush_batch (job);
+  *out_n = n;
+  return TRUE;
+}
+
+/* Walks @dir, then the later sources' folders in @members (or NULL) that
+ * merge into it. */
+static void
+walk_dir (CsJob     *job,
+          CsDir     *dir,
+          guint      depth,
+          GPtrArray *members)
+{
+  g_autoptr(GHashTable) existing = NULL;
+  g_autoptr(GHashTable) taken = NULL;
+  g_autoptr(GHashTable) claimed = NULL;
+  g_autoptr(GPtrArray) all = NULL;
+  FolderScan scan;
+  ssize_t n = 0;
+
+  if (!dir->dst_new && dir->dst_fd >= 0)
+    {
+      existing = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+      prepare_existing_dir (job, dir, existing);
+    }
+  /* Only where case is ignored: a name per entry of the folder, freed with it. */
+  if (dir->fs != NULL && dir->fs->case_insensitive)
+    taken = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  scan = (FolderScan) { existing, taken, NULL, 0, NULL };
+  if (members != NULL && members->len > 0)
+    {
+      /* Only where folders merge: a name per entry of this one level. */
+      claimed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+      all = g_ptr_array_new ();
+      g_ptr_array_add (all, dir);
+      for (guint m = 0; m < members->len; m++)
+        g_ptr_array_add (all, g_ptr_array_index (members, m));
+      scan.members = all;
+      scan.claimed = claimed;
+    }
+
+  if (!read_folder (job, dir, &scan, depth, &n))
+    return;
 
   /* Partials no file of this run goes to are stale once the folder is read. */
   if (n == 0 && dir->resumes != NULL && !_cs_job_stopping (job))
     _cs_resume_sweep (job, dir, dir->resumes, dir->resumes_wanted);
+
+  for (guint m = 1; all != NULL && m < all->len && !_cs_job_stopping (job); m++)
+    {
+      ssize_t merged_n = 0;
+
+      scan.member = m;
+      if (!read_folder (job, g_ptr_array_index (all, m), &scan, depth, &merged_n))
+        return;
+    }
 
   if (existing != NULL && !_cs_job_stopping (job))
     {
@@ -728,11 +1002,192 @@ any_accepted (CsJob *job)
   return job->refusals == NULL;
 }
 
+/* Where source @i goes: the path it is read from (without trailing slashes;
+ * for "link/" the folder the link points to), its folder and name, and the
+ * destination's folder and name (the name it was given: "link/" lands under
+ * the link's name, "." and ".." under their folder's). */
+typedef struct {
+  char *trimmed;
+  char *src_parent;
+  char *src_name;
+  char *dst_parent;
+  char *dst_name;
+} Target;
+
+static void
+target_clear (Target *t)
+{
+  g_free (t->trimmed);
+  g_free (t->src_parent);
+  g_free (t->src_name);
+  g_free (t->dst_parent);
+  g_free (t->dst_name);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Target, target_clear)
+
+static void
+source_target (CsJob    *job,
+               guint     i,
+               gboolean  dest_is_dir,
+               Target   *t)
+{
+  const char *source = g_ptr_array_index (job->sources, i);
+  const char *explicit_target = g_ptr_array_index (job->source_targets, i);
+  const char *read_path = job->read_paths != NULL ? g_ptr_array_index (job->read_paths, i) : NULL;
+  const char *dest = job->destination;
+  g_autofree char *given_name = NULL;
+
+  t->trimmed = g_strdup (source);
+  /* "folder/" names the folder itself, as with cp. */
+  while (strlen (t->trimmed) > 1 && g_str_has_suffix (t->trimmed, "/"))
+    t->trimmed[strlen (t->trimmed) - 1] = '\0';
+
+  given_name = _cs_landing_name (t->trimmed);
+  if (read_path != NULL)
+    {
+      g_free (t->trimmed);
+      t->trimmed = g_strdup (read_path);
+    }
+  t->src_parent = g_path_get_dirname (t->trimmed);
+  t->src_name = _cs_io_location_name (t->trimmed);
+  if (explicit_target != NULL)
+    {
+      g_autofree char *target = g_strdup (explicit_target);
+
+      while (strlen (target) > 1 && g_str_has_suffix (target, "/"))
+        target[strlen (target) - 1] = '\0';
+      t->dst_parent = g_path_get_dirname (target);
+      t->dst_name = _cs_io_location_name (target);
+    }
+  else if (dest_is_dir)
+    {
+      t->dst_parent = g_strdup (dest);
+      t->dst_name = g_steal_pointer (&given_name);
+    }
+  else
+    {
+      /* "copy DIR new/": the new folder is "new", as with cp -r. */
+      g_autofree char *target = g_strdup (dest);
+
+      while (strlen (target) > 1 && g_str_has_suffix (target, "/"))
+        target[strlen (target) - 1] = '\0';
+      t->dst_parent = g_path_get_dirname (target);
+      t->dst_name = _cs_io_location_name (target);
+    }
+}
+
+/* For each source, the first source that lands on the same destination path
+ * (itself when none does): one string per source, as the sources are. */
+static guint *
+first_of_each (CsJob    *job,
+               gboolean  dest_is_dir)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint *first = g_new (guint, job->sources->len);
+
+  for (guint i = 0; i < job->sources->len; i++)
+    {
+      Target t = { 0 };
+      char *key;
+      gpointer found;
+
+      /* A source the check refused lands nowhere and takes no name. */
+      if (job->refusals != NULL && g_ptr_array_index (job->refusals, i) != NULL)
+        {
+          first[i] = i;
+          continue;
+        }
+      source_target (job, i, dest_is_dir, &t);
+      key = g_strconcat (t.dst_parent, "/", t.dst_name, NULL);
+      target_clear (&t);
+      if (g_hash_table_lookup_extended (seen, key, NULL, &found))
+        {
+          first[i] = GPOINTER_TO_UINT (found);
+          g_free (key);
+        }
+      else
+        {
+          first[i] = i;
+          g_hash_table_insert (seen, key, GUINT_TO_POINTER (i));
+        }
+    }
+  return first;
+}
+
+/* Source @t (in @container) lands where the earlier source @first goes, and
+ * one of them is not a folder: it is not copied, and said so. */
+static void
+land_taken (CsJob     *job,
+            CsDir     *container,
+            Target    *t,
+            guint      first,
+            gboolean   dest_is_dir)
+{
+  g_auto(Target) ft = { 0 };
+  g_autofree char *message = NULL;
+  const char *dst_name = strcmp (t->src_name, t->dst_name) != 0 ? t->dst_name : NULL;
+  struct stat st;
+
+  if (_cs_io_fstatat (&job->counters, container->src_fd, t->src_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    {
+      _cs_job_report_item (job, NULL, t->trimmed, NULL, 0, FALSE, "open", errno, NULL, 1);
+      count_unreadable (job, FALSE);
+      return;
+    }
+  source_target (job, first, dest_is_dir, &ft);
+  message = taken_message (container, t->dst_name, ft.trimmed);
+  not_held (job, container, t->src_name, dst_name, &st, message);
+}
+
+/* When source @i is a folder: the later sources' folders of its destination
+ * name, to merge into it (marked in @merged), or NULL. */
+static GPtrArray *
+merging_sources (CsJob       *job,
+                 CsDir       *container,
+                 Target      *t,
+                 guint        i,
+                 const guint *first,
+                 gboolean    *merged,
+                 gboolean     dest_is_dir)
+{
+  GPtrArray *later = NULL;
+  struct stat st;
+
+  if (_cs_io_fstatat (&job->counters, container->src_fd, t->src_name, &st, AT_SYMLINK_NOFOLLOW) != 0
+      || !S_ISDIR (st.st_mode))
+    return NULL;
+  for (guint k = i + 1; k < job->sources->len; k++)
+    {
+      g_auto(Target) kt = { 0 };
+      CsDir *other;
+
+      if (first[k] != i)
+        continue;
+      source_target (job, k, dest_is_dir, &kt);
+      if (_cs_io_stat_location (kt.trimmed, FALSE, &st) != 0 || !S_ISDIR (st.st_mode))
+        continue;
+      other = open_container (job, kt.src_parent, kt.dst_parent);
+      if (other == NULL)
+        continue;
+      if (later == NULL)
+        later = g_ptr_array_new_with_free_func (later_free);
+      g_ptr_array_add (later, later_new (other, kt.src_name));
+      _cs_dir_unref (other);
+      merged[k] = TRUE;
+    }
+  return later;
+}
+
 /* scanner thread */
 void
 _cs_scanner_run (CsJob *job)
 {
   const char *dest = job->destination;
+  g_autofree guint *first = NULL;
+  g_autofree gboolean *merged = NULL;
+  g_autofree gboolean *has_later = NULL;
+  g_autoptr(GHashTable) folded_seen = NULL;
   struct stat dst_st;
   gboolean dest_is_dir;
 
@@ -755,68 +1210,45 @@ _cs_scanner_run (CsJob *job)
   else if (!dest_is_dir && (job->sources->len > 1 || job->into))
     dest_is_dir = TRUE;
 
+  first = first_of_each (job, dest_is_dir);
+  merged = g_new0 (gboolean, job->sources->len);
+  has_later = g_new0 (gboolean, job->sources->len);
+  for (guint k = 0; k < job->sources->len; k++)
+    if (first[k] != k)
+      has_later[first[k]] = TRUE;
+
   for (guint i = 0; i < job->sources->len && !_cs_job_stopping (job); i++)
     {
       const char *source = g_ptr_array_index (job->sources, i);
-      const char *explicit_target = g_ptr_array_index (job->source_targets, i);
       const char *refusal = job->refusals != NULL ? g_ptr_array_index (job->refusals, i) : NULL;
-      const char *read_path = job->read_paths != NULL ? g_ptr_array_index (job->read_paths, i) : NULL;
-      g_autofree char *trimmed = g_strdup (source);
-      g_autofree char *given_name = NULL;
-      g_autofree char *src_parent = NULL;
-      g_autofree char *src_name = NULL;
-      g_autofree char *dst_parent = NULL;
-      g_autofree char *dst_name = NULL;
+      g_auto(Target) t = { 0 };
+      g_autoptr(GPtrArray) later = NULL;
+      const char *trimmed, *src_parent, *src_name, *dst_parent, *dst_name;
       CsDir *container;
       struct stat src_st;
-
-      /* "folder/" names the folder itself, as with cp. */
-      while (strlen (trimmed) > 1 && g_str_has_suffix (trimmed, "/"))
-        trimmed[strlen (trimmed) - 1] = '\0';
 
       /* Refused by the check (cs_job_check_start): this source alone fails. */
       if (refusal != NULL)
         {
-          gboolean folder = _cs_io_stat_location (trimmed, FALSE, &src_st) == 0 && S_ISDIR (src_st.st_mode);
+          g_autofree char *path = g_strdup (source);
+          gboolean folder;
 
+          while (strlen (path) > 1 && g_str_has_suffix (path, "/"))
+            path[strlen (path) - 1] = '\0';
+          folder = _cs_io_stat_location (path, FALSE, &src_st) == 0 && S_ISDIR (src_st.st_mode);
           _cs_job_report_item (job, NULL, source, NULL, 0, folder, "check", 0, refusal, 1);
           count_unreadable (job, folder);
           continue;
         }
-
-      /* "link/" is read in the folder the link points to, under the link's name. */
-      given_name = _cs_landing_name (trimmed);
-      if (read_path != NULL)
-        {
-          g_free (trimmed);
-          trimmed = g_strdup (read_path);
-        }
-      src_parent = g_path_get_dirname (trimmed);
-      src_name = _cs_io_location_name (trimmed);
-      if (explicit_target != NULL)
-        {
-          g_autofree char *target = g_strdup (explicit_target);
-
-          while (strlen (target) > 1 && g_str_has_suffix (target, "/"))
-            target[strlen (target) - 1] = '\0';
-          dst_parent = g_path_get_dirname (target);
-          dst_name = _cs_io_location_name (target);
-        }
-      else if (dest_is_dir)
-        {
-          dst_parent = g_strdup (dest);
-          dst_name = g_strdup (given_name);
-        }
-      else
-        {
-          /* "copy DIR new/": the new folder is "new", as with cp -r. */
-          g_autofree char *target = g_strdup (dest);
-
-          while (strlen (target) > 1 && g_str_has_suffix (target, "/"))
-            target[strlen (target) - 1] = '\0';
-          dst_parent = g_path_get_dirname (target);
-          dst_name = _cs_io_location_name (target);
-        }
+      /* Merged into the folder of an earlier source of its name. */
+      if (merged[i])
+        continue;
+      source_target (job, i, dest_is_dir, &t);
+      trimmed = t.trimmed;
+      src_parent = t.src_parent;
+      src_name = t.src_name;
+      dst_parent = t.dst_parent;
+      dst_name = t.dst_name;
 
       container = open_container (job, src_parent, dst_parent);
       if (container == NULL)
@@ -830,6 +1262,33 @@ _cs_scanner_run (CsJob *job)
         }
       if (job->settings.dry_run && container->dst_fd < 0)
         container->dst_new = TRUE;
+      if (first[i] != i)
+        {
+          land_taken (job, container, &t, first[i], dest_is_dir);
+          _cs_dir_unref (container);
+          continue;
+        }
+      /* Where the destination ignores case, "X" lands on "x" too: the same
+       * rule, by the folded name (rule 17's, as inside folders). */
+      if (container->fs != NULL && container->fs->case_insensitive)
+        {
+          g_autofree char *folded = _cs_dest_fs_fold (dst_name);
+          char *key = g_strconcat (dst_parent, "/", folded, NULL);
+          gpointer earlier;
+
+          if (folded_seen == NULL)
+            folded_seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+          if (g_hash_table_lookup_extended (folded_seen, key, NULL, &earlier))
+            {
+              g_free (key);
+              land_taken (job, container, &t, GPOINTER_TO_UINT (earlier), dest_is_dir);
+              _cs_dir_unref (container);
+              continue;
+            }
+          g_hash_table_insert (folded_seen, key, GUINT_TO_POINTER (i));
+        }
+      if (has_later[i])
+        later = merging_sources (job, container, &t, i, first, merged, dest_is_dir);
       /* A folder source's own folder is swept when it is entered; what a
        * killed copy of a file left lies beside it, in the container. */
       if (container->dst_fd >= 0 && !job->settings.dry_run
@@ -845,7 +1304,7 @@ _cs_scanner_run (CsJob *job)
                            && (_cs_is_remote_filesystem (container->src_fd)
                                || atomic_load (&job->dst_remote)));
       handle_entry (job, container, src_name, strcmp (src_name, dst_name) != 0 ? dst_name : NULL,
-                    DT_UNKNOWN, NULL, 0);
+                    DT_UNKNOWN, NULL, 0, later);
       _cs_dir_unref (container);
     }
   flush_batch (job);

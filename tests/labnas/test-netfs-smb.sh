@@ -10,6 +10,7 @@
 #   - a source replaced by an older-dated file is copied again;
 #   - two names that differ only in case, on a case-insensitive share: reported
 #     once, naming both, and the share's file never flips between them;
+#   - two sources whose names differ only in case: the first named is kept;
 #   - a name the share refuses fails before any of its data is written;
 #   - kill -9 in the middle of a copy, then a rerun: the same tree, nothing of
 #     ours left;
@@ -180,6 +181,23 @@ for run in 1 2 3; do
   fi
   sleep 1
 done
+
+# ---- two sources whose names differ only in case ------------------------------
+# Named one after the other on the command line, each alone: the first named
+# keeps the name on the share, the second is reported naming both (issue 37).
+
+mkdir -p "$work/cam1" "$work/cam2"
+printf 'the first named\n' >"$work/cam1/Photo.JPG"
+printf 'the second named, longer\n' >"$work/cam2/photo.jpg"
+copy "$work/two.json" --threads 4 "$work/cam1/Photo.JPG" "$work/cam2/photo.jpg" "$mnt/two"
+held=$(find "$work/backing/two" -maxdepth 1 -type f ! -name '.copyscope-*' | wc -l)
+content=$(cat "$work/backing/two/"* 2>/dev/null | head -n 1)
+both=$(json "$work/two.json" "sum(1 for e in $ITEMS if 'cam1/Photo.JPG' in e['message'] and 'photo.jpg' in e['path'])")
+if ((cli_rc == 1 && both == 1 && held == 1)) && [[ $content == 'the first named' ]]; then
+  ok "two sources differing in case: the first named kept, the second reported naming both"
+else
+  fail "two sources differing in case: exit $cli_rc, $held files, '$content': $(errors "$work/two.json")"
+fi
 
 # ---- a name the share refuses fails before its data is written ---------------
 
