@@ -902,7 +902,10 @@ transfer (int          argc,
     return g_error_matches (state.error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED) ? CS_EXIT_INTERRUPTED : CS_EXIT_FATAL;
   if (totals.v[CS_CLASS_MISMATCH][CS_KIND_FILES] > 0)
     return CS_EXIT_MISMATCH;
-  if (totals.v[CS_CLASS_FAILED][CS_KIND_FILES] > 0 || totals.v[CS_CLASS_FAILED][CS_KIND_DIRS] > 0)
+  /* A failure listed without a failed item (a folder's times, a moved
+   * source folder that could not be removed) is a failure all the same. */
+  if (totals.v[CS_CLASS_FAILED][CS_KIND_FILES] > 0 || totals.v[CS_CLASS_FAILED][CS_KIND_DIRS] > 0
+      || cs_run_get_n_errors (run) > 0)
     return CS_EXIT_FAILED;
   /* Extras a mirror was to delete and did not (over --max-delete, changed
    * since listed); --max-delete 0 asked for none. */

@@ -774,7 +774,44 @@ test_failed_move_times (Fixture       *f,
 
   run_argv (&r, f->tmp, argv);
   assert_err_has (&r, "set times");
+  /* A failure said is a failure counted: exit 1, as with mv. */
+  g_assert_cmpint (r.status, ==, 1);
   cs_test_tree_assert_snapshot (e, before);
+}
+
+/* move src/IMG dst as nobody, where src is root's: every file arrives, but
+ * the emptied source folder cannot be removed. That is said, and exit 1, as
+ * mv says "cannot remove" and exits 1. */
+static void
+test_failed_move_unremovable (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *src = path_in (f, "src");
+  g_autofree char *img = path_in (f, "src/IMG");
+  g_autofree char *file = path_in (f, "src/IMG/f");
+  g_autofree char *dst = path_in (f, "dst");
+  g_autofree char *moved = path_in (f, "dst/IMG/f");
+  g_autofree char *text = NULL;
+  const char *argv[] = { "setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                         cli, "move", "--no-history", "--threads", "2", "-q", "src/IMG", "dst", NULL };
+  const char *own[] = { "chown", "-R", "nobody:nogroup", img, dst, NULL };
+  g_auto(Result) r = { 0 };
+  g_auto(Result) o = { 0 };
+
+  make_dir (src);
+  make_dir (img);
+  make_dir (dst);
+  write_text (file, "photo\n");
+  run_argv (&o, f->tmp, own);
+  g_assert_cmpint (o.status, ==, 0);
+  g_assert_cmpint (chmod (src, 0755), ==, 0);
+
+  run_argv (&r, f->tmp, argv);
+  assert_err_has (&r, "remove source folder");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_true (g_file_get_contents (moved, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "photo\n");
+  g_assert_true (g_file_test (img, G_FILE_TEST_IS_DIR));
 }
 
 /* ---- Mirror into a new folder named with a trailing slash ------------------------- */
@@ -1068,6 +1105,7 @@ main (int    argc,
   add ("/operands/failed-move/not-empty", "not-empty", test_failed_move);
   add ("/operands/failed-move/across", "across", test_failed_move);
   add ("/operands/failed-move/times-refused", NULL, test_failed_move_times);
+  add ("/operands/failed-move/source-unremovable", NULL, test_failed_move_unremovable);
   add ("/operands/mirror/trailing-slash-new", NULL, test_mirror_slash);
   add ("/operands/same-file/symlinked-folder-source", "source", test_same_file_symlinked_folder);
   add ("/operands/same-file/symlinked-folder-destination", "destination", test_same_file_symlinked_folder);
