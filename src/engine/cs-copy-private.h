@@ -20,6 +20,8 @@ G_BEGIN_DECLS
 #define CS_ERR_NO_LINK         (-1008)  /* a later name cannot be linked here: copy it */
 #define CS_ERR_NO_RESUME       (-1009)  /* no partial to write resumably: an ordinary temporary */
 
+/* "a file", "a folder", "a symbolic link" … for @mode's type, in messages. */
+const char *_cs_copy_type_name     (mode_t        mode);
 /* What to do with @name given what is at @dst_name (asks, for the policy Ask). */
 CsAction  _cs_copy_decide          (CsJob        *job,
                                     CsDir        *dir,
