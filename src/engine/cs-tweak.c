@@ -40,15 +40,23 @@ kind_of (const char *attr)
   return g_str_has_prefix (attr, "system.posix_acl_") ? CS_METADATA_ACLS : CS_METADATA_XATTRS;
 }
 
-/* @fd's attribute names, or NULL when it has none or they cannot be read. */
+/* @fd's attribute names, or NULL when it has none or they cannot be read.
+ * A destination that keeps none says so once (a share: ENOTSUP), and is
+ * not asked again in the run. */
 static GPtrArray *
-list_names (CsJob *job,
-            int    fd,
-            char  *buf)
+list_names (CsJob    *job,
+            int       fd,
+            char     *buf,
+            gboolean  destination)
 {
   ssize_t n = _cs_io_flistxattr (&job->counters, fd, buf, CS_XATTRS_BUFFER_SIZE / 2);
   GPtrArray *names;
 
+  if (n < 0 && destination && _cs_io_is_unsupported (errno))
+    {
+      _cs_metadata_refuse (job, CS_METADATA_XATTRS, errno);
+      _cs_metadata_refuse (job, CS_METADATA_ACLS, errno);
+    }
   if (n <= 0)
     return NULL;
   names = g_ptr_array_new_with_free_func (g_free);
@@ -77,8 +85,8 @@ sync_xattrs (CsJob *job,
 {
   g_autofree char *buf = g_malloc (2 * CS_XATTRS_BUFFER_SIZE);
   char *a = buf, *b = buf + CS_XATTRS_BUFFER_SIZE;
-  g_autoptr(GPtrArray) src_names = list_names (job, src_fd, a);
-  g_autoptr(GPtrArray) dst_names = list_names (job, dst_fd, b);
+  g_autoptr(GPtrArray) src_names = list_names (job, src_fd, a, FALSE);
+  g_autoptr(GPtrArray) dst_names = list_names (job, dst_fd, b, TRUE);
 
   for (guint i = 0; src_names != NULL && i < src_names->len; i++)
     {
@@ -147,7 +155,9 @@ _cs_tweak_metadata (CsJob             *job,
   gboolean owner = job->euid == 0 && (dst->st_uid != src->st_uid || dst->st_gid != src->st_gid)
                    && !_cs_metadata_refused (job, CS_METADATA_OWNERS);
   gboolean xattrs = S_ISREG (src->st_mode) && changed_after (src, dst)
-                    && !atomic_load_explicit (&job->no_xattr, memory_order_relaxed);
+                    && !atomic_load_explicit (&job->no_xattr, memory_order_relaxed)
+                    && !(_cs_metadata_refused (job, CS_METADATA_XATTRS)
+                         && _cs_metadata_refused (job, CS_METADATA_ACLS));
   int src_fd, dst_fd;
 
   if (job->settings.dry_run || dir->src_pseudo || dir->dst_fd < 0
