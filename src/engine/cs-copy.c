@@ -354,6 +354,39 @@ _cs_copy_decide (CsJob             *job,
     }
 }
 
+static gboolean on_share (int fd);
+
+/* scanner thread */
+gboolean
+_cs_copy_decide_identical (CsJob             *job,
+                           CsDir             *dir,
+                           const char        *name,
+                           const char        *dst_name,
+                           const struct stat *src)
+{
+  struct stat dst;
+
+  /* What a worker's decision would skip as identical, by the same rules in
+   * the same order (_cs_copy_decide), and nothing else: all that decision
+   * reports, asks or replaces stays with the worker. */
+  if (dir->dst_new || dir->dst_fd < 0 || job->settings.overwrite == CS_OVERWRITE_ALWAYS
+      || _cs_io_fstatat (&job->counters, dir->dst_fd, dst_name, &dst, AT_SYMLINK_NOFOLLOW) != 0
+      || (dst.st_mode & S_IFMT) != (src->st_mode & S_IFMT) || S_ISDIR (dst.st_mode)
+      || dst.st_size != src->st_size || !same_mtime (&dst, src)
+      || ((S_ISCHR (src->st_mode) || S_ISBLK (src->st_mode)) && dst.st_rdev != src->st_rdev)
+      || is_placeholder (job, dir, dst_name, &dst) || _cs_dir_is_unwritten_claim (dir, dst_name, &dst))
+    return FALSE;
+  _cs_tweak_metadata (job, dir, name, dst_name, src, &dst);
+  return TRUE;
+}
+
+gboolean
+_cs_copy_dest_is_local (CsJob *job,
+                        CsDir *dir)
+{
+  return dir->dst_fd >= 0 && !on_share (dir->dst_fd) && !atomic_load (&job->dst_remote);
+}
+
 static void
 temp_name (CsJob *job,
            char  *buf,

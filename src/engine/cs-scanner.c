@@ -556,6 +556,21 @@ handle_entry (CsJob         *job,
       if (S_ISREG (st.st_mode))
         _cs_job_size_up (job, size);
 
+      /* A rerun onto a local disk: a file the destination's listing holds
+       * is decided here when it is there unchanged, not handed to a worker
+       * and back (at 8 threads the hand-off made the no-op of 100,000
+       * files 2.4 times as slow as at 1). Only the identical ones, which a
+       * worker would skip without a word; every other decision, and every
+       * share (where the workers' stats overlap their round trips), stays
+       * with the pool. */
+      if (listed != NULL && link == NULL && job->settings.operation != CS_OPERATION_MOVE
+          && (size < CS_BIG_FILE_MIN || !job->split_big) && _cs_copy_dest_is_local (job, dir)
+          && _cs_copy_decide_identical (job, dir, name, final, &st))
+        {
+          _cs_job_account (job, dir, name, final, CS_ACTION_SKIP, size);
+          return;
+        }
+
       /* A later name of a file is linked, not copied, whatever its size. */
       if (S_ISREG (st.st_mode) && size >= CS_BIG_FILE_MIN && job->split_big && first)
         {
