@@ -293,10 +293,20 @@ enter_dir (CsJob             *job,
             _cs_job_fatal (job, CS_DEST_REMOVED_MESSAGE);
           else if (!_cs_job_stopping (job))
             {
+              g_autofree char *message = NULL;
+              struct stat there;
+
+              /* Named by what stands there, as a file's replacement is. */
+              if ((saved == ELOOP || saved == ENOTDIR)
+                  && _cs_io_fstatat (&job->counters, parent->dst_fd, dir->dst_name, &there,
+                                     AT_SYMLINK_NOFOLLOW) == 0)
+                message = g_strdup_printf ("The destination exists and is not a folder: the destination "
+                                           "is %s, the source a folder; nothing was written through it",
+                                           _cs_copy_type_name (there.st_mode));
+              else if (saved == ELOOP || saved == ENOTDIR)
+                message = g_strdup ("The destination exists and is not a folder; nothing was written through it");
               _cs_job_report_item (job, parent, name, dir->dst_name, 0, TRUE, "open folder", saved,
-                                   saved == ELOOP || saved == ENOTDIR
-                                   ? "The destination exists and is not a folder; nothing was written through it"
-                                   : NULL, 1);
+                                   message, 1);
               _cs_job_add_dir_total (job, CS_CLASS_FAILED);
             }
           _cs_dir_unref (dir);

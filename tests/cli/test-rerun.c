@@ -302,9 +302,11 @@ test_type_copy_fails (Fixture       *f,
 {
   g_autofree char *out = NULL;
 
-  g_assert_cmpint (sh_all (f, &out, "mkdir -p s d/x; echo f > s/x; echo f > s/other\n"
+  g_assert_cmpint (sh_all (f, &out, "mkdir -p s/y d/x; echo f > s/x; echo f > s/other; echo f > d/y\n"
                                     "$CLI copy -q --no-history s/. d\n"), ==, 1);
   g_assert_nonnull (strstr (out, "the destination is a folder, the source a file"));
+  g_assert_nonnull (strstr (out, "the destination is a file, the source a folder"));
+  g_assert_true (S_ISREG (lstat_in (f, "d/y").st_mode));
   g_assert_true (S_ISDIR (lstat_in (f, "d/x").st_mode));
   g_assert_true (S_ISREG (lstat_in (f, "d/other").st_mode));
 
