@@ -573,7 +573,9 @@ transfer (int          argc,
   const char *description;
   gint64 max_delete = CS_JOB_DEFAULT_MAX_DELETE;
   CopyState state = { 0 };
-  CsOverwrite overwrite = CS_OVERWRITE_NEWER;
+  /* A mirror replaces every file that differs, as Robocopy /MIR and rsync
+   * --delete do: a destination file edited after its source is not kept. */
+  CsOverwrite overwrite = operation == CS_OPERATION_MIRROR ? CS_OVERWRITE_DIFFERENT : CS_OVERWRITE_NEWER;
   CsStaging staging = CS_STAGING_AUTO;
   guint threads = CS_JOB_DEFAULT_THREADS, n_paths;
   guint sigint_id, sigterm_id, sighup_id;
@@ -584,7 +586,9 @@ transfer (int          argc,
     { "threads", 't', 0, G_OPTION_ARG_STRING, &threads_arg, N_("Worker threads, 1–128 (default 8), or auto to let a controller tune them"), "N|auto" },
     { "retries", 'r', 0, G_OPTION_ARG_INT, &retries, N_("Retries of a failed file (default 2)"), "N" },
     { "wait", 'w', 0, G_OPTION_ARG_DOUBLE, &wait, N_("Seconds before the first retry, doubling up to 30 (default 1)"), "S" },
-    { "overwrite", 0, 0, G_OPTION_ARG_STRING, &overwrite_arg, N_("Existing files: newer (default), never or always"), "WHEN" },
+    { "overwrite", 0, 0, G_OPTION_ARG_STRING, &overwrite_arg, operation == CS_OPERATION_MIRROR
+      ? N_("Existing files: different (default: replace every file that differs), newer, never or always")
+      : N_("Existing files: newer (default), different, never or always"), "WHEN" },
     { "verify", 0, 0, G_OPTION_ARG_NONE, &verify, N_("Read every copy back and compare (XXH3) before publishing it"), NULL },
     { "durable", 0, 0, G_OPTION_ARG_NONE, &durable, N_("Flush every file and folder to disk before publishing it"), NULL },
     { "staging", 0, 0, G_OPTION_ARG_STRING, &staging_arg, N_("Write temporaries in staging folders: auto (on network shares, default), always or never"), "WHEN" },
@@ -723,7 +727,7 @@ transfer (int          argc,
     }
   if (overwrite_arg != NULL && !cs_overwrite_from_string (overwrite_arg, &overwrite))
     {
-      cs_cli_usage_error (command, _("--overwrite takes newer, never or always, not “%s”"), overwrite_arg);
+      cs_cli_usage_error (command, _("--overwrite takes newer, different, never or always, not “%s”"), overwrite_arg);
       return CS_EXIT_USAGE;
     }
   if (g_strcmp0 (staging_arg, "always") == 0)
@@ -737,7 +741,7 @@ transfer (int          argc,
     }
   if (overwrite == CS_OVERWRITE_ASK)
     {
-      cs_cli_usage_error (command, _("--overwrite=ask needs the window; use newer, never or always"));
+      cs_cli_usage_error (command, _("--overwrite=ask needs the window; use newer, different, never or always"));
       return CS_EXIT_USAGE;
     }
   if (retries < 0 || retries > 1000)

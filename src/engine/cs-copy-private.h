@@ -20,12 +20,28 @@ G_BEGIN_DECLS
 #define CS_ERR_NO_LINK         (-1008)  /* a later name cannot be linked here: copy it */
 #define CS_ERR_NO_RESUME       (-1009)  /* no partial to write resumably: an ordinary temporary */
 
+/* "a file", "a folder", "a symbolic link" … for @mode's type, in messages. */
+const char *_cs_copy_type_name     (mode_t        mode);
 /* What to do with @name given what is at @dst_name (asks, for the policy Ask). */
 CsAction  _cs_copy_decide          (CsJob        *job,
                                     CsDir        *dir,
                                     const char   *name,
                                     const char   *dst_name,
                                     const struct stat *src);
+/* scanner thread: whether @name (with @src from lstat) is at @dst_name in
+ * @dir's destination identical, as _cs_copy_decide would decide it
+ * (CS_ACTION_SKIP), its metadata given in place where it differs. FALSE
+ * for anything else, which is left to a worker's decision: nothing is
+ * reported or asked here. */
+gboolean  _cs_copy_decide_identical (CsJob       *job,
+                                    CsDir        *dir,
+                                    const char   *name,
+                                    const char   *dst_name,
+                                    const struct stat *src);
+/* Whether @dir's destination is on a local filesystem, where a stat costs
+ * less than handing the file to a worker. */
+gboolean  _cs_copy_dest_is_local   (CsJob        *job,
+                                    CsDir        *dir);
 /* Before a request of @want bytes: what the speed limit lets it move now
  * (waiting for it, holding nothing), or 0 when the job stops meanwhile. */
 guint64   _cs_copy_limit_take      (CsJob        *job,

@@ -22,6 +22,7 @@
 #include "cs-names-private.h"
 #include "cs-resume-private.h"
 #include "cs-stage-private.h"
+#include "cs-tweak-private.h"
 #include "cs-xattrs-private.h"
 
 /*
@@ -244,6 +245,30 @@ is_placeholder (CsJob             *job,
   return TRUE;
 }
 
+const char *
+_cs_copy_type_name (mode_t mode)
+{
+  switch (mode & S_IFMT)
+    {
+    case S_IFDIR:
+      return "a folder";
+    case S_IFLNK:
+      return "a symbolic link";
+    case S_IFREG:
+      return "a file";
+    case S_IFIFO:
+      return "a FIFO";
+    case S_IFCHR:
+      return "a character device";
+    case S_IFBLK:
+      return "a block device";
+    case S_IFSOCK:
+      return "a socket";
+    default:
+      return "something else";
+    }
+}
+
 /* any worker, or the scanner for big files and dry runs */
 CsAction
 _cs_copy_decide (CsJob             *job,
@@ -266,29 +291,46 @@ _cs_copy_decide (CsJob             *job,
       return CS_ACTION_FAIL;
     }
 
-  if (S_ISDIR (dst.st_mode))
-    {
-      _cs_job_report_item (job, dir, name, dst_name, (guint64) src->st_size, FALSE, "replace", EISDIR,
-                           "A folder of that name exists at the destination", 1);
-      return CS_ACTION_FAIL;
-    }
-
   /* A claim a killed run left: ours, holding no data, replaced like a
    * temporary — with its text, or killed before the text was written. */
-  if (is_placeholder (job, dir, dst_name, &dst) || _cs_dir_is_unwritten_claim (dir, dst_name, &dst))
+  if (!S_ISDIR (dst.st_mode)
+      && (is_placeholder (job, dir, dst_name, &dst) || _cs_dir_is_unwritten_claim (dir, dst_name, &dst)))
     return CS_ACTION_REPLACE;
+
+  /* Another kind of entry under the name: times of a link and a file say
+   * nothing about which is newer, and a folder is never replaced by a file
+   * here. A mirror lists it with its extras and replaces it once they are
+   * deleted (cs-mirror.c); a copy leaves it and says so, unless told to
+   * replace whatever is there (the name is renamed over, never written
+   * through). */
+  if ((dst.st_mode & S_IFMT) != (src->st_mode & S_IFMT)
+      && (S_ISDIR (dst.st_mode) || job->settings.overwrite != CS_OVERWRITE_ALWAYS))
+    {
+      g_autofree char *message = g_strdup_printf ("Not replaced: the destination is %s, the source %s",
+                                                  _cs_copy_type_name (dst.st_mode),
+                                                  _cs_copy_type_name (src->st_mode));
+
+      _cs_job_report_item (job, dir, name, dst_name, (guint64) src->st_size, FALSE, "replace",
+                           S_ISDIR (dst.st_mode) ? EISDIR : EEXIST, message, 1);
+      return CS_ACTION_FAIL;
+    }
 
   if (job->settings.overwrite == CS_OVERWRITE_ALWAYS)
     return CS_ACTION_REPLACE;
   if (dst.st_size == src->st_size && same_mtime (&dst, src)
-      && (dst.st_mode & S_IFMT) == (src->st_mode & S_IFMT)
       && (!(S_ISCHR (src->st_mode) || S_ISBLK (src->st_mode)) || dst.st_rdev == src->st_rdev))
-    return CS_ACTION_SKIP;
+    {
+      /* The data is there; its mode, owner, attributes may not be. */
+      _cs_tweak_metadata (job, dir, name, dst_name, src, &dst);
+      return CS_ACTION_SKIP;
+    }
 
   switch (job->settings.overwrite)
     {
     case CS_OVERWRITE_NEVER:
       return CS_ACTION_SKIP_KEPT;
+    case CS_OVERWRITE_DIFFERENT:
+      return CS_ACTION_REPLACE;
     case CS_OVERWRITE_NEWER:
       return newer (&dst, src) && !changed_since (src, &dst) ? CS_ACTION_SKIP_NEWER : CS_ACTION_REPLACE;
     case CS_OVERWRITE_ASK:
@@ -310,6 +352,39 @@ _cs_copy_decide (CsJob             *job,
     default:
       return CS_ACTION_REPLACE;
     }
+}
+
+static gboolean on_share (int fd);
+
+/* scanner thread */
+gboolean
+_cs_copy_decide_identical (CsJob             *job,
+                           CsDir             *dir,
+                           const char        *name,
+                           const char        *dst_name,
+                           const struct stat *src)
+{
+  struct stat dst;
+
+  /* What a worker's decision would skip as identical, by the same rules in
+   * the same order (_cs_copy_decide), and nothing else: all that decision
+   * reports, asks or replaces stays with the worker. */
+  if (dir->dst_new || dir->dst_fd < 0 || job->settings.overwrite == CS_OVERWRITE_ALWAYS
+      || _cs_io_fstatat (&job->counters, dir->dst_fd, dst_name, &dst, AT_SYMLINK_NOFOLLOW) != 0
+      || (dst.st_mode & S_IFMT) != (src->st_mode & S_IFMT) || S_ISDIR (dst.st_mode)
+      || dst.st_size != src->st_size || !same_mtime (&dst, src)
+      || ((S_ISCHR (src->st_mode) || S_ISBLK (src->st_mode)) && dst.st_rdev != src->st_rdev)
+      || is_placeholder (job, dir, dst_name, &dst) || _cs_dir_is_unwritten_claim (dir, dst_name, &dst))
+    return FALSE;
+  _cs_tweak_metadata (job, dir, name, dst_name, src, &dst);
+  return TRUE;
+}
+
+gboolean
+_cs_copy_dest_is_local (CsJob *job,
+                        CsDir *dir)
+{
+  return dir->dst_fd >= 0 && !on_share (dir->dst_fd) && !atomic_load (&job->dst_remote);
 }
 
 static void
@@ -2346,6 +2421,21 @@ link_once (CsJob    *job,
   return o;
 }
 
+/* Whether @final in @item's destination folder is its first name's copy
+ * already (one file, linked). */
+static gboolean
+same_file_as_target (CsJob      *job,
+                     CsItem     *item,
+                     const char *final)
+{
+  struct stat a, b;
+
+  if (_cs_io_fstatat (&job->counters, AT_FDCWD, _cs_link_target (item->link), &a, AT_SYMLINK_NOFOLLOW) != 0
+      || _cs_io_fstatat (&job->counters, item->dir->dst_fd, final, &b, AT_SYMLINK_NOFOLLOW) != 0)
+    return TRUE;   /* nothing to link to, or nothing there: left as decided */
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 /* The first name of a file is done: @ready when its copy is at the
  * destination, identical. The names that waited for it are taken up here. */
 static void
@@ -2414,6 +2504,11 @@ _cs_copy_item (CsJob    *job,
       }
 
   action = _cs_copy_decide (job, item->dir, item->name, final, &item->st);
+  /* The same data under a later name is not yet the same file: names
+   * linked since the last run are linked here too (rsync -H). */
+  if (linked && action == CS_ACTION_SKIP && job->settings.operation != CS_OPERATION_MOVE
+      && !same_file_as_target (job, item, final))
+    action = CS_ACTION_REPLACE;
   if (job->settings.operation == CS_OPERATION_MOVE && _cs_move_item (job, worker, item, action))
     {
       /* As for a copy, only an identical file there is one the later names

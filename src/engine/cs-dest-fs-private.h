@@ -44,6 +44,7 @@ typedef struct _CsDestFs {
   atomic_uint fresh_mode;        /* CS_FRESH_KNOWN | created mode << 12 | mode shown */
   atomic_int  fresh_owner_known;
   atomic_ullong fresh_owner;     /* uid << 32 | gid */
+  atomic_int  tweak_mode_checked; /* a mode set in place was seen to stick (cs-tweak.c) */
 } CsDestFs;
 
 #define CS_FRESH_KNOWN (1u << 24)

@@ -202,6 +202,12 @@ _cs_dest_fs_refused_in (CsJob      *job,
 
   if (fs == NULL || job->settings.dry_run)
     return NULL;
+  /* "SRC/." copies the folder's contents into the destination folder, as
+   * cp -r does: "." names that folder, which exists, and no entry the share
+   * must create. Taken for a name ending in a dot, the whole copy was refused
+   * on a share, and its no-op rerun looked 3.5 times as fast as "SRC". */
+  if (strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
+    return NULL;
   bits = traits_of (name);
   if (bits == 0)
     return NULL;

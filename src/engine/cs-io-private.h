@@ -130,6 +130,7 @@ int     _cs_io_syncfs    (CsCounters *c, int fd);
 ssize_t _cs_io_flistxattr (CsCounters *c, int fd, char *list, size_t size);
 ssize_t _cs_io_fgetxattr (CsCounters *c, int fd, const char *name, void *value, size_t size);
 int     _cs_io_fsetxattr (CsCounters *c, int fd, const char *name, const void *value, size_t size);
+int     _cs_io_fremovexattr (CsCounters *c, int fd, const char *name);
 
 /* Not counted, as they are no request for a file: what the filesystem is,
  * and a hint about how a file will be read. */

@@ -68,6 +68,7 @@ typedef struct {
   ssize_t (*flistxattr)      (int fd, char *list, size_t size);
   ssize_t (*fgetxattr)       (int fd, const char *name, void *value, size_t size);
   int     (*fsetxattr)       (int fd, const char *name, const void *value, size_t size, int flags);
+  int     (*fremovexattr)    (int fd, const char *name);  /* NULL: not kept (ENOTSUP) */
   int     (*mount_root)      (int dirfd, const char *path);  /* 1: a mount's root, 0: not, -1: errno */
   int     (*fstatfs)         (int fd, struct statfs *sfs);
   int     (*fadvise)         (int fd, off_t offset, off_t len, int advice);

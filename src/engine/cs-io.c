@@ -161,6 +161,7 @@ static const CsIoTable default_table = {
   .flistxattr = flistxattr,
   .fgetxattr = fgetxattr,
   .fsetxattr = fsetxattr,
+  .fremovexattr = fremovexattr,
   .mount_root = default_mount_root,
   .fstatfs = fstatfs,
   .fadvise = default_fadvise,
@@ -703,6 +704,22 @@ int
 _cs_io_fsetxattr (CsCounters *c, int fd, const char *name, const void *value, size_t size)
 {
   SIMPLE (CS_REQ_SETATTR, fd, NULL, fsetxattr (t.handle, name, value, size, 0));
+}
+
+int
+_cs_io_fremovexattr (CsCounters *c, int fd, const char *name)
+{
+  Target t;
+
+  if (!find (fd, NULL, &t))
+    return -1;
+  if (t.table->fremovexattr == NULL)
+    {
+      errno = ENOTSUP;
+      return -1;
+    }
+  count (c, CS_REQ_SETATTR);
+  return RETRY_EINTR (t.table->fremovexattr (t.handle, name));
 }
 
 int

@@ -169,6 +169,7 @@ struct _CsJob {
   /* Mirror (cs-mirror.c) */
   CsDeletions  *deletions;        /* the extras, listed by the scanner */
   gboolean      confirm_deletions;
+  GPtrArray    *mirror_replaced;  /* scanner, then controller: CsReplaced, entries of another type */
 
   CsLog        *log;              /* the per-file log, or NULL */
   int           log_fd;

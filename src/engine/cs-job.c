@@ -146,6 +146,7 @@ cs_job_finalize (GObject *object)
   g_clear_pointer (&self->pending_conflicts, g_ptr_array_unref);
   g_clear_object (&self->pending_deletions);
   g_clear_object (&self->deletions);
+  g_clear_pointer (&self->mirror_replaced, g_ptr_array_unref);
   g_clear_pointer (&self->pending_thread_changes, g_array_unref);
   g_clear_error (&self->run_error);
   g_free (self->fatal_message);
@@ -331,7 +332,7 @@ cs_job_set_overwrite (CsJob       *self,
                       CsOverwrite  overwrite)
 {
   RETURN_IF_STARTED (self);
-  g_return_if_fail (overwrite <= CS_OVERWRITE_ASK);
+  g_return_if_fail (overwrite <= CS_OVERWRITE_DIFFERENT);
   self->settings.overwrite = overwrite;
 }
 
@@ -2075,6 +2076,16 @@ record_environment (CsJob *self)
   _cs_run_environment_clear (&env);
 }
 
+/* Until every queued item is done. */
+static void
+wait_for_items (CsJob *job)
+{
+  _cs_mutex_lock (&job->lock);
+  while (job->pending > 0)
+    _cs_cond_wait (&job->cond, &job->lock);
+  _cs_mutex_unlock (&job->lock);
+}
+
 static gpointer
 controller_thread (gpointer data)
 {
@@ -2085,14 +2096,20 @@ controller_thread (gpointer data)
   _cs_count_ahead_start (job);
   _cs_scanner_run (job);
   _cs_count_ahead_stop (job);
-  _cs_links_clear (job);
   _cs_job_size_up_end (job);
   atomic_store (&job->scanning, 0);
 
-  _cs_mutex_lock (&job->lock);
-  while (job->pending > 0)
-    _cs_cond_wait (&job->cond, &job->lock);
-  _cs_mutex_unlock (&job->lock);
+  wait_for_items (job);
+  /* A mirror deletes its extras only once everything is copied; then the
+   * entries that replace extras of another type are copied in their place. */
+  if (job->settings.operation == CS_OPERATION_MIRROR)
+    {
+      _cs_mirror_finish (job);
+      _cs_scanner_run_replaced (job, _cs_mirror_take_replaced (job));
+      wait_for_items (job);
+    }
+  /* After the replacements: a name among them links to its file's others. */
+  _cs_links_clear (job);
   record_environment (job);
 
   {
@@ -2110,8 +2127,6 @@ controller_thread (gpointer data)
   if (job->settings.operation == CS_OPERATION_MOVE)
     _cs_move_drain (job, TRUE);
   _cs_stage_teardown (job);
-  /* A mirror deletes its extras only once everything is copied. */
-  _cs_mirror_finish (job);
   _cs_metadata_report (job);
   /* Nothing of this run is left to be taken for a live one's. */
   if (job->presence_fd >= 0)

@@ -44,4 +44,36 @@ void      _cs_mirror_note_extras   (CsJob        *job,
  * told to) and deletes the extras. */
 void      _cs_mirror_finish        (CsJob        *job);
 
+/*
+ * An entry of another type than its source's (a file where the source has a
+ * folder, a link where it has a file …) is an extra to replace: listed with
+ * the deletions (the dry run's "delete" lines, --max-delete, the window's
+ * list), deleted with them once the copying is done, and only then copied
+ * from its source, never written through. Where it could not be deleted the
+ * copy finds it there and fails naming both types.
+ */
+typedef struct {
+  CsDir        *dir;          /* a reference: the folder's times wait for the copy */
+  char         *name;
+  char         *dst_name;     /* NULL: @name */
+  guint         depth;
+} CsReplaced;
+
+/* scanner thread: @listed in @dir's destination (with @dst from lstat) is of
+ * another type than @name in its source: listed for deletion, and the entry
+ * kept for _cs_mirror_take_replaced. FALSE when this job deletes nothing
+ * there (not a mirror, or too many folders wait already): the copy then
+ * fails on it, naming both types. */
+gboolean  _cs_mirror_replace       (CsJob        *job,
+                                    CsDir        *dir,
+                                    const char   *name,
+                                    const char   *dst_name,
+                                    const char   *listed,
+                                    const struct stat *dst,
+                                    guint         depth);
+/* controller, after _cs_mirror_finish: the entries to copy now (or NULL),
+ * for the caller to free with _cs_mirror_replaced_free. */
+GPtrArray *_cs_mirror_take_replaced (CsJob       *job);
+void      _cs_mirror_replaced_free (CsReplaced   *replaced);
+
 G_END_DECLS

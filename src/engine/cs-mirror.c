@@ -80,8 +80,9 @@ is_mount_point (CsJob      *job,
 }
 
 /* Lists the extra folder @name in @parent_fd (@rel below the root) and
- * everything in it, its contents first. */
-static void
+ * everything in it, its contents first; FALSE when something in it stays,
+ * and so the folder and those above it. */
+static gboolean
 list_folder (CsJob             *job,
              guint              root,
              int                parent_fd,
@@ -91,12 +92,13 @@ list_folder (CsJob             *job,
 {
   g_autofree guint8 *buf = NULL;
   gboolean complete = TRUE;
+  gboolean excluded = FALSE;
   ssize_t n;
   int fd;
 
   fd = _cs_io_openat (&job->counters, parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
   if (fd < 0)
-    return;
+    return FALSE;
   buf = g_malloc (DENTS_BUFFER_SIZE);
   while ((n = _cs_io_getdents (&job->counters, fd, buf, DENTS_BUFFER_SIZE)) > 0)
     for (ssize_t off = 0; off < n;)
@@ -108,8 +110,13 @@ list_folder (CsJob             *job,
         off += d->d_reclen;
         if (strcmp (d->d_name, ".") == 0 || strcmp (d->d_name, "..") == 0)
           continue;
-        if (_cs_job_is_excluded (job, d->d_name)
-            || _cs_io_fstatat (&job->counters, fd, d->d_name, &cst, AT_SYMLINK_NOFOLLOW) != 0)
+        if (_cs_job_is_excluded (job, d->d_name))
+          {
+            excluded = TRUE;
+            complete = FALSE;
+            continue;
+          }
+        if (_cs_io_fstatat (&job->counters, fd, d->d_name, &cst, AT_SYMLINK_NOFOLLOW) != 0)
           {
             complete = FALSE;
             continue;
@@ -136,7 +143,9 @@ list_folder (CsJob             *job,
                 complete = FALSE;
                 continue;
               }
-            list_folder (job, root, fd, d->d_name, child, &cst);
+            /* A folder kept keeps the folders around it. */
+            if (!list_folder (job, root, fd, d->d_name, child, &cst))
+              complete = FALSE;
           }
         else
           _cs_deletions_add (job->deletions, root, child, &cst);
@@ -144,9 +153,20 @@ list_folder (CsJob             *job,
   if (n < 0)
     complete = FALSE;
   _cs_io_close (&job->counters, fd);
-  /* A folder that keeps something is not listed: it is never emptied. */
+  /* A folder that keeps something is not listed: it is never emptied. As
+   * rsync does, it stays without an error, and the note says why. */
   if (complete)
     _cs_deletions_add (job->deletions, root, rel, st);
+  else if (excluded)
+    {
+      g_autofree char *path = g_build_filename (_cs_deletions_get_root (job->deletions, root, NULL),
+                                                rel, NULL);
+
+      _cs_run_add_note (job->run, path, "delete", 0,
+                        "Kept: its source folder is gone, but it holds names the mirror "
+                        "excludes (--exclude), which a mirror never deletes");
+    }
+  return complete;
 }
 
 void
@@ -197,6 +217,71 @@ _cs_mirror_note_extras (CsJob      *job,
 
       _cs_deletions_add_folder (job->deletions, (guint) dir->mirror_root, self_rel, &dir->st);
     }
+}
+
+/* Entries of another type kept for after the deletions: each holds its
+ * folder open, so not without bound; the rest fail, named, until a rerun. */
+#define REPLACED_MAX 1024
+
+gboolean
+_cs_mirror_replace (CsJob             *job,
+                    CsDir             *dir,
+                    const char        *name,
+                    const char        *dst_name,
+                    const char        *listed,
+                    const struct stat *dst,
+                    guint              depth)
+{
+  g_autofree char *rel = NULL;
+  CsReplaced *r;
+
+  if (job->deletions == NULL || dir->mirror_root < 0 || dir->dst_fd < 0
+      || _cs_job_is_excluded (job, listed))
+    return FALSE;
+  if (job->mirror_replaced == NULL)
+    job->mirror_replaced = g_ptr_array_new_with_free_func ((GDestroyNotify) _cs_mirror_replaced_free);
+  if (job->mirror_replaced->len >= REPLACED_MAX)
+    return FALSE;
+
+  rel = rel_path (dir, listed);
+  if (S_ISDIR (dst->st_mode))
+    {
+      if (is_mount_point (job, dir->dst_fd, listed))
+        {
+          g_autofree char *path = _cs_dir_dup_path (dir, listed, TRUE);
+
+          not_deleted (job, path, TRUE, 0,
+                       "Not deleted: another filesystem is mounted here, and a mirror deletes "
+                       "nothing across a mount point");
+          return FALSE;
+        }
+      list_folder (job, (guint) dir->mirror_root, dir->dst_fd, listed, rel, dst);
+    }
+  else
+    _cs_deletions_add (job->deletions, (guint) dir->mirror_root, rel, dst);
+
+  r = g_new0 (CsReplaced, 1);
+  r->dir = _cs_dir_ref (dir);
+  r->name = g_strdup (name);
+  r->dst_name = g_strdup (dst_name);
+  r->depth = depth;
+  g_ptr_array_add (job->mirror_replaced, r);
+  return TRUE;
+}
+
+GPtrArray *
+_cs_mirror_take_replaced (CsJob *job)
+{
+  return g_steal_pointer (&job->mirror_replaced);
+}
+
+void
+_cs_mirror_replaced_free (CsReplaced *replaced)
+{
+  _cs_dir_unref (replaced->dir);
+  g_free (replaced->name);
+  g_free (replaced->dst_name);
+  g_free (replaced);
 }
 
 /* The folder @rel ("." for the root itself) below @root_fd, reached one

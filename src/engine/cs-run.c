@@ -113,12 +113,13 @@ static const char * const overwrite_names[] = {
   [CS_OVERWRITE_NEVER] = "never",
   [CS_OVERWRITE_ALWAYS] = "always",
   [CS_OVERWRITE_ASK] = "ask",
+  [CS_OVERWRITE_DIFFERENT] = "different",
 };
 
 const char *
 cs_overwrite_to_string (CsOverwrite overwrite)
 {
-  g_return_val_if_fail (overwrite <= CS_OVERWRITE_ASK, NULL);
+  g_return_val_if_fail (overwrite <= CS_OVERWRITE_DIFFERENT, NULL);
 
   return overwrite_names[overwrite];
 }
@@ -1457,7 +1458,7 @@ build_settings (JsonBuilder         *builder,
   json_builder_begin_object (builder);
   add_member_int (builder, "threads", s->threads);
   json_builder_set_member_name (builder, "overwrite");
-  json_builder_add_string_value (builder, s->overwrite <= CS_OVERWRITE_ASK
+  json_builder_add_string_value (builder, s->overwrite <= CS_OVERWRITE_DIFFERENT
                                           ? cs_overwrite_to_string (s->overwrite)
                                           : "newer");
   add_member_bool (builder, "verify", s->verify);

@@ -19,6 +19,7 @@ typedef enum {
   CS_OVERWRITE_NEVER,   /* never replace an existing file */
   CS_OVERWRITE_ALWAYS,  /* replace every existing file, identical ones included */
   CS_OVERWRITE_ASK,     /* ask through the job's "conflict" signal */
+  CS_OVERWRITE_DIFFERENT, /* replace every file that differs, newer or not (a mirror's default) */
 } CsOverwrite;
 
 const char *cs_overwrite_to_string   (CsOverwrite  overwrite);

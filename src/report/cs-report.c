@@ -286,7 +286,7 @@ collect_info (CsRun *run)
   add_info (rows, "Destination", describe_destination (run));
   add_info (rows, "Threads", describe_threads (run));
   add_info (rows, "When the destination exists",
-            g_strdup (s->overwrite <= CS_OVERWRITE_ASK ? cs_overwrite_to_string (s->overwrite) : "newer"));
+            g_strdup (s->overwrite <= CS_OVERWRITE_DIFFERENT ? cs_overwrite_to_string (s->overwrite) : "newer"));
   add_info (rows, "Verify after copy", g_strdup (yes_no (s->verify)));
   add_info (rows, "Durable (fsync)", g_strdup (yes_no (s->durable)));
   add_info (rows, "Flush caches", g_strdup (yes_no (s->flush)));

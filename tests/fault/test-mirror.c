@@ -527,6 +527,83 @@ test_confirm_refused (Fixture       *f,
   g_assert_cmpuint (o.removals.not_deleted, ==, 8);
 }
 
+/* Entries of another type than their source's: a file where the source has
+ * a folder, a folder (with contents) where it has a file, a link where it
+ * has a file. They are extras to replace: in the one list the window is
+ * asked about, deleted with the extras and then copied from the source,
+ * never written through. Refused, they stay as they are and each is
+ * reported; nothing is written into or through them. */
+static void
+test_type_replaced (Fixture       *f,
+                    gconstpointer  data)
+{
+  gboolean answer = GPOINTER_TO_INT (data);
+  static const char *const expected[] = {
+    "extra.txt", "sub/extra2.txt", "gone/x", "gone/inner/y", "gone/inner", "gone", "folder-link",
+    "sub/file-link", "now-folder", "now-file/kept", "now-file", "now-file2", NULL
+  };
+  g_autoptr(GHashTable) link_target_before = cs_test_tree_snapshot (f->outside);
+  g_auto(Outcome) o = { 0 };
+  Options opt = DEFAULTS;
+  struct stat st;
+
+  DIR_IN (f->src, "now-folder");
+  FILE_IN (f->src, "now-folder/inside", 10, 30);
+  FILE_IN (f->src, "now-file", 20, 31);
+  FILE_IN (f->src, "now-file2", 30, 32);
+  FILE_IN (f->dst, "now-folder", 10, 33);
+  DIR_IN (f->dst, "now-file");
+  FILE_IN (f->dst, "now-file/kept", 40, 34);
+  /* Newer than its source's file: no time says which one wins. */
+  LINK_IN (f->dst, "now-file2", "../outside/file.txt");
+  g_hash_table_unref (f->src_before);
+  f->src_before = cs_test_tree_snapshot (f->src);
+
+  opt.confirm = TRUE;
+  opt.answer = answer;
+  run_mirror (f, opt, &o);
+  g_assert_cmpuint (o.asked, ==, 1);
+  assert_listed (&o, expected);
+  assert_untouched (f);
+  cs_test_tree_assert_snapshot (f->outside, link_target_before);
+  if (answer)
+    {
+      g_assert_true (o.ok);
+      g_assert_cmpuint (o.errors->len, ==, 0);
+      cs_test_tree_assert_equal (f->src, f->dst);
+      return;
+    }
+
+  {
+    g_autofree char *a = in (f->dst, "now-folder");
+    g_autofree char *b = in (f->dst, "now-file");
+    g_autofree char *c = in (f->dst, "now-file2");
+
+    g_assert_cmpint (lstat (a, &st), ==, 0);
+    g_assert_true (S_ISREG (st.st_mode));
+    g_assert_cmpint (lstat (b, &st), ==, 0);
+    g_assert_true (S_ISDIR (st.st_mode));
+    g_assert_true (exists (f->dst, "now-file/kept"));
+    g_assert_cmpint (lstat (c, &st), ==, 0);
+    g_assert_true (S_ISLNK (st.st_mode));
+  }
+  /* Each of the three reported, naming what stands there. */
+  {
+    guint named = 0;
+
+    for (guint i = 0; i < o.errors->len; i++)
+      {
+        const CsRunError *e = g_ptr_array_index (o.errors, i);
+
+        if (strstr (e->message, "the destination is a folder, the source a file") != NULL
+            || strstr (e->message, "the destination is a symbolic link, the source a file") != NULL
+            || strstr (e->message, "not a folder") != NULL)
+          named++;
+      }
+    g_assert_cmpuint (named, ==, 3);
+  }
+}
+
 /* A filesystem mounted on an extra folder: nothing across it is deleted. */
 static void
 test_mount_point (Fixture       *f,
@@ -581,6 +658,8 @@ main (int    argc,
   ADD ("unreadable-source-folder", 0, test_unreadable_source_folder);
   ADD ("changed-after-listing", 0, test_changed_after_listing);
   ADD ("confirm-refused", 0, test_confirm_refused);
+  ADD ("type-replaced", TRUE, test_type_replaced);
+  ADD ("type-refused", FALSE, test_type_replaced);
   ADD ("mount-point", 0, test_mount_point);
   ADD ("source-inside-refused", 0, test_source_inside_refused);
 #undef ADD
