@@ -71,6 +71,11 @@ done_cb (GObject      *source,
   g_task_propagate_boolean (G_TASK (result), &error);
   g_clear_handle_id (&task->poll_id, g_source_remove);
 
+  /* A last poll first: a job shorter than the poll interval, or one that
+   * ended since the last tick, has samples the page has not seen, and the
+   * page would end with an empty live graph. */
+  if (task->owner != NULL)
+    poll_cb (task);
   if (task->owner != NULL)
     task->done (task->owner, task->data, error);
 

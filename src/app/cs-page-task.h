@@ -12,8 +12,9 @@ G_BEGIN_DECLS
  * for a page that follows it. The jobs the call starts report on that thread,
  * so the page does not connect to them: the call names its current job with
  * _cs_page_task_set_job () and a main-thread timeout hands that job to @poll.
- * @done runs once on the main thread when the call returns, after the last
- * @poll; the task frees itself after it. A page that goes away abandons the
+ * @done runs once on the main thread when the call returns, after a last
+ * @poll of the job the call named last, as it ended; the task frees itself
+ * after it. A page that goes away abandons the
  * task: the call is cancelled and neither callback runs again.
  */
 

@@ -590,10 +590,10 @@ transfer (int          argc,
       ? N_("Existing files: different (default: replace every file that differs), newer, never or always")
       : N_("Existing files: newer (default), different, never or always"), "WHEN" },
     { "verify", 0, 0, G_OPTION_ARG_NONE, &verify, N_("Read every copy back and compare (XXH3) before publishing it"), NULL },
-    { "durable", 0, 0, G_OPTION_ARG_NONE, &durable, N_("Flush every file and folder to disk before publishing it"), NULL },
+    { "durable", 0, 0, G_OPTION_ARG_NONE, &durable, N_("Flush every file and folder to disk before publishing it (on smb://, where libsmbclient offers no flush, the server has each byte when its write returns, and no more)"), NULL },
     { "staging", 0, 0, G_OPTION_ARG_STRING, &staging_arg, N_("Write temporaries in staging folders: auto (on network shares, default), always or never"), "WHEN" },
     { "keep-partial", 0, 0, G_OPTION_ARG_NONE, &keep_partial, N_("When interrupted, keep the partial copies of big files (64 MiB and more) for the next run to resume"), NULL },
-    { "no-flush", 0, 0, G_OPTION_ARG_NONE, &no_flush, N_("Do not flush the destination to disk at the end"), NULL },
+    { "no-flush", 0, 0, G_OPTION_ARG_NONE, &no_flush, N_("Do not flush the destination to disk at the end (on smb:// there is no flush to leave out)"), NULL },
     { "dry-run", 'n', 0, G_OPTION_ARG_NONE, &dry_run, N_("List what would be done; write nothing"), NULL },
     { "exclude", 'x', 0, G_OPTION_ARG_STRING_ARRAY, &excludes, N_("Skip names matching GLOB (repeatable)"), "GLOB" },
     { "max-rate", 0, 0, G_OPTION_ARG_STRING, &max_rate_arg, N_("Copy at most RATE bytes per second: 50M is 50 MB/s, 2G 2 GB/s (default: no limit)"), "RATE" },
@@ -630,7 +630,8 @@ transfer (int          argc,
       description = _("Sources go where copy would put them (cp -r's rules). Within one filesystem each\n"
                       "item is renamed; across filesystems each file is copied, and its source is\n"
                       "removed only once the copy is published and flushed to disk (and verified with\n"
-                      "--verify), so a crash never loses a file. Into an existing folder, a move merges\n"
+                      "--verify), so a crash never loses a file; on smb://, where libsmbclient offers no\n"
+                      "flush, once the server has every byte. Into an existing folder, a move merges\n"
                       "under --overwrite: a source whose copy is identical is removed; one kept because\n"
                       "the destination is newer stays in the source and is reported. Source folders\n"
                       "are removed once empty.");

@@ -1390,6 +1390,7 @@ smb_unlock (int fd, int dirfd, const char *name)
 
 const CsIoTable _cs_io_smb = {
   .name = "smb",
+  .cannot_flush = TRUE,
   .scheme = "smb://",
   .openat = smb_openat,
   .close = smb_close,

@@ -177,6 +177,7 @@ struct _CsJob {
   CsChunking    chunking;
   gboolean      split_big;        /* scanner: this source's big files go in chunks */
   atomic_int    dst_remote;       /* the destination is a network share (set by the scanner) */
+  atomic_int    dst_cannot_flush; /* its backend has no flush, smb:// (set by the scanner) */
 
   /* Staging folders (cs-stage.c) */
   CsStaging     staging;

@@ -1995,6 +1995,26 @@ cs_job_get_remembered_threads (const char  *destination,
   return _cs_auto_memory_recall (destination, out_filesystem);
 }
 
+/* A job that asked for a flush (--durable, a move's before it removes
+ * sources, the one at the end) onto a destination whose backend has none
+ * (libsmbclient 4.17 offers no flush: fsync there succeeds and asks the
+ * server for nothing) says so once, unless it ended on a fatal error, which
+ * is then the one thing said. */
+static void
+note_no_flush (CsJob *job)
+{
+  if (!atomic_load (&job->dst_cannot_flush) || job->settings.dry_run
+      || atomic_load (&job->stop) == CS_STOP_FATAL)
+    return;
+  if (!job->settings.durable && !job->settings.flush
+      && job->settings.operation != CS_OPERATION_MOVE)
+    return;
+  _cs_job_note (job, NULL, job->destination, "flush", 0,
+                _("The server has each byte once its write returns, but libsmbclient offers no "
+                  "flush: no flush asked for here (of each file, before a moved source is "
+                  "removed, or at the end) reaches the server's disk"));
+}
+
 /* Remembers what Auto settled on for this destination's filesystem, in
  * general (what the window offers) and for the size of the files copied. */
 static void
@@ -2128,6 +2148,7 @@ controller_thread (gpointer data)
     _cs_move_drain (job, TRUE);
   _cs_stage_teardown (job);
   _cs_metadata_report (job);
+  note_no_flush (job);
   /* Nothing of this run is left to be taken for a live one's. */
   if (job->presence_fd >= 0)
     close (job->presence_fd);

@@ -1363,6 +1363,14 @@ _cs_scanner_run (CsJob *job)
       _cs_stage_setup (job, container->dst_fd);
       if (container->dst_fd >= 0 && _cs_is_remote_filesystem (container->dst_fd))
         atomic_store (&job->dst_remote, 1);
+      /* A backend with no flush (smb://): the job says so at its end. */
+      if (container->dst_fd >= 0)
+        {
+          const CsIoTable *backend = _cs_io_backend (container->dst_fd, NULL);
+
+          if (backend != NULL && backend->cannot_flush)
+            atomic_store (&job->dst_cannot_flush, 1);
+        }
       job->split_big = job->chunking == CS_CHUNKING_ALWAYS
                        || (job->chunking == CS_CHUNKING_AUTO
                            && (_cs_is_remote_filesystem (container->src_fd)

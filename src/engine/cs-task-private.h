@@ -2,14 +2,14 @@
 #pragma once
 
 /*
- * One blocking engine call run in a thread of GTask's, for the _async/_finish
- * pairs of the sweep, the demonstration and the generator.
+ * One blocking engine call run in a thread of its own, for the _async/_finish
+ * pairs of the sweep, the demonstration, the generator and the partials
+ * finder, returned as a GTask on the caller's main context.
  *
- * GTask hands its data from the caller's thread to a worker and back through
- * GLib's own queues and reference counts, which ThreadSanitizer cannot see
- * (src/engine/cs-tsan-private.h). The data is then freed by whichever thread
- * drops the task last — sometimes the worker, after the caller has read it in
- * _finish. Every hand-off is annotated here once, for all three callers.
+ * Every hand-off is one ThreadSanitizer sees: the thread's start, an atomic
+ * flag when the work is done, and sources made and freed on the caller's
+ * thread only (cs-task.c says why not g_task_run_in_thread). The data is
+ * freed by whichever thread drops the task last, after _finish.
  */
 
 #include <gio/gio.h>

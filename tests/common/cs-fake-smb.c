@@ -245,6 +245,7 @@ cs_fake_smb_install (const char *folder,
       fake_table = *_cs_io_get_default ();
       fake_table.name = "fake-smb";
       fake_table.scheme = "smb://";
+      fake_table.cannot_flush = TRUE;  /* as the real one: no flush in libsmbclient */
       fake_table.openat = fake_openat;
       fake_table.statx = fake_statx;
       fake_table.fstatat = fake_fstatat;

@@ -18,8 +18,19 @@ SKIP = 77
 
 
 def skip(message):
+    """A tool this machine lacks: a skip, which CI fails on unless
+    tests/allowed-skips names it."""
     print(f'SKIP: {message}', flush=True)
     sys.exit(SKIP)
+
+
+def cannot_start(message, log_text=''):
+    """A tool that is here but does not start (Xvfb, AT-SPI) is a failure of
+    the test's set-up, with its log, not a skip."""
+    if log_text:
+        print(log_text, flush=True)
+    print(f'FAIL: {message}', flush=True)
+    sys.exit(1)
 
 
 def log(message):
@@ -36,15 +47,19 @@ def start_xvfb(screen):
     if shutil.which('Xvfb') is None:
         skip('Xvfb is not installed')
     read_fd, write_fd = os.pipe()
+    xvfb_log = tempfile.TemporaryFile(mode='w+')
     xvfb = subprocess.Popen(['Xvfb', '-displayfd', str(write_fd), '-nolisten', 'tcp',
                              '-screen', '0', f'{screen[0]}x{screen[1]}x24'],
-                            pass_fds=(write_fd,), stderr=subprocess.DEVNULL)
+                            pass_fds=(write_fd,), stderr=xvfb_log)
     os.close(write_fd)
     with os.fdopen(read_fd) as f:
         display = f.readline().strip()
     if not display:
         xvfb.kill()
-        skip('Xvfb did not start')
+        xvfb.wait()
+        xvfb_log.seek(0)
+        cannot_start('Xvfb did not start', xvfb_log.read())
+    xvfb_log.close()
     return xvfb, ':' + display
 
 
@@ -90,7 +105,7 @@ def check_atspi():
         import pyatspi
         pyatspi.Registry.getDesktop(0).childCount
     except Exception as e:
-        skip(f'AT-SPI does not start: {e}')
+        cannot_start(f'AT-SPI does not start: {e}')
 
 
 def start_compositor():

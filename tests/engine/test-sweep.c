@@ -642,6 +642,32 @@ test_demo_end_to_end (void)
   }
 }
 
+/*
+ * A destination as slow as one device: every file opened for writing waits
+ * SLOW_OPEN_US, one at a time whatever the thread count, so 2,000 files take
+ * at least 1.5 s on any machine, long enough for Auto's first measurement
+ * (a settling sample and a window of 4 at 100 ms). A fast machine no longer
+ * ends the copy before Auto measured anything.
+ */
+#define SLOW_OPEN_US 750
+
+static CsIoTable slow_table;
+static GMutex slow_lock;      /* held only to wait: the lock guards no data */
+static gint slow_opens;       /* atomic */
+
+static int
+slow_openat (int dirfd, const char *path, int flags, mode_t mode)
+{
+  if ((flags & O_ACCMODE) != O_RDONLY)
+    {
+      g_mutex_lock (&slow_lock);
+      g_usleep (SLOW_OPEN_US);
+      g_mutex_unlock (&slow_lock);
+      g_atomic_int_inc (&slow_opens);
+    }
+  return _cs_io_get_default ()->openat (dirfd, path, flags, mode);
+}
+
 static void
 test_remembered_threads (void)
 {
@@ -655,25 +681,28 @@ test_remembered_threads (void)
   /* A fresh configuration folder: nothing remembered yet. */
   g_assert_cmpuint (cs_job_get_remembered_threads (root, NULL), ==, 0);
 
+  slow_table = *_cs_io_get_default ();
+  slow_table.openat = slow_openat;
+  g_atomic_int_set (&slow_opens, 0);
+  _cs_io_set (&slow_table);
+
   cs_job_add_source (job, src);
   cs_job_set_destination (job, dst);
   cs_job_set_threads (job, 4, NULL);
   cs_job_set_auto_threads (job, TRUE);
   cs_job_set_interval (job, 100);
   g_assert_true (cs_job_run_sync (job, NULL, NULL));
+  _cs_io_set (NULL);
+
+  /* The seam held every file: the copy lasted long enough to measure. */
+  g_assert_cmpint (g_atomic_int_get (&slow_opens), >=, 2000);
+  g_test_message ("the slowed copy took %.2f s", cs_run_get_duration (cs_job_get_run (job)));
+  g_assert_cmpfloat (cs_run_get_duration (cs_job_get_run (job)), >=, 2000 * SLOW_OPEN_US / 1e6);
 
   remembered = cs_job_get_remembered_threads (root, &fs);
-  if (cs_run_get_duration (cs_job_get_run (job)) < 0.6)
-    {
-      /* Too quick for one measurement window on this machine. */
-      g_test_skip ("the copy ended before Auto measured anything");
-    }
-  else
-    {
-      g_assert_cmpuint (remembered, >=, 1);
-      g_assert_cmpuint (remembered, <=, 128);
-      g_assert_nonnull (fs);
-    }
+  g_assert_cmpuint (remembered, >=, 1);
+  g_assert_cmpuint (remembered, <=, 128);
+  g_assert_nonnull (fs);
 
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", root);

@@ -272,6 +272,17 @@ test_drop_and_log_in (void)
                    "SMB directly to " CS_FAKE_SMB_SERVER "/" CS_FAKE_SMB_SHARE);
   g_assert_nonnull (cs_ui_find_label (window, "SMB directly to nas/share"));
   cs_test_tree_assert_equal (source, arrived);
+  /* The flush at the end (on by default) reaches no disk on a share
+   * libsmbclient cannot flush: the summary says so, once. */
+  {
+    g_autoptr(GPtrArray) errors = cs_run_dup_errors (run);
+    guint said = 0;
+
+    for (guint i = 0; i < errors->len; i++)
+      said += g_strcmp0 (((const CsRunError *) g_ptr_array_index (errors, i))->operation, "flush") == 0;
+    g_assert_cmpuint (said, ==, 1);
+    g_assert_nonnull (cs_ui_find_label (window, "libsmbclient offers no flush"));
+  }
   cs_ui_screenshot (window, "smb-03-summary.png");
 
   /* Back from the share, dropped on the source list: its name shown and
