@@ -189,10 +189,12 @@ if ((rc == 3)) && (($(wc -l <"$work/out") == 1)) && grep -q 'share named “nosu
 else
   cat "$work/out"; fail "share not found (exit $rc)"
 fi
+# A source that cannot be read fails alone, as a missing one does (exit 1,
+# as with cp); its line comes first, before the summary.
 COPYSCOPE_SMB_PASSWORD=$SMBNAS_PASSWORD run_copy "smb://$SMBNAS_USER@127.0.0.1:$SMBNAS_PORT/nosuchshare/src" "$work/nowhere"
-if ((rc == 3)) && (($(wc -l <"$work/out") == 1)) && grep -q 'share named “nosuchshare”' "$work/out" &&
-  [[ ! -e $work/nowhere ]]; then
-  ok "share not found as the source: exit 3, one line naming it"
+if ((rc == 1)) && head -n 1 "$work/out" | grep -q 'src: check: .*share named “nosuchshare”' &&
+  (($(grep -c 'nosuchshare' "$work/out") == 1)) && [[ ! -e $work/nowhere ]]; then
+  ok "share not found as the source: exit 1, one line naming it"
 else
   cat "$work/out"; fail "share not found as the source (exit $rc)"
 fi
