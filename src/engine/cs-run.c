@@ -2456,6 +2456,13 @@ read_events (Reader     *r,
         event.checked = (guint64) read_int (r, o, where, "checked", 0, (double) G_MAXINT64);
       if (json_object_get_member (o, "path") != NULL)
         event.path = read_string (r, o, where, "path", TRUE);
+      if (event.path != NULL && g_str_has_prefix (event.path, "smb://"))
+        {
+          char *kept = _cs_smb_location_redact (event.path);
+
+          g_free (event.path);
+          event.path = kept;
+        }
       g_array_append_val (events, event);
     }
 }
@@ -2524,7 +2531,24 @@ read_errors (Reader     *r,
               bytes = g_base64_decode (error->path_raw, &len);
               if (len == 0 || memchr (bytes, '\0', len) != NULL)
                 reader_fail (r, "“%s.path_raw” is not a valid raw path", where);
+              else if (len > 6 && memcmp (bytes, "smb://", 6) == 0)
+                {
+                  /* An old record's password in a message's location, as
+                   * in read_path. */
+                  g_autofree char *raw = g_strndup ((const char *) bytes, len);
+                  g_autofree char *kept = _cs_smb_location_redact (raw);
+
+                  g_free (error->path_raw);
+                  error->path_raw = g_base64_encode ((const guchar *) kept, strlen (kept));
+                }
             }
+        }
+      if (error->path != NULL && g_str_has_prefix (error->path, "smb://"))
+        {
+          char *kept = _cs_smb_location_redact (error->path);
+
+          g_free (error->path);
+          error->path = kept;
         }
       error->operation = read_string (r, o, where, "operation", TRUE);
       error->error_code = read_int (r, o, where, "error_code", 0, 100000);
