@@ -55,6 +55,25 @@ path (Fixture    *f,
   return g_build_filename (f->tmp, rel, NULL);
 }
 
+static int
+mkdir_at (Fixture    *f,
+          const char *rel)
+{
+  g_autofree char *p = path (f, rel);
+
+  return g_mkdir (p, 0755);
+}
+
+static int
+lstat_at (Fixture     *f,
+          const char  *rel,
+          struct stat *st)
+{
+  g_autofree char *p = path (f, rel);
+
+  return lstat (p, st);
+}
+
 static void
 write_at (Fixture    *f,
           const char *rel,
@@ -181,7 +200,7 @@ test_files (Fixture       *f,
   write_at (f, "a/x", "A\n");
   write_at (f, "b/x", "B\n");
   same_time (f, "b/x", "a/x");
-  g_assert_cmpint (g_mkdir (path (f, "c"), 0755), ==, 0);
+  g_assert_cmpint (mkdir_at (f, "c"), ==, 0);
 
   g_assert_cmpint (run (f, &err, p->operation, "--no-history", "--threads", p->threads,
                         "a/x", "b/x", "c", NULL), ==, 1);
@@ -218,7 +237,7 @@ test_folder_and_file (Fixture       *f,
 
   write_at (f, "a/x/inside", "folder's\n");
   write_at (f, "b/x", "file\n");
-  g_assert_cmpint (g_mkdir (path (f, "c"), 0755), ==, 0);
+  g_assert_cmpint (mkdir_at (f, "c"), ==, 0);
 
   g_assert_cmpint (run (f, &err, p->operation, "--no-history", "--threads", p->threads,
                         "b/x", "a/x", "c", NULL), ==, 1);
@@ -264,8 +283,8 @@ test_folders (Fixture       *f,
   /* In one a folder, in the other a file: the first's stays. */
   write_at (f, "cam1/DCIM/MISC/note", "folder\n");
   write_at (f, "cam2/DCIM/MISC", "file\n");
-  g_assert_cmpint (lstat (path (f, "cam1/DCIM"), &first_st), ==, 0);
-  g_assert_cmpint (g_mkdir (path (f, "out"), 0755), ==, 0);
+  g_assert_cmpint (lstat_at (f, "cam1/DCIM", &first_st), ==, 0);
+  g_assert_cmpint (mkdir_at (f, "out"), ==, 0);
 
   g_assert_cmpint (run (f, &err, p->operation, "--no-history", "--threads", p->threads,
                         "cam1/DCIM", "cam2/DCIM", "out", NULL), ==, 1);
@@ -307,7 +326,7 @@ test_folders (Fixture       *f,
   /* The merged folder has the first's times, however the workers finished. */
   if (!move)
     {
-      g_assert_cmpint (lstat (path (f, "out/DCIM"), &copy_st), ==, 0);
+      g_assert_cmpint (lstat_at (f, "out/DCIM", &copy_st), ==, 0);
       g_assert_cmpint (copy_st.st_mtim.tv_sec, ==, first_st.st_mtim.tv_sec);
       g_assert_cmpint (copy_st.st_mtim.tv_nsec, ==, first_st.st_mtim.tv_nsec);
     }

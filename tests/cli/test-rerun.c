@@ -127,6 +127,16 @@ keeps_xattrs (Fixture *f)
 
 static const char *commands[] = { "mirror", "copy" };
 
+/* The destination is what the source is. */
+static void
+assert_mirrored (Fixture *f)
+{
+  g_autofree char *s = g_build_filename (f->root, "s", NULL);
+  g_autofree char *d = g_build_filename (f->root, "d", NULL);
+
+  cs_test_tree_assert_equal (s, d);
+}
+
 static void
 test_mode (Fixture       *f,
            gconstpointer  data)
@@ -240,7 +250,7 @@ test_type_folder_over_file (Fixture       *f,
   g_assert_cmpint (sh (f, NULL, "mkdir -p s/x d; echo in > s/x/y; echo old > d/x\n"
                                 "$CLI mirror -q --no-history s d\n"), ==, 0);
   g_assert_true (S_ISDIR (lstat_in (f, "d/x").st_mode));
-  cs_test_tree_assert_equal (g_build_filename (f->root, "s", NULL), g_build_filename (f->root, "d", NULL));
+  assert_mirrored (f);
 }
 
 static void
@@ -250,7 +260,7 @@ test_type_file_over_folder (Fixture       *f,
   g_assert_cmpint (sh (f, NULL, "mkdir -p s d/x/deeper; echo f > s/x; echo in > d/x/deeper/y\n"
                                 "$CLI mirror -q --no-history s d\n"), ==, 0);
   g_assert_true (S_ISREG (lstat_in (f, "d/x").st_mode));
-  cs_test_tree_assert_equal (g_build_filename (f->root, "s", NULL), g_build_filename (f->root, "d", NULL));
+  assert_mirrored (f);
 }
 
 static void
@@ -260,7 +270,7 @@ test_type_link_over_folder (Fixture       *f,
   g_assert_cmpint (sh (f, NULL, "mkdir -p s d/x; ln -s target s/x; echo in > d/x/y\n"
                                 "$CLI mirror -q --no-history s d\n"), ==, 0);
   g_assert_true (S_ISLNK (lstat_in (f, "d/x").st_mode));
-  cs_test_tree_assert_equal (g_build_filename (f->root, "s", NULL), g_build_filename (f->root, "d", NULL));
+  assert_mirrored (f);
 }
 
 /* The link's time is later than the file's, and it was made after the
@@ -273,7 +283,7 @@ test_type_file_over_newer_link (Fixture       *f,
                                 "ln -s nowhere d/l\n"
                                 "$CLI mirror -q --no-history s d\n"), ==, 0);
   g_assert_true (S_ISREG (lstat_in (f, "d/l").st_mode));
-  cs_test_tree_assert_equal (g_build_filename (f->root, "s", NULL), g_build_filename (f->root, "d", NULL));
+  assert_mirrored (f);
 }
 
 /* Listed with the deletions before anything changes, and under --max-delete. */
@@ -340,7 +350,7 @@ test_mirror_replaces_newer (Fixture       *f,
   g_assert_cmpint (sh (f, NULL, "$CLI mirror -q --no-history s d\n"), ==, 0);
   g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
   g_assert_cmpstr (text, ==, "source\n");
-  cs_test_tree_assert_equal (g_build_filename (f->root, "s", NULL), g_build_filename (f->root, "d", NULL));
+  assert_mirrored (f);
 }
 
 /* Hard links */

@@ -61,6 +61,7 @@ test_merge (gconstpointer data)
   g_autofree char *first = NULL;
   g_autofree char *only = NULL;
   g_autofree char *left = NULL;
+  g_autofree char *out = NULL;
   GError *error = NULL;
   guint reported = 0;
 
@@ -72,7 +73,8 @@ test_merge (gconstpointer data)
       write_text (two, rel, "second camera\n");
     }
   write_text (two, "IMG_9999.JPG", "only in the second\n");
-  g_assert_cmpint (g_mkdir (g_build_filename (backing, "out", NULL), 0755), ==, 0);
+  out = g_build_filename (backing, "out", NULL);
+  g_assert_cmpint (g_mkdir (out, 0755), ==, 0);
   cs_fake_smb_install (backing, USER, PASSWORD);
   cs_smb_set_credentials (NULL, PASSWORD);
 
