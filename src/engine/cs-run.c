@@ -16,7 +16,7 @@
 #include "cs-json-io.h"
 #include "cs-run.h"
 #include "cs-run-private.h"
-#include "cs-smb-login-private.h"
+#include "cs-smb-url-private.h"
 #include "cs-tsan-private.h"
 
 /* A run file this big is not something we wrote: refuse it before parsing. */

@@ -15,9 +15,4 @@ G_BEGIN_DECLS
 gboolean _cs_smb_login_connect (const CsGvfsShare *share,
                                 char             **why);
 
-/* @location without a password an smb:// URL may carry, which is dropped:
- * for what was kept before cs_smb_location_take_password () kept nothing
- * else (a record from an older version). */
-char    *_cs_smb_location_redact (const char *location);
-
 G_END_DECLS
