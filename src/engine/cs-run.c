@@ -14,6 +14,7 @@
 
 #include "cs-figures.h"
 #include "cs-json-io.h"
+#include "cs-manifest.h"
 #include "cs-run.h"
 #include "cs-run-private.h"
 #include "cs-tsan-private.h"
@@ -68,6 +69,7 @@ struct _CsRun
   CsRemovals        removals;
   CsSkips           skips;
   gboolean          skips_known;
+  CsRunManifest     manifest;     /* its strings owned; path NULL: none */
   const char       *outcome;      /* interned */
   char             *fatal_error;
   /* The last RECENT_SECONDS of samples in full, from recent_first on, and
@@ -383,6 +385,8 @@ cs_run_unref (CsRun *run)
   _cs_run_settings_clear (&run->settings);
   _cs_run_environment_clear (&run->environment);
   g_free (run->fatal_error);
+  g_free ((char *) run->manifest.path);
+  g_free ((char *) run->manifest.algo);
   g_array_unref (run->recent);
   g_array_unref (run->buckets);
   g_array_unref (run->timeline);
@@ -1344,6 +1348,37 @@ _cs_run_set_skips (CsRun         *run,
 }
 
 void
+_cs_run_set_manifest (CsRun               *run,
+                      const CsRunManifest *manifest)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+
+  g_return_if_fail (run != NULL);
+  g_return_if_fail (manifest != NULL && manifest->path != NULL && manifest->algo != NULL);
+
+  locker = _cs_mutex_locker_new (&run->mutex);
+  g_free ((char *) run->manifest.path);
+  g_free ((char *) run->manifest.algo);
+  run->manifest = *manifest;
+  run->manifest.path = g_strdup (manifest->path);
+  run->manifest.algo = g_strdup (manifest->algo);
+}
+
+gboolean
+cs_run_get_manifest (CsRun         *run,
+                     CsRunManifest *out_manifest)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+
+  g_return_val_if_fail (run != NULL, FALSE);
+  g_return_val_if_fail (out_manifest != NULL, FALSE);
+
+  locker = _cs_mutex_locker_new (&run->mutex);
+  *out_manifest = run->manifest;
+  return run->manifest.path != NULL;
+}
+
+void
 _cs_run_set_outcome (CsRun      *run,
                      const char *outcome,
                      const char *fatal_error)
@@ -1765,6 +1800,25 @@ run_to_json (CsRun    *run,
       add_member_int (builder, "identical_bytes", clamp_u64 (run->skips.identical_bytes));
       add_member_int (builder, "chosen_files", clamp_u64 (run->skips.chosen_files));
       add_member_int (builder, "chosen_bytes", clamp_u64 (run->skips.chosen_bytes));
+      json_builder_end_object (builder);
+    }
+
+  if (run->manifest.path != NULL)
+    {
+      g_autofree char *display = g_filename_display_name (run->manifest.path);
+      g_autofree char *raw = path_raw_or_null (run->manifest.path);
+
+      json_builder_set_member_name (builder, "manifest");
+      json_builder_begin_object (builder);
+      add_string_or_null (builder, "path", display);
+      if (raw != NULL)
+        add_string_or_null (builder, "path_raw", raw);
+      add_string_or_null (builder, "algo", run->manifest.algo);
+      add_member_int (builder, "files", clamp_u64 (run->manifest.files));
+      add_member_int (builder, "from_copy", clamp_u64 (run->manifest.from_copy));
+      add_member_int (builder, "read_copied", clamp_u64 (run->manifest.read_copied));
+      add_member_int (builder, "read_kept", clamp_u64 (run->manifest.read_kept));
+      add_member_int (builder, "bytes_read", clamp_u64 (run->manifest.bytes_read));
       json_builder_end_object (builder);
     }
 
@@ -2368,6 +2422,39 @@ read_skips (Reader     *r,
   s->chosen_files = (guint64) read_int (r, o, "skips", "chosen_files", 0, (double) G_MAXINT64);
   s->chosen_bytes = (guint64) read_int (r, o, "skips", "chosen_bytes", 0, (double) G_MAXINT64);
   return TRUE;
+}
+
+/* Absent from records of runs that wrote no manifest. */
+static void
+read_manifest (Reader        *r,
+               JsonObject    *root,
+               CsRunManifest *m)
+{
+  g_autofree char *algo = NULL;
+  CsManifestAlgo parsed;
+  JsonObject *o;
+
+  if (json_object_get_member (root, "manifest") == NULL)
+    return;
+  o = read_object (r, root, "", "manifest");
+  if (o == NULL)
+    return;
+  algo = read_string (r, o, "manifest", "algo", FALSE);
+  if (r->failed)
+    return;
+  if (!cs_manifest_algo_from_string (algo, &parsed))
+    {
+      reader_fail (r, "“manifest.algo” has an unknown value");
+      return;
+    }
+  m->path = read_path (r, get_member (r, o, "manifest", "path", TRUE),
+                       json_object_get_member (o, "path_raw"), "manifest.path", FALSE);
+  m->algo = g_strdup (cs_manifest_algo_to_string (parsed));
+  m->files = (guint64) read_int (r, o, "manifest", "files", 0, (double) G_MAXINT64);
+  m->from_copy = (guint64) read_int (r, o, "manifest", "from_copy", 0, (double) G_MAXINT64);
+  m->read_copied = (guint64) read_int (r, o, "manifest", "read_copied", 0, (double) G_MAXINT64);
+  m->read_kept = (guint64) read_int (r, o, "manifest", "read_kept", 0, (double) G_MAXINT64);
+  m->bytes_read = (guint64) read_int (r, o, "manifest", "bytes_read", 0, (double) G_MAXINT64);
 }
 
 static void
@@ -3293,6 +3380,7 @@ run_from_json (JsonNode  *node,
   read_totals (&r, root, &run->totals);
   read_removals (&r, root, &run->removals);
   run->skips_known = read_skips (&r, root, &run->skips);
+  read_manifest (&r, root, &run->manifest);
 
   outcome = read_string (&r, root, "", "outcome", FALSE);
   if (outcome != NULL && !outcome_is_known (outcome))

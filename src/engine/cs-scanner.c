@@ -533,6 +533,9 @@ handle_entry (CsJob         *job,
           if (job->settings.operation == CS_OPERATION_MOVE
               && (action >= CS_ACTION_SKIP || atomic_load (&dir->same_fs)))
             goto whole;
+          /* A file already there is read for the manifest by a worker. */
+          if (job->manifest != NULL && action >= CS_ACTION_SKIP && action != CS_ACTION_FAIL)
+            goto whole;
           if (action >= CS_ACTION_SKIP)
             {
               if (link != NULL)

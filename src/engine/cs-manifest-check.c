@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-manifest"
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gi18n.h>
+
+#include "cs-manifest.h"
+#include "cs-manifest-private.h"
+#include "cs-io-private.h"
+#include "cs-io-table-private.h"
+#include "cs-names-private.h"
+#include "cs-resume-private.h"
+#include "cs-run-private.h"
+#include "cs-tsan-private.h"
+
+/*
+ * Checking a folder against a manifest: the lines are read one at a time
+ * and handed to a pool of workers of our own (exclusive, as the job's), each
+ * with its own buffer, through the engine's I/O calls, so a share is read as
+ * a copy reads it. At most MAX_QUEUED lines wait for a worker; the paths
+ * listed are kept, to tell the extras when the folder is walked.
+ */
+
+#define BUFFER_SIZE  (1u << 20)
+#define MAX_QUEUED   4096
+#define DENTS_SIZE   (64 * 1024)
+
+typedef struct {
+  char           *path;       /* below the folder, filename encoding */
+  CsManifestAlgo  algo;
+  guint8          digest[CS_MANIFEST_MAX_DIGEST];
+} Task;
+
+typedef struct {
+  char *what;                 /* static */
+  char *path;
+  char *message;
+  int   code;
+} Difference;
+
+typedef struct {
+  CsCounters       counters;
+  int              root_fd;
+  GMutex           lock;
+  GCond            cond;
+  guint            queued;      /* tasks not finished */
+  GQueue           differences; /* Difference*, not told yet */
+  CsManifestCheck  totals;
+} Check;
+
+static GPrivate buffer_key = G_PRIVATE_INIT (g_free);
+
+static void
+difference_free (Difference *d)
+{
+  g_free (d->path);
+  g_free (d->message);
+  g_free (d);
+}
+
+/* lock held */
+static void
+add_difference_locked (Check      *check,
+                       const char *what,
+                       const char *path,
+                       int         code)
+{
+  Difference *d = g_new0 (Difference, 1);
+
+  d->what = (char *) what;
+  d->path = g_strdup (path);
+  d->code = code;
+  d->message = code != 0 ? g_strdup (g_strerror (code)) : NULL;
+  g_queue_push_tail (&check->differences, d);
+}
+
+/* worker thread */
+static void
+check_one (gpointer data,
+           gpointer user_data)
+{
+  Task *task = data;
+  Check *check = user_data;
+  guint8 *buffer = g_private_get (&buffer_key);
+  guint8 digest[CS_MANIFEST_MAX_DIGEST];
+  CsHasher hasher;
+  guint8 xxh[16];
+  guint64 pos = 0;
+  const char *what = NULL;
+  struct stat st;
+  int fd, code = 0;
+
+  if (buffer == NULL)
+    {
+      buffer = g_malloc (BUFFER_SIZE);
+      g_private_set (&buffer_key, buffer);
+    }
+
+  fd = _cs_io_openat (&check->counters, check->root_fd, task->path, O_RDONLY | O_NOFOLLOW, 0);
+  if (fd < 0)
+    {
+      code = errno;
+      what = code == ENOENT || code == ENOTDIR || code == ELOOP ? "missing" : "unreadable";
+    }
+  else if (_cs_io_fstat (&check->counters, fd, &st) != 0)
+    {
+      code = errno;
+      what = "unreadable";
+    }
+  else if (!S_ISREG (st.st_mode))
+    what = "missing";
+  else
+    {
+      _cs_hasher_init (&hasher, task->algo == CS_MANIFEST_SHA256);
+      for (;;)
+        {
+          ssize_t n = _cs_io_pread (&check->counters, fd, buffer, BUFFER_SIZE, (off_t) pos);
+
+          if (n < 0)
+            {
+              code = errno;
+              what = "unreadable";
+              break;
+            }
+          if (n == 0)
+            break;
+          _cs_hasher_update (&hasher, buffer, (gsize) n);
+          pos += (guint64) n;
+        }
+      if (what == NULL)
+        {
+          if (task->algo == CS_MANIFEST_SHA256)
+            _cs_hasher_finish (&hasher, xxh, digest);
+          else
+            _cs_hasher_finish (&hasher, digest, NULL);
+          if (memcmp (digest, task->digest, cs_manifest_digest_size (task->algo)) != 0)
+            what = "changed";
+        }
+      else
+        _cs_hasher_clear (&hasher);
+    }
+  if (fd >= 0)
+    _cs_io_close (&check->counters, fd);
+
+  _cs_mutex_lock (&check->lock);
+  check->totals.bytes += pos;
+  if (what == NULL)
+    check->totals.matched++;
+  else
+    {
+      if (g_str_equal (what, "missing"))
+        {
+          check->totals.missing++;
+          code = 0;
+        }
+      else if (g_str_equal (what, "changed"))
+        check->totals.changed++;
+      else
+        check->totals.unreadable++;
+      add_difference_locked (check, what, task->path, code);
+    }
+  check->queued--;
+  g_cond_broadcast (&check->cond);
+  _cs_mutex_unlock (&check->lock);
+
+  g_free (task->path);
+  g_free (task);
+}
+
+/* calling thread: tells what the workers found so far, outside the lock */
+static void
+tell_differences (Check               *check,
+                  CsManifestCheckFunc  func,
+                  gpointer             user_data,
+                  CsRun               *run,
+                  const char          *folder)
+{
+  GQueue batch = G_QUEUE_INIT;
+  Difference *d;
+
+  _cs_mutex_lock (&check->lock);
+  batch = check->differences;
+  g_queue_init (&check->differences);
+  _cs_mutex_unlock (&check->lock);
+
+  while ((d = g_queue_pop_head (&batch)) != NULL)
+    {
+      if (func != NULL)
+        func (d->what, d->path, d->message, user_data);
+      if (run != NULL)
+        {
+          g_autofree char *full = g_build_filename (folder, d->path, NULL);
+
+          _cs_run_add_error (run, full, d->what, d->code,
+                             g_str_equal (d->what, "changed") ? "The contents differ from the checksum list"
+                             : g_str_equal (d->what, "missing") ? "Listed in the checksum list, not found"
+                             : g_str_equal (d->what, "extra") ? "Not in the checksum list"
+                             : NULL, 1);
+        }
+      difference_free (d);
+    }
+}
+
+/* Names a copy of ours may leave for a while: never extras. */
+static gboolean
+is_our_leftover (const char *name)
+{
+  return _cs_name_is_our_temp (name) || _cs_name_is_our_stage (name) || _cs_name_is_resume (name, NULL);
+}
+
+/* calling thread: the regular files below @fd (at @prefix) that @listed
+ * lacks; @self is the manifest's (dev, ino), never an extra. */
+static void
+walk_extras (Check       *check,
+             int          fd,
+             const char  *prefix,
+             GHashTable  *listed,
+             const struct stat *self)
+{
+  g_autofree guint8 *buf = g_malloc (DENTS_SIZE);
+  ssize_t n;
+
+  while ((n = _cs_io_getdents (&check->counters, fd, buf, DENTS_SIZE)) > 0)
+    for (ssize_t off = 0; off < n;)
+      {
+        struct linux_dirent64 *d = (struct linux_dirent64 *) (buf + off);
+        const char *name = d->d_name;
+        g_autofree char *rel = NULL;
+        unsigned char type = d->d_type;
+        struct stat st;
+
+        off += d->d_reclen;
+        if (strcmp (name, ".") == 0 || strcmp (name, "..") == 0 || is_our_leftover (name))
+          continue;
+        rel = prefix != NULL ? g_strconcat (prefix, "/", name, NULL) : g_strdup (name);
+        if (type == DT_UNKNOWN || (type == DT_REG && d->d_ino == self->st_ino))
+          {
+            if (_cs_io_fstatat (&check->counters, fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+              continue;
+            type = S_ISDIR (st.st_mode) ? DT_DIR : S_ISREG (st.st_mode) ? DT_REG : DT_UNKNOWN;
+            if (type == DT_REG && st.st_ino == self->st_ino && st.st_dev == self->st_dev)
+              continue;
+          }
+        if (type == DT_DIR)
+          {
+            int child = _cs_io_openat (&check->counters, fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+
+            if (child >= 0)
+              {
+                walk_extras (check, child, rel, listed, self);
+                _cs_io_close (&check->counters, child);
+              }
+            else
+              {
+                _cs_mutex_lock (&check->lock);
+                check->totals.unreadable++;
+                add_difference_locked (check, "unreadable", rel, errno);
+                _cs_mutex_unlock (&check->lock);
+              }
+          }
+        else if (type == DT_REG && !g_hash_table_contains (listed, rel))
+          {
+            _cs_mutex_lock (&check->lock);
+            check->totals.extra++;
+            add_difference_locked (check, "extra", rel, 0);
+            _cs_mutex_unlock (&check->lock);
+          }
+      }
+}
+
+gboolean
+cs_manifest_check_sync (const char          *manifest,
+                        const char          *folder,
+                        guint                threads,
+                        CsManifestCheckFunc  func,
+                        gpointer             user_data,
+                        CsRun               *run,
+                        CsManifestCheck     *out,
+                        GError             **error)
+{
+  g_autoptr(GHashTable) listed = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *line = NULL;
+  GThreadPool *pool;
+  struct stat self_st;
+  gsize line_size = 0;
+  guint64 line_no = 0;
+  gint64 started = g_get_monotonic_time ();
+  Check check = { 0 };
+  ssize_t len;
+  FILE *in;
+
+  g_return_val_if_fail (manifest != NULL && folder != NULL, FALSE);
+  g_return_val_if_fail (threads >= 1, FALSE);
+
+  if (run != NULL)
+    {
+      const char *sources[] = { manifest, NULL };
+
+      _cs_run_set_kind (run, "check");
+      _cs_run_set_sources (run, sources);
+      _cs_run_set_destination (run, folder);
+      _cs_run_set_started (run, g_get_real_time ());
+    }
+
+  in = fopen (manifest, "re");
+  if (in == NULL || fstat (fileno (in), &self_st) != 0)
+    {
+      int saved = errno;
+      g_autofree char *display = g_filename_display_name (manifest);
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s: %s", display, g_strerror (saved));
+      if (in != NULL)
+        fclose (in);
+      if (run != NULL)
+        _cs_run_set_outcome (run, "failed", (*error)->message);
+      return FALSE;
+    }
+  check.root_fd = _cs_io_openat (&check.counters, CS_IO_AT_LOCATION, folder, O_RDONLY | O_DIRECTORY, 0);
+  if (check.root_fd < 0)
+    {
+      int saved = errno;
+      g_autofree char *display = g_filename_display_name (folder);
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s: %s", display, g_strerror (saved));
+      fclose (in);
+      if (run != NULL)
+        _cs_run_set_outcome (run, "failed", (*error)->message);
+      return FALSE;
+    }
+
+  g_mutex_init (&check.lock);
+  g_cond_init (&check.cond);
+  g_queue_init (&check.differences);
+  listed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  pool = g_thread_pool_new (check_one, &check, (int) threads, TRUE, NULL);
+
+  while ((len = getline (&line, &line_size, in)) > 0)
+    {
+      Task *task = g_new0 (Task, 1);
+
+      line_no++;
+      if (line[len - 1] == '\n')
+        len--;
+      if (!cs_manifest_parse_line (line, (gsize) len, &task->algo, task->digest, &task->path, &local_error))
+        {
+          g_autofree char *display = g_filename_display_name (manifest);
+
+          g_free (task);
+          g_clear_error (&local_error);
+          g_set_error (&local_error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       _("%s, line %" G_GUINT64_FORMAT ": not a checksum line (xxhsum -H2 or sha256sum format)"),
+                       display, line_no);
+          break;
+        }
+      /* The tools refuse absolute names and “..” only when asked to be
+       * strict; a check never leaves its folder. */
+      if (task->path[0] == '/' || task->path[0] == '\0' || strstr (task->path, "..") != NULL)
+        {
+          gboolean outside = task->path[0] == '/' || task->path[0] == '\0';
+          g_auto(GStrv) parts = g_strsplit (task->path, "/", -1);
+
+          for (guint i = 0; !outside && parts[i] != NULL; i++)
+            outside = strcmp (parts[i], "..") == 0;
+          if (outside)
+            {
+              g_autofree char *display = g_filename_display_name (manifest);
+
+              g_free (task->path);
+              g_free (task);
+              g_set_error (&local_error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                           _("%s, line %" G_GUINT64_FORMAT ": the path leaves the folder"), display, line_no);
+              break;
+            }
+        }
+      check.totals.listed++;
+      g_hash_table_add (listed, g_strdup (task->path));
+
+      _cs_mutex_lock (&check.lock);
+      while (check.queued >= MAX_QUEUED)
+        _cs_cond_wait (&check.cond, &check.lock);
+      check.queued++;
+      _cs_mutex_unlock (&check.lock);
+      g_thread_pool_push (pool, task, NULL);
+      if ((line_no & 1023) == 0)
+        tell_differences (&check, func, user_data, run, folder);
+    }
+  if (local_error == NULL && ferror (in))
+    {
+      g_autofree char *display = g_filename_display_name (manifest);
+
+      g_set_error (&local_error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: %s", display, g_strerror (errno));
+    }
+  fclose (in);
+
+  /* The folder is walked while the workers read. */
+  if (local_error == NULL)
+    {
+      int fd = _cs_io_openat (&check.counters, check.root_fd, ".", O_RDONLY | O_DIRECTORY, 0);
+
+      if (fd >= 0)
+        {
+          walk_extras (&check, fd, NULL, listed, &self_st);
+          _cs_io_close (&check.counters, fd);
+        }
+    }
+
+  _cs_mutex_lock (&check.lock);
+  while (check.queued > 0)
+    {
+      _cs_mutex_unlock (&check.lock);
+      tell_differences (&check, func, user_data, run, folder);
+      _cs_mutex_lock (&check.lock);
+      if (check.queued > 0)
+        _cs_cond_wait (&check.cond, &check.lock);
+    }
+  _cs_mutex_unlock (&check.lock);
+  g_thread_pool_free (pool, FALSE, TRUE);
+  tell_differences (&check, func, user_data, run, folder);
+  _cs_io_close (&check.counters, check.root_fd);
+  g_mutex_clear (&check.lock);
+  g_cond_clear (&check.cond);
+
+  if (out != NULL)
+    *out = check.totals;
+  if (run != NULL)
+    {
+      CsTotals totals = { 0 };
+
+      totals.v[CS_CLASS_TOTAL][CS_KIND_FILES] = check.totals.listed + check.totals.extra;
+      totals.v[CS_CLASS_TOTAL][CS_KIND_BYTES] = check.totals.bytes;
+      totals.v[CS_CLASS_COPIED][CS_KIND_FILES] = check.totals.matched;
+      totals.v[CS_CLASS_MISMATCH][CS_KIND_FILES] = check.totals.changed;
+      totals.v[CS_CLASS_FAILED][CS_KIND_FILES] = check.totals.missing + check.totals.unreadable;
+      totals.v[CS_CLASS_EXTRAS][CS_KIND_FILES] = check.totals.extra;
+      _cs_run_set_totals (run, &totals);
+      _cs_run_set_duration (run, (double) (g_get_monotonic_time () - started) / G_USEC_PER_SEC);
+      _cs_run_set_outcome (run, local_error == NULL ? "completed" : "failed",
+                           local_error != NULL ? local_error->message : NULL);
+    }
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  return TRUE;
+}
