@@ -104,7 +104,8 @@ check_one (gpointer data,
       g_private_set (&buffer_key, buffer);
     }
 
-  fd = _cs_io_openat (&check->counters, check->root_fd, task->path, O_RDONLY | O_NOFOLLOW, 0);
+  /* Non-blocking: a FIFO in a file's place would hold the open forever. */
+  fd = _cs_io_openat (&check->counters, check->root_fd, task->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
   if (fd < 0)
     {
       code = errno;

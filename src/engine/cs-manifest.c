@@ -454,7 +454,8 @@ list_from_destination (CsJob      *job,
   struct stat st;
   int fd, code;
 
-  fd = _cs_io_openat (&job->counters, dir->dst_fd, name, O_RDONLY | O_NOFOLLOW, 0);
+  /* Non-blocking: a FIFO in a file's place would hold the open forever. */
+  fd = _cs_io_openat (&job->counters, dir->dst_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
   if (fd < 0)
     {
       if (errno == ELOOP || errno == ENOENT)
