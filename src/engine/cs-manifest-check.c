@@ -354,12 +354,14 @@ cs_manifest_check_sync (const char          *manifest,
       if (!cs_manifest_parse_line (line, (gsize) len, &task->algo, task->digest, &task->path, &local_error))
         {
           g_autofree char *display = g_filename_display_name (manifest);
+          g_autofree char *number = g_strdup_printf ("%" G_GUINT64_FORMAT, line_no);
 
           g_free (task);
           g_clear_error (&local_error);
+          /* Translators: a checksum list's file name and line number */
           g_set_error (&local_error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                       _("%s, line %" G_GUINT64_FORMAT ": not a checksum line (xxhsum -H2 or sha256sum format)"),
-                       display, line_no);
+                       _("%s, line %s: not a checksum line (xxhsum -H2 or sha256sum format)"),
+                       display, number);
           break;
         }
       /* The tools refuse absolute names and “..” only when asked to be
@@ -374,11 +376,13 @@ cs_manifest_check_sync (const char          *manifest,
           if (outside)
             {
               g_autofree char *display = g_filename_display_name (manifest);
+              g_autofree char *number = g_strdup_printf ("%" G_GUINT64_FORMAT, line_no);
 
               g_free (task->path);
               g_free (task);
+              /* Translators: a checksum list's file name and line number */
               g_set_error (&local_error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                           _("%s, line %" G_GUINT64_FORMAT ": the path leaves the folder"), display, line_no);
+                           _("%s, line %s: the path leaves the folder"), display, number);
               break;
             }
         }

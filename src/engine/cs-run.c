@@ -14,7 +14,6 @@
 
 #include "cs-figures.h"
 #include "cs-json-io.h"
-#include "cs-manifest.h"
 #include "cs-run.h"
 #include "cs-run-private.h"
 #include "cs-tsan-private.h"
@@ -2424,6 +2423,18 @@ read_skips (Reader     *r,
   return TRUE;
 }
 
+/* The algorithms a checksum list has (cs-manifest.h), which the record
+ * names: the interned name, or NULL for another. */
+static const char *
+manifest_algo_known (const char *algo)
+{
+  if (g_strcmp0 (algo, "xxh128") == 0)
+    return "xxh128";
+  if (g_strcmp0 (algo, "sha256") == 0)
+    return "sha256";
+  return NULL;
+}
+
 /* Absent from records of runs that wrote no manifest. */
 static void
 read_manifest (Reader        *r,
@@ -2431,7 +2442,6 @@ read_manifest (Reader        *r,
                CsRunManifest *m)
 {
   g_autofree char *algo = NULL;
-  CsManifestAlgo parsed;
   JsonObject *o;
 
   if (json_object_get_member (root, "manifest") == NULL)
@@ -2442,14 +2452,14 @@ read_manifest (Reader        *r,
   algo = read_string (r, o, "manifest", "algo", FALSE);
   if (r->failed)
     return;
-  if (!cs_manifest_algo_from_string (algo, &parsed))
+  if (manifest_algo_known (algo) == NULL)
     {
       reader_fail (r, "“manifest.algo” has an unknown value");
       return;
     }
   m->path = read_path (r, get_member (r, o, "manifest", "path", TRUE),
                        json_object_get_member (o, "path_raw"), "manifest.path", FALSE);
-  m->algo = g_strdup (cs_manifest_algo_to_string (parsed));
+  m->algo = g_strdup (manifest_algo_known (algo));
   m->files = (guint64) read_int (r, o, "manifest", "files", 0, (double) G_MAXINT64);
   m->from_copy = (guint64) read_int (r, o, "manifest", "from_copy", 0, (double) G_MAXINT64);
   m->read_copied = (guint64) read_int (r, o, "manifest", "read_copied", 0, (double) G_MAXINT64);
@@ -3608,13 +3618,15 @@ cs_run_to_summary (CsRun *run)
     g_variant_builder_add (&stats, "(tddd)", run->sums[c].n, run->sums[c].min,
                            run->sums[c].max, run->sums[c].sum);
 
-  return g_variant_new ("(ssmsxddaaym@ayuatsmsa(duus)a(tddd)uuu)",
+  return g_variant_new ("(ssmsxddaaym@ayuatsmsa(duus)a(tddd)uuum@aymst)",
                         run->id, run->kind, run->label, run->started, run->duration, run->held,
                         &sources,
                         run->destination != NULL ? g_variant_new_bytestring (run->destination) : NULL,
                         run->settings.threads, &totals, run->outcome, run->fatal_error,
                         &timeline, &stats, run->n_errors, run->n_notes,
-                        n_samples_locked (run));
+                        n_samples_locked (run),
+                        run->manifest.path != NULL ? g_variant_new_bytestring (run->manifest.path) : NULL,
+                        run->manifest.algo, run->manifest.files);
 }
 
 CsRun *
@@ -3626,8 +3638,9 @@ cs_run_new_from_summary (GVariant  *summary,
   g_autoptr(GVariant) destination = NULL;
   g_autoptr(GVariant) totals = NULL;
   g_autoptr(GVariant) stats = NULL;
+  g_autoptr(GVariant) manifest = NULL;
   g_autoptr(GVariantIter) timeline = NULL;
-  const char *id, *kind, *outcome, *reason;
+  const char *id, *kind, *outcome, *reason, *manifest_algo;
   char *label, *fatal_error;
   CsThreadChange change;
   const guint64 *values;
@@ -3643,11 +3656,11 @@ cs_run_new_from_summary (GVariant  *summary,
       return NULL;
     }
 
-  g_variant_get (summary, "(&s&sms" "xdd@aay@may" "u@at&sms" "a(duus)@a(tddd)uuu)",
+  g_variant_get (summary, "(&s&sms" "xdd@aay@may" "u@at&sms" "a(duus)@a(tddd)uuu" "@maym&st)",
                  &id, &kind, &label, &run->started, &run->duration, &run->held,
                  &sources, &destination, &run->settings.threads, &totals, &outcome,
                  &fatal_error, &timeline, &stats, &run->n_errors, &run->n_notes,
-                 &run->header_samples);
+                 &run->header_samples, &manifest, &manifest_algo, &run->manifest.files);
   run->label = label;
   run->fatal_error = fatal_error;
 
@@ -3656,10 +3669,21 @@ cs_run_new_from_summary (GVariant  *summary,
       n_values != CS_N_CLASSES * CS_N_KINDS || g_variant_n_children (stats) != CS_N_COUNTERS ||
       run->started < 0 || run->started > MAX_STARTED_USEC ||
       !(run->duration >= 0 && run->duration <= MAX_DURATION) ||
-      !(run->held >= 0 && run->held <= MAX_DURATION))
+      !(run->held >= 0 && run->held <= MAX_DURATION) ||
+      (manifest_algo != NULL && manifest_algo_known (manifest_algo) == NULL))
     {
       g_set_error (error, CS_RUN_ERROR, CS_RUN_ERROR_INVALID, "Invalid run summary");
       return NULL;
+    }
+  if (manifest != NULL && manifest_algo != NULL)
+    {
+      g_autoptr(GVariant) bytes = g_variant_get_maybe (manifest);
+
+      if (bytes != NULL)
+        {
+          run->manifest.path = g_variant_dup_bytestring (bytes, NULL);
+          run->manifest.algo = g_strdup (manifest_algo_known (manifest_algo));
+        }
     }
 
   g_free (run->id);

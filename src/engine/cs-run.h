@@ -289,7 +289,7 @@ gboolean                 cs_run_is_header         (CsRun       *run);
  * so a list of a thousand is read without parsing. cs_run_new_from_summary ()
  * makes a run that cs_run_is_header () of it; its other settings, environment
  * and events are the defaults of cs_run_new (). */
-#define CS_RUN_SUMMARY_TYPE "(ssmsxddaaymayuatsmsa(duus)a(tddd)uuu)"
+#define CS_RUN_SUMMARY_TYPE "(ssmsxddaaymayuatsmsa(duus)a(tddd)uuumaymst)"
 GVariant                *cs_run_to_summary        (CsRun       *run);
 CsRun                   *cs_run_new_from_summary  (GVariant    *summary,
                                                    GError     **error);

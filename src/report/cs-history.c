@@ -34,7 +34,8 @@
  * fail cs_run_new_from_summary () or their stamps and are read again.
  */
 #define INDEX_NAME        ".index"
-#define INDEX_VERSION     3   /* 3: summaries count notes apart from failures */
+#define INDEX_VERSION     4   /* 3: summaries count notes apart from failures; 4: and
+                                 * name the checksum list */
 #define INDEX_MAX_SIZE    ((gsize) 128 * 1024 * 1024)
 /* version, run schema, and per record: name, size, inode, change time and
  * its summary, or nothing when it could not be read. */
@@ -729,6 +730,21 @@ cs_history_find_log (CsRun *run)
     return NULL;
 
   return g_steal_pointer (&path);
+}
+
+char *
+cs_history_manifest_path (CsRun          *run,
+                          CsManifestAlgo  algo)
+{
+  g_autofree char *dir = cs_history_get_dir ();
+  g_autofree char *name = NULL;
+
+  g_return_val_if_fail (run != NULL, NULL);
+
+  if (!check_id (cs_run_get_id (run), NULL) || g_mkdir_with_parents (dir, 0755) != 0)
+    return NULL;
+  name = g_strconcat (cs_run_get_id (run), ".", cs_manifest_algo_to_string (algo), NULL);
+  return g_build_filename (dir, name, NULL);
 }
 
 struct _CsHistoryLog {

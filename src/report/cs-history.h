@@ -3,6 +3,7 @@
 
 #include <glib.h>
 
+#include "cs-manifest.h"
 #include "cs-run.h"
 
 G_BEGIN_DECLS
@@ -84,6 +85,16 @@ gboolean    cs_history_restore_log (const char     *log_aside,
  * Returns its path when the run has one, else NULL.
  */
 char       *cs_history_find_log   (CsRun           *run);
+
+/*
+ * Where the window keeps a run's checksum list (cs-manifest.h): beside the
+ * records, named after the run's id ("<id>.xxh128"), which is known before
+ * the run starts; listings pass it by. NULL when the history folder cannot
+ * be made. Once the run ends its record says where the list is
+ * (cs_run_get_manifest ()).
+ */
+char       *cs_history_manifest_path (CsRun           *run,
+                                      CsManifestAlgo   algo);
 
 /*
  * A log for a run that has not started yet, whose name is not known: an

@@ -957,6 +957,7 @@ test_run_manifest (void)
   g_autoptr(CsRun) copy = NULL;
   g_autoptr(CsRun) plain = NULL;
   const char path[] = "/dst/sums\xff.sha256";
+  g_autoptr(GError) error = NULL;
   CsRunManifest m = { 0 };
   CsRunManifest record = {
     .path = path, .algo = "sha256", .files = 120, .from_copy = 100,
@@ -975,6 +976,23 @@ test_run_manifest (void)
   g_assert_cmpuint (m.read_copied, ==, 5);
   g_assert_cmpuint (m.read_kept, ==, 15);
   g_assert_cmpuint (m.bytes_read, ==, 123456789);
+
+  /* The summary History lists from names it too. */
+  {
+    g_autoptr(GVariant) summary = g_variant_ref_sink (cs_run_to_summary (run));
+    g_autoptr(GVariant) none = g_variant_ref_sink (cs_run_to_summary (plain));
+    g_autoptr(CsRun) header = cs_run_new_from_summary (summary, &error);
+    g_autoptr(CsRun) header_none = NULL;
+
+    g_assert_no_error (error);
+    g_assert_true (cs_run_get_manifest (header, &m));
+    g_assert_cmpstr (m.path, ==, path);
+    g_assert_cmpstr (m.algo, ==, "sha256");
+    g_assert_cmpuint (m.files, ==, 120);
+    header_none = cs_run_new_from_summary (none, &error);
+    g_assert_no_error (error);
+    g_assert_false (cs_run_get_manifest (header_none, &m));
+  }
 }
 
 int
