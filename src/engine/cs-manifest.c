@@ -587,7 +587,6 @@ void
 _cs_manifest_finish (CsJob *job)
 {
   CsManifest *m = job->manifest;
-  g_autofree char *display = NULL;
   int code = 0;
 
   if (m == NULL)
@@ -618,7 +617,6 @@ _cs_manifest_finish (CsJob *job)
   if (code != 0)
     {
       g_unlink (m->tmp);
-      display = g_filename_display_name (m->path);
       _cs_run_add_error (job->run, m->path, "write checksum list", code, NULL, 1);
       return;
     }

@@ -458,8 +458,9 @@ handle_entry (CsJob         *job,
 
   if (S_ISDIR (st.st_mode))
     {
-      /* A move takes a whole folder by one rename when its name is free. */
-      if (job->settings.operation == CS_OPERATION_MOVE && !job->settings.dry_run
+      /* A move takes a whole folder by one rename when its name is free;
+       * not with a manifest, whose workers must meet every file. */
+      if (job->settings.operation == CS_OPERATION_MOVE && !job->settings.dry_run && job->manifest == NULL
           && _cs_move_rename_whole (job, dir, name, dst_name != NULL ? dst_name : name, &st))
         return;
       enter_dir (job, dir, name, dst_name != NULL ? dst_name : name, &st, depth);

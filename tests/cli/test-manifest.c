@@ -416,6 +416,32 @@ test_kill (Fixture       *f,
   g_assert_cmpuint (leftovers, ==, 0);
 }
 
+/* A move within one filesystem renames every file: each is read once from
+ * the destination for the list, which xxhsum -c --strict then agrees with. */
+static void
+test_move (Fixture       *f,
+           gconstpointer  data)
+{
+  g_autofree char *src = path_in (f, "src");
+  g_autofree char *dst = path_in (f, "dst");
+  g_autofree char *sums = path_in (f, "dst/SUMS");
+  g_autofree char *json = path_in (f, "run.json");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_auto(Result) r = { 0 };
+  const char *xxhsum[] = { "xxhsum", "-c", "--strict", "SUMS", NULL };
+  JsonObject *m;
+
+  make_tree (src, 50);
+  run_cli (&r, "move", "--no-history", "--manifest", sums, "--json", json, src, dst, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_false (g_file_test (src, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (count_lines (sums), ==, 50);
+  m = manifest_record (parser, json);
+  g_assert_cmpint (json_object_get_int_member (m, "read_copied"), ==, 50);
+  run_at (&r, dst, xxhsum);
+  g_assert_cmpint (r.status, ==, 0);
+}
+
 /* A mirror with its manifest inside the destination: the list does not
  * name itself, and the rerun neither deletes it nor lists it. */
 static void
@@ -500,6 +526,7 @@ main (int    argc,
   ADD ("/manifest/odd-names", test_odd_names);
   ADD ("/manifest/rerun-lists-skipped", test_rerun_lists_skipped);
   ADD ("/manifest/kill", test_kill);
+  ADD ("/manifest/move", test_move);
   ADD ("/manifest/mirror", test_mirror);
   ADD ("/manifest/refusals", test_refusals);
 #undef ADD
