@@ -121,7 +121,10 @@ check_one (gpointer data,
   else
     {
       _cs_hasher_init (&hasher, task->algo == CS_MANIFEST_SHA256);
-      for (;;)
+      /* To the size it has now, without the read that would say "end": a
+       * call less per file, which is most of the calls for small files. A
+       * file that shrank meanwhile ends early and differs. */
+      while (pos < (guint64) st.st_size)
         {
           ssize_t n = _cs_io_pread (&check->counters, fd, buffer, BUFFER_SIZE, (off_t) pos);
 
