@@ -442,6 +442,32 @@ test_move (Fixture       *f,
   g_assert_cmpint (r.status, ==, 0);
 }
 
+/* A source that holds a file where the list goes (a copy of a copy made
+ * with its list): the list never names itself, and it is what is there at
+ * the end. */
+static void
+test_self (Fixture       *f,
+           gconstpointer  data)
+{
+  g_autofree char *src = path_in (f, "src");
+  g_autofree char *old_sums = path_in (f, "src/SUMS");
+  g_autofree char *dst = path_in (f, "dst");
+  g_autofree char *sums = path_in (f, "dst/SUMS");
+  g_autofree char *text = NULL;
+  g_auto(Result) r = { 0 };
+  const char *xxhsum[] = { "xxhsum", "-c", "--strict", "SUMS", NULL };
+
+  make_tree (src, 20);
+  g_assert_true (g_file_set_contents (old_sums, "an older list\n", -1, NULL));
+  run_cli (&r, "copy", "--no-history", "--manifest", sums, src, dst, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (count_lines (sums), ==, 20);
+  g_assert_true (g_file_get_contents (sums, &text, NULL, NULL));
+  g_assert_null (strstr (text, "  SUMS\n"));
+  run_at (&r, dst, xxhsum);
+  g_assert_cmpint (r.status, ==, 0);
+}
+
 /* A mirror with its manifest inside the destination: the list does not
  * name itself, and the rerun neither deletes it nor lists it. */
 static void
@@ -528,6 +554,7 @@ main (int    argc,
   ADD ("/manifest/kill", test_kill);
   ADD ("/manifest/move", test_move);
   ADD ("/manifest/mirror", test_mirror);
+  ADD ("/manifest/self", test_self);
   ADD ("/manifest/refusals", test_refusals);
 #undef ADD
 
