@@ -393,7 +393,10 @@ test_kill (Fixture       *f,
                               cli, "copy", "--no-history", "-q", "--max-rate", "2M", "--manifest", sums,
                               src, dst, NULL);
   g_assert_no_error (error);
-  g_usleep (G_USEC_PER_SEC);
+  /* Killed once the list is being written, however slow the machine. */
+  for (guint waited = 0; cs_test_tree_find_temporaries (lists) == 0 && waited < 200; waited++)
+    g_usleep (G_USEC_PER_SEC / 10);
+  g_usleep (G_USEC_PER_SEC / 2);
   pid = (int) g_ascii_strtoll (g_subprocess_get_identifier (process), NULL, 10);
   g_assert_cmpint (kill (pid, SIGKILL), ==, 0);
   g_subprocess_wait (process, NULL, &error);
