@@ -14,6 +14,7 @@
 
 #include "cs-manifest.h"
 #include "cs-manifest-private.h"
+#include "cs-env-private.h"
 #include "cs-io-private.h"
 #include "cs-io-table-private.h"
 #include "cs-names-private.h"
@@ -32,6 +33,8 @@
 #define BUFFER_SIZE  (1u << 20)
 #define MAX_QUEUED   4096
 #define DENTS_SIZE   (64 * 1024)
+/* A sample of the counters this often, for the record's graph. */
+#define SAMPLE_US    (G_USEC_PER_SEC / 4)
 
 typedef struct {
   char           *path;       /* below the folder, filename encoding */
@@ -46,14 +49,26 @@ typedef struct {
   int   code;
 } Difference;
 
+/* The counters at one moment, for a sample. */
+typedef struct {
+  gint64  mono;
+  guint64 requests, reads, bytes_read, read_ns, files;
+  guint64 process_cpu;
+} Mark;
+
 typedef struct {
   CsCounters       counters;
-  int              root_fd;
+  guint            threads;
+  CsRun           *run;         /* or NULL */
+  gint64           started;     /* monotonic µs */
+  Mark             last;        /* at the last sample */
   GMutex           lock;
   GCond            cond;
   guint            queued;      /* tasks not finished */
   GQueue           differences; /* Difference*, not told yet */
   CsManifestCheck  totals;
+  guint64          matched_bytes;
+  int              root_fd;
 } Check;
 
 static GPrivate buffer_key = G_PRIVATE_INIT (g_free);
@@ -153,11 +168,16 @@ check_one (gpointer data,
     }
   if (fd >= 0)
     _cs_io_close (&check->counters, fd);
+  atomic_fetch_add_explicit (&check->counters.files_done, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit (&check->counters.bytes_done, pos, memory_order_relaxed);
 
   _cs_mutex_lock (&check->lock);
   check->totals.bytes += pos;
   if (what == NULL)
-    check->totals.matched++;
+    {
+      check->totals.matched++;
+      check->matched_bytes += pos;
+    }
   else
     {
       if (g_str_equal (what, "missing"))
@@ -179,6 +199,66 @@ check_one (gpointer data,
   g_free (task);
 }
 
+static void
+mark_now (Check *check,
+          Mark  *m)
+{
+  CsCounters *c = &check->counters;
+
+  m->mono = g_get_monotonic_time ();
+  m->requests = 0;
+  for (guint i = 0; i < CS_N_REQ; i++)
+    m->requests += atomic_load_explicit (&c->requests[i], memory_order_relaxed);
+  m->reads = atomic_load_explicit (&c->requests[CS_REQ_READ], memory_order_relaxed);
+  m->bytes_read = atomic_load_explicit (&c->bytes_read, memory_order_relaxed);
+  m->read_ns = atomic_load_explicit (&c->read_ns, memory_order_relaxed);
+  m->files = atomic_load_explicit (&c->files_done, memory_order_relaxed);
+  m->process_cpu = _cs_env_process_cpu_usec ();
+}
+
+/* calling thread: a sample for the record's graph once SAMPLE_US have
+ * passed since the last (or at the end, @final, when any time has): the
+ * counters a copy's samples have, for reading alone. */
+static void
+sample_if_due (Check    *check,
+               gboolean  final)
+{
+  CsSample sample = { 0 };
+  Mark now;
+  double dt;
+
+  if (check->run == NULL)
+    return;
+  mark_now (check, &now);
+  if (now.mono - check->last.mono < (final ? 1 : SAMPLE_US))
+    return;
+  dt = (double) (now.mono - check->last.mono) / G_USEC_PER_SEC;
+  sample.t = (double) (now.mono - check->started) / G_USEC_PER_SEC;
+  sample.values[CS_COUNTER_REQUEST_RATE] = (double) (now.requests - check->last.requests) / dt;
+  sample.values[CS_COUNTER_DATA_REQUEST_RATE] = (double) (now.reads - check->last.reads) / dt;
+  sample.values[CS_COUNTER_READ_REQUEST_RATE] = sample.values[CS_COUNTER_DATA_REQUEST_RATE];
+  sample.values[CS_COUNTER_DATA_TRANSFER_RATE] = (double) (now.bytes_read - check->last.bytes_read) / 1e6 / dt;
+  sample.values[CS_COUNTER_READ_TRANSFER_RATE] = sample.values[CS_COUNTER_DATA_TRANSFER_RATE];
+  sample.values[CS_COUNTER_FILE_RATE] = (double) (now.files - check->last.files) / dt;
+  if (now.reads > check->last.reads)
+    {
+      double reads = (double) (now.reads - check->last.reads);
+
+      sample.values[CS_COUNTER_AVG_READ_REQUEST_SIZE] = (double) (now.bytes_read - check->last.bytes_read) / reads / 1e3;
+      sample.values[CS_COUNTER_AVG_REQUEST_SIZE] = sample.values[CS_COUNTER_AVG_READ_REQUEST_SIZE];
+      sample.values[CS_COUNTER_AVG_READ_REQUEST_TIME] = (double) (now.read_ns - check->last.read_ns) / reads / 1e6;
+      sample.values[CS_COUNTER_AVG_REQUEST_TIME] = sample.values[CS_COUNTER_AVG_READ_REQUEST_TIME];
+    }
+  sample.values[CS_COUNTER_PROCESS_CPU_USAGE] = 100.0 * (double) (now.process_cpu - check->last.process_cpu)
+                                                / 1e6 / dt;
+  sample.values[CS_COUNTER_PROCESS_MEMORY] = (double) _cs_env_process_rss () / 1e6;
+  sample.values[CS_COUNTER_THREADS] = check->threads;
+  sample.files_done = now.files;
+  sample.bytes_done = now.bytes_read;
+  _cs_run_add_sample (check->run, &sample);
+  check->last = now;
+}
+
 /* calling thread: tells what the workers found so far, outside the lock */
 static void
 tell_differences (Check               *check,
@@ -195,6 +275,7 @@ tell_differences (Check               *check,
   g_queue_init (&check->differences);
   _cs_mutex_unlock (&check->lock);
 
+  sample_if_due (check, FALSE);
   while ((d = g_queue_pop_head (&batch)) != NULL)
     {
       if (func != NULL)
@@ -232,6 +313,7 @@ walk_extras (Check       *check,
   g_autofree guint8 *buf = g_malloc (DENTS_SIZE);
   ssize_t n;
 
+  sample_if_due (check, FALSE);
   while ((n = _cs_io_getdents (&check->counters, fd, buf, DENTS_SIZE)) > 0)
     for (ssize_t off = 0; off < n;)
       {
@@ -307,11 +389,20 @@ cs_manifest_check_sync (const char          *manifest,
 
   if (run != NULL)
     {
-      const char *sources[] = { manifest, NULL };
+      /* As a copy's record: absolute, wherever it is read later. */
+      g_autofree char *manifest_abs = g_canonicalize_filename (manifest, NULL);
+      g_autofree char *folder_abs = _cs_io_is_path (folder) ? g_canonicalize_filename (folder, NULL)
+                                                              : g_strdup (folder);
+      const char *sources[] = { manifest_abs, NULL };
 
+      CsRunSettings settings = { 0 };
+
+      settings.threads = threads;
+      settings.interval_ms = SAMPLE_US / 1000;
+      _cs_run_set_settings (run, &settings);
       _cs_run_set_kind (run, "check");
       _cs_run_set_sources (run, sources);
-      _cs_run_set_destination (run, folder);
+      _cs_run_set_destination (run, folder_abs);
       _cs_run_set_started (run, g_get_real_time ());
     }
 
@@ -341,6 +432,10 @@ cs_manifest_check_sync (const char          *manifest,
       return FALSE;
     }
 
+  check.threads = threads;
+  check.run = run;
+  check.started = started;
+  mark_now (&check, &check.last);
   g_mutex_init (&check.lock);
   g_cond_init (&check.cond);
   g_queue_init (&check.differences);
@@ -428,11 +523,12 @@ cs_manifest_check_sync (const char          *manifest,
       tell_differences (&check, func, user_data, run, folder);
       _cs_mutex_lock (&check.lock);
       if (check.queued > 0)
-        _cs_cond_wait (&check.cond, &check.lock);
+        _cs_cond_wait_until (&check.cond, &check.lock, g_get_monotonic_time () + SAMPLE_US);
     }
   _cs_mutex_unlock (&check.lock);
   g_thread_pool_free (pool, FALSE, TRUE);
   tell_differences (&check, func, user_data, run, folder);
+  sample_if_due (&check, TRUE);
   _cs_io_close (&check.counters, check.root_fd);
   g_mutex_clear (&check.lock);
   g_cond_clear (&check.cond);
@@ -443,9 +539,10 @@ cs_manifest_check_sync (const char          *manifest,
     {
       CsTotals totals = { 0 };
 
-      totals.v[CS_CLASS_TOTAL][CS_KIND_FILES] = check.totals.listed + check.totals.extra;
+      totals.v[CS_CLASS_TOTAL][CS_KIND_FILES] = check.totals.listed;
       totals.v[CS_CLASS_TOTAL][CS_KIND_BYTES] = check.totals.bytes;
       totals.v[CS_CLASS_COPIED][CS_KIND_FILES] = check.totals.matched;
+      totals.v[CS_CLASS_COPIED][CS_KIND_BYTES] = check.matched_bytes;
       totals.v[CS_CLASS_MISMATCH][CS_KIND_FILES] = check.totals.changed;
       totals.v[CS_CLASS_FAILED][CS_KIND_FILES] = check.totals.missing + check.totals.unreadable;
       totals.v[CS_CLASS_EXTRAS][CS_KIND_FILES] = check.totals.extra;

@@ -78,10 +78,11 @@ typedef void (*CsManifestCheckFunc) (const char *what,
  * temporaries, are not extras). FALSE with @error only when the check
  * cannot run (the manifest unreadable or malformed, @folder missing);
  * differences are counted in @out and told to @func. @run, if given, is
- * recorded as a run of kind "check": its totals (Total the files looked at,
+ * recorded as a run of kind "check": its totals (Total the files listed,
  * Copied the matches, Mismatch the changed, Failed the missing and
- * unreadable, Extras the extras), every difference in its error list, its
- * duration and outcome.
+ * unreadable, Extras the extras), every difference in its error list,
+ * samples of its reading every quarter second (the graph), its duration
+ * and outcome.
  */
 gboolean    cs_manifest_check_sync       (const char          *manifest,
                                           const char          *folder,

@@ -252,7 +252,11 @@ test_differences (Fixture       *f,
   g_autofree char *flipped = path_in (f, "dst/d1/e1/f1.bin");
   g_autofree char *removed = path_in (f, "dst/d2/e2/f2.bin");
   g_autofree char *added = path_in (f, "dst/d3/new.txt");
+  g_autofree char *json = path_in (f, "check.json");
   g_autofree char *contents = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *root, *totals;
   g_auto(Result) r = { 0 };
   const char *xxhsum[] = { "xxhsum", "-c", "--strict", "SUMS", NULL };
   gsize len;
@@ -268,12 +272,26 @@ test_differences (Fixture       *f,
   g_assert_cmpint (g_unlink (removed), ==, 0);
   g_assert_true (g_file_set_contents (added, "new\n", -1, NULL));
 
-  run_cli (&r, "check", sums, NULL);
+  run_cli (&r, "check", "--json", json, sums, NULL);
   g_assert_cmpint (r.status, ==, 4);
   g_assert_nonnull (strstr (r.out, "changed    d1/e1/f1.bin\n"));
   g_assert_nonnull (strstr (r.out, "missing    d2/e2/f2.bin\n"));
   g_assert_nonnull (strstr (r.out, "extra      d3/new.txt\n"));
   g_assert_nonnull (strstr (r.out, "30 listed: 28 match, 1 changed, 1 missing, 1 extra, 0 unreadable"));
+
+  /* The check's run record: its classes, each difference listed, samples. */
+  json_parser_load_from_file (parser, json, &error);
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (root, "kind"), ==, "check");
+  totals = json_object_get_object_member (root, "totals");
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (totals, "total"), "files"), ==, 30);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (totals, "copied"), "files"), ==, 28);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (totals, "mismatch"), "files"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (totals, "failed"), "files"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (totals, "extras"), "files"), ==, 1);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "errors")), ==, 3);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (json_object_get_object_member (root, "samples"), "t")), >=, 1);
 
   run_at (&r, dst, xxhsum);
   g_assert_cmpint (r.status, !=, 0);
