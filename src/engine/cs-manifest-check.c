@@ -31,7 +31,7 @@
  */
 
 #define BUFFER_SIZE  (1u << 20)
-#define MAX_QUEUED   4096
+#define MAX_QUEUED   1024     /* batches */
 #define DENTS_SIZE   (64 * 1024)
 /* A sample of the counters this often, for the record's graph. */
 #define SAMPLE_US    (G_USEC_PER_SEC / 4)
@@ -41,6 +41,20 @@ typedef struct {
   CsManifestAlgo  algo;
   guint8          digest[CS_MANIFEST_MAX_DIGEST];
 } Task;
+
+/*
+ * Lines go to the workers in batches, so a list of small files does not pay
+ * a hand-over between threads for each: as many as hold about BATCH_BYTES
+ * by the files read so far, at most MAX_BATCH; one at a time until the
+ * sizes are known, so a list of big files keeps every worker busy.
+ */
+#define BATCH_BYTES  (256 * 1024)
+#define MAX_BATCH    64
+
+typedef struct {
+  guint n;
+  Task  tasks[MAX_BATCH];
+} Batch;
 
 typedef struct {
   char *what;                 /* static */
@@ -99,12 +113,10 @@ add_difference_locked (Check      *check,
 
 /* worker thread */
 static void
-check_one (gpointer data,
-           gpointer user_data)
+check_one (Check  *check,
+           Task   *task,
+           guint8 *buffer)
 {
-  Task *task = data;
-  Check *check = user_data;
-  guint8 *buffer = g_private_get (&buffer_key);
   guint8 digest[CS_MANIFEST_MAX_DIGEST];
   CsHasher hasher;
   guint8 xxh[16];
@@ -112,12 +124,6 @@ check_one (gpointer data,
   const char *what = NULL;
   struct stat st;
   int fd, code = 0;
-
-  if (buffer == NULL)
-    {
-      buffer = g_malloc (BUFFER_SIZE);
-      g_private_set (&buffer_key, buffer);
-    }
 
   /* Non-blocking: a FIFO in a file's place would hold the open forever. */
   fd = _cs_io_openat (&check->counters, check->root_fd, task->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
@@ -191,12 +197,31 @@ check_one (gpointer data,
         check->totals.unreadable++;
       add_difference_locked (check, what, task->path, code);
     }
+  _cs_mutex_unlock (&check->lock);
+}
+
+/* worker thread: a batch of lines (the paths are the listed set's) */
+static void
+check_batch (gpointer data,
+             gpointer user_data)
+{
+  Batch *batch = data;
+  Check *check = user_data;
+  guint8 *buffer = g_private_get (&buffer_key);
+
+  if (buffer == NULL)
+    {
+      buffer = g_malloc (BUFFER_SIZE);
+      g_private_set (&buffer_key, buffer);
+    }
+  for (guint i = 0; i < batch->n; i++)
+    check_one (check, &batch->tasks[i], buffer);
+
+  _cs_mutex_lock (&check->lock);
   check->queued--;
   g_cond_broadcast (&check->cond);
   _cs_mutex_unlock (&check->lock);
-
-  g_free (task->path);
-  g_free (task);
+  g_free (batch);
 }
 
 static void
@@ -362,6 +387,51 @@ walk_extras (Check       *check,
       }
 }
 
+/* Whether a listed path leads out of the folder: absolute, empty, or
+ * through "..". The tools follow such lines unless told to be strict; a
+ * check never does. */
+static gboolean
+leaves_folder (const char *path)
+{
+  g_auto(GStrv) parts = NULL;
+
+  if (path[0] == '/' || path[0] == '\0')
+    return TRUE;
+  if (strstr (path, "..") == NULL)
+    return FALSE;
+  parts = g_strsplit (path, "/", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    if (strcmp (parts[i], "..") == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* How many lines the next batch takes (see BATCH_BYTES). */
+static guint
+batch_size (Check *check)
+{
+  guint64 files = atomic_load_explicit (&check->counters.files_done, memory_order_relaxed);
+  guint64 bytes = atomic_load_explicit (&check->counters.bytes_done, memory_order_relaxed);
+
+  if (files < check->threads)
+    return 1;
+  return (guint) CLAMP (BATCH_BYTES / MAX (bytes / files, 1), 1, MAX_BATCH);
+}
+
+/* calling thread: @batch to a worker, once fewer than MAX_QUEUED wait. */
+static void
+push_batch (Check       *check,
+            GThreadPool *pool,
+            Batch       *batch)
+{
+  _cs_mutex_lock (&check->lock);
+  while (check->queued >= MAX_QUEUED)
+    _cs_cond_wait (&check->cond, &check->lock);
+  check->queued++;
+  _cs_mutex_unlock (&check->lock);
+  g_thread_pool_push (pool, batch, NULL);
+}
+
 gboolean
 cs_manifest_check_sync (const char          *manifest,
                         const char          *folder,
@@ -376,6 +446,7 @@ cs_manifest_check_sync (const char          *manifest,
   g_autoptr(GError) local_error = NULL;
   g_autofree char *line = NULL;
   GThreadPool *pool;
+  Batch *batch = NULL;
   struct stat self_st;
   gsize line_size = 0;
   guint64 line_no = 0;
@@ -440,21 +511,20 @@ cs_manifest_check_sync (const char          *manifest,
   g_cond_init (&check.cond);
   g_queue_init (&check.differences);
   listed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  pool = g_thread_pool_new (check_one, &check, (int) threads, TRUE, NULL);
+  pool = g_thread_pool_new (check_batch, &check, (int) threads, TRUE, NULL);
 
   while ((len = getline (&line, &line_size, in)) > 0)
     {
-      Task *task = g_new0 (Task, 1);
+      Task task = { 0 };
 
       line_no++;
       if (line[len - 1] == '\n')
         len--;
-      if (!cs_manifest_parse_line (line, (gsize) len, &task->algo, task->digest, &task->path, &local_error))
+      if (!cs_manifest_parse_line (line, (gsize) len, &task.algo, task.digest, &task.path, &local_error))
         {
           g_autofree char *display = g_filename_display_name (manifest);
           g_autofree char *number = g_strdup_printf ("%" G_GUINT64_FORMAT, line_no);
 
-          g_free (task);
           g_clear_error (&local_error);
           /* Translators: a checksum list's file name and line number */
           g_set_error (&local_error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
@@ -462,40 +532,45 @@ cs_manifest_check_sync (const char          *manifest,
                        display, number);
           break;
         }
-      /* The tools refuse absolute names and “..” only when asked to be
-       * strict; a check never leaves its folder. */
-      if (task->path[0] == '/' || task->path[0] == '\0' || strstr (task->path, "..") != NULL)
+      if (leaves_folder (task.path))
         {
-          gboolean outside = task->path[0] == '/' || task->path[0] == '\0';
-          g_auto(GStrv) parts = g_strsplit (task->path, "/", -1);
+          g_autofree char *display = g_filename_display_name (manifest);
+          g_autofree char *number = g_strdup_printf ("%" G_GUINT64_FORMAT, line_no);
 
-          for (guint i = 0; !outside && parts[i] != NULL; i++)
-            outside = strcmp (parts[i], "..") == 0;
-          if (outside)
-            {
-              g_autofree char *display = g_filename_display_name (manifest);
-              g_autofree char *number = g_strdup_printf ("%" G_GUINT64_FORMAT, line_no);
-
-              g_free (task->path);
-              g_free (task);
-              /* Translators: a checksum list's file name and line number */
-              g_set_error (&local_error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                           _("%s, line %s: the path leaves the folder"), display, number);
-              break;
-            }
+          g_free (task.path);
+          /* Translators: a checksum list's file name and line number */
+          g_set_error (&local_error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       _("%s, line %s: the path leaves the folder"), display, number);
+          break;
         }
       check.totals.listed++;
-      g_hash_table_add (listed, g_strdup (task->path));
+      /* The set owns the path; the workers read it until the end. A path
+       * listed twice is checked twice, under the first copy. */
+      {
+        char *kept = g_hash_table_lookup (listed, task.path);
 
-      _cs_mutex_lock (&check.lock);
-      while (check.queued >= MAX_QUEUED)
-        _cs_cond_wait (&check.cond, &check.lock);
-      check.queued++;
-      _cs_mutex_unlock (&check.lock);
-      g_thread_pool_push (pool, task, NULL);
+        if (kept != NULL)
+          {
+            g_free (task.path);
+            task.path = kept;
+          }
+        else
+          g_hash_table_add (listed, task.path);
+      }
+
+      if (batch == NULL)
+        {
+          batch = g_new (Batch, 1);
+          batch->n = 0;
+        }
+      batch->tasks[batch->n++] = task;
+      if (batch->n >= batch_size (&check))
+        push_batch (&check, pool, g_steal_pointer (&batch));
       if ((line_no & 1023) == 0)
         tell_differences (&check, func, user_data, run, folder);
     }
+  if (batch != NULL)
+    push_batch (&check, pool, g_steal_pointer (&batch));
   if (local_error == NULL && ferror (in))
     {
       g_autofree char *display = g_filename_display_name (manifest);
