@@ -687,9 +687,47 @@ cs_history_delete_full (const char  *id,
       return FALSE;
     }
 
+  /* The window's checksum list goes with its run: set aside for an Undo as
+   * the log is (a listing removes it a day later), or deleted. */
+  for (CsManifestAlgo algo = CS_MANIFEST_XXH128; algo <= CS_MANIFEST_SHA256; algo++)
+    {
+      g_autofree char *dir = g_path_get_dirname (path);
+      g_autofree char *name = g_strconcat (id, ".", cs_manifest_algo_to_string (algo), NULL);
+      g_autofree char *hidden = g_strconcat (LOG_ASIDE_PREFIX, name, NULL);
+      g_autofree char *list = g_build_filename (dir, name, NULL);
+      g_autofree char *list_aside = g_build_filename (dir, hidden, NULL);
+
+      if (log_aside != NULL)
+        (void) g_rename (list, list_aside);
+      else
+        (void) g_unlink (list);
+    }
+
   if (log_aside != NULL)
     *log_aside = g_steal_pointer (&aside);
   return TRUE;
+}
+
+gboolean
+cs_history_restore_manifest (CsRun *run)
+{
+  g_autofree char *dir = cs_history_get_dir ();
+  gboolean restored = FALSE;
+
+  g_return_val_if_fail (run != NULL, FALSE);
+
+  if (!check_id (cs_run_get_id (run), NULL))
+    return FALSE;
+  for (CsManifestAlgo algo = CS_MANIFEST_XXH128; algo <= CS_MANIFEST_SHA256; algo++)
+    {
+      g_autofree char *name = g_strconcat (cs_run_get_id (run), ".", cs_manifest_algo_to_string (algo), NULL);
+      g_autofree char *hidden = g_strconcat (LOG_ASIDE_PREFIX, name, NULL);
+      g_autofree char *list = g_build_filename (dir, name, NULL);
+      g_autofree char *list_aside = g_build_filename (dir, hidden, NULL);
+
+      restored |= g_rename (list_aside, list) == 0;
+    }
+  return restored;
 }
 
 gboolean

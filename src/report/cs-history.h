@@ -61,7 +61,7 @@ CsRun      *cs_history_load       (const char      *id,
 gboolean    cs_history_set_label  (const char      *id,
                                    const char      *label,
                                    GError         **error);
-/* Deletes the run's record and its per-file log. */
+/* Deletes the run's record, its per-file log and the window's checksum list. */
 gboolean    cs_history_delete     (const char      *id,
                                    GError         **error);
 /*
@@ -95,6 +95,10 @@ char       *cs_history_find_log   (CsRun           *run);
  */
 char       *cs_history_manifest_path (CsRun           *run,
                                       CsManifestAlgo   algo);
+/* Deleting a run (cs_history_delete_full ()) deletes that list too, or sets
+ * it aside when the delete can be undone; this puts it back for the run
+ * saved again. TRUE when there was one to put back. */
+gboolean    cs_history_restore_manifest (CsRun         *run);
 
 /*
  * A log for a run that has not started yet, whose name is not known: an

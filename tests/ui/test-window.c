@@ -1349,6 +1349,8 @@ test_manifest (void)
   g_autoptr(GSettings) settings = g_settings_new (APP_ID);
   g_autoptr(CsRun) kept = NULL;
   g_autoptr(GError) error = NULL;
+  g_autofree char *list_path = NULL;
+  GtkWidget *undo;
   AdwMessageDialog *dialog;
   CsHistoryRow *row;
   CsRunManifest m;
@@ -1387,6 +1389,7 @@ test_manifest (void)
   g_assert_true (g_str_has_prefix (m.path, history));
   g_assert_true (g_str_has_suffix (m.path, ".xxh128"));
   g_assert_cmpuint (m.files, ==, G_N_ELEMENTS (names));
+  list_path = g_strdup (m.path);
   g_file_get_contents (m.path, &text, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (strstr (text, "  source/sub/deep.bin\n"));
@@ -1439,6 +1442,17 @@ test_manifest (void)
   g_assert_cmpstr (cs_ui_visible_page (window), ==, "summary");
   g_assert_true (gtk_widget_is_visible (cs_ui_find_button (summary_page (window), "Check Now")));
   cs_ui_screenshot (window, "history-summary-checksum-list.png");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.go-back", NULL);
+
+  /* Deleted, the run takes its list along; Undo brings it back. */
+  cs_history_row_delete (history_row_of (window, kept));
+  g_assert_false (g_file_test (list_path, G_FILE_TEST_EXISTS));
+  cs_ui_iterate ();
+  undo = cs_ui_find_button (window, "Undo");
+  g_assert_nonnull (undo);
+  g_signal_emit_by_name (undo, "clicked");
+  cs_ui_iterate ();
+  g_assert_true (g_file_test (list_path, G_FILE_TEST_IS_REGULAR));
   cs_ui_window_destroy (window);
 
   _cs_window_set_session (NULL);
