@@ -115,6 +115,8 @@ undo_delete_run_cb (CsHistoryPage *self,
   g_autoptr(GError) error = NULL;
   g_autofree char *path = cs_history_save (run, &error);
 
+  if (path != NULL)
+    cs_history_restore_manifest (run);
   if (path != NULL && log_aside != NULL)
     cs_history_restore_log (log_aside, run, &error);
   else if (log_aside != NULL)

@@ -82,6 +82,18 @@ cs_history_row_show_run (CsHistoryRow *self)
                                         "%s → %s\n%s · %s · %s files · %s · %s",
                                         (gulong) figures.files),
                               sources, destination, threads, duration, files, speed, file_rate);
+  {
+    CsRunManifest m;
+
+    if (cs_run_get_manifest (run, &m))
+      {
+        /* Translators: after a saved run's details, when it kept a checksum list */
+        char *with = g_strdup_printf ("%s · %s", subtitle, _("checksum list"));
+
+        g_free (subtitle);
+        subtitle = with;
+      }
+  }
 
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self), date);
   adw_action_row_set_subtitle (ADW_ACTION_ROW (self), subtitle);

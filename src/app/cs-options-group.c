@@ -25,6 +25,7 @@ struct _CsOptionsGroup
   GtkSwitch           *verify_switch;
   GtkSwitch           *flush_switch;
   GtkSwitch           *log_switch;
+  GtkSwitch           *manifest_switch;
   GtkSpinButton       *retries_spin;
   GtkSpinButton       *wait_spin;
 };
@@ -74,6 +75,7 @@ cs_options_group_class_init (CsOptionsGroupClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsOptionsGroup, verify_switch);
   gtk_widget_class_bind_template_child (widget_class, CsOptionsGroup, flush_switch);
   gtk_widget_class_bind_template_child (widget_class, CsOptionsGroup, log_switch);
+  gtk_widget_class_bind_template_child (widget_class, CsOptionsGroup, manifest_switch);
   gtk_widget_class_bind_template_child (widget_class, CsOptionsGroup, retries_spin);
   gtk_widget_class_bind_template_child (widget_class, CsOptionsGroup, wait_spin);
 }
@@ -98,6 +100,7 @@ cs_options_group_bind_settings (CsOptionsGroup *self,
   g_settings_bind (settings, "verify", self->verify_switch, "active", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "flush", self->flush_switch, "active", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "keep-log", self->log_switch, "active", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "keep-manifest", self->manifest_switch, "active", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "retries", gtk_spin_button_get_adjustment (self->retries_spin),
                    "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "wait", gtk_spin_button_get_adjustment (self->wait_spin),
@@ -151,6 +154,15 @@ cs_options_group_get_keep_log (CsOptionsGroup *self)
   g_return_val_if_fail (CS_IS_OPTIONS_GROUP (self), FALSE);
 
   return gtk_switch_get_active (self->log_switch);
+}
+
+/* Whether the copy keeps a checksum list beside its record in History. */
+gboolean
+cs_options_group_get_keep_manifest (CsOptionsGroup *self)
+{
+  g_return_val_if_fail (CS_IS_OPTIONS_GROUP (self), FALSE);
+
+  return gtk_switch_get_active (self->manifest_switch);
 }
 
 guint

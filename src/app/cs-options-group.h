@@ -18,6 +18,7 @@ void        cs_options_group_set_overwrite  (CsOptionsGroup *self,
 gboolean    cs_options_group_get_verify     (CsOptionsGroup *self);
 gboolean    cs_options_group_get_flush      (CsOptionsGroup *self);
 gboolean    cs_options_group_get_keep_log   (CsOptionsGroup *self);
+gboolean    cs_options_group_get_keep_manifest (CsOptionsGroup *self);
 guint       cs_options_group_get_retries    (CsOptionsGroup *self);
 double      cs_options_group_get_wait       (CsOptionsGroup *self);
 

@@ -398,6 +398,16 @@ cs_setup_page_get_keep_log (CsSetupPage *self)
   return cs_options_group_get_keep_log (self->options_group);
 }
 
+/* Whether the next copy keeps a checksum list of what it leaves at the
+ * destination (the window names it, in History). */
+gboolean
+cs_setup_page_get_keep_manifest (CsSetupPage *self)
+{
+  g_return_val_if_fail (CS_IS_SETUP_PAGE (self), FALSE);
+
+  return cs_options_group_get_keep_manifest (self->options_group);
+}
+
 /* What the next job does with its sources. */
 CsOperation
 cs_setup_page_get_operation (CsSetupPage *self)

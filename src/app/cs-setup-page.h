@@ -30,6 +30,7 @@ void            cs_setup_page_configure_job     (CsSetupPage   *self,
                                                  CsJob         *job);
 CsOperation     cs_setup_page_get_operation     (CsSetupPage   *self);
 gboolean        cs_setup_page_get_keep_log      (CsSetupPage   *self);
+gboolean        cs_setup_page_get_keep_manifest (CsSetupPage   *self);
 void            cs_setup_page_set_operation     (CsSetupPage   *self,
                                                  CsOperation    operation);
 const char     *cs_setup_page_get_into_title    (CsSetupPage   *self);

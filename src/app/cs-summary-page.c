@@ -51,6 +51,7 @@ struct _CsSummaryPage
   GtkLabel          *resume_label;
   AdwActionRow      *where_row;
   AdwActionRow      *log_row;
+  AdwActionRow      *manifest_row;
   GtkGrid           *totals_grid;
   GtkLabel          *skips_label;
   GtkGrid           *stats_grid;
@@ -380,6 +381,29 @@ cs_summary_page_show_log (CsSummaryPage *self)
   adw_action_row_set_subtitle (self->log_row, subtitle);
 }
 
+/* The run's checksum list, where it is and what it lists; hidden when the
+ * run wrote none or it is gone. */
+static void
+cs_summary_page_show_manifest (CsSummaryPage *self)
+{
+  g_autofree char *display = NULL;
+  g_autofree char *subtitle = NULL;
+  g_autofree char *files = NULL;
+  CsRunManifest m;
+  gboolean has = cs_run_get_manifest (self->run, &m) && g_file_test (m.path, G_FILE_TEST_IS_REGULAR);
+
+  gtk_widget_set_visible (GTK_WIDGET (self->manifest_row), has);
+  if (!has)
+    return;
+  display = _cs_display_path (m.path);
+  files = g_strdup_printf ("%" G_GUINT64_FORMAT, m.files);
+  /* Translators: the checksum list's place, algorithm and files, like
+   * "~/.local/share/copyscope/runs/….xxh128 · XXH128 of 1204 files" */
+  subtitle = g_strdup_printf (_("%s · %s of %s files"), display,
+                              g_str_equal (m.algo, "sha256") ? "SHA-256" : "XXH128", files);
+  adw_action_row_set_subtitle (self->manifest_row, subtitle);
+}
+
 /* "12 files (1.2 MB)" */
 static char *
 format_files_bytes (guint64 files,
@@ -705,6 +729,7 @@ cs_summary_page_class_init (CsSummaryPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, resume_label);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, where_row);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, log_row);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, manifest_row);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, totals_grid);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, skips_label);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, stats_grid);
@@ -751,6 +776,7 @@ cs_summary_page_set_run (CsSummaryPage *self,
   cs_summary_page_show_partials (self);
   cs_summary_page_show_where (self);
   cs_summary_page_show_log (self);
+  cs_summary_page_show_manifest (self);
   cs_summary_page_show_totals (self, &totals);
   cs_summary_page_show_skips (self, &totals);
   cs_summary_page_show_stats (self);

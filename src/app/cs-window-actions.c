@@ -598,6 +598,7 @@ _cs_window_actions_update (CsWindow *self)
                                  summary && run != NULL && cs_run_get_destination (run) != NULL);
   gtk_widget_action_set_enabled (widget, "win.open-log",
                                  summary && cs_summary_page_get_log_path (self->summary_page) != NULL);
+  _cs_window_check_update (self, summary);
   gtk_widget_action_set_enabled (widget, "win.retry-failed",
                                  summary && run != NULL && cs_run_get_n_errors (run) > 0 &&
                                  !self->summary_from_history);
@@ -649,4 +650,5 @@ _cs_window_class_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.show-sweep", NULL, show_sweep_action);
   gtk_widget_class_install_action (widget_class, "win.show-demo", NULL, show_demo_action);
   gtk_widget_class_install_action (widget_class, "win.generate", NULL, generate_action);
+  _cs_window_check_install_actions (widget_class);
 }

@@ -84,6 +84,11 @@ void     _cs_window_setup_started         (CsWindow       *self,
                                            CsJob          *job,
                                            gboolean        queued);
 
+/* cs-window-check.c */
+void     _cs_window_check_install_actions (GtkWidgetClass *widget_class);
+void     _cs_window_check_update          (CsWindow       *self,
+                                           gboolean        summary);
+
 /* cs-window-login.c */
 gboolean _cs_window_submit                (CsWindow           *self,
                                            CsJob              *job,

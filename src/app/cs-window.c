@@ -1029,6 +1029,13 @@ _cs_window_configure_job (CsWindow *self,
   cs_job_set_interval (job, g_settings_get_uint (self->settings, "interval"));
   if (cs_setup_page_get_keep_log (self->setup_page))
     cs_window_attach_log (self, job);
+  if (cs_setup_page_get_keep_manifest (self->setup_page))
+    {
+      g_autofree char *manifest = cs_history_manifest_path (cs_job_get_run (job), CS_MANIFEST_XXH128);
+
+      if (manifest != NULL)
+        cs_job_set_manifest (job, manifest, CS_MANIFEST_XXH128);
+    }
 }
 
 static void cs_window_run_when_drawn (CsWindow *self);

@@ -367,6 +367,33 @@ names_new_folder (const char *path)
   return g_file_test (parent, G_FILE_TEST_IS_DIR);
 }
 
+/* Where the checksum list is, and what it cost: which sums came from
+ * --verify's pass and which files were read again for it. */
+static void
+print_manifest (FILE  *out,
+                CsRun *run)
+{
+  g_autofree char *display = NULL;
+  g_autofree char *bytes = NULL;
+  g_autofree char *files = NULL, *from_copy = NULL, *read_copied = NULL, *read_kept = NULL;
+  CsRunManifest m;
+
+  if (!cs_run_get_manifest (run, &m))
+    return;
+  display = g_filename_display_name (m.path);
+  bytes = cs_cli_format_bytes (m.bytes_read);
+  files = g_strdup_printf ("%" G_GUINT64_FORMAT, m.files);
+  from_copy = g_strdup_printf ("%" G_GUINT64_FORMAT, m.from_copy);
+  read_copied = g_strdup_printf ("%" G_GUINT64_FORMAT, m.read_copied);
+  read_kept = g_strdup_printf ("%" G_GUINT64_FORMAT, m.read_kept);
+  fprintf (out, "%8s : ", _("Sums"));
+  /* Translators: the checksum list, "/backup/sums.xxh128 (xxh128), 120 files:
+   * 100 from the verify pass; read again: 0 copied, 20 already there (2.1 MB)" */
+  fprintf (out, _("%s (%s), %s files: %s from the verify pass; read again: %s copied, %s already there (%s)"),
+           display, m.algo, files, from_copy, read_copied, read_kept, bytes);
+  fprintf (out, "\n");
+}
+
 static gboolean
 is_folder (const char *path)
 {
@@ -467,6 +494,7 @@ print_summary (FILE     *out,
   print_limits (out, run);
   print_resumed (out, run);
   print_removals (out, job, run);
+  print_manifest (out, run);
 }
 
 /* A path as one line of stderr that says exactly which file: bytes that are
@@ -561,6 +589,9 @@ transfer (int          argc,
   g_autofree char *max_files_arg = NULL;
   g_autofree char *log_path = NULL;
   g_autofree char *auth_file = NULL;
+  g_autofree char *manifest_path = NULL;
+  g_autofree char *manifest_algo_arg = NULL;
+  CsManifestAlgo manifest_algo = CS_MANIFEST_XXH128;
   double max_rate = 0, max_files = 0;
   int log_fd = -1;
   int retries = 2, interval = 250;
@@ -589,7 +620,9 @@ transfer (int          argc,
     { "overwrite", 0, 0, G_OPTION_ARG_STRING, &overwrite_arg, operation == CS_OPERATION_MIRROR
       ? N_("Existing files: different (default: replace every file that differs), newer, never or always")
       : N_("Existing files: newer (default), different, never or always"), "WHEN" },
-    { "verify", 0, 0, G_OPTION_ARG_NONE, &verify, N_("Read every copy back and compare (XXH3) before publishing it"), NULL },
+    { "verify", 0, 0, G_OPTION_ARG_NONE, &verify, N_("Read every copy back and compare (XXH3-128) before publishing it"), NULL },
+    { "manifest", 0, 0, G_OPTION_ARG_FILENAME, &manifest_path, N_("Write a checksum list of every file at the destination to FILE, paths relative to the destination, checkable with xxhsum -c or sha256sum -c and “copyscope-cli check”. With --verify the sums come from its read-back; without it, each copied file is read once more from the destination after it is published, and files already there are read once"), "FILE" },
+    { "manifest-algo", 0, 0, G_OPTION_ARG_STRING, &manifest_algo_arg, N_("The checksum list's algorithm: xxh128 (default, xxhsum -H2's format) or sha256 (sha256sum's)"), "ALGO" },
     { "durable", 0, 0, G_OPTION_ARG_NONE, &durable, N_("Flush every file and folder to disk before publishing it (on smb://, where libsmbclient offers no flush, the server has each byte when its write returns, and no more)"), NULL },
     { "staging", 0, 0, G_OPTION_ARG_STRING, &staging_arg, N_("Write temporaries in staging folders: auto (on network shares, default), always or never"), "WHEN" },
     { "keep-partial", 0, 0, G_OPTION_ARG_NONE, &keep_partial, N_("When interrupted, keep the partial copies of big files (64 MiB and more) for the next run to resume"), NULL },
@@ -770,6 +803,16 @@ transfer (int          argc,
       cs_cli_usage_error (command, _("Only one of --log, --json and --csv can write to stdout"));
       return CS_EXIT_USAGE;
     }
+  if (manifest_algo_arg != NULL && !cs_manifest_algo_from_string (manifest_algo_arg, &manifest_algo))
+    {
+      cs_cli_usage_error (command, _("--manifest-algo takes xxh128 or sha256, not “%s”"), manifest_algo_arg);
+      return CS_EXIT_USAGE;
+    }
+  if (manifest_algo_arg != NULL && manifest_path == NULL)
+    {
+      cs_cli_usage_error (command, _("--manifest-algo needs --manifest FILE"));
+      return CS_EXIT_USAGE;
+    }
   if (max_rate_arg != NULL && !cs_cli_parse_rate (max_rate_arg, &max_rate))
     {
       cs_cli_usage_error (command, _("--max-rate takes bytes per second such as 50M or 1.5G, not “%s”"), max_rate_arg);
@@ -814,6 +857,8 @@ transfer (int          argc,
     cs_job_add_exclude (job, excludes[i]);
   cs_job_set_max_rate (job, max_rate);
   cs_job_set_max_files (job, max_files);
+  if (manifest_path != NULL)
+    cs_job_set_manifest (job, manifest_path, manifest_algo);
 
   /* A source of its own refused (missing, the destination itself, given
    * twice) is a failed item of the run, as with cp: the others are copied. */

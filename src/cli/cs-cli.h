@@ -21,6 +21,7 @@ int   cs_cli_mirror      (int argc, char **argv);
 int   cs_cli_generate    (int argc, char **argv);
 int   cs_cli_sweep       (int argc, char **argv);
 int   cs_cli_demo        (int argc, char **argv);
+int   cs_cli_check       (int argc, char **argv);
 
 /* Shared helpers */
 void  cs_cli_usage_error (const char *command, const char *format, ...) G_GNUC_PRINTF (2, 3);

@@ -22,6 +22,7 @@ static const Command commands[] = {
   { "copy", cs_cli_copy, N_("Copy files and folders") },
   { "move", cs_cli_move, N_("Move files and folders") },
   { "mirror", cs_cli_mirror, N_("Make a folder a mirror of another") },
+  { "check", cs_cli_check, N_("Check a folder against a checksum list") },
   { "generate", cs_cli_generate, N_("Generate a benchmark data set") },
   { "demo", cs_cli_demo, N_("Race one big file against many small files") },
   { "sweep", cs_cli_sweep, N_("Time a copy at several thread counts and recommend one") },

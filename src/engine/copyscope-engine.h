@@ -12,6 +12,7 @@
 #include "cs-job.h"
 #include "cs-kept.h"
 #include "cs-log.h"
+#include "cs-manifest.h"
 #include "cs-run.h"
 #include "cs-smb.h"
 #include "cs-sweep.h"

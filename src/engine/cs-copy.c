@@ -779,17 +779,20 @@ copy_to_end (CsJob    *job,
   return OK;
 }
 
+/* XXH3-128 of @fd's @size bytes in @xxh (16 bytes, canonical), and SHA-256
+ * in @sha when it is not NULL: one read serves --verify and the manifest. */
 static Outcome
 hash_file (CsJob    *job,
            CsWorker *worker,
            int       fd,
            guint64   size,
-           XXH64_hash_t *out)
+           guint8   *xxh,
+           guint8   *sha)
 {
-  XXH3_state_t *state = XXH3_createState ();
+  CsHasher hasher;
   guint64 pos = 0;
 
-  XXH3_64bits_reset (state);
+  _cs_hasher_init (&hasher, sha != NULL);
   while (pos < size)
     {
       ssize_t n = _cs_io_pread (&job->counters, fd, worker->buffer, CS_BUFFER_SIZE, (off_t) pos);
@@ -797,16 +800,15 @@ hash_file (CsJob    *job,
       if (n < 0)
         {
           int saved = errno;
-          XXH3_freeState (state);
+          _cs_hasher_clear (&hasher);
           return fail (saved, "verify");
         }
       if (n == 0)
         break;
-      XXH3_64bits_update (state, worker->buffer, (size_t) n);
+      _cs_hasher_update (&hasher, worker->buffer, (size_t) n);
       pos += (guint64) n;
     }
-  *out = XXH3_64bits_digest (state);
-  XXH3_freeState (state);
+  _cs_hasher_finish (&hasher, xxh, sha);
 
   return pos == size ? OK : fail (CS_ERR_MISMATCH, "verify");
 }
@@ -976,20 +978,24 @@ finish_temp (CsJob             *job,
    * is not read back. */
   if (job->settings.verify && st->st_size > 0 && !item->dir->src_pseudo)
     {
-      XXH64_hash_t a = 0, b = 0;
+      guint8 a[16], b[16], sha[32];
+      gboolean sha256 = _cs_manifest_wants_sha256 (job);
 
       /* Read the copy back from the device, not from the pages we just wrote. */
       if (_cs_io_fsync (&job->counters, tmp_fd) != 0)
         return fail (errno, "fsync");
       _cs_io_fadvise (tmp_fd, 0, 0, POSIX_FADV_DONTNEED);
-      o = hash_file (job, worker, src_fd, (guint64) st->st_size, &a);
+      o = hash_file (job, worker, src_fd, (guint64) st->st_size, a, NULL);
       if (o.code != 0)
         return o;
-      o = hash_file (job, worker, tmp_fd, (guint64) st->st_size, &b);
+      /* XXH3-128, as xxhsum -H2: what is read back is the manifest's line. */
+      o = hash_file (job, worker, tmp_fd, (guint64) st->st_size, b, sha256 ? sha : NULL);
       if (o.code != 0)
         return o;
-      if (a != b)
+      if (memcmp (a, b, sizeof a) != 0)
         return fail (CS_ERR_MISMATCH, "verify");
+      memcpy (worker->digest, sha256 ? sha : b, sha256 ? sizeof sha : sizeof b);
+      worker->has_digest = TRUE;
     }
 
   worker->lost |= _cs_xattrs_copy (job, src_fd, tmp_fd, (char *) worker->buffer);
@@ -2362,9 +2368,16 @@ copy_chunk (CsJob    *job,
   if (o.code == 0)
     keep_times (job, worker, item, action, when_published, times_state);
   if (o.code == 0)
-    record_success (job, worker, item, action, (guint64) item->st.st_size);
+    {
+      record_success (job, worker, item, action, (guint64) item->st.st_size);
+      if (action != CS_ACTION_KEEP_BOTH)
+        _cs_manifest_copied (job, worker, item);
+    }
   else if (o.code == CS_ERR_APPEARED && appeared_identical (job, item->dir, final, &item->st))
-    _cs_job_account (job, item->dir, item->name, final, CS_ACTION_SKIP, (guint64) item->st.st_size);
+    {
+      _cs_job_account (job, item->dir, item->name, final, CS_ACTION_SKIP, (guint64) item->st.st_size);
+      _cs_manifest_kept (job, worker, item);
+    }
   else
     record_failure (job, item, final, o, 1, (guint64) item->st.st_size);
   if (big->link != NULL)
@@ -2476,6 +2489,7 @@ _cs_copy_item (CsJob    *job,
   worker->partial = 0;
   worker->lost = 0;
   worker->resumed = 0;
+  worker->has_digest = FALSE;
   if (item->kind == CS_ITEM_CHUNK)
     {
       copy_chunk (job, worker, item);
@@ -2511,6 +2525,7 @@ _cs_copy_item (CsJob    *job,
     action = CS_ACTION_REPLACE;
   if (job->settings.operation == CS_OPERATION_MOVE && _cs_move_item (job, worker, item, action))
     {
+      _cs_manifest_moved (job, worker, item, action);
       /* As for a copy, only an identical file there is one the later names
        * may share; renamed ones keep their links by themselves. */
       if (first)
@@ -2520,6 +2535,8 @@ _cs_copy_item (CsJob    *job,
   if (action >= CS_ACTION_SKIP)
     {
       _cs_job_account (job, item->dir, item->name, final, action, size);
+      if (action != CS_ACTION_FAIL)
+        _cs_manifest_kept (job, worker, item);
       /* Only an identical file there is one the later names may share. */
       if (first)
         settle_first (job, worker, item->link, action == CS_ACTION_SKIP);
@@ -2552,6 +2569,7 @@ _cs_copy_item (CsJob    *job,
   else if (o.code == CS_ERR_APPEARED && appeared_identical (job, item->dir, final, &item->st))
     {
       _cs_job_account (job, item->dir, item->name, final, CS_ACTION_SKIP, size);
+      _cs_manifest_kept (job, worker, item);
       ready = TRUE;
     }
   else if (o.code == CS_ERR_CANNOT_MAKE)
@@ -2570,6 +2588,10 @@ _cs_copy_item (CsJob    *job,
   else
     record_failure (job, item, final, o, attempts, size);
 
+  /* A "keep both" copy went under another name, which the manifest does
+   * not learn. */
+  if (o.code == 0 && action != CS_ACTION_KEEP_BOTH)
+    _cs_manifest_copied (job, worker, item);
   if (first)
     settle_first (job, worker, item->link, ready);
   return TRUE;

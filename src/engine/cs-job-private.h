@@ -18,6 +18,7 @@
 #include "cs-job.h"
 #include "cs-limiter-private.h"
 #include "cs-log-private.h"
+#include "cs-manifest-private.h"
 #include "cs-metadata-private.h"
 #include "cs-run-private.h"
 #include "cs-tsan-private.h"
@@ -59,6 +60,9 @@ typedef struct {
   guint64  resumed;           /* bytes of the current item kept from an earlier run's partial */
   guint64  in_place;          /* of the last range copied, bytes the filesystem or the
                                * server copied itself (copy_file_range) */
+  /* The published file's digest for the manifest, from --verify's pass */
+  guint8   digest[CS_MANIFEST_MAX_DIGEST];
+  gboolean has_digest;
 } CsWorker;
 
 typedef enum {
@@ -173,6 +177,11 @@ struct _CsJob {
 
   CsLog        *log;              /* the per-file log, or NULL */
   int           log_fd;
+
+  /* The checksum manifest (cs-manifest-private.h), or NULL */
+  char         *manifest_path;
+  CsManifestAlgo manifest_algo;
+  CsManifest   *manifest;
 
   CsChunking    chunking;
   gboolean      split_big;        /* scanner: this source's big files go in chunks */

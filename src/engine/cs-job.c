@@ -151,6 +151,8 @@ cs_job_finalize (GObject *object)
   g_clear_error (&self->run_error);
   g_free (self->fatal_message);
   g_clear_pointer (&self->log, _cs_log_free);
+  g_clear_pointer (&self->manifest, _cs_manifest_free);
+  g_free (self->manifest_path);
   g_mutex_clear (&self->lock);
   g_mutex_clear (&self->ask_lock);
   g_mutex_clear (&self->notify_lock);
@@ -2164,6 +2166,7 @@ controller_thread (gpointer data)
       flush_destination (job);
       atomic_store (&job->flushing, 0);
     }
+  _cs_manifest_finish (job);
 
   _cs_mutex_lock (&job->lock);
   job->finished = TRUE;
@@ -2303,6 +2306,11 @@ start (CsJob         *self,
 
   g_snprintf (self->job_tag, sizeof self->job_tag, "%016" G_GINT64_MODIFIER "x", tag);
   self->presence_fd = _cs_names_announce (self->job_tag);
+  if (!_cs_manifest_open (self, error))
+    {
+      _cs_run_set_outcome (self->run, "failed", (*error)->message);
+      return FALSE;
+    }
   self->euid = geteuid ();
   self->egid = getegid ();
   self->max_pending = 4096;

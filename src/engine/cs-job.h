@@ -5,6 +5,7 @@
 
 #include "cs-conflict.h"
 #include "cs-deletions.h"
+#include "cs-manifest.h"
 #include "cs-run.h"
 
 G_BEGIN_DECLS
@@ -159,6 +160,12 @@ void        cs_job_set_chunking     (CsJob          *self,
  * window can open a file beside the run record and hand it here. */
 void        cs_job_set_log_fd       (CsJob          *self,
                                      int             fd);
+/* A checksum list of the destination (cs-manifest.h) written to @path
+ * (NULL: none) as the job runs and published when it ends, unless it was
+ * stopped. Not written by a dry run. */
+void        cs_job_set_manifest     (CsJob          *self,
+                                     const char     *path,
+                                     CsManifestAlgo  algo);
 
 /* Refuses dangerous or impossible requests before anything is written: the
  * first one found, whether it concerns the whole job or one source. The

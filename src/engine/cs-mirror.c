@@ -189,8 +189,9 @@ _cs_mirror_note_extras (CsJob      *job,
       g_autofree char *rel = NULL;
       struct stat st;
 
-      /* Excluded names are outside the mirror, at the destination too. */
-      if (_cs_job_is_excluded (job, name)
+      /* Excluded names are outside the mirror, at the destination too; the
+       * manifest this run writes there is no extra either. */
+      if (_cs_job_is_excluded (job, name) || _cs_manifest_is_self (job, dir, name)
           || _cs_io_fstatat (&job->counters, dir->dst_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         continue;
       rel = rel_path (dir, name);

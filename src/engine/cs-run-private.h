@@ -65,6 +65,8 @@ void _cs_run_set_removals      (CsRun                  *run,
                                 const CsRemovals       *removals);
 void _cs_run_set_skips         (CsRun                  *run,
                                 const CsSkips          *skips);
+void _cs_run_set_manifest      (CsRun                  *run,
+                                const CsRunManifest    *manifest);
 void _cs_run_set_outcome       (CsRun                  *run,
                                 const char             *outcome,
                                 const char             *fatal_error);

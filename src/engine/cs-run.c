@@ -69,6 +69,7 @@ struct _CsRun
   CsRemovals        removals;
   CsSkips           skips;
   gboolean          skips_known;
+  CsRunManifest     manifest;     /* its strings owned; path NULL: none */
   const char       *outcome;      /* interned */
   char             *fatal_error;
   /* The last RECENT_SECONDS of samples in full, from recent_first on, and
@@ -385,6 +386,8 @@ cs_run_unref (CsRun *run)
   _cs_run_settings_clear (&run->settings);
   _cs_run_environment_clear (&run->environment);
   g_free (run->fatal_error);
+  g_free ((char *) run->manifest.path);
+  g_free ((char *) run->manifest.algo);
   g_array_unref (run->recent);
   g_array_unref (run->buckets);
   g_array_unref (run->timeline);
@@ -1346,6 +1349,37 @@ _cs_run_set_skips (CsRun         *run,
 }
 
 void
+_cs_run_set_manifest (CsRun               *run,
+                      const CsRunManifest *manifest)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+
+  g_return_if_fail (run != NULL);
+  g_return_if_fail (manifest != NULL && manifest->path != NULL && manifest->algo != NULL);
+
+  locker = _cs_mutex_locker_new (&run->mutex);
+  g_free ((char *) run->manifest.path);
+  g_free ((char *) run->manifest.algo);
+  run->manifest = *manifest;
+  run->manifest.path = g_strdup (manifest->path);
+  run->manifest.algo = g_strdup (manifest->algo);
+}
+
+gboolean
+cs_run_get_manifest (CsRun         *run,
+                     CsRunManifest *out_manifest)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+
+  g_return_val_if_fail (run != NULL, FALSE);
+  g_return_val_if_fail (out_manifest != NULL, FALSE);
+
+  locker = _cs_mutex_locker_new (&run->mutex);
+  *out_manifest = run->manifest;
+  return run->manifest.path != NULL;
+}
+
+void
 _cs_run_set_outcome (CsRun      *run,
                      const char *outcome,
                      const char *fatal_error)
@@ -1767,6 +1801,25 @@ run_to_json (CsRun    *run,
       add_member_int (builder, "identical_bytes", clamp_u64 (run->skips.identical_bytes));
       add_member_int (builder, "chosen_files", clamp_u64 (run->skips.chosen_files));
       add_member_int (builder, "chosen_bytes", clamp_u64 (run->skips.chosen_bytes));
+      json_builder_end_object (builder);
+    }
+
+  if (run->manifest.path != NULL)
+    {
+      g_autofree char *display = g_filename_display_name (run->manifest.path);
+      g_autofree char *raw = path_raw_or_null (run->manifest.path);
+
+      json_builder_set_member_name (builder, "manifest");
+      json_builder_begin_object (builder);
+      add_string_or_null (builder, "path", display);
+      if (raw != NULL)
+        add_string_or_null (builder, "path_raw", raw);
+      add_string_or_null (builder, "algo", run->manifest.algo);
+      add_member_int (builder, "files", clamp_u64 (run->manifest.files));
+      add_member_int (builder, "from_copy", clamp_u64 (run->manifest.from_copy));
+      add_member_int (builder, "read_copied", clamp_u64 (run->manifest.read_copied));
+      add_member_int (builder, "read_kept", clamp_u64 (run->manifest.read_kept));
+      add_member_int (builder, "bytes_read", clamp_u64 (run->manifest.bytes_read));
       json_builder_end_object (builder);
     }
 
@@ -2374,6 +2427,50 @@ read_skips (Reader     *r,
   s->chosen_files = (guint64) read_int (r, o, "skips", "chosen_files", 0, (double) G_MAXINT64);
   s->chosen_bytes = (guint64) read_int (r, o, "skips", "chosen_bytes", 0, (double) G_MAXINT64);
   return TRUE;
+}
+
+/* The algorithms a checksum list has (cs-manifest.h), which the record
+ * names: the interned name, or NULL for another. */
+static const char *
+manifest_algo_known (const char *algo)
+{
+  if (g_strcmp0 (algo, "xxh128") == 0)
+    return "xxh128";
+  if (g_strcmp0 (algo, "sha256") == 0)
+    return "sha256";
+  return NULL;
+}
+
+/* Absent from records of runs that wrote no manifest. */
+static void
+read_manifest (Reader        *r,
+               JsonObject    *root,
+               CsRunManifest *m)
+{
+  g_autofree char *algo = NULL;
+  JsonObject *o;
+
+  if (json_object_get_member (root, "manifest") == NULL)
+    return;
+  o = read_object (r, root, "", "manifest");
+  if (o == NULL)
+    return;
+  algo = read_string (r, o, "manifest", "algo", FALSE);
+  if (r->failed)
+    return;
+  if (manifest_algo_known (algo) == NULL)
+    {
+      reader_fail (r, "“manifest.algo” has an unknown value");
+      return;
+    }
+  m->path = read_path (r, get_member (r, o, "manifest", "path", TRUE),
+                       json_object_get_member (o, "path_raw"), "manifest.path", FALSE);
+  m->algo = g_strdup (manifest_algo_known (algo));
+  m->files = (guint64) read_int (r, o, "manifest", "files", 0, (double) G_MAXINT64);
+  m->from_copy = (guint64) read_int (r, o, "manifest", "from_copy", 0, (double) G_MAXINT64);
+  m->read_copied = (guint64) read_int (r, o, "manifest", "read_copied", 0, (double) G_MAXINT64);
+  m->read_kept = (guint64) read_int (r, o, "manifest", "read_kept", 0, (double) G_MAXINT64);
+  m->bytes_read = (guint64) read_int (r, o, "manifest", "bytes_read", 0, (double) G_MAXINT64);
 }
 
 static void
@@ -3323,6 +3420,7 @@ run_from_json (JsonNode  *node,
   read_totals (&r, root, &run->totals);
   read_removals (&r, root, &run->removals);
   run->skips_known = read_skips (&r, root, &run->skips);
+  read_manifest (&r, root, &run->manifest);
 
   outcome = read_string (&r, root, "", "outcome", FALSE);
   if (outcome != NULL && !outcome_is_known (outcome))
@@ -3550,13 +3648,15 @@ cs_run_to_summary (CsRun *run)
     g_variant_builder_add (&stats, "(tddd)", run->sums[c].n, run->sums[c].min,
                            run->sums[c].max, run->sums[c].sum);
 
-  return g_variant_new ("(ssmsxddaaym@ayuatsmsa(duus)a(tddd)uuu)",
+  return g_variant_new ("(ssmsxddaaym@ayuatsmsa(duus)a(tddd)uuum@aymst)",
                         run->id, run->kind, run->label, run->started, run->duration, run->held,
                         &sources,
                         run->destination != NULL ? g_variant_new_bytestring (run->destination) : NULL,
                         run->settings.threads, &totals, run->outcome, run->fatal_error,
                         &timeline, &stats, run->n_errors, run->n_notes,
-                        n_samples_locked (run));
+                        n_samples_locked (run),
+                        run->manifest.path != NULL ? g_variant_new_bytestring (run->manifest.path) : NULL,
+                        run->manifest.algo, run->manifest.files);
 }
 
 CsRun *
@@ -3568,8 +3668,9 @@ cs_run_new_from_summary (GVariant  *summary,
   g_autoptr(GVariant) destination = NULL;
   g_autoptr(GVariant) totals = NULL;
   g_autoptr(GVariant) stats = NULL;
+  g_autoptr(GVariant) manifest = NULL;
   g_autoptr(GVariantIter) timeline = NULL;
-  const char *id, *kind, *outcome, *reason;
+  const char *id, *kind, *outcome, *reason, *manifest_algo;
   char *label, *fatal_error;
   CsThreadChange change;
   const guint64 *values;
@@ -3585,11 +3686,11 @@ cs_run_new_from_summary (GVariant  *summary,
       return NULL;
     }
 
-  g_variant_get (summary, "(&s&sms" "xdd@aay@may" "u@at&sms" "a(duus)@a(tddd)uuu)",
+  g_variant_get (summary, "(&s&sms" "xdd@aay@may" "u@at&sms" "a(duus)@a(tddd)uuu" "@maym&st)",
                  &id, &kind, &label, &run->started, &run->duration, &run->held,
                  &sources, &destination, &run->settings.threads, &totals, &outcome,
                  &fatal_error, &timeline, &stats, &run->n_errors, &run->n_notes,
-                 &run->header_samples);
+                 &run->header_samples, &manifest, &manifest_algo, &run->manifest.files);
   run->label = label;
   run->fatal_error = fatal_error;
 
@@ -3598,10 +3699,21 @@ cs_run_new_from_summary (GVariant  *summary,
       n_values != CS_N_CLASSES * CS_N_KINDS || g_variant_n_children (stats) != CS_N_COUNTERS ||
       run->started < 0 || run->started > MAX_STARTED_USEC ||
       !(run->duration >= 0 && run->duration <= MAX_DURATION) ||
-      !(run->held >= 0 && run->held <= MAX_DURATION))
+      !(run->held >= 0 && run->held <= MAX_DURATION) ||
+      (manifest_algo != NULL && manifest_algo_known (manifest_algo) == NULL))
     {
       g_set_error (error, CS_RUN_ERROR, CS_RUN_ERROR_INVALID, "Invalid run summary");
       return NULL;
+    }
+  if (manifest != NULL && manifest_algo != NULL)
+    {
+      g_autoptr(GVariant) bytes = g_variant_get_maybe (manifest);
+
+      if (bytes != NULL)
+        {
+          run->manifest.path = g_variant_dup_bytestring (bytes, NULL);
+          run->manifest.algo = g_strdup (manifest_algo_known (manifest_algo));
+        }
     }
 
   g_free (run->id);

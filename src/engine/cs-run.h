@@ -89,6 +89,17 @@ typedef struct {
   guint64 chosen_bytes;
 } CsSkips;
 
+/* The checksum manifest a run published (cs-manifest.h). */
+typedef struct {
+  const char *path;                 /* absolute, filename encoding */
+  const char *algo;                 /* "xxh128" or "sha256" */
+  guint64     files;                /* lines: files listed */
+  guint64     from_copy;            /* copied files hashed from --verify's read-back */
+  guint64     read_copied;          /* copied (or moved) files read again from the destination */
+  guint64     read_kept;            /* files already there (skipped) read from the destination */
+  guint64     bytes_read;           /* read for the manifest alone */
+} CsRunManifest;
+
 /* One sample of every counter, taken at a fixed interval. */
 typedef struct {
   double  t;                        /* seconds since the run started */
@@ -227,6 +238,9 @@ void                     cs_run_get_removals      (CsRun       *run,
  * kept: its Skipped class is then all that is known. */
 gboolean                 cs_run_get_skips         (CsRun       *run,
                                                    CsSkips     *out_skips);
+/* FALSE when the run published no manifest; the strings stay the run's. */
+gboolean                 cs_run_get_manifest      (CsRun       *run,
+                                                   CsRunManifest *out_manifest);
 const char              *cs_run_get_outcome       (CsRun       *run);  /* "completed", "cancelled", "failed", "running" */
 const char              *cs_run_get_fatal_error   (CsRun       *run);  /* NULL unless the job stopped on one */
 
@@ -276,7 +290,7 @@ gboolean                 cs_run_is_header         (CsRun       *run);
  * so a list of a thousand is read without parsing. cs_run_new_from_summary ()
  * makes a run that cs_run_is_header () of it; its other settings, environment
  * and events are the defaults of cs_run_new (). */
-#define CS_RUN_SUMMARY_TYPE "(ssmsxddaaymayuatsmsa(duus)a(tddd)uuu)"
+#define CS_RUN_SUMMARY_TYPE "(ssmsxddaaymayuatsmsa(duus)a(tddd)uuumaymst)"
 GVariant                *cs_run_to_summary        (CsRun       *run);
 CsRun                   *cs_run_new_from_summary  (GVariant    *summary,
                                                    GError     **error);

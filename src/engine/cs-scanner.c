@@ -616,8 +616,9 @@ handle_one (CsJob         *job,
   if (S_ISDIR (st.st_mode))
     {
       /* A move takes a whole folder by one rename when its name is free —
-       * and no later source's folder merges into it. */
-      if (job->settings.operation == CS_OPERATION_MOVE && !job->settings.dry_run
+       * and no later source's folder merges into it; not with a manifest,
+       * whose workers must meet every file. */
+      if (job->settings.operation == CS_OPERATION_MOVE && !job->settings.dry_run && job->manifest == NULL
           && (later == NULL || later->len == 0)
           && _cs_move_rename_whole (job, dir, name, dst_name != NULL ? dst_name : name, &st))
         return;
@@ -686,8 +687,9 @@ handle_one (CsJob         *job,
        * files 2.4 times as slow as at 1). Only the identical ones, which a
        * worker would skip without a word; every other decision, and every
        * share (where the workers' stats overlap their round trips), stays
-       * with the pool. */
+       * with the pool, and so does every file a checksum list must read. */
       if (listed != NULL && link == NULL && job->settings.operation != CS_OPERATION_MOVE
+          && job->manifest == NULL
           && (size < CS_BIG_FILE_MIN || !job->split_big) && _cs_copy_dest_is_local (job, dir)
           && _cs_copy_decide_identical (job, dir, name, final, &st))
         {
@@ -707,6 +709,9 @@ handle_one (CsJob         *job,
            * before removing the source). */
           if (job->settings.operation == CS_OPERATION_MOVE
               && (action >= CS_ACTION_SKIP || atomic_load (&dir->same_fs)))
+            goto whole;
+          /* A file already there is read for the manifest by a worker. */
+          if (job->manifest != NULL && action >= CS_ACTION_SKIP && action != CS_ACTION_FAIL)
             goto whole;
           if (action >= CS_ACTION_SKIP)
             {

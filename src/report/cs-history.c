@@ -34,7 +34,8 @@
  * fail cs_run_new_from_summary () or their stamps and are read again.
  */
 #define INDEX_NAME        ".index"
-#define INDEX_VERSION     3   /* 3: summaries count notes apart from failures */
+#define INDEX_VERSION     4   /* 3: summaries count notes apart from failures; 4: and
+                                 * name the checksum list */
 #define INDEX_MAX_SIZE    ((gsize) 128 * 1024 * 1024)
 /* version, run schema, and per record: name, size, inode, change time and
  * its summary, or nothing when it could not be read. */
@@ -686,9 +687,47 @@ cs_history_delete_full (const char  *id,
       return FALSE;
     }
 
+  /* The window's checksum list goes with its run: set aside for an Undo as
+   * the log is (a listing removes it a day later), or deleted. */
+  for (CsManifestAlgo algo = CS_MANIFEST_XXH128; algo <= CS_MANIFEST_SHA256; algo++)
+    {
+      g_autofree char *dir = g_path_get_dirname (path);
+      g_autofree char *name = g_strconcat (id, ".", cs_manifest_algo_to_string (algo), NULL);
+      g_autofree char *hidden = g_strconcat (LOG_ASIDE_PREFIX, name, NULL);
+      g_autofree char *list = g_build_filename (dir, name, NULL);
+      g_autofree char *list_aside = g_build_filename (dir, hidden, NULL);
+
+      if (log_aside != NULL)
+        (void) g_rename (list, list_aside);
+      else
+        (void) g_unlink (list);
+    }
+
   if (log_aside != NULL)
     *log_aside = g_steal_pointer (&aside);
   return TRUE;
+}
+
+gboolean
+cs_history_restore_manifest (CsRun *run)
+{
+  g_autofree char *dir = cs_history_get_dir ();
+  gboolean restored = FALSE;
+
+  g_return_val_if_fail (run != NULL, FALSE);
+
+  if (!check_id (cs_run_get_id (run), NULL))
+    return FALSE;
+  for (CsManifestAlgo algo = CS_MANIFEST_XXH128; algo <= CS_MANIFEST_SHA256; algo++)
+    {
+      g_autofree char *name = g_strconcat (cs_run_get_id (run), ".", cs_manifest_algo_to_string (algo), NULL);
+      g_autofree char *hidden = g_strconcat (LOG_ASIDE_PREFIX, name, NULL);
+      g_autofree char *list = g_build_filename (dir, name, NULL);
+      g_autofree char *list_aside = g_build_filename (dir, hidden, NULL);
+
+      restored |= g_rename (list_aside, list) == 0;
+    }
+  return restored;
 }
 
 gboolean
@@ -729,6 +768,21 @@ cs_history_find_log (CsRun *run)
     return NULL;
 
   return g_steal_pointer (&path);
+}
+
+char *
+cs_history_manifest_path (CsRun          *run,
+                          CsManifestAlgo  algo)
+{
+  g_autofree char *dir = cs_history_get_dir ();
+  g_autofree char *name = NULL;
+
+  g_return_val_if_fail (run != NULL, NULL);
+
+  if (!check_id (cs_run_get_id (run), NULL) || g_mkdir_with_parents (dir, 0755) != 0)
+    return NULL;
+  name = g_strconcat (cs_run_get_id (run), ".", cs_manifest_algo_to_string (algo), NULL);
+  return g_build_filename (dir, name, NULL);
 }
 
 struct _CsHistoryLog {

@@ -3,6 +3,7 @@
 
 #include <glib.h>
 
+#include "cs-manifest.h"
 #include "cs-run.h"
 
 G_BEGIN_DECLS
@@ -60,7 +61,7 @@ CsRun      *cs_history_load       (const char      *id,
 gboolean    cs_history_set_label  (const char      *id,
                                    const char      *label,
                                    GError         **error);
-/* Deletes the run's record and its per-file log. */
+/* Deletes the run's record, its per-file log and the window's checksum list. */
 gboolean    cs_history_delete     (const char      *id,
                                    GError         **error);
 /*
@@ -84,6 +85,20 @@ gboolean    cs_history_restore_log (const char     *log_aside,
  * Returns its path when the run has one, else NULL.
  */
 char       *cs_history_find_log   (CsRun           *run);
+
+/*
+ * Where the window keeps a run's checksum list (cs-manifest.h): beside the
+ * records, named after the run's id ("<id>.xxh128"), which is known before
+ * the run starts; listings pass it by. NULL when the history folder cannot
+ * be made. Once the run ends its record says where the list is
+ * (cs_run_get_manifest ()).
+ */
+char       *cs_history_manifest_path (CsRun           *run,
+                                      CsManifestAlgo   algo);
+/* Deleting a run (cs_history_delete_full ()) deletes that list too, or sets
+ * it aside when the delete can be undone; this puts it back for the run
+ * saved again. TRUE when there was one to put back. */
+gboolean    cs_history_restore_manifest (CsRun         *run);
 
 /*
  * A log for a run that has not started yet, whose name is not known: an

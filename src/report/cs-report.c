@@ -257,6 +257,20 @@ add_info (GArray     *rows,
   g_array_append_val (rows, row);
 }
 
+/* Where the run's checksum list is, its algorithm and how many files it
+ * lists; "none". */
+static char *
+describe_manifest (CsRun *run)
+{
+  g_autofree char *display = NULL;
+  CsRunManifest m;
+
+  if (!cs_run_get_manifest (run, &m))
+    return g_strdup ("none");
+  display = g_filename_display_name (m.path);
+  return g_strdup_printf ("%s (%s, %" G_GUINT64_FORMAT " files)", display, m.algo, m.files);
+}
+
 /* Settings, environment and method: the same keys for every run, in the same
  * order, so comparisons can line the runs up in columns. */
 static GArray *
@@ -288,6 +302,7 @@ collect_info (CsRun *run)
   add_info (rows, "When the destination exists",
             g_strdup (s->overwrite <= CS_OVERWRITE_DIFFERENT ? cs_overwrite_to_string (s->overwrite) : "newer"));
   add_info (rows, "Verify after copy", g_strdup (yes_no (s->verify)));
+  add_info (rows, "Checksum list", describe_manifest (run));
   add_info (rows, "Durable (fsync)", g_strdup (yes_no (s->durable)));
   add_info (rows, "Flush caches", g_strdup (yes_no (s->flush)));
   add_info (rows, "Dry run", g_strdup (yes_no (s->dry_run)));
@@ -616,7 +631,8 @@ info_table (CsCompare *compare)
   for (guint r = 0; r < infos[0]->len; r++)
     {
       const char *key = g_array_index (infos[0], InfoRow, r).key;
-      gboolean is_path = strcmp (key, "Sources") == 0 || strcmp (key, "Destination") == 0;
+      gboolean is_path = strcmp (key, "Sources") == 0 || strcmp (key, "Destination") == 0
+                         || strcmp (key, "Checksum list") == 0;
 
       table_add (table, CELL_PLAIN, key);
       for (guint i = 0; i < n; i++)

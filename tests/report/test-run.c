@@ -948,6 +948,53 @@ test_run_not_regular (void)
   g_rmdir (dir);
 }
 
+/* The checksum list's place, algorithm and counts come back from the
+ * record, a path that is not UTF-8 exactly; a run without one has none. */
+static void
+test_run_manifest (void)
+{
+  g_autoptr(CsRun) run = fixture_run ("T1", RUN_ID, 2, 1.0);
+  g_autoptr(CsRun) copy = NULL;
+  g_autoptr(CsRun) plain = NULL;
+  const char path[] = "/dst/sums\xff.sha256";
+  g_autoptr(GError) error = NULL;
+  CsRunManifest m = { 0 };
+  CsRunManifest record = {
+    .path = path, .algo = "sha256", .files = 120, .from_copy = 100,
+    .read_copied = 5, .read_kept = 15, .bytes_read = 123456789,
+  };
+
+  plain = reload (run);
+  g_assert_false (cs_run_get_manifest (plain, &m));
+  _cs_run_set_manifest (run, &record);
+  copy = reload (run);
+  g_assert_true (cs_run_get_manifest (copy, &m));
+  g_assert_cmpstr (m.path, ==, path);
+  g_assert_cmpstr (m.algo, ==, "sha256");
+  g_assert_cmpuint (m.files, ==, 120);
+  g_assert_cmpuint (m.from_copy, ==, 100);
+  g_assert_cmpuint (m.read_copied, ==, 5);
+  g_assert_cmpuint (m.read_kept, ==, 15);
+  g_assert_cmpuint (m.bytes_read, ==, 123456789);
+
+  /* The summary History lists from names it too. */
+  {
+    g_autoptr(GVariant) summary = g_variant_ref_sink (cs_run_to_summary (run));
+    g_autoptr(GVariant) none = g_variant_ref_sink (cs_run_to_summary (plain));
+    g_autoptr(CsRun) header = cs_run_new_from_summary (summary, &error);
+    g_autoptr(CsRun) header_none = NULL;
+
+    g_assert_no_error (error);
+    g_assert_true (cs_run_get_manifest (header, &m));
+    g_assert_cmpstr (m.path, ==, path);
+    g_assert_cmpstr (m.algo, ==, "sha256");
+    g_assert_cmpuint (m.files, ==, 120);
+    header_none = cs_run_new_from_summary (none, &error);
+    g_assert_no_error (error);
+    g_assert_false (cs_run_get_manifest (header_none, &m));
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -960,6 +1007,7 @@ main (int   argc,
   g_test_add_func ("/run/long", test_run_long);
   g_test_add_func ("/run/old-schema", test_run_old_schema);
   g_test_add_func ("/run/round-trip", test_run_round_trip);
+  g_test_add_func ("/run/manifest", test_run_manifest);
   g_test_add_func ("/run/save-load", test_run_save_load);
   g_test_add_func ("/run/summary", test_run_summary);
   g_test_add_func ("/run/notes", test_run_notes);

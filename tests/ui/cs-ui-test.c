@@ -119,7 +119,7 @@ cs_ui_window_new (void)
 {
   g_autoptr(GSettings) settings = g_settings_new ("io.github.copyscope.Copyscope");
   const char *keys[] = { "threads", "auto-threads", "overwrite", "retries", "wait", "flush",
-                         "verify", "keep-log" };
+                         "verify", "keep-log", "keep-manifest" };
   CsWindow *window;
 
   for (guint i = 0; i < G_N_ELEMENTS (keys); i++)

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib.h>
+
+#include "cs-run.h"
+
+G_BEGIN_DECLS
+
+/*
+ * Checksum manifests: one line per regular file of a copy's destination,
+ * in the format of the standard tool of its algorithm, so that tool checks
+ * it without Copyscope:
+ *
+ *   xxh128:  "<32 hex>  <path>\n"   xxhsum -H2's output, xxhsum -c reads it
+ *   sha256:  "<64 hex>  <path>\n"   sha256sum's output, sha256sum -c reads it
+ *
+ * Paths are relative to the destination root. A name holding a backslash,
+ * a newline or a carriage return is written as GNU coreutils writes it: the
+ * line starts with a backslash and the name has "\\", "\n" and "\r" for
+ * those bytes. Every other byte is written as it is, invalid UTF-8 included,
+ * as both tools do. (xxhsum 0.8.1, in Debian 12, writes no escapes and
+ * cannot read such a line back; sha256sum and cs_manifest_check can.)
+ */
+
+typedef enum {
+  CS_MANIFEST_XXH128,
+  CS_MANIFEST_SHA256,
+} CsManifestAlgo;
+
+#define CS_MANIFEST_MAX_DIGEST 32
+
+/* "xxh128", "sha256" */
+const char *cs_manifest_algo_to_string   (CsManifestAlgo  algo);
+gboolean    cs_manifest_algo_from_string (const char     *text,
+                                          CsManifestAlgo *out_algo);
+/* Bytes in a digest: 16 or 32. */
+gsize       cs_manifest_digest_size      (CsManifestAlgo  algo);
+
+/* Appends one line (see above) to @out. @path is in the filename encoding. */
+void        cs_manifest_append_line      (GString        *out,
+                                          CsManifestAlgo  algo,
+                                          const guint8   *digest,
+                                          const char     *path);
+/* One line without its newline: its digest and path. The algorithm is told
+ * by the digest's length; FALSE with @error for a line that is not one. */
+gboolean    cs_manifest_parse_line       (const char     *line,
+                                          gsize           length,
+                                          CsManifestAlgo *out_algo,
+                                          guint8         *out_digest,
+                                          char          **out_path,
+                                          GError        **error);
+
+/* What a check of a folder against a manifest found (cs_manifest_check_sync). */
+typedef struct {
+  guint64 listed;       /* lines in the manifest */
+  guint64 matched;      /* files that hold what the manifest says */
+  guint64 changed;      /* files that hold something else */
+  guint64 missing;      /* listed, not there (or no longer a regular file) */
+  guint64 extra;        /* regular files there that the manifest does not list */
+  guint64 unreadable;   /* there, but could not be read */
+  guint64 bytes;        /* read to check */
+} CsManifestCheck;
+
+/* Called on the thread of cs_manifest_check_sync for each difference, in
+ * no particular order: @what is "changed", "missing", "extra" or
+ * "unreadable"; @path is relative to the folder, in the filename encoding;
+ * @message says why for unreadable files, else NULL. */
+typedef void (*CsManifestCheckFunc) (const char *what,
+                                     const char *path,
+                                     const char *message,
+                                     gpointer    user_data);
+
+/*
+ * Reads every file @manifest lists in @folder with @threads workers and
+ * compares it with its line; then walks @folder for regular files the
+ * manifest does not list (the manifest itself, and Copyscope's own
+ * temporaries, are not extras). FALSE with @error only when the check
+ * cannot run (the manifest unreadable or malformed, @folder missing);
+ * differences are counted in @out and told to @func. @run, if given, is
+ * recorded as a run of kind "check": its totals (Total the files listed,
+ * Copied the matches, Mismatch the changed, Failed the missing and
+ * unreadable, Extras the extras), every difference in its error list,
+ * samples of its reading every quarter second (the graph), its duration
+ * and outcome.
+ */
+gboolean    cs_manifest_check_sync       (const char          *manifest,
+                                          const char          *folder,
+                                          guint                threads,
+                                          CsManifestCheckFunc  func,
+                                          gpointer             user_data,
+                                          CsRun               *run,
+                                          CsManifestCheck     *out,
+                                          GError             **error);
+
+G_END_DECLS
