@@ -135,6 +135,8 @@ cs_job_finalize (GObject *object)
   g_ptr_array_unref (self->source_targets);
   g_free (self->destination);
   g_clear_pointer (&self->given_sources, g_ptr_array_unref);
+  g_clear_pointer (&self->refusals, g_ptr_array_unref);
+  g_clear_pointer (&self->read_paths, g_ptr_array_unref);
   g_free (self->given_destination);
   g_free (self->route);
   _cs_run_settings_clear (&self->settings);
