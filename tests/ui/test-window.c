@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <math.h>
 #include <string.h>
 #include <utime.h>
 #include <glib/gi18n-lib.h>
@@ -1303,20 +1304,29 @@ test_log (void)
   cs_test_tree_remove (root);
 }
 
-/* Scrolls the page holding @widget so that it is near the top. */
+/* Scrolls the page holding @widget so that it is @above pixels below the top. */
 static void
-scroll_to (GtkWidget *widget)
+scroll_to (GtkWidget *widget,
+           double     above)
 {
   GtkWidget *scrolled = gtk_widget_get_ancestor (widget, GTK_TYPE_SCROLLED_WINDOW);
   GtkAdjustment *adjustment;
-  graphene_point_t point;
 
   g_assert_nonnull (scrolled);
-  g_assert_true (gtk_widget_compute_point (widget, gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scrolled)),
-                                           &GRAPHENE_POINT_INIT (0, 0), &point));
   adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
-  gtk_adjustment_set_value (adjustment, point.y - 24);
-  cs_ui_iterate ();
+  /* A window just resized lays out on the next frames: until it holds. */
+  for (guint i = 0; i < 50; i++)
+    {
+      graphene_point_t point;
+
+      cs_ui_iterate ();
+      g_assert_true (gtk_widget_compute_point (widget, gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scrolled)),
+                                               &GRAPHENE_POINT_INIT (0, 0), &point));
+      gtk_adjustment_set_value (adjustment, point.y - above);
+      if (fabs (gtk_adjustment_get_value (adjustment) - (point.y - above)) < 1)
+        break;
+      g_usleep (G_USEC_PER_SEC / 50);
+    }
 }
 
 typedef struct {
@@ -1454,8 +1464,8 @@ test_manifest (void)
   cs_ui_screenshot (window, "check-differences.png");
   gtk_window_set_default_size (GTK_WINDOW (window), 600, 800);
   cs_ui_iterate ();
-  scroll_to (cs_ui_find_label (summary_page (window), "3 Differences"));
-  cs_ui_screenshot (window, "check-differences-narrow.png");
+  scroll_to (cs_ui_find_label (summary_page (window), "3 Differences"), 24);
+  cs_ui_screenshot (window, "check-differences-600px.png");
   gtk_window_set_default_size (GTK_WINDOW (window), 1100, 800);
   differences = cs_run_ref (run);
 
@@ -1476,7 +1486,44 @@ test_manifest (void)
   cs_ui_iterate ();
   g_assert_true (cs_summary_page_get_run (summary_page (window)) != differences);
   g_assert_cmpuint (cs_run_get_n_errors (cs_summary_page_get_run (summary_page (window))), ==, 3);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.go-back", NULL);
+  cs_ui_iterate ();
   cs_ui_window_destroy (window);
+
+  /* The same summary in Dutch, wide and 600 px wide: a window made in
+   * that language, as the build's catalogues have it. */
+  {
+    g_autofree char *saved_locale = g_strdup (setlocale (LC_ALL, NULL));
+    g_autofree char *saved_language = g_strdup (g_getenv ("LANGUAGE"));
+
+    bindtextdomain (GETTEXT_PACKAGE, BUILD_ROOT G_DIR_SEPARATOR_S "po");
+    bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+    textdomain (GETTEXT_PACKAGE);
+    g_assert_nonnull (setlocale (LC_ALL, "nl_NL.UTF-8"));
+    g_setenv ("LANGUAGE", "nl", TRUE);
+
+    window = cs_ui_window_new ();
+    gtk_window_set_default_size (GTK_WINDOW (window), 1100, 1060);
+    cs_summary_page_set_run (summary_page (window), differences);
+    gtk_stack_set_visible_child_name (cs_ui_page_stack (window), "summary");
+    cs_ui_iterate ();
+    g_assert_nonnull (cs_ui_find_label (summary_page (window), "Verschillen gevonden"));
+    g_assert_nonnull (cs_ui_find_label (summary_page (window), "3 verschillen"));
+    g_assert_nonnull (cs_ui_find_label (summary_page (window), "Gewijzigd: de inhoud wijkt af"));
+    cs_ui_screenshot (window, "check-differences-nl.png");
+    gtk_window_set_default_size (GTK_WINDOW (window), 600, 800);
+    cs_ui_iterate ();
+    /* Below "3 verschillen, hieronder vermeld": the list's first row. */
+    scroll_to (cs_ui_find_label (summary_page (window), "Extra: staat niet"), 80);
+    cs_ui_screenshot (window, "check-differences-nl-600px.png");
+    cs_ui_window_destroy (window);
+
+    if (saved_language != NULL)
+      g_setenv ("LANGUAGE", saved_language, TRUE);
+    else
+      g_unsetenv ("LANGUAGE");
+    setlocale (LC_ALL, saved_locale);
+  }
 
   /* Off: no list, no row. */
   window = window_with_copy (source, second, 2);
