@@ -681,8 +681,11 @@ check_difference (const char *operation)
   return NULL;
 }
 
+/* @check: the run is a check (its differences are named inside the folder
+ * it read, as its checksum list names them) */
 static void
-fill_list (AdwPreferencesGroup *group,
+fill_list (CsSummaryPage       *self,
+           AdwPreferencesGroup *group,
            GtkListBox          *list,
            GPtrArray           *errors,
            gboolean             notes,
@@ -727,7 +730,10 @@ fill_list (AdwPreferencesGroup *group,
       if (error->note != notes)
         continue;
       listed++;
-      path = _cs_display_path (error->path != NULL ? error->path : "");
+      if (check)
+        path = _cs_display_path (path_in_destination (self->run, error->path != NULL ? error->path : ""));
+      else
+        path = _cs_display_path (error->path != NULL ? error->path : "");
       if (notes)
         /* A note says it all in its words; the request's name adds nothing. */
         reason = g_strdup (error->message != NULL ? error->message : "");
@@ -773,8 +779,8 @@ cs_summary_page_show_failures (CsSummaryPage *self)
         n_failures++;
     }
 
-  fill_list (self->failures_group, self->failures_list, errors, FALSE, is_check (self), n_failures);
-  fill_list (self->notes_group, self->notes_list, errors, TRUE, FALSE, n_notes);
+  fill_list (self, self->failures_group, self->failures_list, errors, FALSE, is_check (self), n_failures);
+  fill_list (self, self->notes_group, self->notes_list, errors, TRUE, FALSE, n_notes);
   /* A note is nothing a retry could change, and a check copies nothing. */
   gtk_widget_set_visible (GTK_WIDGET (self->retry_button), n_failures > 0 && !is_check (self));
 }

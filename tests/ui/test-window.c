@@ -1456,7 +1456,10 @@ test_manifest (void)
   g_assert_nonnull (cs_ui_find_label (summary_page (window), "Changed: the contents differ"));
   g_assert_nonnull (cs_ui_find_label (summary_page (window), "Missing: listed in the checksum list"));
   g_assert_nonnull (cs_ui_find_label (summary_page (window), "Extra: not in the checksum list"));
-  g_assert_nonnull (cs_ui_find_label (summary_page (window), "deep.bin"));
+  /* Named inside the folder checked, as the list names them. */
+  g_assert_nonnull (cs_ui_find_label (summary_page (window), "source/sub/deep.bin"));
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (cs_ui_find_label (summary_page (window), "source/sub/deep.bin"))),
+                   ==, "source/sub/deep.bin");
   g_assert_false (gtk_widget_is_visible (cs_ui_find_button (summary_page (window), "Retry Failed")));
   /* Tall enough for the differences below the graph. */
   gtk_window_set_default_size (GTK_WINDOW (window), 1100, 1060);
