@@ -50,6 +50,74 @@ enum {
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
+/* A check against a checksum list (cs-manifest.h): what it read against
+ * which list, and what differs. Its totals: Total the files listed, Mismatch
+ * the changed, Failed the missing and unreadable, Extras the extras. */
+static void
+cs_history_row_show_check (CsHistoryRow *self)
+{
+  CsRun *run = self->run;
+  const char * const *sources = cs_run_get_sources (run);
+  g_autofree char *label = cs_run_dup_label (run);
+  g_autofree char *date = _cs_format_time (cs_run_get_started (run));
+  /* The list by its name (the window's own are named by the run's id);
+   * its whole path in the tooltip. */
+  g_autofree char *list_path = g_strdup (sources != NULL && sources[0] != NULL ? sources[0] : "?");
+  g_autofree char *list_name = g_path_get_basename (list_path);
+  g_autofree char *list = g_filename_display_name (list_name);
+  g_autofree char *tooltip = _cs_display_path (list_path);
+  g_autofree char *folder = _cs_display_path (cs_run_get_destination (run) != NULL
+                                              ? cs_run_get_destination (run) : "?");
+  g_autofree char *files = NULL;
+  g_autofree char *checked = NULL;
+  g_autofree char *subtitle = NULL;
+  g_autoptr(GString) found = g_string_new (NULL);
+  const char *outcome = cs_run_get_outcome (run);
+  CsTotals totals;
+  struct {
+    guint64     n;
+    const char *what;
+  } parts[3];
+
+  cs_run_get_totals (run, &totals);
+  files = _cs_format_count (totals.v[CS_CLASS_TOTAL][CS_KIND_FILES]);
+  /* Translators: what a check found, after "Checked 6,154 files against …:" */
+  parts[0].n = totals.v[CS_CLASS_MISMATCH][CS_KIND_FILES];
+  parts[0].what = _("%s changed");
+  parts[1].n = totals.v[CS_CLASS_FAILED][CS_KIND_FILES];
+  parts[1].what = _("%s missing or unreadable");
+  parts[2].n = totals.v[CS_CLASS_EXTRAS][CS_KIND_FILES];
+  parts[2].what = _("%s extra");
+  for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
+    {
+      g_autofree char *n = NULL;
+
+      if (parts[i].n == 0)
+        continue;
+      n = _cs_format_count (parts[i].n);
+      if (found->len > 0)
+        g_string_append (found, ", ");
+      g_string_append_printf (found, parts[i].what, n);
+    }
+  if (found->len == 0)
+    g_string_append (found, g_strcmp0 (outcome, "completed") == 0 ? _("every file matches") : _("not finished"));
+
+  /* Translators: a saved check: the files checked, the checksum list, what
+   * differs, then the folder, like "Checked 6,154 files against ~/SUMS.xxh128:
+   * 1 changed\nin ~/backup" */
+  checked = g_strdup_printf (ngettext ("Checked %s file against %s: %s", "Checked %s files against %s: %s",
+                                       (gulong) totals.v[CS_CLASS_TOTAL][CS_KIND_FILES]),
+                             files, list, found->str);
+  /* Translators: the folder a saved check read, under what it found */
+  subtitle = g_strdup_printf (_("%s\nin %s"), checked, folder);
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self), date);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self), subtitle);
+  gtk_widget_set_visible (GTK_WIDGET (self->label_tag), label != NULL && *label != '\0');
+  gtk_label_set_label (self->label_tag, label != NULL ? label : "");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self), tooltip);
+}
+
 static void
 cs_history_row_show_run (CsHistoryRow *self)
 {
@@ -68,6 +136,12 @@ cs_history_row_show_run (CsHistoryRow *self)
   g_autofree char *tooltip = NULL;
   const char *outcome = cs_run_get_outcome (run);
   CsFigures figures;
+
+  if (g_strcmp0 (cs_run_get_kind (run), "check") == 0)
+    {
+      cs_history_row_show_check (self);
+      return;
+    }
 
   cs_run_get_figures (run, &figures);
   threads = _cs_format_figures_threads (&figures);

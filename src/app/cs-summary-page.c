@@ -46,6 +46,7 @@ struct _CsSummaryPage
 
   /* Template widgets */
   GtkImage          *outcome_icon;
+  GtkButton         *open_button;
   GtkLabel          *title_label;
   GtkLabel          *description_label;
   GtkLabel          *resume_label;
@@ -127,6 +128,93 @@ set_grid_text (GtkGrid    *grid,
   g_return_if_fail (GTK_IS_LABEL (label));
 
   gtk_label_set_label (GTK_LABEL (label), text);
+}
+
+/* A check against a checksum list (cs-manifest.h) rather than a copy: its
+ * totals count matches, changed, missing and extra files. */
+static gboolean
+is_check (CsSummaryPage *self)
+{
+  return g_strcmp0 (cs_run_get_kind (self->run), "check") == 0;
+}
+
+/* A check's outcome: what it read, and what differs. */
+static void
+cs_summary_page_show_check_outcome (CsSummaryPage  *self,
+                                    const CsTotals *totals)
+{
+  const char *outcome = cs_run_get_outcome (self->run);
+  guint64 files = totals->v[CS_CLASS_TOTAL][CS_KIND_FILES];
+  guint64 differences = totals->v[CS_CLASS_MISMATCH][CS_KIND_FILES] + totals->v[CS_CLASS_FAILED][CS_KIND_FILES]
+                        + totals->v[CS_CLASS_EXTRAS][CS_KIND_FILES];
+  g_autofree char *count = _cs_format_count (files);
+  g_autofree char *bytes = _cs_format_bytes (totals->v[CS_CLASS_TOTAL][CS_KIND_BYTES]);
+  g_autofree char *duration = NULL;
+  g_autofree char *speed = NULL;
+  g_autofree char *file_rate = NULL;
+  g_autofree char *checked = NULL;
+  g_autofree char *found = NULL;
+  CsFigures figures;
+  const char *icon = "emblem-ok-symbolic";
+  const char *style = "success";
+  const char *title;
+
+  if (g_strcmp0 (outcome, "cancelled") == 0)
+    {
+      title = _("Check Cancelled");
+      icon = "process-stop-symbolic";
+      style = "warning";
+    }
+  else if (g_strcmp0 (outcome, "failed") == 0)
+    {
+      title = _("Check Failed");
+      icon = "dialog-error-symbolic";
+      style = "error";
+    }
+  else if (differences > 0)
+    {
+      title = _("Differences Found");
+      icon = "dialog-warning-symbolic";
+      style = "warning";
+    }
+  else
+    title = _("Every File Matches");
+
+  gtk_label_set_label (self->title_label, title);
+  gtk_image_set_from_icon_name (self->outcome_icon, icon);
+  gtk_widget_remove_css_class (GTK_WIDGET (self->outcome_icon), "success");
+  gtk_widget_remove_css_class (GTK_WIDGET (self->outcome_icon), "warning");
+  gtk_widget_remove_css_class (GTK_WIDGET (self->outcome_icon), "error");
+  gtk_widget_add_css_class (GTK_WIDGET (self->outcome_icon), style);
+
+  cs_run_get_figures (self->run, &figures);
+  duration = cs_figure_format_localized (CS_FIGURE_DURATION, figures.duration);
+  speed = cs_figure_format_localized (CS_FIGURE_SPEED,
+                                      figures.duration > 0 ? (double) totals->v[CS_CLASS_TOTAL][CS_KIND_BYTES]
+                                                             / 1e6 / figures.duration : 0);
+  file_rate = cs_figure_format_localized (CS_FIGURE_FILE_RATE,
+                                          figures.duration > 0 ? (double) files / figures.duration : 0);
+  /* Translators: like "Checked 6,154 files (1.2 GB) in 3.20 s · 375.0 MB/s · 1,923 files/s" */
+  checked = g_strdup_printf (ngettext ("Checked %s file (%s) in %s · %s · %s",
+                                       "Checked %s files (%s) in %s · %s · %s", (gulong) files),
+                             count, bytes, duration, speed, file_rate);
+  if (cs_run_get_fatal_error (self->run) != NULL)
+    found = g_strdup (cs_run_get_fatal_error (self->run));
+  else if (differences > 0)
+    /* Translators: under a check's figures */
+    found = g_strdup_printf (ngettext ("%u difference, listed below", "%u differences, listed below",
+                                       (gulong) differences),
+                             (guint) differences);
+  else if (g_strcmp0 (outcome, "completed") == 0)
+    found = g_strdup (_("Every file holds what the checksum list says, and no file was added."));
+  if (found != NULL)
+    {
+      char *both = g_strdup_printf ("%s\n%s", checked, found);
+
+      g_free (checked);
+      checked = both;
+    }
+  gtk_label_set_label (self->description_label, checked);
 }
 
 static void
@@ -343,6 +431,9 @@ cs_summary_page_show_where (CsSummaryPage *self)
   g_autofree char *display = destination != NULL ? _cs_display_path (destination) : NULL;
 
   gtk_widget_set_visible (GTK_WIDGET (self->where_row), display != NULL);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->where_row),
+                                 is_check (self) ? _("Folder Checked") : _("Copied Into"));
+  gtk_button_set_label (self->open_button, is_check (self) ? _("_Open Folder") : _("_Open Destination"));
   if (display != NULL && env != NULL && env->route != NULL)
     {
       g_autofree char *subtitle = g_strdup_printf ("%s\n%s", display, env->route);
@@ -389,6 +480,8 @@ cs_summary_page_show_manifest (CsSummaryPage *self)
   g_autofree char *display = NULL;
   g_autofree char *subtitle = NULL;
   g_autofree char *files = NULL;
+  g_autofree char *from_copy = NULL;
+  g_autofree char *read_again = NULL;
   CsRunManifest m;
   gboolean has = cs_run_get_manifest (self->run, &m) && g_file_test (m.path, G_FILE_TEST_IS_REGULAR);
 
@@ -396,11 +489,18 @@ cs_summary_page_show_manifest (CsSummaryPage *self)
   if (!has)
     return;
   display = _cs_display_path (m.path);
-  files = g_strdup_printf ("%" G_GUINT64_FORMAT, m.files);
-  /* Translators: the checksum list's place, algorithm and files, like
-   * "~/.local/share/copyscope/runs/….xxh128 · XXH128 of 1204 files" */
-  subtitle = g_strdup_printf (_("%s · %s of %s files"), display,
-                              g_str_equal (m.algo, "sha256") ? "SHA-256" : "XXH128", files);
+  files = _cs_format_count (m.files);
+  from_copy = _cs_format_count (m.from_copy);
+  /* Files the copy did not read itself (skipped ones, or copies made by
+   * reflink or copy_file_range without --verify) cost a second read. */
+  read_again = _cs_format_count (m.read_copied + m.read_kept);
+  /* Translators: the checksum list's place, algorithm and files, then where
+   * the sums came from, like "~/.local/share/copyscope/runs/….xxh128 ·
+   * XXH128 of 1,204 files\n1,000 summed as they were copied · 204 read
+   * again from the destination" */
+  subtitle = g_strdup_printf (_("%s · %s of %s files\n%s summed as they were copied · %s read again from the destination"),
+                              display, g_str_equal (m.algo, "sha256") ? "SHA-256" : "XXH128", files,
+                              from_copy, read_again);
   adw_action_row_set_subtitle (self->manifest_row, subtitle);
 }
 
@@ -467,6 +567,12 @@ static void
 cs_summary_page_show_totals (CsSummaryPage  *self,
                              const CsTotals *totals)
 {
+  gboolean check = is_check (self);
+
+  /* A check's columns: the files that match, differ or are gone. */
+  set_grid_text (self->totals_grid, CS_CLASS_COPIED + 1, 0, check ? _("Matched") : _("Copied"));
+  set_grid_text (self->totals_grid, CS_CLASS_MISMATCH + 1, 0, check ? _("Changed") : _("Mismatch"));
+  set_grid_text (self->totals_grid, CS_CLASS_FAILED + 1, 0, check ? _("Missing") : _("Failed"));
   for (guint klass = 0; klass < CS_N_CLASSES; klass++)
     for (guint kind = 0; kind < CS_N_KINDS; kind++)
       {
@@ -562,11 +668,28 @@ cs_summary_page_build_stats (CsSummaryPage *self)
 
 /* The failures, or the notes, into @group's @list: the first
  * MAX_FAILURE_ROWS of them. */
+/* Why a check named a file (cs-manifest-check.c records these operations). */
+static const char *
+check_difference (const char *operation)
+{
+  if (g_strcmp0 (operation, "changed") == 0)
+    return _("Changed: the contents differ from the checksum list");
+  if (g_strcmp0 (operation, "missing") == 0)
+    return _("Missing: listed in the checksum list, not found");
+  if (g_strcmp0 (operation, "extra") == 0)
+    return _("Extra: not in the checksum list");
+  return NULL;
+}
+
+/* @check: the run is a check (its differences are named inside the folder
+ * it read, as its checksum list names them) */
 static void
-fill_list (AdwPreferencesGroup *group,
+fill_list (CsSummaryPage       *self,
+           AdwPreferencesGroup *group,
            GtkListBox          *list,
            GPtrArray           *errors,
            gboolean             notes,
+           gboolean             check,
            guint                n)
 {
   g_autofree char *title = NULL;
@@ -582,6 +705,8 @@ fill_list (AdwPreferencesGroup *group,
 
   if (notes)
     title = g_strdup_printf (ngettext ("%u Note", "%u Notes", n), n);
+  else if (check)
+    title = g_strdup_printf (ngettext ("%u Difference", "%u Differences", n), n);
   else
     title = g_strdup_printf (ngettext ("%u Failure", "%u Failures", n), n);
   adw_preferences_group_set_title (group, title);
@@ -605,10 +730,18 @@ fill_list (AdwPreferencesGroup *group,
       if (error->note != notes)
         continue;
       listed++;
-      path = _cs_display_path (error->path != NULL ? error->path : "");
+      if (check)
+        path = _cs_display_path (path_in_destination (self->run, error->path != NULL ? error->path : ""));
+      else
+        path = _cs_display_path (error->path != NULL ? error->path : "");
       if (notes)
         /* A note says it all in its words; the request's name adds nothing. */
         reason = g_strdup (error->message != NULL ? error->message : "");
+      else if (check && check_difference (error->operation) != NULL)
+        reason = g_strdup (check_difference (error->operation));
+      else if (check)
+        /* Translators: a file a check could not read, and why */
+        reason = g_strdup_printf (_("Unreadable: %s"), error->message);
       else if (error->attempts > 1)
         /* Translators: why a file failed, like "write: No space left on device (3 attempts)" */
         reason = g_strdup_printf (ngettext ("%s: %s (%u attempt)", "%s: %s (%u attempts)",
@@ -646,10 +779,10 @@ cs_summary_page_show_failures (CsSummaryPage *self)
         n_failures++;
     }
 
-  fill_list (self->failures_group, self->failures_list, errors, FALSE, n_failures);
-  fill_list (self->notes_group, self->notes_list, errors, TRUE, n_notes);
-  /* A note is nothing a retry could change. */
-  gtk_widget_set_visible (GTK_WIDGET (self->retry_button), n_failures > 0);
+  fill_list (self, self->failures_group, self->failures_list, errors, FALSE, is_check (self), n_failures);
+  fill_list (self, self->notes_group, self->notes_list, errors, TRUE, FALSE, n_notes);
+  /* A note is nothing a retry could change, and a check copies nothing. */
+  gtk_widget_set_visible (GTK_WIDGET (self->retry_button), n_failures > 0 && !is_check (self));
 }
 
 static void
@@ -724,6 +857,7 @@ cs_summary_page_class_init (CsSummaryPageClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/copyscope/Copyscope/ui/cs-summary-page.ui");
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, outcome_icon);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, open_button);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, title_label);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, description_label);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, resume_label);
@@ -772,7 +906,10 @@ cs_summary_page_set_run (CsSummaryPage *self,
 
   cs_run_get_totals (run, &totals);
 
-  cs_summary_page_show_outcome (self, &totals);
+  if (is_check (self))
+    cs_summary_page_show_check_outcome (self, &totals);
+  else
+    cs_summary_page_show_outcome (self, &totals);
   cs_summary_page_show_partials (self);
   cs_summary_page_show_where (self);
   cs_summary_page_show_log (self);

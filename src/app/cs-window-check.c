@@ -9,136 +9,221 @@
 #include "cs-file-chooser.h"
 #include "cs-window-private.h"
 
+#include "cs-history.h"
+
 /*
  * Checking a folder against a checksum list (cs-manifest.h): chosen from
  * the main menu (a list, then the folder it describes), or the shown run's
- * own list against its destination from the summary. The check runs on a
- * thread of its own, which drives the engine's check and its workers; the
- * answer is a dialog with the counts and the first differences.
+ * own list against its destination from the summary. The engine's check
+ * runs on a thread of its own (cs_manifest_check_async) and records a run
+ * of kind "check", as copyscope-cli check --json does: the check page shows
+ * its progress, and once done the run is kept in History and shown on the
+ * summary page, differences as its list, graph and exports as a copy's.
+ *
+ * Progress comes as the generate dialog's does: the check's thread leaves
+ * its newest counts and samples under a lock, and a timeout on the main
+ * thread takes them to the page.
  */
 
-/* Differences named in the dialog; the rest are counted. */
-#define SHOWN_DIFFERENCES 12
+/* As often as the engine samples. */
+#define POLL_MS 250
 
-typedef struct {
+typedef struct _CsWindowCheck {
+  /* Under lock: written by the check's thread */
+  GMutex           lock;
+  GArray          *samples;       /* CsSample, not shown yet */
+  CsManifestCheck  so_far;
+
+  /* Main thread only */
+  CsWindow        *window;        /* NULL once the window is gone */
+  CsRun           *run;
   char            *manifest;
   char            *folder;
-  GPtrArray       *differences;   /* char*, the first SHOWN_DIFFERENCES */
-  CsManifestCheck  result;
-  char            *error;
-} CheckWork;
+  GCancellable    *cancellable;
+  guint            poll_id;
+} CsWindowCheck;
 
 static void
-check_work_free (CheckWork *work)
+window_check_free (CsWindowCheck *check)
 {
-  g_free (work->manifest);
-  g_free (work->folder);
-  g_ptr_array_unref (work->differences);
-  g_free (work->error);
-  g_free (work);
+  g_clear_handle_id (&check->poll_id, g_source_remove);
+  g_mutex_clear (&check->lock);
+  g_array_unref (check->samples);
+  cs_run_unref (check->run);
+  g_free (check->manifest);
+  g_free (check->folder);
+  g_clear_object (&check->cancellable);
+  g_free (check);
 }
 
 /* the check's thread */
 static void
-on_difference (const char *what,
-               const char *path,
-               const char *message,
-               gpointer    user_data)
+on_progress (const CsSample        *sample,
+             const CsManifestCheck *so_far,
+             gpointer               user_data)
 {
-  CheckWork *work = user_data;
-  g_autofree char *shown = NULL;
-  const char *label;
+  CsWindowCheck *check = user_data;
 
-  if (work->differences->len >= SHOWN_DIFFERENCES)
-    return;
-  shown = cs_log_escape (path);
-  label = g_str_equal (what, "changed") ? _("changed")
-          : g_str_equal (what, "missing") ? _("missing")
-          : g_str_equal (what, "extra") ? _("extra")
-          : _("unreadable");
-  /* Translators: one difference a check found, "changed: photos/2019/a.jpg" */
-  g_ptr_array_add (work->differences, g_strdup_printf (_("%s: %s"), label, shown));
+  g_mutex_lock (&check->lock);
+  g_array_append_val (check->samples, *sample);
+  check->so_far = *so_far;
+  g_mutex_unlock (&check->lock);
 }
 
+/* main thread: what the check's thread left, to the page */
 static void
-check_thread (GTask        *task,
-              gpointer      source_object,
-              gpointer      task_data,
-              GCancellable *cancellable)
+window_check_show_progress (CsWindowCheck *check)
 {
-  CheckWork *work = task_data;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(GArray) samples = NULL;
+  CsManifestCheck so_far;
 
-  if (!cs_manifest_check_sync (work->manifest, work->folder, CS_JOB_DEFAULT_THREADS, on_difference, work,
-                               NULL, &work->result, &error))
-    work->error = g_strdup (error->message);
-  g_task_return_boolean (task, TRUE);
+  g_mutex_lock (&check->lock);
+  samples = g_steal_pointer (&check->samples);
+  check->samples = g_array_new (FALSE, FALSE, sizeof (CsSample));
+  so_far = check->so_far;
+  g_mutex_unlock (&check->lock);
+
+  if (check->window == NULL)
+    return;
+  for (guint i = 0; i < samples->len; i++)
+    cs_check_page_update (check->window->check_page, &g_array_index (samples, CsSample, i), &so_far);
 }
 
+static gboolean
+poll_cb (gpointer user_data)
+{
+  window_check_show_progress (user_data);
+  return G_SOURCE_CONTINUE;
+}
+
+/* main thread: the check has ended. */
 static void
 on_checked (GObject      *object,
             GAsyncResult *result,
             gpointer      user_data)
 {
-  CsWindow *self = CS_WINDOW (object);
-  CheckWork *work = g_task_get_task_data (G_TASK (result));
-  g_autoptr(GString) body = g_string_new (NULL);
-  g_autofree char *folder = g_filename_display_name (work->folder);
-  const CsManifestCheck *r = &work->result;
-  guint64 differences = r->changed + r->missing + r->extra;
-  const char *heading;
-  AdwMessageDialog *dialog;
+  CsWindowCheck *check = user_data;
+  CsWindow *self = check->window;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) save_error = NULL;
+  g_autofree char *saved = NULL;
+  CsManifestCheck counts;
+  gboolean ok;
 
-  if (work->error != NULL)
+  g_clear_handle_id (&check->poll_id, g_source_remove);
+  window_check_show_progress (check);
+  ok = cs_manifest_check_finish (result, &counts, &error);
+  if (self == NULL)
     {
-      heading = _("The Check Could Not Run");
-      g_string_append (body, work->error);
+      window_check_free (check);
+      return;
+    }
+  self->check = NULL;
+  _cs_window_actions_update (self);
+
+  if (!ok && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      _cs_window_show_toast (self, _("The check was cancelled"));
+      if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "checking") == 0)
+        _cs_window_go_back (self);
+      window_check_free (check);
+      return;
+    }
+  if (!ok && counts.listed == 0)
+    {
+      /* Nothing was read (the list unreadable or malformed, the folder
+       * gone): no run worth keeping, a message. */
+      AdwMessageDialog *dialog;
+
+      dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), _("The Check Could Not Run"),
+                                                           error->message));
+      adw_message_dialog_add_response (dialog, "close", _("_Close"));
+      adw_message_dialog_set_default_response (dialog, "close");
+      gtk_window_present (GTK_WINDOW (dialog));
+      if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "checking") == 0)
+        _cs_window_go_back (self);
+      window_check_free (check);
+      return;
+    }
+
+  saved = cs_history_save (check->run, &save_error);
+  if (saved == NULL)
+    {
+      g_autofree char *message = g_strdup_printf (_("Could not keep the run in the history: %s"),
+                                                  save_error->message);
+
+      _cs_window_show_toast (self, message);
+    }
+
+  cs_summary_page_set_run (self->summary_page, check->run);
+  self->summary_from_history = TRUE;
+  /* The summary takes the check page's place: Back goes where the check
+   * was started from. */
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "checking") == 0)
+    {
+      gtk_stack_set_visible_child_name (self->stack, "summary");
+      _cs_window_actions_update (self);
     }
   else
-    {
-      g_autofree char *listed = g_strdup_printf ("%" G_GUINT64_FORMAT, r->listed);
-      g_autofree char *matched = g_strdup_printf ("%" G_GUINT64_FORMAT, r->matched);
-      g_autofree char *changed = g_strdup_printf ("%" G_GUINT64_FORMAT, r->changed);
-      g_autofree char *missing = g_strdup_printf ("%" G_GUINT64_FORMAT, r->missing);
-      g_autofree char *extra = g_strdup_printf ("%" G_GUINT64_FORMAT, r->extra);
-      g_autofree char *unreadable = g_strdup_printf ("%" G_GUINT64_FORMAT, r->unreadable);
-
-      heading = differences > 0 ? _("Differences Found")
-                : r->unreadable > 0 ? _("Some Files Could Not Be Read")
-                : _("Every File Matches");
-      /* Translators: the result of a check, "In /backup: 120 listed, 117 match, 1 changed,
-       * 1 missing, 2 extra, 0 unreadable." */
-      g_string_append_printf (body, _("In %s: %s listed, %s match, %s changed, %s missing, %s extra, %s unreadable."),
-                              folder, listed, matched, changed, missing, extra, unreadable);
-      if (work->differences->len > 0)
-        g_string_append_c (body, '\n');
-      for (guint i = 0; i < work->differences->len; i++)
-        g_string_append_printf (body, "\n%s", (const char *) g_ptr_array_index (work->differences, i));
-      if (differences + r->unreadable > work->differences->len)
-        g_string_append_printf (body, "\n%s", _("…and more: “copyscope-cli check” lists them all."));
-    }
-
-  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), heading, body->str));
-  adw_message_dialog_add_response (dialog, "close", _("_Close"));
-  adw_message_dialog_set_default_response (dialog, "close");
-  gtk_window_present (GTK_WINDOW (dialog));
+    _cs_window_navigate (self, "summary");
+  window_check_free (check);
 }
 
-/* main thread: checks @folder against @manifest and says what it found. */
+/* main thread: checks @folder against @manifest, on the check page. */
 static void
 check_start (CsWindow   *self,
              const char *manifest,
              const char *folder)
 {
-  g_autoptr(GTask) task = g_task_new (self, NULL, on_checked, NULL);
-  CheckWork *work = g_new0 (CheckWork, 1);
+  CsWindowCheck *check;
 
-  work->manifest = g_strdup (manifest);
-  work->folder = g_strdup (folder);
-  work->differences = g_ptr_array_new_with_free_func (g_free);
-  g_task_set_task_data (task, work, (GDestroyNotify) check_work_free);
-  _cs_window_show_toast (self, _("Checking against the checksum list…"));
-  g_task_run_in_thread (task, check_thread);
+  if (self->check != NULL)
+    {
+      _cs_window_show_toast (self, _("A check is running; start this one when it is done"));
+      return;
+    }
+
+  check = g_new0 (CsWindowCheck, 1);
+  g_mutex_init (&check->lock);
+  check->samples = g_array_new (FALSE, FALSE, sizeof (CsSample));
+  check->window = self;
+  check->run = cs_run_new ();
+  check->manifest = g_strdup (manifest);
+  check->folder = g_strdup (folder);
+  check->cancellable = g_cancellable_new ();
+  self->check = check;
+
+  cs_check_page_start (self->check_page, manifest, folder);
+  _cs_window_navigate (self, "checking");
+  check->poll_id = g_timeout_add (POLL_MS, poll_cb, check);
+  cs_manifest_check_async (manifest, folder, CS_JOB_DEFAULT_THREADS, check->run, on_progress, check,
+                           check->cancellable, on_checked, check);
+  _cs_window_actions_update (self);
+}
+
+void
+_cs_window_check_cancel (CsWindow *self)
+{
+  CsWindowCheck *check = self->check;
+
+  if (check == NULL)
+    return;
+  /* The check ends on its own thread; its callback then frees it. */
+  self->check = NULL;
+  check->window = NULL;
+  g_clear_handle_id (&check->poll_id, g_source_remove);
+  g_cancellable_cancel (check->cancellable);
+}
+
+static void
+cancel_check_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  CsWindow *self = CS_WINDOW (widget);
+
+  if (self->check != NULL)
+    g_cancellable_cancel (self->check->cancellable);
 }
 
 /* A list chosen, its folder being chosen. The choosers are cancelled when
@@ -231,7 +316,10 @@ _cs_window_check_update (CsWindow *self,
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.open-manifest", has);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.check-run-manifest",
-                                 has && cs_run_get_destination (run) != NULL);
+                                 has && cs_run_get_destination (run) != NULL && self->check == NULL);
+  /* One check at a time. */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.check-manifest", self->check == NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-check", self->check != NULL);
 }
 
 void
@@ -240,4 +328,5 @@ _cs_window_check_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.check-manifest", NULL, check_manifest_action);
   gtk_widget_class_install_action (widget_class, "win.check-run-manifest", NULL, check_run_manifest_action);
   gtk_widget_class_install_action (widget_class, "win.open-manifest", NULL, open_manifest_action);
+  gtk_widget_class_install_action (widget_class, "win.cancel-check", NULL, cancel_check_action);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "cs-check-page.h"
 #include "cs-compare-page.h"
 #include "cs-copy-page.h"
 #include "cs-demo-page.h"
@@ -33,6 +34,7 @@ struct _CsWindow
   GtkStack             *stack;
   CsSetupPage          *setup_page;
   CsCopyPage           *copy_page;
+  CsCheckPage          *check_page;
   CsSummaryPage        *summary_page;
   CsHistoryPage        *history_page;
   CsComparePage        *compare_page;
@@ -53,6 +55,7 @@ struct _CsWindow
   GPtrArray            *back_stack;      /* of page names, for win.go-back */
   CsRun                *copy_run;        /* the last copy's, for its summary */
   CsLoopProbe          *loop_probe;      /* the last copy's, with COPYSCOPE_LOOP_PROBE */
+  struct _CsWindowCheck *check;          /* a check against a checksum list, while it runs */
 
   /* Borrowed: these dialogs destroy themselves when answered */
   AdwMessageDialog     *conflict_dialog;
@@ -88,6 +91,8 @@ void     _cs_window_setup_started         (CsWindow       *self,
 void     _cs_window_check_install_actions (GtkWidgetClass *widget_class);
 void     _cs_window_check_update          (CsWindow       *self,
                                            gboolean        summary);
+/* Stops the check running, if any, when the window goes. */
+void     _cs_window_check_cancel          (CsWindow       *self);
 
 /* cs-window-login.c */
 gboolean _cs_window_submit                (CsWindow           *self,

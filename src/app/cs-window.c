@@ -1462,6 +1462,7 @@ cs_window_dispose (GObject *object)
   g_clear_pointer (&self->side_jobs, g_ptr_array_unref);
 
   _cs_window_login_cancel (self);
+  _cs_window_check_cancel (self);
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_cancellable_cancel (self->choosers);
@@ -1507,6 +1508,7 @@ cs_window_class_init (CsWindowClass *klass)
 
   window_class->close_request = cs_window_close_request;
 
+  g_type_ensure (CS_TYPE_CHECK_PAGE);
   g_type_ensure (CS_TYPE_COMPARE_PAGE);
   g_type_ensure (CS_TYPE_COPY_PAGE);
   g_type_ensure (CS_TYPE_DEMO_PAGE);
@@ -1528,6 +1530,7 @@ cs_window_class_init (CsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, CsWindow, setup_page);
   gtk_widget_class_bind_template_child (widget_class, CsWindow, copy_page);
+  gtk_widget_class_bind_template_child (widget_class, CsWindow, check_page);
   gtk_widget_class_bind_template_child (widget_class, CsWindow, summary_page);
   gtk_widget_class_bind_template_child (widget_class, CsWindow, history_page);
   gtk_widget_class_bind_template_child (widget_class, CsWindow, compare_page);

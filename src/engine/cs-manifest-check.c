@@ -20,6 +20,7 @@
 #include "cs-names-private.h"
 #include "cs-resume-private.h"
 #include "cs-run-private.h"
+#include "cs-task-private.h"
 #include "cs-tsan-private.h"
 
 /*
@@ -74,6 +75,9 @@ typedef struct {
   CsCounters       counters;
   guint            threads;
   CsRun           *run;         /* or NULL */
+  CsManifestProgressFunc progress;  /* or NULL; called on the calling thread */
+  gpointer         progress_data;
+  GCancellable    *cancellable; /* or NULL */
   gint64           started;     /* monotonic µs */
   Mark             last;        /* at the last sample */
   GMutex           lock;
@@ -214,7 +218,8 @@ check_batch (gpointer data,
       buffer = g_malloc (BUFFER_SIZE);
       g_private_set (&buffer_key, buffer);
     }
-  for (guint i = 0; i < batch->n; i++)
+  /* Cancelled, the batches still queued are handed back unread. */
+  for (guint i = 0; i < batch->n && !g_cancellable_is_cancelled (check->cancellable); i++)
     check_one (check, &batch->tasks[i], buffer);
 
   _cs_mutex_lock (&check->lock);
@@ -252,7 +257,7 @@ sample_if_due (Check    *check,
   Mark now;
   double dt;
 
-  if (check->run == NULL)
+  if (check->run == NULL && check->progress == NULL)
     return;
   mark_now (check, &now);
   if (now.mono - check->last.mono < (final ? 1 : SAMPLE_US))
@@ -280,8 +285,18 @@ sample_if_due (Check    *check,
   sample.values[CS_COUNTER_THREADS] = check->threads;
   sample.files_done = now.files;
   sample.bytes_done = now.bytes_read;
-  _cs_run_add_sample (check->run, &sample);
+  if (check->run != NULL)
+    _cs_run_add_sample (check->run, &sample);
   check->last = now;
+  if (check->progress != NULL)
+    {
+      CsManifestCheck so_far;
+
+      _cs_mutex_lock (&check->lock);
+      so_far = check->totals;
+      _cs_mutex_unlock (&check->lock);
+      check->progress (&sample, &so_far, check->progress_data);
+    }
 }
 
 /* calling thread: tells what the workers found so far, outside the lock */
@@ -335,9 +350,12 @@ walk_extras (Check       *check,
              GHashTable  *listed,
              const struct stat *self)
 {
-  g_autofree guint8 *buf = g_malloc (DENTS_SIZE);
+  g_autofree guint8 *buf = NULL;
   ssize_t n;
 
+  if (g_cancellable_is_cancelled (check->cancellable))
+    return;
+  buf = g_malloc (DENTS_SIZE);
   sample_if_due (check, FALSE);
   while ((n = _cs_io_getdents (&check->counters, fd, buf, DENTS_SIZE)) > 0)
     for (ssize_t off = 0; off < n;)
@@ -432,15 +450,18 @@ push_batch (Check       *check,
   g_thread_pool_push (pool, batch, NULL);
 }
 
-gboolean
-cs_manifest_check_sync (const char          *manifest,
-                        const char          *folder,
-                        guint                threads,
-                        CsManifestCheckFunc  func,
-                        gpointer             user_data,
-                        CsRun               *run,
-                        CsManifestCheck     *out,
-                        GError             **error)
+static gboolean
+check_run (const char              *manifest,
+           const char              *folder,
+           guint                    threads,
+           CsManifestCheckFunc      func,
+           gpointer                 user_data,
+           CsRun                   *run,
+           CsManifestProgressFunc   progress,
+           gpointer                 progress_data,
+           GCancellable            *cancellable,
+           CsManifestCheck         *out,
+           GError                 **error)
 {
   g_autoptr(GHashTable) listed = NULL;
   g_autoptr(GError) local_error = NULL;
@@ -455,8 +476,8 @@ cs_manifest_check_sync (const char          *manifest,
   ssize_t len;
   FILE *in;
 
-  g_return_val_if_fail (manifest != NULL && folder != NULL, FALSE);
-  g_return_val_if_fail (threads >= 1, FALSE);
+  g_assert (manifest != NULL && folder != NULL);
+  g_assert (threads >= 1);
 
   if (run != NULL)
     {
@@ -505,6 +526,9 @@ cs_manifest_check_sync (const char          *manifest,
 
   check.threads = threads;
   check.run = run;
+  check.progress = progress;
+  check.progress_data = progress_data;
+  check.cancellable = cancellable;
   check.started = started;
   mark_now (&check, &check.last);
   g_mutex_init (&check.lock);
@@ -567,7 +591,11 @@ cs_manifest_check_sync (const char          *manifest,
       if (batch->n >= batch_size (&check))
         push_batch (&check, pool, g_steal_pointer (&batch));
       if ((line_no & 1023) == 0)
-        tell_differences (&check, func, user_data, run, folder);
+        {
+          tell_differences (&check, func, user_data, run, folder);
+          if (g_cancellable_set_error_if_cancelled (cancellable, &local_error))
+            break;
+        }
     }
   if (batch != NULL)
     push_batch (&check, pool, g_steal_pointer (&batch));
@@ -604,6 +632,8 @@ cs_manifest_check_sync (const char          *manifest,
   g_thread_pool_free (pool, FALSE, TRUE);
   tell_differences (&check, func, user_data, run, folder);
   sample_if_due (&check, TRUE);
+  if (local_error == NULL)
+    g_cancellable_set_error_if_cancelled (cancellable, &local_error);
   _cs_io_close (&check.counters, check.root_fd);
   g_mutex_clear (&check.lock);
   g_cond_clear (&check.cond);
@@ -623,8 +653,11 @@ cs_manifest_check_sync (const char          *manifest,
       totals.v[CS_CLASS_EXTRAS][CS_KIND_FILES] = check.totals.extra;
       _cs_run_set_totals (run, &totals);
       _cs_run_set_duration (run, (double) (g_get_monotonic_time () - started) / G_USEC_PER_SEC);
-      _cs_run_set_outcome (run, local_error == NULL ? "completed" : "failed",
-                           local_error != NULL ? local_error->message : NULL);
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _cs_run_set_outcome (run, "cancelled", NULL);
+      else
+        _cs_run_set_outcome (run, local_error == NULL ? "completed" : "failed",
+                             local_error != NULL ? local_error->message : NULL);
     }
   if (local_error != NULL)
     {
@@ -632,4 +665,94 @@ cs_manifest_check_sync (const char          *manifest,
       return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+cs_manifest_check_sync (const char          *manifest,
+                        const char          *folder,
+                        guint                threads,
+                        CsManifestCheckFunc  func,
+                        gpointer             user_data,
+                        CsRun               *run,
+                        CsManifestCheck     *out,
+                        GError             **error)
+{
+  g_return_val_if_fail (manifest != NULL && folder != NULL, FALSE);
+  g_return_val_if_fail (threads >= 1, FALSE);
+
+  return check_run (manifest, folder, threads, func, user_data, run, NULL, NULL, NULL, out, error);
+}
+
+typedef struct {
+  char                   *manifest;
+  char                   *folder;
+  guint                   threads;
+  CsRun                  *run;
+  CsManifestProgressFunc  progress;
+  gpointer                progress_data;
+  CsManifestCheck         result;
+} CheckTask;
+
+static void
+check_task_free (gpointer data)
+{
+  CheckTask *t = data;
+
+  g_free (t->manifest);
+  g_free (t->folder);
+  cs_run_unref (t->run);
+  g_free (t);
+}
+
+/* the check's own thread */
+static gboolean
+check_task_run (gpointer       data,
+                GCancellable  *cancellable,
+                GError       **error)
+{
+  CheckTask *t = data;
+
+  return check_run (t->manifest, t->folder, t->threads, NULL, NULL, t->run, t->progress, t->progress_data,
+                    cancellable, &t->result, error);
+}
+
+void
+cs_manifest_check_async (const char              *manifest,
+                         const char              *folder,
+                         guint                    threads,
+                         CsRun                   *run,
+                         CsManifestProgressFunc   progress,
+                         gpointer                 progress_data,
+                         GCancellable            *cancellable,
+                         GAsyncReadyCallback      callback,
+                         gpointer                 user_data)
+{
+  CheckTask *t;
+
+  g_return_if_fail (manifest != NULL && folder != NULL && run != NULL);
+  g_return_if_fail (threads >= 1);
+
+  t = g_new0 (CheckTask, 1);
+  t->manifest = g_strdup (manifest);
+  t->folder = g_strdup (folder);
+  t->threads = threads;
+  t->run = cs_run_ref (run);
+  t->progress = progress;
+  t->progress_data = progress_data;
+  _cs_task_run_in_thread (cs_manifest_check_async, t, check_task_free, check_task_run,
+                          cancellable, callback, user_data);
+}
+
+gboolean
+cs_manifest_check_finish (GAsyncResult     *result,
+                          CsManifestCheck  *out,
+                          GError          **error)
+{
+  CheckTask *t = _cs_task_get_data (result, cs_manifest_check_async);
+
+  g_return_val_if_fail (t != NULL, FALSE);
+
+  if (out != NULL)
+    *out = t->result;
+  return _cs_task_finish (result, cs_manifest_check_async, error);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 #include "cs-run.h"
 
@@ -92,5 +92,35 @@ gboolean    cs_manifest_check_sync       (const char          *manifest,
                                           CsRun               *run,
                                           CsManifestCheck     *out,
                                           GError             **error);
+
+/* Called on the check's thread about every quarter second while it runs,
+ * and once at its end: @sample is the one the record gets (files and bytes
+ * checked so far, the read rate), @so_far the counts so far (@listed grows
+ * while the manifest is read). */
+typedef void (*CsManifestProgressFunc) (const CsSample         *sample,
+                                        const CsManifestCheck  *so_far,
+                                        gpointer                user_data);
+
+/*
+ * cs_manifest_check_sync () on a thread of its own, for a window: @run (not
+ * NULL) is recorded as there, and the differences are in its error list;
+ * @progress, if given, is called on that thread; @callback on the caller's
+ * thread-default main context. Cancelled, the check stops reading and the
+ * record's outcome is "cancelled"; _finish then fails with
+ * G_IO_ERROR_CANCELLED. The record is the caller's to read after _finish.
+ */
+void        cs_manifest_check_async      (const char              *manifest,
+                                          const char              *folder,
+                                          guint                    threads,
+                                          CsRun                   *run,
+                                          CsManifestProgressFunc   progress,
+                                          gpointer                 progress_data,
+                                          GCancellable            *cancellable,
+                                          GAsyncReadyCallback      callback,
+                                          gpointer                 user_data);
+/* The counts into @out (even when it fails, what was counted). */
+gboolean    cs_manifest_check_finish     (GAsyncResult            *result,
+                                          CsManifestCheck         *out,
+                                          GError                 **error);
 
 G_END_DECLS

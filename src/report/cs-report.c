@@ -257,8 +257,10 @@ add_info (GArray     *rows,
   g_array_append_val (rows, row);
 }
 
-/* Where the run's checksum list is, its algorithm and how many files it
- * lists; "none". */
+/* Where the run's checksum list is, its algorithm, how many files it
+ * lists and where their sums came from: the copy's own reading, or the
+ * destination read once more (copied files without --verify, skipped
+ * files); "none". */
 static char *
 describe_manifest (CsRun *run)
 {
@@ -268,7 +270,9 @@ describe_manifest (CsRun *run)
   if (!cs_run_get_manifest (run, &m))
     return g_strdup ("none");
   display = g_filename_display_name (m.path);
-  return g_strdup_printf ("%s (%s, %" G_GUINT64_FORMAT " files)", display, m.algo, m.files);
+  return g_strdup_printf ("%s (%s, %" G_GUINT64_FORMAT " files: %" G_GUINT64_FORMAT " from the copy; "
+                          "read again: %" G_GUINT64_FORMAT " copied, %" G_GUINT64_FORMAT " already there)",
+                          display, m.algo, m.files, m.from_copy, m.read_copied, m.read_kept);
 }
 
 /* Settings, environment and method: the same keys for every run, in the same

@@ -380,6 +380,10 @@ test_rerun_lists_skipped (Fixture       *f,
   g_assert_cmpint (json_object_get_int_member (m, "read_kept"), ==, 39);
   g_assert_cmpint (json_object_get_int_member (m, "read_copied"), ==, 1);
   g_assert_nonnull (strstr (r.out, "40 files: 0 from the verify pass; read again: 1 copied, 39 already there"));
+  /* The report says it as well, from the record alone. */
+  run_cli (&r, "report", "--format", "md", json, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "40 files: 0 from the copy; read again: 1 copied, 39 already there"));
   run_at (&r, dst, xxhsum);
   g_assert_cmpint (r.status, ==, 0);
 }

@@ -15,6 +15,7 @@
 #include <adwaita.h>
 
 #include "copyscope-engine.h"
+#include "cs-check-page.h"
 #include "cs-compare-page.h"
 #include "cs-copy-page.h"
 #include "cs-counter-view.h"
@@ -486,6 +487,46 @@ test_compare (void)
   g_assert_nonnull (strstr (verdict, "On the other hand"));
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (compare_page (window))));
   cs_ui_screenshot (window, "11-compare.png");
+
+  cs_ui_window_destroy (window);
+}
+
+/* A check against a checksum list while it runs: the files checked of
+ * those listed, the bytes and the rate, the differences so far, and the
+ * reading on the graph. */
+static void
+test_check_page (void)
+{
+  CsWindow *window = cs_ui_window_new ();
+  CsCheckPage *page = (CsCheckPage *) cs_ui_find (window, CS_TYPE_CHECK_PAGE);
+  GtkProgressBar *bar;
+  CsManifestCheck so_far = { 0 };
+  CsSample sample = { 0 };
+
+  g_assert_nonnull (page);
+  cs_check_page_start (page, "/srv/backup/SUMS.xxh128", "/srv/backup");
+  gtk_stack_set_visible_child_name (cs_ui_page_stack (window), "checking");
+  g_assert_nonnull (cs_ui_find_label (page, "/srv/backup/SUMS.xxh128 → /srv/backup"));
+  for (guint i = 1; i <= 12; i++)
+    {
+      sample.t = i * 0.25;
+      sample.files_done = i * 400;
+      sample.bytes_done = (guint64) i * 120000000;
+      sample.values[CS_COUNTER_READ_TRANSFER_RATE] = 480 + (i % 3) * 10;
+      sample.values[CS_COUNTER_DATA_TRANSFER_RATE] = sample.values[CS_COUNTER_READ_TRANSFER_RATE];
+      sample.values[CS_COUNTER_FILE_RATE] = 1600;
+      sample.values[CS_COUNTER_THREADS] = 8;
+      so_far.listed = 6154;
+      so_far.changed = i >= 10 ? 1 : 0;
+      cs_check_page_update (page, &sample, &so_far);
+    }
+  bar = GTK_PROGRESS_BAR (cs_ui_find (page, GTK_TYPE_PROGRESS_BAR));
+  g_assert_cmpstr (gtk_progress_bar_get_text (bar), ==, "4,800 of 6,154 files checked");
+  g_assert_cmpfloat_with_epsilon (gtk_progress_bar_get_fraction (bar), 4800.0 / 6154.0, 1e-9);
+  /* Sizes keep their unit on the line: a no-break space. */
+  g_assert_nonnull (cs_ui_find_label (page, "1.4\u00a0GB read · 480.0 MB/s · 1,600 files/s · 1 difference so far"));
+  g_assert_true (gtk_widget_is_visible (cs_ui_find_button (page, "Cancel Check")));
+  cs_ui_screenshot (window, "check-progress.png");
 
   cs_ui_window_destroy (window);
 }
@@ -1525,6 +1566,7 @@ main (int   argc,
   g_test_add_func ("/pages/history-watch", test_history_watch);
   g_test_add_func ("/pages/history-from-index", test_history_from_index);
   g_test_add_func ("/pages/compare", test_compare);
+  g_test_add_func ("/pages/check", test_check_page);
   g_test_add_func ("/pages/sweep", test_sweep);
   g_test_add_func ("/pages/demo", test_demo);
   g_test_add_func ("/pages/graph-axes", test_graph_axes);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <math.h>
 #include <string.h>
 #include <utime.h>
 #include <glib/gi18n-lib.h>
@@ -1303,26 +1304,46 @@ test_log (void)
   cs_test_tree_remove (root);
 }
 
-/* The message dialog on screen, or NULL. */
-static AdwMessageDialog *
-find_message_dialog (void)
+/* Scrolls the page holding @widget so that it is @above pixels below the top. */
+static void
+scroll_to (GtkWidget *widget,
+           double     above)
 {
-  GListModel *toplevels = gtk_window_get_toplevels ();
+  GtkWidget *scrolled = gtk_widget_get_ancestor (widget, GTK_TYPE_SCROLLED_WINDOW);
+  GtkAdjustment *adjustment;
 
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+  g_assert_nonnull (scrolled);
+  adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
+  /* A window just resized lays out on the next frames: until it holds. */
+  for (guint i = 0; i < 50; i++)
     {
-      g_autoptr(GObject) item = g_list_model_get_item (toplevels, i);
+      graphene_point_t point;
 
-      if (ADW_IS_MESSAGE_DIALOG (item) && gtk_widget_get_visible (GTK_WIDGET (item)))
-        return ADW_MESSAGE_DIALOG (item);
+      cs_ui_iterate ();
+      g_assert_true (gtk_widget_compute_point (widget, gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scrolled)),
+                                               &GRAPHENE_POINT_INIT (0, 0), &point));
+      gtk_adjustment_set_value (adjustment, point.y - above);
+      if (fabs (gtk_adjustment_get_value (adjustment) - (point.y - above)) < 1)
+        break;
+      g_usleep (G_USEC_PER_SEC / 50);
     }
-  return NULL;
 }
 
+typedef struct {
+  CsWindow *window;
+  CsRun    *before;     /* the run the summary showed when the check began */
+} CheckWait;
+
+/* A check's summary is on screen: a run of kind "check", another than the
+ * one shown before. */
 static gboolean
-has_message_dialog (gpointer data)
+check_shown (gpointer data)
 {
-  return find_message_dialog () != NULL;
+  CheckWait *wait = data;
+  CsRun *run = cs_summary_page_get_run (summary_page (wait->window));
+
+  return g_strcmp0 (cs_ui_visible_page (wait->window), "summary") == 0 && run != NULL
+         && run != wait->before && g_strcmp0 (cs_run_get_kind (run), "check") == 0;
 }
 
 /* "Keep a Checksum List": the copy's list lies beside its record in History,
@@ -1340,6 +1361,11 @@ test_manifest (void)
   g_autofree char *second = g_build_filename (root, "second", NULL);
   g_autofree char *history = cs_history_get_dir ();
   g_autofree char *changed = g_build_filename (destination, "source", "sub", "deep.bin", NULL);
+  g_autofree char *removed = g_build_filename (destination, "source", "plain.txt", NULL);
+  g_autofree char *added = g_build_filename (destination, "source", "sub", "new.txt", NULL);
+  g_autoptr(CsRun) checked = NULL;
+  g_autoptr(CsRun) differences = NULL;
+  CheckWait wait;
   g_autofree char *text = NULL;
   g_autofree char *out = NULL;
   g_autofree char *err = NULL;
@@ -1351,7 +1377,6 @@ test_manifest (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *list_path = NULL;
   GtkWidget *undo;
-  AdwMessageDialog *dialog;
   CsHistoryRow *row;
   CsRunManifest m;
   CsWindow *window;
@@ -1403,24 +1428,105 @@ test_manifest (void)
   g_assert_nonnull (cs_ui_find_label (summary_page (window), "Checksum List"));
   g_assert_true (gtk_widget_is_visible (cs_ui_find_button (summary_page (window), "Check Now")));
   cs_ui_screenshot (window, "summary-checksum-list.png");
+  wait = (CheckWait) { window, kept };
   gtk_widget_activate_action (GTK_WIDGET (window), "win.check-run-manifest", NULL);
-  g_assert_true (cs_ui_wait_until (has_message_dialog, NULL, WAIT_SECONDS));
-  dialog = find_message_dialog ();
-  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Every File Matches");
-  cs_ui_screenshot (dialog, "check-matches.png");
-  gtk_window_destroy (GTK_WINDOW (dialog));
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "checking");
+  g_assert_true (cs_ui_wait_until (check_shown, &wait, WAIT_SECONDS));
+  g_assert_nonnull (cs_ui_find_label (summary_page (window), "Every File Matches"));
+  checked = cs_run_ref (cs_summary_page_get_run (summary_page (window)));
+  /* Back where it was started from: the copy's summary. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.go-back", NULL);
   cs_ui_iterate ();
+  g_assert_true (cs_summary_page_get_run (summary_page (window)) == kept);
 
+  /* A changed, a removed and an added file: a summary of the check lists
+   * each, as a copy's lists its failures, and History keeps it. */
   write_file (changed, 2000, 77);
+  g_assert_cmpint (g_unlink (removed), ==, 0);
+  write_file (added, 300, 5);
   gtk_widget_activate_action (GTK_WIDGET (window), "win.check-run-manifest", NULL);
-  g_assert_true (cs_ui_wait_until (has_message_dialog, NULL, WAIT_SECONDS));
-  dialog = find_message_dialog ();
-  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Differences Found");
-  g_assert_nonnull (strstr (adw_message_dialog_get_body (dialog), "changed: source/sub/deep.bin"));
-  cs_ui_screenshot (dialog, "check-differences.png");
-  gtk_window_destroy (GTK_WINDOW (dialog));
+  g_assert_true (cs_ui_wait_until (check_shown, &wait, WAIT_SECONDS));
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "summary");
+  run = cs_summary_page_get_run (summary_page (window));
+  g_assert_cmpstr (cs_run_get_kind (run), ==, "check");
+  g_assert_cmpuint (cs_run_get_n_errors (run), ==, 3);
+  g_assert_nonnull (cs_ui_find_label (summary_page (window), "Differences Found"));
+  g_assert_nonnull (cs_ui_find_label (summary_page (window), "3 Differences"));
+  g_assert_nonnull (cs_ui_find_label (summary_page (window), "Checked 4 files"));
+  g_assert_nonnull (cs_ui_find_label (summary_page (window), "Changed: the contents differ"));
+  g_assert_nonnull (cs_ui_find_label (summary_page (window), "Missing: listed in the checksum list"));
+  g_assert_nonnull (cs_ui_find_label (summary_page (window), "Extra: not in the checksum list"));
+  /* Named inside the folder checked, as the list names them. */
+  g_assert_nonnull (cs_ui_find_label (summary_page (window), "source/sub/deep.bin"));
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (cs_ui_find_label (summary_page (window), "source/sub/deep.bin"))),
+                   ==, "source/sub/deep.bin");
+  g_assert_false (gtk_widget_is_visible (cs_ui_find_button (summary_page (window), "Retry Failed")));
+  /* Tall enough for the differences below the graph. */
+  gtk_window_set_default_size (GTK_WINDOW (window), 1100, 1060);
+  cs_ui_iterate ();
+  cs_ui_screenshot (window, "check-differences.png");
+  gtk_window_set_default_size (GTK_WINDOW (window), 600, 800);
+  cs_ui_iterate ();
+  scroll_to (cs_ui_find_label (summary_page (window), "3 Differences"), 24);
+  cs_ui_screenshot (window, "check-differences-600px.png");
+  gtk_window_set_default_size (GTK_WINDOW (window), 1100, 800);
+  differences = cs_run_ref (run);
+
+  /* In History, said to be a check and what it found. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-history", NULL);
+  cs_ui_iterate ();
+  row = history_row_of (window, differences);
+  g_assert_nonnull (row);
+  g_test_message ("history: %s", adw_action_row_get_subtitle (ADW_ACTION_ROW (row)));
+  g_assert_true (g_str_has_prefix (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)),
+                                   "Checked 4 files against "));
+  g_assert_true (g_str_has_suffix (gtk_widget_get_tooltip_text (GTK_WIDGET (row)), ".xxh128"));
+  g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)),
+                            ": 1 changed, 1 missing or unreadable, 1 extra\nin "));
+  g_assert_nonnull (history_row_of (window, checked));
+  cs_ui_screenshot (window, "history-check.png");
+  g_signal_emit_by_name (row, "activate");
+  cs_ui_iterate ();
+  g_assert_true (cs_summary_page_get_run (summary_page (window)) != differences);
+  g_assert_cmpuint (cs_run_get_n_errors (cs_summary_page_get_run (summary_page (window))), ==, 3);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.go-back", NULL);
   cs_ui_iterate ();
   cs_ui_window_destroy (window);
+
+  /* The same summary in Dutch, wide and 600 px wide: a window made in
+   * that language, as the build's catalogues have it. */
+  {
+    g_autofree char *saved_locale = g_strdup (setlocale (LC_ALL, NULL));
+    g_autofree char *saved_language = g_strdup (g_getenv ("LANGUAGE"));
+
+    bindtextdomain (GETTEXT_PACKAGE, BUILD_ROOT G_DIR_SEPARATOR_S "po");
+    bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+    textdomain (GETTEXT_PACKAGE);
+    g_assert_nonnull (setlocale (LC_ALL, "nl_NL.UTF-8"));
+    g_setenv ("LANGUAGE", "nl", TRUE);
+
+    window = cs_ui_window_new ();
+    gtk_window_set_default_size (GTK_WINDOW (window), 1100, 1060);
+    cs_summary_page_set_run (summary_page (window), differences);
+    gtk_stack_set_visible_child_name (cs_ui_page_stack (window), "summary");
+    cs_ui_iterate ();
+    g_assert_nonnull (cs_ui_find_label (summary_page (window), "Verschillen gevonden"));
+    g_assert_nonnull (cs_ui_find_label (summary_page (window), "3 verschillen"));
+    g_assert_nonnull (cs_ui_find_label (summary_page (window), "Gewijzigd: de inhoud wijkt af"));
+    cs_ui_screenshot (window, "check-differences-nl.png");
+    gtk_window_set_default_size (GTK_WINDOW (window), 600, 800);
+    cs_ui_iterate ();
+    /* Below "3 verschillen, hieronder vermeld": the list's first row. */
+    scroll_to (cs_ui_find_label (summary_page (window), "Extra: staat niet"), 80);
+    cs_ui_screenshot (window, "check-differences-nl-600px.png");
+    cs_ui_window_destroy (window);
+
+    if (saved_language != NULL)
+      g_setenv ("LANGUAGE", saved_language, TRUE);
+    else
+      g_unsetenv ("LANGUAGE");
+    setlocale (LC_ALL, saved_locale);
+  }
 
   /* Off: no list, no row. */
   window = window_with_copy (source, second, 2);
