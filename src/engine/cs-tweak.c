@@ -12,14 +12,10 @@
 #include "cs-tweak-private.h"
 #include "cs-xattrs-private.h"
 
-/* The source may have changed after the destination did: its change time
- * is not earlier. A copy's destination is written after its source was
- * read, so an untouched source is earlier; setfattr, setfacl, chmod and
- * chown on it are not. Equal counts too: the kernel stamps change times
- * from a coarse clock (a tick, 4 ms at HZ=250), so a setfacl in the tick of
- * the copy's last change has the same time, and was missed (test-rerun's
- * /rerun/acl failed 1 run in 3 of the full suite). Where the destination
- * shows no change time, nothing is known. */
+/* The source changed after the destination did: its change time is later.
+ * A copy's destination is written after its source was read, so an
+ * untouched source is never later; setfattr, setfacl, chmod and chown on it
+ * are. Where the destination shows no change time, nothing is known. */
 static gboolean
 changed_after (const struct stat *src,
                const struct stat *dst)
@@ -27,7 +23,7 @@ changed_after (const struct stat *src,
   if (dst->st_ctim.tv_sec == 0 && dst->st_ctim.tv_nsec == 0)
     return FALSE;
   return src->st_ctim.tv_sec > dst->st_ctim.tv_sec
-         || (src->st_ctim.tv_sec == dst->st_ctim.tv_sec && src->st_ctim.tv_nsec >= dst->st_ctim.tv_nsec);
+         || (src->st_ctim.tv_sec == dst->st_ctim.tv_sec && src->st_ctim.tv_nsec > dst->st_ctim.tv_nsec);
 }
 
 /* The attributes a copy carries; a security label (SELinux, Smack) is the
