@@ -114,7 +114,7 @@ stage_asan () {
 
 # TSan: the threaded engine tests and a CLI copy with 16 threads. GLib's own
 # locks are futexes TSan cannot see; the engine states what they guarantee
-# with annotations (src/engine/cs-tsan-private.h), and tests/tsan.supp only
+# with annotations (src/engine/common/cs-tsan-private.h), and tests/tsan.supp only
 # names frames inside GLib. Any warning fails the step (exit code 66).
 tsan_tests="test-job test-fault test-generate test-sweep"
 tsan_env="halt_on_error=0:exitcode=66:second_deadlock_stack=1:suppressions=$src/tests/tsan.supp"

@@ -3,7 +3,7 @@
 
 #include <glib.h>
 
-#include "cs-manifest.h"
+#include "cs-manifest-format.h"
 #include "cs-run.h"
 
 G_BEGIN_DECLS

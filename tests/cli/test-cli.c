@@ -17,7 +17,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
-#include "engine/cs-run.h"
+#include "cs-run.h"
 
 #include "cs-test-tree.h"
 

@@ -6,13 +6,11 @@
 #include "cs-conflict.h"
 #include "cs-deletions.h"
 #include "cs-manifest.h"
+#include "cs-limits.h"
 #include "cs-run.h"
 
 G_BEGIN_DECLS
 
-#define CS_JOB_MIN_THREADS     1
-#define CS_JOB_MAX_THREADS     128
-#define CS_JOB_DEFAULT_THREADS 8
 /* A mirror that would delete more files and folders than this deletes none. */
 #define CS_JOB_DEFAULT_MAX_DELETE 1000
 

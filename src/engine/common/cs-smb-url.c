@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cs-smb-url-private.h"
-#include "cs-smb-credentials-private.h"
 
 /*
  * A password typed into an smb:// location, taken out of it. GLib only, so
@@ -18,6 +17,14 @@
  * "dom;user", password "pass", both as written), relaxed as libsmbclient
  * is (a space, a "%" that starts no escape, the last "@" ending the
  * userinfo); FALSE where it is no smb:// URL or carries no password. */
+void
+_cs_smb_password_wipe (char *secret)
+{
+  if (secret != NULL)
+    explicit_bzero (secret, strlen (secret));
+  g_free (secret);
+}
+
 static gboolean
 split_password (const char  *location,
                 char       **out_scheme,
@@ -122,6 +129,6 @@ _cs_smb_location_redact (const char *location)
   g_return_val_if_fail (location != NULL, NULL);
 
   redacted = _cs_smb_url_take (location, &password);
-  _cs_smb_credentials_wipe (password);
+  _cs_smb_password_wipe (password);
   return redacted;
 }

@@ -40,7 +40,4 @@ void     _cs_smb_credentials_set_login    (const char *server,
 /* Connections to @server log in as the process's again. */
 void     _cs_smb_credentials_forget_login (const char *server);
 
-/* Frees a password, its bytes zeroed first; NULL is fine. */
-void     _cs_smb_credentials_wipe (char *secret);
-
 G_END_DECLS

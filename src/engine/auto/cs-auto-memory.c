@@ -6,7 +6,7 @@
 #include "cs-auto-memory-private.h"
 #include "cs-env-private.h"
 #include "cs-io-private.h"
-#include "cs-job.h"
+#include "cs-limits.h"
 
 static const char *const size_class_keys[CS_N_SIZE_CLASSES] = {
   "threads-tiny-files", "threads-medium-files", "threads-large-files",

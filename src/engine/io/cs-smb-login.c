@@ -307,7 +307,7 @@ cs_smb_location_take_password (const char *location,
    * ("user:@") is none, as libsmbclient reads it: the usual logins. */
   if (password[0] != '\0' && (share = _cs_gvfs_share_of_url (redacted)) != NULL)
     _cs_smb_credentials_set_login (share->server, share->domain, share->user, password, TRUE);
-  _cs_smb_credentials_wipe (password);
+  _cs_smb_password_wipe (password);
   return redacted;
 }
 
@@ -442,7 +442,7 @@ log_in_free (gpointer data)
   g_free (l->location);
   g_free (l->domain);
   g_free (l->user);
-  _cs_smb_credentials_wipe (l->password);
+  _cs_smb_password_wipe (l->password);
   g_free (l);
 }
 

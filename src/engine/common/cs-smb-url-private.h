@@ -16,4 +16,7 @@ char *_cs_smb_url_take        (const char  *location,
  * else (a record from an older version). */
 char *_cs_smb_location_redact (const char  *location);
 
+/* Frees a password, its bytes zeroed first; NULL is fine. */
+void  _cs_smb_password_wipe   (char        *secret);
+
 G_END_DECLS

@@ -7,6 +7,7 @@
 
 #include "cs-smb.h"
 #include "cs-smb-credentials-private.h"
+#include "cs-smb-url-private.h"
 
 /*
  * Who the SMB backend logs in as: the password (and user) given to the
@@ -31,14 +32,6 @@ static char *default_user;
 static char *default_password;
 static GPtrArray *logins;    /* Login*, one per server */
 
-void
-_cs_smb_credentials_wipe (char *secret)
-{
-  if (secret != NULL)
-    explicit_bzero (secret, strlen (secret));
-  g_free (secret);
-}
-
 static void
 login_free (gpointer data)
 {
@@ -47,7 +40,7 @@ login_free (gpointer data)
   g_free (login->server);
   g_free (login->domain);
   g_free (login->user);
-  _cs_smb_credentials_wipe (login->password);
+  _cs_smb_password_wipe (login->password);
   g_free (login);
 }
 
@@ -56,7 +49,7 @@ cs_smb_set_credentials (const char *user,
                         const char *password)
 {
   g_mutex_lock (&lock);
-  _cs_smb_credentials_wipe (default_password);
+  _cs_smb_password_wipe (default_password);
   default_password = g_strdup (password);
   g_free (default_user);
   default_user = g_strdup (user);
