@@ -2,6 +2,8 @@
 #pragma once
 
 #include <glib.h>
+#include <math.h>
+#include <pango/pangocairo.h>
 
 #include "cs-plot.h"
 
@@ -13,6 +15,115 @@ G_BEGIN_DECLS
 /* Sanity limit for plotted values: anything larger is treated as this, so the
  * axis maths never overflows and cairo never sees coordinates it cannot hold. */
 #define CS_PLOT_VALUE_LIMIT 1e15
+
+/* The layout both charts share. The horizontal one does not depend on the
+ * font, so that cs_plot_throughput_time_at () can map pointer positions
+ * without drawing. */
+#define CS_PLOT_PADDING         8.0
+#define CS_PLOT_LEFT_GUTTER     46.0
+#define CS_PLOT_RIGHT_GUTTER    14.0
+#define CS_PLOT_MIN_PLOT_SIZE   12.0
+#define CS_PLOT_MAX_TICKS       64
+#define CS_PLOT_LEGEND_ITEM_GAP 16.0
+
+typedef struct {
+  double x;
+  double y;
+  double width;
+  double height;
+} CsPlotRect;
+
+/* The cairo context, the palette and a layout for text (cs-plot-painter.c). */
+typedef struct {
+  cairo_t              *cr;
+  const CsPlotPalette  *palette;
+  PangoLayout          *layout;
+  PangoFontDescription *font;
+  PangoFontDescription *bold;
+  double                font_px;
+  double                line_height;
+} CsPlotPainter;
+
+void   _cs_plot_painter_init       (CsPlotPainter       *p,
+                                    cairo_t             *cr,
+                                    const CsPlotPalette *palette);
+void   _cs_plot_painter_clear      (CsPlotPainter       *p);
+void   _cs_plot_painter_background (CsPlotPainter       *p,
+                                    double               width,
+                                    double               height);
+void   _cs_plot_painter_text_size  (CsPlotPainter       *p,
+                                    const char          *text,
+                                    gboolean             bold,
+                                    double              *out_width,
+                                    double              *out_height);
+double _cs_plot_painter_text       (CsPlotPainter       *p,
+                                    const char          *text,
+                                    gboolean             bold,
+                                    const CsPlotColor   *color,
+                                    double               alpha,
+                                    double               x,
+                                    double               y,
+                                    double               xalign,
+                                    double               yalign);
+void   _cs_plot_painter_boxed_text (CsPlotPainter       *p,
+                                    const char          *text,
+                                    gboolean             bold,
+                                    const CsPlotColor   *color,
+                                    const CsPlotColor   *border,
+                                    double               x,
+                                    double               y);
+
+void   _cs_plot_set_color          (cairo_t             *cr,
+                                    const CsPlotColor   *color,
+                                    double               alpha);
+
+/* The centre of the pixel a coordinate falls in: 1 px lines there cover
+ * exactly one row or column of pixels instead of smearing over two. */
+static inline double
+_cs_plot_crisp (double v)
+{
+  return floor (v) + 0.5;
+}
+
+void   _cs_plot_crisp_hline        (cairo_t             *cr,
+                                    double               x0,
+                                    double               x1,
+                                    double               y);
+void   _cs_plot_crisp_vline        (cairo_t             *cr,
+                                    double               x,
+                                    double               y0,
+                                    double               y1);
+
+/* The value axis: grid lines, the zero line and (if @labels) tick labels. */
+void   _cs_plot_draw_value_grid    (CsPlotPainter       *p,
+                                    const CsPlotRect    *plot,
+                                    double               y_max,
+                                    gboolean             labels);
+
+/* Series styles and legends (cs-plot-legend.c). */
+typedef enum {
+  CS_PLOT_SWATCH_LINE,
+  CS_PLOT_SWATCH_LINE_DOT,
+  CS_PLOT_SWATCH_RANGE,
+} CsPlotSwatchKind;
+
+typedef struct {
+  const char       *label;
+  guint             style;
+  CsPlotSwatchKind  kind;
+} CsPlotLegendItem;
+
+void   _cs_plot_set_series_style   (cairo_t                *cr,
+                                    const CsPlotPalette    *palette,
+                                    guint                   style,
+                                    double                  line_width);
+double _cs_plot_legend_layout      (CsPlotPainter          *p,
+                                    const CsPlotLegendItem *items,
+                                    guint                   n_items,
+                                    double                  right,
+                                    double                  top,
+                                    double                  available,
+                                    gboolean                draw);
 
 double _cs_plot_axis_step   (double  span,
                              guint   max_intervals);

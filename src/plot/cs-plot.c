@@ -15,465 +15,34 @@
 #include "cs-plot.h"
 #include "cs-plot-private.h"
 
-#define DEFAULT_FONT_FAMILY "Sans"
-#define DEFAULT_FONT_SIZE   9.0
-
-/* Points to pixels at the 96 dpi GTK and cairo assume. */
-#define PT_TO_PX (96.0 / 72.0)
-
-#define PADDING        8.0
-/* The horizontal layout does not depend on the font, so that
- * cs_plot_throughput_time_at() can map pointer positions without drawing. */
-#define LEFT_GUTTER    46.0
-#define RIGHT_GUTTER   14.0
-#define LABEL_GAP      6.0
-#define MIN_PLOT_SIZE  12.0
-#define MAX_TICKS      64
-
 #define SERIES_LINE_WIDTH 1.5
-#define SWATCH_WIDTH      22.0
 
 /* A whole run's axis is its length, down to a tenth of a second. */
 #define MIN_TIME_SPAN   0.1
 #define EMPTY_TIME_SPAN 10.0
 
-typedef struct {
-  double x;
-  double y;
-  double width;
-  double height;
-} Rect;
-
-/* ------------------------------------------------------------------------ */
-/* Painter: the cairo context plus text helpers                              */
-
-typedef struct {
-  cairo_t              *cr;
-  const CsPlotPalette  *palette;
-  PangoLayout          *layout;
-  PangoFontDescription *font;
-  PangoFontDescription *bold;
-  double                font_px;
-  double                line_height;
-} Painter;
-
-static void
-painter_init (Painter             *p,
-              cairo_t             *cr,
-              const CsPlotPalette *palette)
-{
-  g_autoptr(PangoAttrList) attrs = NULL;
-  const char *family;
-  double size;
-  int height;
-
-  p->cr = cr;
-  p->palette = palette;
-
-  family = palette->font_family != NULL ? palette->font_family : DEFAULT_FONT_FAMILY;
-  size = palette->font_size > 0.0 ? palette->font_size : DEFAULT_FONT_SIZE;
-  p->font_px = size * PT_TO_PX;
-
-  /* Absolute sizes: the picture must not depend on the resolution of
-   * whichever surface it lands on (screen, PNG, or PDF in points). */
-  p->font = pango_font_description_new ();
-  pango_font_description_set_family (p->font, family);
-  pango_font_description_set_absolute_size (p->font, p->font_px * PANGO_SCALE);
-  p->bold = pango_font_description_copy (p->font);
-  pango_font_description_set_weight (p->bold, PANGO_WEIGHT_BOLD);
-
-  p->layout = pango_cairo_create_layout (cr);
-
-  /* Tabular digits keep tick labels and read-outs from wobbling. */
-  attrs = pango_attr_list_new ();
-  pango_attr_list_insert (attrs, pango_attr_font_features_new ("tnum"));
-  pango_layout_set_attributes (p->layout, attrs);
-
-  pango_layout_set_font_description (p->layout, p->font);
-  pango_layout_set_text (p->layout, "0Hg", -1);
-  pango_layout_get_pixel_size (p->layout, NULL, &height);
-  p->line_height = MAX (height, ceil (p->font_px));
-}
-
-static void
-painter_clear (Painter *p)
-{
-  g_clear_object (&p->layout);
-  g_clear_pointer (&p->font, pango_font_description_free);
-  g_clear_pointer (&p->bold, pango_font_description_free);
-}
-
-static void
-set_color (cairo_t           *cr,
-           const CsPlotColor *color,
-           double             alpha)
-{
-  cairo_set_source_rgba (cr, color->r, color->g, color->b, color->a * alpha);
-}
-
-static void
-painter_text_size (Painter    *p,
-                   const char *text,
-                   gboolean    bold,
-                   double     *out_width,
-                   double     *out_height)
-{
-  int width, height;
-
-  pango_layout_set_font_description (p->layout, bold ? p->bold : p->font);
-  pango_layout_set_text (p->layout, text, -1);
-  pango_layout_get_pixel_size (p->layout, &width, &height);
-
-  if (out_width != NULL)
-    *out_width = width;
-  if (out_height != NULL)
-    *out_height = height;
-}
-
-/* Draws @text with its box aligned at (@x, @y) by @xalign and @yalign
- * (0 = left/top, 0.5 = centre, 1 = right/bottom); returns the width. */
 static double
-painter_text (Painter           *p,
-              const char        *text,
-              gboolean           bold,
-              const CsPlotColor *color,
-              double             alpha,
-              double             x,
-              double             y,
-              double             xalign,
-              double             yalign)
-{
-  double width, height;
-
-  painter_text_size (p, text, bold, &width, &height);
-
-  /* Whole pixels keep glyphs sharp on image surfaces. */
-  cairo_move_to (p->cr, round (x - xalign * width), round (y - yalign * height));
-  set_color (p->cr, color, alpha);
-  pango_cairo_show_layout (p->cr, p->layout);
-
-  return width;
-}
-
-/* The centre of the pixel a coordinate falls in: 1 px lines there cover
- * exactly one row or column of pixels instead of smearing over two. */
-static double
-crisp (double v)
-{
-  return floor (v) + 0.5;
-}
-
-static void
-crisp_hline (cairo_t *cr,
-             double   x0,
-             double   x1,
-             double   y)
-{
-  cairo_move_to (cr, x0, crisp (y));
-  cairo_line_to (cr, x1, crisp (y));
-}
-
-static void
-crisp_vline (cairo_t *cr,
-             double   x,
-             double   y0,
-             double   y1)
-{
-  cairo_move_to (cr, crisp (x), y0);
-  cairo_line_to (cr, crisp (x), y1);
-}
-
-static void
-rounded_rect (cairo_t *cr,
-              double   x,
-              double   y,
-              double   width,
-              double   height,
-              double   radius)
-{
-  radius = MIN (radius, MIN (width, height) / 2.0);
-
-  cairo_new_sub_path (cr);
-  cairo_arc (cr, x + width - radius, y + radius, radius, -G_PI / 2.0, 0.0);
-  cairo_arc (cr, x + width - radius, y + height - radius, radius, 0.0, G_PI / 2.0);
-  cairo_arc (cr, x + radius, y + height - radius, radius, G_PI / 2.0, G_PI);
-  cairo_arc (cr, x + radius, y + radius, radius, G_PI, 1.5 * G_PI);
-  cairo_close_path (cr);
-}
-
-/* A label on a backing box so it stays legible over lines. */
-static void
-painter_boxed_text (Painter           *p,
-                    const char        *text,
-                    gboolean           bold,
-                    const CsPlotColor *color,
-                    const CsPlotColor *border,
-                    double             x,
-                    double             y)
-{
-  double width, height;
-
-  painter_text_size (p, text, bold, &width, &height);
-
-  rounded_rect (p->cr, round (x) - 4.0, round (y) - 2.0, width + 8.0, height + 4.0, 3.0);
-  set_color (p->cr, &p->palette->background, 0.88);
-  cairo_fill_preserve (p->cr);
-  if (border != NULL)
-    {
-      cairo_set_line_width (p->cr, 1.0);
-      set_color (p->cr, border, 0.8);
-      cairo_stroke (p->cr);
-    }
-  else
-    {
-      cairo_new_path (p->cr);
-    }
-
-  painter_text (p, text, bold, color, 1.0, x, y, 0.0, 0.0);
-}
-
-static void
-paint_background (Painter *p,
-                  double   width,
-                  double   height)
-{
-  cairo_rectangle (p->cr, 0, 0, width, height);
-  set_color (p->cr, &p->palette->background, 1.0);
-  cairo_fill (p->cr);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Series styles and legends                                                 */
-
-/* Series differ by dash as well as colour, so they stay apart in
- * greyscale prints and for readers who cannot tell the hues apart. */
-static void
-set_series_style (cairo_t             *cr,
-                  const CsPlotPalette *palette,
-                  guint                style,
-                  double               line_width)
-{
-  static const double dashed[] = { 5.0, 4.0 };
-  static const double dotted[] = { 0.01, 3.5 };
-  static const double dash_dot[] = { 7.0, 3.5, 0.01, 3.5 };
-  static const double long_dash[] = { 10.0, 4.0 };
-
-  set_color (cr, &palette->series[style % CS_PLOT_N_SERIES_COLORS], 1.0);
-  cairo_set_line_width (cr, line_width);
-  cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
-  cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
-
-  switch (style % 5)
-    {
-    case 0:
-      cairo_set_dash (cr, NULL, 0, 0.0);
-      break;
-    case 1:
-      cairo_set_dash (cr, dashed, G_N_ELEMENTS (dashed), 0.0);
-      break;
-    case 2:
-      cairo_set_dash (cr, dotted, G_N_ELEMENTS (dotted), 0.0);
-      break;
-    case 3:
-      cairo_set_dash (cr, dash_dot, G_N_ELEMENTS (dash_dot), 0.0);
-      break;
-    default:
-      cairo_set_dash (cr, long_dash, G_N_ELEMENTS (long_dash), 0.0);
-      break;
-    }
-}
-
-typedef enum {
-  SWATCH_LINE,
-  SWATCH_LINE_DOT,
-  SWATCH_RANGE,
-} SwatchKind;
-
-typedef struct {
-  const char *label;
-  guint       style;
-  SwatchKind  kind;
-} LegendItem;
-
-static void
-draw_swatch (Painter    *p,
-             SwatchKind  kind,
-             guint       style,
-             double      x,
-             double      cy)
-{
-  cairo_t *cr = p->cr;
-
-  cairo_save (cr);
-
-  switch (kind)
-    {
-    case SWATCH_LINE:
-      set_series_style (cr, p->palette, style, 2.0);
-      cairo_move_to (cr, x + 1.0, round (cy));
-      cairo_line_to (cr, x + SWATCH_WIDTH - 1.0, round (cy));
-      cairo_stroke (cr);
-      break;
-
-    case SWATCH_LINE_DOT:
-      set_series_style (cr, p->palette, style, 2.0);
-      cairo_move_to (cr, x + 1.0, round (cy));
-      cairo_line_to (cr, x + SWATCH_WIDTH - 1.0, round (cy));
-      cairo_stroke (cr);
-      cairo_arc (cr, x + SWATCH_WIDTH / 2.0, round (cy), 3.5, 0.0, 2.0 * G_PI);
-      cairo_fill (cr);
-      break;
-
-    case SWATCH_RANGE:
-      set_color (cr, &p->palette->series[style % CS_PLOT_N_SERIES_COLORS], 0.7);
-      cairo_set_line_width (cr, 1.0);
-      crisp_vline (cr, x + SWATCH_WIDTH / 2.0, cy - 5.0, cy + 5.0);
-      crisp_hline (cr, x + SWATCH_WIDTH / 2.0 - 4.0, x + SWATCH_WIDTH / 2.0 + 5.0, cy - 5.0);
-      crisp_hline (cr, x + SWATCH_WIDTH / 2.0 - 4.0, x + SWATCH_WIDTH / 2.0 + 5.0, cy + 5.0);
-      cairo_stroke (cr);
-      break;
-
-    default:
-      g_assert_not_reached ();
-    }
-
-  cairo_restore (cr);
-}
-
-#define LEGEND_ITEM_GAP 16.0
-#define SWATCH_TEXT_GAP 6.0
-
-/* Lays the legend out right-aligned at @right, wrapping onto more rows when
- * it does not fit in @available; returns its height. Draws only if @draw. */
-static double
-legend_layout (Painter          *p,
-               const LegendItem *items,
-               guint             n_items,
-               double            right,
-               double            top,
-               double            available,
-               gboolean          draw)
-{
-  guint row_start = 0;
-  double y = top;
-
-  if (n_items == 0)
-    return 0.0;
-
-  while (row_start < n_items)
-    {
-      double row_width = 0.0;
-      guint row_end = row_start;
-      double x;
-
-      /* Take as many items as fit; at least one, however narrow the space. */
-      while (row_end < n_items)
-        {
-          double text_width;
-          double item_width;
-
-          painter_text_size (p, items[row_end].label, FALSE, &text_width, NULL);
-          item_width = SWATCH_WIDTH + SWATCH_TEXT_GAP + text_width;
-          if (row_end > row_start)
-            item_width += LEGEND_ITEM_GAP;
-
-          if (row_end > row_start && row_width + item_width > available)
-            break;
-
-          row_width += item_width;
-          row_end++;
-        }
-
-      if (draw)
-        {
-          x = right - row_width;
-          for (guint i = row_start; i < row_end; i++)
-            {
-              draw_swatch (p, items[i].kind, items[i].style, x, y + p->line_height / 2.0);
-              x += SWATCH_WIDTH + SWATCH_TEXT_GAP;
-              x += painter_text (p, items[i].label, FALSE, &p->palette->foreground, 1.0,
-                                 x, y, 0.0, 0.0);
-              x += LEGEND_ITEM_GAP;
-            }
-        }
-
-      y += p->line_height;
-      row_start = row_end;
-    }
-
-  return y - top;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Axes                                                                      */
-
-static void
-draw_value_grid (Painter    *p,
-                 const Rect *plot,
-                 double      y_max,
-                 gboolean    labels)
-{
-  double ticks[MAX_TICKS];
-  double step;
-  guint max_intervals;
-  guint n;
-  cairo_t *cr = p->cr;
-
-  max_intervals = (guint) CLAMP (plot->height / (p->line_height * 2.0), 1.0, 6.0);
-  n = _cs_plot_axis_ticks (0.0, y_max, max_intervals, &step, ticks, G_N_ELEMENTS (ticks));
-
-  cairo_save (cr);
-  cairo_set_line_width (cr, 1.0);
-  set_color (cr, &p->palette->grid, 1.0);
-  for (guint i = 1; i < n; i++)
-    {
-      double y = plot->y + plot->height - ticks[i] / y_max * plot->height;
-      crisp_hline (cr, plot->x, plot->x + plot->width, y);
-    }
-  cairo_stroke (cr);
-
-  /* The zero line is the base of the chart: a little stronger than the grid. */
-  set_color (cr, &p->palette->foreground, 0.45);
-  crisp_hline (cr, plot->x, plot->x + plot->width, plot->y + plot->height - 1.0);
-  cairo_stroke (cr);
-  cairo_restore (cr);
-
-  if (!labels)
-    return;
-
-  for (guint i = 0; i < n; i++)
-    {
-      char label[CS_PLOT_LABEL_SIZE];
-      double y = plot->y + plot->height - ticks[i] / y_max * plot->height;
-
-      _cs_plot_format_tick (label, sizeof label, ticks[i], step);
-      painter_text (p, label, FALSE, &p->palette->foreground, 0.8,
-                    plot->x - LABEL_GAP, y, 1.0, 0.5);
-    }
-}
-
-static double
-time_to_x (const Rect *plot,
-           double      t_lo,
-           double      t_hi,
-           double      t)
+time_to_x (const CsPlotRect *plot,
+           double            t_lo,
+           double            t_hi,
+           double            t)
 {
   return plot->x + (t - t_lo) / (t_hi - t_lo) * plot->width;
 }
 
 static void
-draw_time_grid (Painter    *p,
-                const Rect *plot,
-                double      t_lo,
-                double      t_hi,
-                const double *ticks,
-                guint       n_ticks)
+draw_time_grid (CsPlotPainter    *p,
+                const CsPlotRect *plot,
+                double            t_lo,
+                double            t_hi,
+                const double     *ticks,
+                guint             n_ticks)
 {
   cairo_t *cr = p->cr;
 
   cairo_save (cr);
   cairo_set_line_width (cr, 1.0);
-  set_color (cr, &p->palette->grid, 1.0);
+  _cs_plot_set_color (cr, &p->palette->grid, 1.0);
   for (guint i = 0; i < n_ticks; i++)
     {
       double x = time_to_x (plot, t_lo, t_hi, ticks[i]);
@@ -481,22 +50,22 @@ draw_time_grid (Painter    *p,
       /* The plot's left edge already reads as the axis. */
       if (x < plot->x + 1.0)
         continue;
-      crisp_vline (cr, x, plot->y, plot->y + plot->height);
+      _cs_plot_crisp_vline (cr, x, plot->y, plot->y + plot->height);
     }
   cairo_stroke (cr);
   cairo_restore (cr);
 }
 
 static void
-draw_time_labels (Painter      *p,
-                  const Rect   *plot,
-                  double        width,
-                  double        t_lo,
-                  double        t_hi,
-                  const double *ticks,
-                  guint         n_ticks,
-                  double        step,
-                  double        y)
+draw_time_labels (CsPlotPainter    *p,
+                  const CsPlotRect *plot,
+                  double            width,
+                  double            t_lo,
+                  double            t_hi,
+                  const double     *ticks,
+                  guint             n_ticks,
+                  double            step,
+                  double            y)
 {
   double last_right = -G_MAXDOUBLE;
 
@@ -508,13 +77,13 @@ draw_time_labels (Painter      *p,
       double left;
 
       _cs_plot_format_number (label, sizeof label, ticks[i], step);
-      painter_text_size (p, label, FALSE, &label_width, NULL);
+      _cs_plot_painter_text_size (p, label, FALSE, &label_width, NULL);
 
-      left = CLAMP (x - label_width / 2.0, PADDING, width - PADDING - label_width);
+      left = CLAMP (x - label_width / 2.0, CS_PLOT_PADDING, width - CS_PLOT_PADDING - label_width);
       if (left < last_right + 4.0)
         continue;
 
-      painter_text (p, label, FALSE, &p->palette->foreground, 0.8, left, y, 0.0, 0.0);
+      _cs_plot_painter_text (p, label, FALSE, &p->palette->foreground, 0.8, left, y, 0.0, 0.0);
       last_right = left + label_width;
     }
 }
@@ -618,13 +187,13 @@ throughput_plot_columns (double  width,
                          double *out_left,
                          double *out_right)
 {
-  double left = PADDING + LEFT_GUTTER;
-  double right = width - PADDING - RIGHT_GUTTER;
+  double left = CS_PLOT_PADDING + CS_PLOT_LEFT_GUTTER;
+  double right = width - CS_PLOT_PADDING - CS_PLOT_RIGHT_GUTTER;
 
   *out_left = left;
   *out_right = right;
 
-  return right - left >= MIN_PLOT_SIZE;
+  return right - left >= CS_PLOT_MIN_PLOT_SIZE;
 }
 
 gboolean
@@ -754,9 +323,9 @@ typedef struct {
 } Column;
 
 static double
-value_to_y (const Rect *plot,
-            double      y_max,
-            double      v)
+value_to_y (const CsPlotRect *plot,
+            double            y_max,
+            double            v)
 {
   /* Far outside values are clipped anyway; keep them just past the edge. */
   v = CLAMP (v, -0.1 * y_max, 1.1 * y_max);
@@ -765,10 +334,10 @@ value_to_y (const Rect *plot,
 }
 
 static void
-column_flush (Column     *column,
-              const Rect *plot,
-              double      y_max,
-              GArray     *points)
+column_flush (Column           *column,
+              const CsPlotRect *plot,
+              double            y_max,
+              GArray           *points)
 {
   Point pt;
 
@@ -784,15 +353,15 @@ column_flush (Column     *column,
 
 /* One value at @x joins its pixel column; a new column flushes the last. */
 static void
-column_add (Column     *column,
-            double      x,
-            double      v,
-            double      lo,
-            double      hi,
-            guint       weight,
-            const Rect *plot,
-            double      y_max,
-            GArray     *points)
+column_add (Column           *column,
+            double            x,
+            double            v,
+            double            lo,
+            double            hi,
+            guint             weight,
+            const CsPlotRect *plot,
+            double            y_max,
+            GArray           *points)
 {
   int col = (int) floor (x);
 
@@ -813,12 +382,12 @@ column_add (Column     *column,
  * each holds) for the line, their lowest and highest for the band. A NaN
  * point separates stretches where the data is missing. */
 static void
-series_points (const Series *series,
-               const Rect   *plot,
-               double        t_lo,
-               double        t_hi,
-               double        y_max,
-               GArray       *points)
+series_points (const Series     *series,
+               const CsPlotRect *plot,
+               double            t_lo,
+               double            t_hi,
+               double            y_max,
+               GArray           *points)
 {
   const CsPlotRun *run = series->run;
   const Point gap = { NAN, NAN, NAN, NAN };
@@ -948,14 +517,14 @@ series_draw_segments (cairo_t      *cr,
 }
 
 static void
-draw_series (Painter      *p,
-             const Series *series,
-             guint         n_series,
-             const Rect   *plot,
-             double        t_lo,
-             double        t_hi,
-             double        y_max,
-             gboolean      fill)
+draw_series (CsPlotPainter    *p,
+             const Series     *series,
+             guint             n_series,
+             const CsPlotRect *plot,
+             double            t_lo,
+             double            t_hi,
+             double            y_max,
+             gboolean          fill)
 {
   g_autoptr(GArray) points = g_array_new (FALSE, FALSE, sizeof (Point));
   cairo_t *cr = p->cr;
@@ -979,21 +548,21 @@ draw_series (Painter      *p,
       if (fill && s == 0)
         {
           series_draw_segments (cr, points, baseline, SEGMENTS_FILL);
-          set_color (cr, color, 0.10);
+          _cs_plot_set_color (cr, color, 0.10);
           cairo_fill (cr);
         }
 
       /* Where columns merged several values, their range behind the mean. */
       series_draw_segments (cr, points, baseline, SEGMENTS_BAND);
-      set_color (cr, color, 0.22);
+      _cs_plot_set_color (cr, color, 0.22);
       cairo_fill (cr);
 
       series_draw_segments (cr, points, baseline, SEGMENTS_STROKE);
-      set_series_style (cr, p->palette, series[s].style, SERIES_LINE_WIDTH);
+      _cs_plot_set_series_style (cr, p->palette, series[s].style, SERIES_LINE_WIDTH);
       cairo_stroke (cr);
 
       series_draw_segments (cr, points, baseline, SEGMENTS_DOTS);
-      set_color (cr, color, 1.0);
+      _cs_plot_set_color (cr, color, 1.0);
       cairo_fill (cr);
     }
 
@@ -1105,12 +674,12 @@ rate_limit_max (const CsPlotRun *run,
 
 /* The MB/s limit as a step line: level from each change to the next. */
 static void
-draw_rate_limit (Painter         *p,
-                 const CsPlotRun *run,
-                 const Rect      *plot,
-                 double           t_lo,
-                 double           t_hi,
-                 double           y_max)
+draw_rate_limit (CsPlotPainter    *p,
+                 const CsPlotRun  *run,
+                 const CsPlotRect *plot,
+                 double            t_lo,
+                 double            t_hi,
+                 double            y_max)
 {
   static const double dash[] = { 8.0, 4.0 };
   cairo_t *cr = p->cr;
@@ -1121,7 +690,7 @@ draw_rate_limit (Painter         *p,
   cairo_clip (cr);
   cairo_set_line_width (cr, 1.5);
   cairo_set_dash (cr, dash, G_N_ELEMENTS (dash), 0.0);
-  set_color (cr, &p->palette->marker, 0.9);
+  _cs_plot_set_color (cr, &p->palette->marker, 0.9);
   while (t < t_hi)
     {
       double limit = rate_limit_at (run, t);
@@ -1135,8 +704,8 @@ draw_rate_limit (Painter         *p,
         {
           double y = plot->y + plot->height * (1.0 - MIN (limit / y_max, 1.0));
 
-          cairo_move_to (cr, time_to_x (plot, t_lo, t_hi, t), crisp (y));
-          cairo_line_to (cr, time_to_x (plot, t_lo, t_hi, next), crisp (y));
+          cairo_move_to (cr, time_to_x (plot, t_lo, t_hi, t), _cs_plot_crisp (y));
+          cairo_line_to (cr, time_to_x (plot, t_lo, t_hi, next), _cs_plot_crisp (y));
           cairo_stroke (cr);
         }
       t = next;
@@ -1216,11 +785,11 @@ collect_markers (const CsPlotPalette *palette,
 }
 
 static void
-draw_marker_lines (Painter    *p,
-                   GArray     *markers,
-                   const Rect *plot,
-                   double      t_lo,
-                   double      t_hi)
+draw_marker_lines (CsPlotPainter    *p,
+                   GArray           *markers,
+                   const CsPlotRect *plot,
+                   double            t_lo,
+                   double            t_hi)
 {
   static const double dash[] = { 4.0, 3.0 };
   static const double hold_dash[] = { 1.0, 2.0 };
@@ -1239,8 +808,8 @@ draw_marker_lines (Painter    *p,
         cairo_set_dash (cr, hold_dash, G_N_ELEMENTS (hold_dash), 0.0);
       else
         cairo_set_dash (cr, dash, G_N_ELEMENTS (dash), 0.0);
-      crisp_vline (cr, time_to_x (plot, t_lo, t_hi, marker->t), plot->y, plot->y + plot->height);
-      set_color (cr, marker->color, 0.85);
+      _cs_plot_crisp_vline (cr, time_to_x (plot, t_lo, t_hi, marker->t), plot->y, plot->y + plot->height);
+      _cs_plot_set_color (cr, marker->color, 0.85);
       cairo_stroke (cr);
     }
 
@@ -1255,11 +824,11 @@ draw_marker_lines (Painter    *p,
  * dashed line alone marks it (its count is in the tooltip's thread count),
  * rather than labels over labels. */
 static void
-layout_marker_labels (Painter    *p,
-                      GArray     *markers,
-                      const Rect *plot,
-                      double      t_lo,
-                      double      t_hi)
+layout_marker_labels (CsPlotPainter    *p,
+                      GArray           *markers,
+                      const CsPlotRect *plot,
+                      double            t_lo,
+                      double            t_hi)
 {
   double lane_end[MAX_MARKER_LANES];
   double lane_height = p->line_height + 6.0;
@@ -1276,7 +845,7 @@ layout_marker_labels (Painter    *p,
       double label_width;
       double left;
 
-      painter_text_size (p, marker->label, FALSE, &label_width, NULL);
+      _cs_plot_painter_text_size (p, marker->label, FALSE, &label_width, NULL);
 
       left = x + 5.0;
       if (left + label_width + 3.0 > plot->x + plot->width)
@@ -1296,15 +865,15 @@ layout_marker_labels (Painter    *p,
     }
 }
 
-/* The box painter_boxed_text () draws around a marker's label. */
+/* The box _cs_plot_painter_boxed_text () draws around a marker's label. */
 static void
-marker_label_box (Painter      *p,
-                  const Marker *marker,
-                  Rect         *box)
+marker_label_box (CsPlotPainter *p,
+                  const Marker  *marker,
+                  CsPlotRect    *box)
 {
   double width, height;
 
-  painter_text_size (p, marker->label, FALSE, &width, &height);
+  _cs_plot_painter_text_size (p, marker->label, FALSE, &width, &height);
   box->x = round (marker->label_x) - 4.0;
   box->y = round (marker->label_y) - 2.0;
   box->width = width + 8.0;
@@ -1318,10 +887,10 @@ marker_label_box (Painter      *p,
  * filled with it would hide nothing. Undone by cairo_restore ().
  */
 static void
-clip_out_marker_labels (Painter    *p,
-                        GArray     *markers,
-                        double      width,
-                        double      height)
+clip_out_marker_labels (CsPlotPainter *p,
+                        GArray        *markers,
+                        double         width,
+                        double         height)
 {
   cairo_t *cr = p->cr;
 
@@ -1330,7 +899,7 @@ clip_out_marker_labels (Painter    *p,
   for (guint i = 0; i < markers->len; i++)
     {
       const Marker *marker = &g_array_index (markers, Marker, i);
-      Rect box;
+      CsPlotRect box;
 
       if (!marker->shown)
         continue;
@@ -1343,9 +912,9 @@ clip_out_marker_labels (Painter    *p,
 }
 
 static void
-draw_marker_labels (Painter    *p,
-                    GArray     *markers,
-                    const Rect *plot)
+draw_marker_labels (CsPlotPainter    *p,
+                    GArray           *markers,
+                    const CsPlotRect *plot)
 {
   cairo_save (p->cr);
   cairo_rectangle (p->cr, plot->x, plot->y, plot->width, plot->height);
@@ -1356,9 +925,9 @@ draw_marker_labels (Painter    *p,
       const Marker *marker = &g_array_index (markers, Marker, i);
 
       if (marker->shown)
-        painter_boxed_text (p, marker->label, FALSE, &p->palette->foreground,
-                            marker->framed ? marker->color : NULL,
-                            marker->label_x, marker->label_y);
+        _cs_plot_painter_boxed_text (p, marker->label, FALSE, &p->palette->foreground,
+                                     marker->framed ? marker->color : NULL,
+                                     marker->label_x, marker->label_y);
     }
 
   cairo_restore (p->cr);
@@ -1387,16 +956,16 @@ nearest_sample (const CsPlotRun *run,
 }
 
 static void
-draw_hover (Painter      *p,
-            const Series *series,
-            guint         n_series,
-            const Rect   *plot,
-            double        t_lo,
-            double        t_hi,
-            double        y_max,
-            double        hover_t,
-            const char   *unit,
-            gboolean      with_time)
+draw_hover (CsPlotPainter    *p,
+            const Series     *series,
+            guint             n_series,
+            const CsPlotRect *plot,
+            double            t_lo,
+            double            t_hi,
+            double            y_max,
+            double            hover_t,
+            const char       *unit,
+            gboolean          with_time)
 {
   g_autoptr(GString) text = g_string_new (NULL);
   cairo_t *cr = p->cr;
@@ -1409,8 +978,8 @@ draw_hover (Painter      *p,
   cairo_clip (cr);
 
   cairo_set_line_width (cr, 1.0);
-  set_color (cr, &p->palette->foreground, 0.55);
-  crisp_vline (cr, x, plot->y, plot->y + plot->height);
+  _cs_plot_set_color (cr, &p->palette->foreground, 0.55);
+  _cs_plot_crisp_vline (cr, x, plot->y, plot->y + plot->height);
   cairo_stroke (cr);
 
   if (with_time)
@@ -1444,21 +1013,21 @@ draw_hover (Painter      *p,
       v = CLAMP (v, 0.0, y_max);
       cairo_arc (cr, time_to_x (plot, t_lo, t_hi, sample->t),
                  plot->y + plot->height - v / y_max * plot->height, 3.5, 0.0, 2.0 * G_PI);
-      set_color (cr, color, 1.0);
+      _cs_plot_set_color (cr, color, 1.0);
       cairo_fill_preserve (cr);
       cairo_set_line_width (cr, 1.5);
-      set_color (cr, &p->palette->background, 1.0);
+      _cs_plot_set_color (cr, &p->palette->background, 1.0);
       cairo_stroke (cr);
     }
 
-  painter_text_size (p, text->str, FALSE, &box_width, &box_height);
+  _cs_plot_painter_text_size (p, text->str, FALSE, &box_width, &box_height);
   left = x + 8.0;
   if (left + box_width + 4.0 > plot->x + plot->width)
     left = x - 8.0 - box_width;
 
   /* Low in the plot, where it does not cover the thread-change labels. */
-  painter_boxed_text (p, text->str, FALSE, &p->palette->foreground, &p->palette->grid,
-                      left, MAX (plot->y + 4.0, plot->y + plot->height - box_height - 8.0));
+  _cs_plot_painter_boxed_text (p, text->str, FALSE, &p->palette->foreground, &p->palette->grid,
+                               left, MAX (plot->y + 4.0, plot->y + plot->height - box_height - 8.0));
 
   cairo_restore (cr);
 }
@@ -1468,43 +1037,43 @@ typedef struct {
   const char   *unit;        /* for read-outs */
   Series       *series;
   guint         n_series;
-  LegendItem   *legend;
+  CsPlotLegendItem   *legend;
   double        y_max;
   double        header_height;
-  Rect          plot;
+  CsPlotRect          plot;
 } Chart;
 
 static void
-chart_header (Painter     *p,
-              const Chart *chart,
-              double       left,
-              double       right,
-              double       top,
-              gboolean     draw)
+chart_header (CsPlotPainter *p,
+              const Chart   *chart,
+              double         left,
+              double         right,
+              double         top,
+              gboolean       draw)
 {
   double title_width;
 
-  painter_text_size (p, chart->title, TRUE, &title_width, NULL);
+  _cs_plot_painter_text_size (p, chart->title, TRUE, &title_width, NULL);
   if (draw)
-    painter_text (p, chart->title, TRUE, &p->palette->foreground, 1.0, left, top, 0.0, 0.0);
+    _cs_plot_painter_text (p, chart->title, TRUE, &p->palette->foreground, 1.0, left, top, 0.0, 0.0);
 
-  legend_layout (p, chart->legend, chart->n_series, right, top,
-                 right - left - title_width - 2.0 * LEGEND_ITEM_GAP, draw);
+  _cs_plot_legend_layout (p, chart->legend, chart->n_series, right, top,
+                          right - left - title_width - 2.0 * CS_PLOT_LEGEND_ITEM_GAP, draw);
 }
 
 static double
-chart_header_height (Painter     *p,
-                     const Chart *chart,
-                     double       left,
-                     double       right)
+chart_header_height (CsPlotPainter *p,
+                     const Chart   *chart,
+                     double         left,
+                     double         right)
 {
   double title_width;
 
-  painter_text_size (p, chart->title, TRUE, &title_width, NULL);
+  _cs_plot_painter_text_size (p, chart->title, TRUE, &title_width, NULL);
 
   return MAX (p->line_height,
-              legend_layout (p, chart->legend, chart->n_series, right, 0.0,
-                             right - left - title_width - 2.0 * LEGEND_ITEM_GAP, FALSE));
+              _cs_plot_legend_layout (p, chart->legend, chart->n_series, right, 0.0,
+                                      right - left - title_width - 2.0 * CS_PLOT_LEGEND_ITEM_GAP, FALSE));
 }
 
 static double
@@ -1538,13 +1107,13 @@ cs_plot_draw_throughput (cairo_t             *cr,
   g_autoptr(GPtrArray) owned_labels = g_ptr_array_new_with_free_func (g_free);
   g_autofree Series *rate_series = NULL;
   g_autofree Series *request_series = NULL;
-  g_autofree LegendItem *rate_legend = NULL;
-  g_autofree LegendItem *request_legend = NULL;
+  g_autofree CsPlotLegendItem *rate_legend = NULL;
+  g_autofree CsPlotLegendItem *request_legend = NULL;
   g_autoptr(GArray) markers = NULL;
   CsPlotPalette fallback;
   Chart charts[2];
-  Painter p = { 0 };
-  double time_ticks[MAX_TICKS];
+  CsPlotPainter p = { 0 };
+  double time_ticks[CS_PLOT_MAX_TICKS];
   double time_step;
   guint n_time_ticks;
   double left, right;
@@ -1566,8 +1135,8 @@ cs_plot_draw_throughput (cairo_t             *cr,
     options = &default_options;
 
   cairo_save (cr);
-  painter_init (&p, cr, palette);
-  paint_background (&p, width, height);
+  _cs_plot_painter_init (&p, cr, palette);
+  _cs_plot_painter_background (&p, width, height);
 
   if (!throughput_plot_columns (width, &left, &right))
     goto out;
@@ -1578,8 +1147,8 @@ cs_plot_draw_throughput (cairo_t             *cr,
   n_series = n_runs > 1 ? n_runs : 2;
   rate_series = g_new0 (Series, n_series);
   request_series = g_new0 (Series, n_series);
-  rate_legend = g_new0 (LegendItem, n_series);
-  request_legend = g_new0 (LegendItem, n_series);
+  rate_legend = g_new0 (CsPlotLegendItem, n_series);
+  request_legend = g_new0 (CsPlotLegendItem, n_series);
 
   if (n_runs > 1)
     {
@@ -1621,9 +1190,9 @@ cs_plot_draw_throughput (cairo_t             *cr,
 
   for (guint s = 0; s < n_series; s++)
     {
-      rate_legend[s] = (LegendItem) { rate_series[s].label, rate_series[s].style, SWATCH_LINE };
-      request_legend[s] = (LegendItem) { request_series[s].label, request_series[s].style,
-                                         SWATCH_LINE };
+      rate_legend[s] = (CsPlotLegendItem) { rate_series[s].label, rate_series[s].style, CS_PLOT_SWATCH_LINE };
+      request_legend[s] = (CsPlotLegendItem) { request_series[s].label, request_series[s].style,
+                                         CS_PLOT_SWATCH_LINE };
     }
 
   charts[0] = (Chart) {
@@ -1642,30 +1211,30 @@ cs_plot_draw_throughput (cairo_t             *cr,
   };
 
   for (guint c = 0; c < G_N_ELEMENTS (charts); c++)
-    charts[c].header_height = chart_header_height (&p, &charts[c], PADDING, right);
+    charts[c].header_height = chart_header_height (&p, &charts[c], CS_PLOT_PADDING, right);
 
   /* Vertical layout: header, plot, header, plot, time labels, axis title. */
   {
     double header_gap = ceil (p.line_height / 2.0) + 3.0;
-    double fixed = PADDING
+    double fixed = CS_PLOT_PADDING
                    + charts[0].header_height + header_gap
                    + 10.0 + charts[1].header_height + header_gap
                    + 4.0 + p.line_height
                    + 2.0 + p.line_height
-                   + PADDING;
+                   + CS_PLOT_PADDING;
 
     plot_height = floor ((height - fixed) / 2.0);
-    if (plot_height < MIN_PLOT_SIZE)
+    if (plot_height < CS_PLOT_MIN_PLOT_SIZE)
       goto out;
 
-    y = PADDING;
+    y = CS_PLOT_PADDING;
     for (guint c = 0; c < G_N_ELEMENTS (charts); c++)
       {
         if (c > 0)
           y += 10.0;
-        chart_header (&p, &charts[c], PADDING, right, y, TRUE);
+        chart_header (&p, &charts[c], CS_PLOT_PADDING, right, y, TRUE);
         y += charts[c].header_height + header_gap;
-        charts[c].plot = (Rect) { left, y, right - left, plot_height };
+        charts[c].plot = (CsPlotRect) { left, y, right - left, plot_height };
         y += plot_height;
       }
   }
@@ -1710,7 +1279,7 @@ cs_plot_draw_throughput (cairo_t             *cr,
       if (c == 0 && options->show_markers)
         clip_out_marker_labels (&p, markers, width, height);
       draw_time_grid (&p, &chart->plot, t_lo, t_hi, time_ticks, n_time_ticks);
-      draw_value_grid (&p, &chart->plot, chart->y_max, have_data);
+      _cs_plot_draw_value_grid (&p, &chart->plot, chart->y_max, have_data);
       if (options->show_markers)
         draw_marker_lines (&p, markers, &chart->plot, t_lo, t_hi);
       if (n_runs == 1 && c == 0 && have_data)
@@ -1727,10 +1296,10 @@ cs_plot_draw_throughput (cairo_t             *cr,
 
   if (!have_data)
     {
-      const Rect *plot = &charts[0].plot;
+      const CsPlotRect *plot = &charts[0].plot;
 
-      painter_text (&p, _("Waiting for data"), FALSE, &p.palette->foreground, 0.6,
-                    plot->x + plot->width / 2.0, plot->y + plot->height / 2.0, 0.5, 0.5);
+      _cs_plot_painter_text (&p, _("Waiting for data"), FALSE, &p.palette->foreground, 0.6,
+                             plot->x + plot->width / 2.0, plot->y + plot->height / 2.0, 0.5, 0.5);
     }
   else if (options->hover_t >= 0.0 && options->hover_t >= t_lo && options->hover_t <= t_hi)
     {
@@ -1743,11 +1312,11 @@ cs_plot_draw_throughput (cairo_t             *cr,
   draw_time_labels (&p, &charts[1].plot, width, t_lo, t_hi, time_ticks, n_time_ticks,
                     time_step, y);
   y += p.line_height + 2.0;
-  painter_text (&p, _("seconds"), FALSE, &p.palette->foreground, 0.8,
-                left + (right - left) / 2.0, y, 0.5, 0.0);
+  _cs_plot_painter_text (&p, _("seconds"), FALSE, &p.palette->foreground, 0.8,
+                         left + (right - left) / 2.0, y, 0.5, 0.0);
 
 out:
-  painter_clear (&p);
+  _cs_plot_painter_clear (&p);
   cairo_restore (cr);
 }
 
@@ -1791,11 +1360,11 @@ cs_plot_draw_sweep (cairo_t                *cr,
   static const double guide_dash[] = { 4.0, 3.0 };
   g_autofree CsPlotSweepPoint *sorted = NULL;
   CsPlotPalette fallback;
-  Painter p = { 0 };
-  LegendItem legend[2];
+  CsPlotPainter p = { 0 };
+  CsPlotLegendItem legend[2];
   const CsPlotColor *line_color;
   const CsPlotColor *highlight;
-  Rect plot;
+  CsPlotRect plot;
   double y;
   double left, right;
   double title_height = 0.0;
@@ -1824,47 +1393,47 @@ cs_plot_draw_sweep (cairo_t                *cr,
   highlight = &palette->series[1];
 
   cairo_save (cr);
-  painter_init (&p, cr, palette);
-  paint_background (&p, width, height);
+  _cs_plot_painter_init (&p, cr, palette);
+  _cs_plot_painter_background (&p, width, height);
 
-  left = PADDING + LEFT_GUTTER;
-  right = width - PADDING - RIGHT_GUTTER;
-  if (right - left < MIN_PLOT_SIZE)
+  left = CS_PLOT_PADDING + CS_PLOT_LEFT_GUTTER;
+  right = width - CS_PLOT_PADDING - CS_PLOT_RIGHT_GUTTER;
+  if (right - left < CS_PLOT_MIN_PLOT_SIZE)
     goto out;
 
-  legend[0] = (LegendItem) { _("median"), 0, SWATCH_LINE_DOT };
-  legend[1] = (LegendItem) { _("min–max"), 0, SWATCH_RANGE };
+  legend[0] = (CsPlotLegendItem) { _("median"), 0, CS_PLOT_SWATCH_LINE_DOT };
+  legend[1] = (CsPlotLegendItem) { _("min–max"), 0, CS_PLOT_SWATCH_RANGE };
 
-  y = PADDING;
+  y = CS_PLOT_PADDING;
   if (title != NULL && *title != '\0')
     {
-      painter_text_size (&p, title, TRUE, NULL, &title_height);
+      _cs_plot_painter_text_size (&p, title, TRUE, NULL, &title_height);
       title_height += 4.0;
     }
 
   {
     double unit_width;
 
-    painter_text_size (&p, unit, TRUE, &unit_width, NULL);
+    _cs_plot_painter_text_size (&p, unit, TRUE, &unit_width, NULL);
     header_height = MAX (p.line_height,
-                         legend_layout (&p, legend, G_N_ELEMENTS (legend), right, 0.0,
-                                        right - PADDING - unit_width - 2.0 * LEGEND_ITEM_GAP,
-                                        FALSE));
+                         _cs_plot_legend_layout (&p, legend, G_N_ELEMENTS (legend), right, 0.0,
+                                                 right - CS_PLOT_PADDING - unit_width - 2.0 * CS_PLOT_LEGEND_ITEM_GAP,
+                                                 FALSE));
     header_gap = ceil (p.line_height / 2.0) + 3.0;
 
     plot.x = left;
     plot.width = right - left;
-    plot.y = PADDING + title_height + header_height + header_gap;
-    plot.height = floor (height - plot.y - 4.0 - p.line_height - 2.0 - p.line_height - PADDING);
-    if (plot.height < MIN_PLOT_SIZE)
+    plot.y = CS_PLOT_PADDING + title_height + header_height + header_gap;
+    plot.height = floor (height - plot.y - 4.0 - p.line_height - 2.0 - p.line_height - CS_PLOT_PADDING);
+    if (plot.height < CS_PLOT_MIN_PLOT_SIZE)
       goto out;
 
     if (title_height > 0.0)
-      painter_text (&p, title, TRUE, &palette->foreground, 1.0, PADDING, y, 0.0, 0.0);
+      _cs_plot_painter_text (&p, title, TRUE, &palette->foreground, 1.0, CS_PLOT_PADDING, y, 0.0, 0.0);
     y += title_height;
-    painter_text (&p, unit, TRUE, &palette->foreground, 0.8, PADDING, y, 0.0, 0.0);
-    legend_layout (&p, legend, G_N_ELEMENTS (legend), right, y,
-                   right - PADDING - unit_width - 2.0 * LEGEND_ITEM_GAP, TRUE);
+    _cs_plot_painter_text (&p, unit, TRUE, &palette->foreground, 0.8, CS_PLOT_PADDING, y, 0.0, 0.0);
+    _cs_plot_legend_layout (&p, legend, G_N_ELEMENTS (legend), right, y,
+                            right - CS_PLOT_PADDING - unit_width - 2.0 * CS_PLOT_LEGEND_ITEM_GAP, TRUE);
   }
 
   sorted = g_memdup2 (points, sizeof (CsPlotSweepPoint) * n_points);
@@ -1924,7 +1493,7 @@ cs_plot_draw_sweep (cairo_t                *cr,
         if (sorted[i].threads == recommended)
           point = &sorted[i];
 
-      painter_text_size (&p, mark_label, TRUE, &label_width, &label_height);
+      _cs_plot_painter_text_size (&p, mark_label, TRUE, &label_width, &label_height);
 
       mark_x = SWEEP_X (recommended) - label_width / 2.0;
       mark_x = CLAMP (mark_x, plot.x + 4.0, plot.x + plot.width - label_width - 4.0);
@@ -1948,7 +1517,7 @@ cs_plot_draw_sweep (cairo_t                *cr,
             }
         }
 
-      /* The box painter_boxed_text () draws, kept clear until then. */
+      /* The box _cs_plot_painter_boxed_text () draws, kept clear until then. */
       cairo_save (cr);
       cairo_rectangle (cr, 0, 0, width, height);
       cairo_rectangle (cr, round (mark_x) - 4.0, round (mark_top) - 2.0,
@@ -1961,17 +1530,17 @@ cs_plot_draw_sweep (cairo_t                *cr,
   /* Grid: a vertical line and label at every thread count measured. */
   cairo_save (cr);
   cairo_set_line_width (cr, 1.0);
-  set_color (cr, &palette->grid, 1.0);
+  _cs_plot_set_color (cr, &palette->grid, 1.0);
   for (guint i = 0; i < n_points; i++)
     {
       if (i > 0 && sorted[i].threads == sorted[i - 1].threads)
         continue;
-      crisp_vline (cr, SWEEP_X (sorted[i].threads), plot.y, plot.y + plot.height);
+      _cs_plot_crisp_vline (cr, SWEEP_X (sorted[i].threads), plot.y, plot.y + plot.height);
     }
   cairo_stroke (cr);
   cairo_restore (cr);
 
-  draw_value_grid (&p, &plot, y_max, have_values);
+  _cs_plot_draw_value_grid (&p, &plot, y_max, have_values);
 
   y = plot.y + plot.height + 4.0;
   for (guint i = 0; i < n_points; i++)
@@ -1985,24 +1554,24 @@ cs_plot_draw_sweep (cairo_t                *cr,
         continue;
 
       g_snprintf (label, sizeof label, "%u", sorted[i].threads);
-      painter_text_size (&p, label, is_recommended, &label_width, NULL);
+      _cs_plot_painter_text_size (&p, label, is_recommended, &label_width, NULL);
       x = SWEEP_X (sorted[i].threads) - label_width / 2.0;
       if (x < last_label_right + 4.0)
         continue;
 
-      painter_text (&p, label, is_recommended,
-                    is_recommended ? highlight : &palette->foreground,
-                    is_recommended ? 1.0 : 0.8, x, y, 0.0, 0.0);
+      _cs_plot_painter_text (&p, label, is_recommended,
+                             is_recommended ? highlight : &palette->foreground,
+                             is_recommended ? 1.0 : 0.8, x, y, 0.0, 0.0);
       last_label_right = x + label_width;
     }
   y += p.line_height + 2.0;
-  painter_text (&p, _("threads"), FALSE, &palette->foreground, 0.8,
-                plot.x + plot.width / 2.0, y, 0.5, 0.0);
+  _cs_plot_painter_text (&p, _("threads"), FALSE, &palette->foreground, 0.8,
+                         plot.x + plot.width / 2.0, y, 0.5, 0.0);
 
   if (!have_values)
     {
-      painter_text (&p, _("No data"), FALSE, &palette->foreground, 0.6,
-                    plot.x + plot.width / 2.0, plot.y + plot.height / 2.0, 0.5, 0.5);
+      _cs_plot_painter_text (&p, _("No data"), FALSE, &palette->foreground, 0.6,
+                             plot.x + plot.width / 2.0, plot.y + plot.height / 2.0, 0.5, 0.5);
       goto out;
     }
 
@@ -2016,15 +1585,15 @@ cs_plot_draw_sweep (cairo_t                *cr,
       cairo_save (cr);
       cairo_set_line_width (cr, 1.0);
       cairo_set_dash (cr, guide_dash, G_N_ELEMENTS (guide_dash), 0.0);
-      set_color (cr, highlight, 0.7);
-      crisp_vline (cr, SWEEP_X (recommended), plot.y, plot.y + plot.height);
+      _cs_plot_set_color (cr, highlight, 0.7);
+      _cs_plot_crisp_vline (cr, SWEEP_X (recommended), plot.y, plot.y + plot.height);
       cairo_stroke (cr);
       cairo_restore (cr);
     }
 
   /* Min–max bars with caps. */
   cairo_set_line_width (cr, 1.0);
-  set_color (cr, line_color, 0.65);
+  _cs_plot_set_color (cr, line_color, 0.65);
   for (guint i = 0; i < n_points; i++)
     {
       double lo = sane_value (sorted[i].min);
@@ -2034,9 +1603,9 @@ cs_plot_draw_sweep (cairo_t                *cr,
       if (isnan (lo) || isnan (hi))
         continue;
 
-      crisp_vline (cr, x, SWEEP_Y (hi), SWEEP_Y (lo));
-      crisp_hline (cr, crisp (x) - 4.0, crisp (x) + 5.0, SWEEP_Y (hi));
-      crisp_hline (cr, crisp (x) - 4.0, crisp (x) + 5.0, SWEEP_Y (lo));
+      _cs_plot_crisp_vline (cr, x, SWEEP_Y (hi), SWEEP_Y (lo));
+      _cs_plot_crisp_hline (cr, _cs_plot_crisp (x) - 4.0, _cs_plot_crisp (x) + 5.0, SWEEP_Y (hi));
+      _cs_plot_crisp_hline (cr, _cs_plot_crisp (x) - 4.0, _cs_plot_crisp (x) + 5.0, SWEEP_Y (lo));
     }
   cairo_stroke (cr);
 
@@ -2060,7 +1629,7 @@ cs_plot_draw_sweep (cairo_t                *cr,
           cairo_move_to (cr, SWEEP_X (sorted[i].threads), SWEEP_Y (median));
         drawing = TRUE;
       }
-    set_series_style (cr, palette, 0, 2.0);
+    _cs_plot_set_series_style (cr, palette, 0, 2.0);
     cairo_stroke (cr);
   }
 
@@ -2074,17 +1643,17 @@ cs_plot_draw_sweep (cairo_t                *cr,
 
       cairo_arc (cr, SWEEP_X (sorted[i].threads), SWEEP_Y (median),
                  is_recommended ? 5.0 : 3.5, 0.0, 2.0 * G_PI);
-      set_color (cr, is_recommended ? highlight : line_color, 1.0);
+      _cs_plot_set_color (cr, is_recommended ? highlight : line_color, 1.0);
       cairo_fill_preserve (cr);
       cairo_set_line_width (cr, 1.5);
-      set_color (cr, &palette->background, 1.0);
+      _cs_plot_set_color (cr, &palette->background, 1.0);
       cairo_stroke (cr);
 
       if (is_recommended)
         {
           cairo_arc (cr, SWEEP_X (sorted[i].threads), SWEEP_Y (median), 8.5, 0.0, 2.0 * G_PI);
           cairo_set_line_width (cr, 2.0);
-          set_color (cr, highlight, 1.0);
+          _cs_plot_set_color (cr, highlight, 1.0);
           cairo_stroke (cr);
         }
     }
@@ -2094,14 +1663,14 @@ cs_plot_draw_sweep (cairo_t                *cr,
   if (mark_label != NULL)
     {
       cairo_restore (cr);
-      painter_boxed_text (&p, mark_label, TRUE, highlight, highlight, mark_x, mark_top);
+      _cs_plot_painter_boxed_text (&p, mark_label, TRUE, highlight, highlight, mark_x, mark_top);
     }
 
 #undef SWEEP_X
 #undef SWEEP_Y
 
 out:
-  painter_clear (&p);
+  _cs_plot_painter_clear (&p);
   cairo_restore (cr);
 }
 
@@ -2113,7 +1682,7 @@ cs_plot_sweep_min_width (const CsPlotPalette *palette,
   g_autofree char *label = NULL;
   cairo_surface_t *surface;
   CsPlotPalette fallback;
-  Painter p = { 0 };
+  CsPlotPainter p = { 0 };
   double label_width = 0.0;
   cairo_t *cr;
 
@@ -2129,16 +1698,16 @@ cs_plot_sweep_min_width (const CsPlotPalette *palette,
                                     : g_strdup_printf (_("recommended: %u"), recommended);
   surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
   cr = cairo_create (surface);
-  painter_init (&p, cr, palette);
-  painter_text_size (&p, label, TRUE, &label_width, NULL);
-  painter_clear (&p);
+  _cs_plot_painter_init (&p, cr, palette);
+  _cs_plot_painter_text_size (&p, label, TRUE, &label_width, NULL);
+  _cs_plot_painter_clear (&p);
   cairo_destroy (cr);
   cairo_surface_destroy (surface);
 
   /* The label keeps 4 px from the plot's sides (cs_plot_draw_sweep ()), and
    * its box reaches 4 px beyond its text. */
-  return ceil (PADDING + LEFT_GUTTER + 4.0 + 4.0 + label_width + 4.0 + 4.0 +
-               RIGHT_GUTTER + PADDING);
+  return ceil (CS_PLOT_PADDING + CS_PLOT_LEFT_GUTTER + 4.0 + 4.0 + label_width + 4.0 + 4.0 +
+               CS_PLOT_RIGHT_GUTTER + CS_PLOT_PADDING);
 }
 
 /* ------------------------------------------------------------------------ */
