@@ -100,6 +100,39 @@ void   _cs_plot_draw_value_grid    (CsPlotPainter       *p,
                                     double               y_max,
                                     gboolean             labels);
 
+static inline double
+_cs_plot_time_to_x (const CsPlotRect *plot,
+                    double            t_lo,
+                    double            t_hi,
+                    double            t)
+{
+  return plot->x + (t - t_lo) / (t_hi - t_lo) * plot->width;
+}
+
+/* A value safe for the axis maths and for cairo's fixed-point coordinates. */
+static inline double
+_cs_plot_sane_value (double v)
+{
+  if (isnan (v))
+    return NAN;
+
+  return CLAMP (v, -CS_PLOT_VALUE_LIMIT, CS_PLOT_VALUE_LIMIT);
+}
+
+/* A run's entries, samples or buckets alike. */
+static inline guint
+_cs_plot_run_len (const CsPlotRun *run)
+{
+  return run->buckets != NULL ? run->n_buckets : run->n_samples;
+}
+
+static inline const CsSample *
+_cs_plot_run_at (const CsPlotRun *run,
+                 guint            i)
+{
+  return run->buckets != NULL ? &run->buckets[i].sample : &run->samples[i];
+}
+
 /* Series styles and legends (cs-plot-legend.c). */
 typedef enum {
   CS_PLOT_SWATCH_LINE,
@@ -142,5 +175,26 @@ void   _cs_plot_format_tick   (char   *buf,
                                gsize   size,
                                double  value,
                                double  step);
+
+/* One line of a chart: a counter of a run (cs-plot-series.c). */
+typedef struct {
+  const CsPlotRun *run;
+  CsCounter        counter;
+  guint            style;
+  const char      *label;
+} CsPlotSeries;
+
+double _cs_plot_series_max         (const CsPlotSeries     *series,
+                                    guint                   n_series,
+                                    double                  t_lo,
+                                    double                  t_hi);
+void   _cs_plot_draw_series        (CsPlotPainter          *p,
+                                    const CsPlotSeries     *series,
+                                    guint                   n_series,
+                                    const CsPlotRect       *plot,
+                                    double                  t_lo,
+                                    double                  t_hi,
+                                    double                  y_max,
+                                    gboolean                fill);
 
 G_END_DECLS

@@ -15,20 +15,9 @@
 #include "cs-plot.h"
 #include "cs-plot-private.h"
 
-#define SERIES_LINE_WIDTH 1.5
-
 /* A whole run's axis is its length, down to a tenth of a second. */
 #define MIN_TIME_SPAN   0.1
 #define EMPTY_TIME_SPAN 10.0
-
-static double
-time_to_x (const CsPlotRect *plot,
-           double            t_lo,
-           double            t_hi,
-           double            t)
-{
-  return plot->x + (t - t_lo) / (t_hi - t_lo) * plot->width;
-}
 
 static void
 draw_time_grid (CsPlotPainter    *p,
@@ -45,7 +34,7 @@ draw_time_grid (CsPlotPainter    *p,
   _cs_plot_set_color (cr, &p->palette->grid, 1.0);
   for (guint i = 0; i < n_ticks; i++)
     {
-      double x = time_to_x (plot, t_lo, t_hi, ticks[i]);
+      double x = _cs_plot_time_to_x (plot, t_lo, t_hi, ticks[i]);
 
       /* The plot's left edge already reads as the axis. */
       if (x < plot->x + 1.0)
@@ -72,7 +61,7 @@ draw_time_labels (CsPlotPainter    *p,
   for (guint i = 0; i < n_ticks; i++)
     {
       char label[CS_PLOT_LABEL_SIZE];
-      double x = time_to_x (plot, t_lo, t_hi, ticks[i]);
+      double x = _cs_plot_time_to_x (plot, t_lo, t_hi, ticks[i]);
       double label_width;
       double left;
 
@@ -91,44 +80,6 @@ draw_time_labels (CsPlotPainter    *p,
 /* ------------------------------------------------------------------------ */
 /* Throughput chart                                                          */
 
-/* A run's entries, samples or buckets alike. */
-static guint
-run_len (const CsPlotRun *run)
-{
-  return run->buckets != NULL ? run->n_buckets : run->n_samples;
-}
-
-static const CsSample *
-run_at (const CsPlotRun *run,
-        guint            i)
-{
-  return run->buckets != NULL ? &run->buckets[i].sample : &run->samples[i];
-}
-
-/* The lowest and highest value of @counter in entry @i; a sample's own value. */
-static void
-run_extremes (const CsPlotRun *run,
-              guint            i,
-              CsCounter        counter,
-              double          *out_lo,
-              double          *out_hi)
-{
-  if (run->buckets != NULL)
-    {
-      *out_lo = run->buckets[i].min[counter];
-      *out_hi = run->buckets[i].max[counter];
-      return;
-    }
-  *out_lo = *out_hi = run->samples[i].values[counter];
-}
-
-static guint
-run_weight (const CsPlotRun *run,
-            guint            i)
-{
-  return run->buckets != NULL ? MAX (run->buckets[i].n, 1) : 1;
-}
-
 static gboolean
 runs_time_range (const CsPlotRun     *runs,
                  guint                n_runs,
@@ -141,9 +92,9 @@ runs_time_range (const CsPlotRun     *runs,
 
   for (guint r = 0; r < n_runs; r++)
     {
-      for (guint i = 0; i < run_len (&runs[r]); i++)
+      for (guint i = 0; i < _cs_plot_run_len (&runs[r]); i++)
         {
-          double t = run_at (&runs[r], i)->t;
+          double t = _cs_plot_run_at (&runs[r], i)->t;
 
           if (isfinite (t))
             {
@@ -221,352 +172,6 @@ cs_plot_throughput_time_at (double               width,
     *out_t = t_lo + (x - left) / (right - left) * (t_hi - t_lo);
 
   return TRUE;
-}
-
-typedef struct {
-  const CsPlotRun *run;
-  CsCounter        counter;
-  guint            style;
-  const char      *label;
-} Series;
-
-/* A value safe for the axis maths and for cairo's fixed-point coordinates. */
-static double
-sane_value (double v)
-{
-  if (isnan (v))
-    return NAN;
-
-  return CLAMP (v, -CS_PLOT_VALUE_LIMIT, CS_PLOT_VALUE_LIMIT);
-}
-
-static double
-series_max (const Series *series,
-            guint         n_series,
-            double        t_lo,
-            double        t_hi)
-{
-  double max = 0.0;
-
-  for (guint s = 0; s < n_series; s++)
-    {
-      const CsPlotRun *run = series[s].run;
-
-      for (guint i = 0; i < run_len (run); i++)
-        {
-          const CsSample *sample = run_at (run, i);
-          double lo, hi;
-
-          if (!(sample->t >= t_lo && sample->t <= t_hi))
-            continue;
-
-          /* The band's top is in the chart too. */
-          run_extremes (run, i, series[s].counter, &lo, &hi);
-          hi = sane_value (isnan (hi) ? sample->values[series[s].counter] : hi);
-          if (!isnan (hi))
-            max = MAX (max, hi);
-        }
-    }
-
-  return max;
-}
-
-/* Index range of the samples to draw: those in the window plus one on either
- * side, so lines run to the edges instead of stopping short. */
-static void
-visible_range (const CsPlotRun *run,
-               double           t_lo,
-               double           t_hi,
-               guint           *out_first,
-               guint           *out_end)
-{
-  guint first = 0;
-  guint end = run_len (run);
-
-  for (guint i = 0; i < run_len (run); i++)
-    {
-      if (run_at (run, i)->t < t_lo)
-        first = i;
-      else
-        break;
-    }
-
-  for (guint i = first; i < run_len (run); i++)
-    {
-      if (run_at (run, i)->t > t_hi)
-        {
-          end = i + 1;
-          break;
-        }
-    }
-
-  *out_first = first;
-  *out_end = end;
-}
-
-typedef struct {
-  double x;
-  double y;
-  double y_lo;     /* the band, on screen: y of the lowest value */
-  double y_hi;     /* and of the highest */
-} Point;
-
-/* The points of one pixel column, being merged. */
-typedef struct {
-  double   x_sum;
-  double   v_sum;
-  double   lo;
-  double   hi;
-  guint64  weight;
-  guint    n;
-  int      column;
-} Column;
-
-static double
-value_to_y (const CsPlotRect *plot,
-            double            y_max,
-            double            v)
-{
-  /* Far outside values are clipped anyway; keep them just past the edge. */
-  v = CLAMP (v, -0.1 * y_max, 1.1 * y_max);
-
-  return plot->y + plot->height - v / y_max * plot->height;
-}
-
-static void
-column_flush (Column           *column,
-              const CsPlotRect *plot,
-              double            y_max,
-              GArray           *points)
-{
-  Point pt;
-
-  if (column->n == 0)
-    return;
-  pt.x = column->x_sum / column->n;
-  pt.y = value_to_y (plot, y_max, column->v_sum / column->weight);
-  pt.y_lo = value_to_y (plot, y_max, column->lo);
-  pt.y_hi = value_to_y (plot, y_max, column->hi);
-  g_array_append_val (points, pt);
-  column->n = 0;
-}
-
-/* One value at @x joins its pixel column; a new column flushes the last. */
-static void
-column_add (Column           *column,
-            double            x,
-            double            v,
-            double            lo,
-            double            hi,
-            guint             weight,
-            const CsPlotRect *plot,
-            double            y_max,
-            GArray           *points)
-{
-  int col = (int) floor (x);
-
-  if (column->n > 0 && col != column->column)
-    column_flush (column, plot, y_max, points);
-  if (column->n == 0)
-    *column = (Column) { 0, 0, lo, hi, 0, 0, col };
-  column->x_sum += x;
-  column->v_sum += v * weight;
-  column->weight += weight;
-  column->lo = MIN (column->lo, lo);
-  column->hi = MAX (column->hi, hi);
-  column->n++;
-}
-
-/* Collects the series as screen points, one per pixel column at most: the
- * entries falling in one column merge, their mean (weighted by the samples
- * each holds) for the line, their lowest and highest for the band. A NaN
- * point separates stretches where the data is missing. */
-static void
-series_points (const Series     *series,
-               const CsPlotRect *plot,
-               double            t_lo,
-               double            t_hi,
-               double            y_max,
-               GArray           *points)
-{
-  const CsPlotRun *run = series->run;
-  const Point gap = { NAN, NAN, NAN, NAN };
-  Column column = { 0 };
-  guint first, end;
-
-  g_array_set_size (points, 0);
-  visible_range (run, t_lo, t_hi, &first, &end);
-
-  for (guint i = first; i < end; i++)
-    {
-      const CsSample *sample = run_at (run, i);
-      double v = sane_value (sample->values[series->counter]);
-      double lo, hi, x;
-      guint weight = run_weight (run, i);
-
-      if (!isfinite (sample->t) || isnan (v))
-        {
-          column_flush (&column, plot, y_max, points);
-          g_array_append_val (points, gap);
-          continue;
-        }
-
-      run_extremes (run, i, series->counter, &lo, &hi);
-      lo = isnan (lo) ? v : sane_value (lo);
-      hi = isnan (hi) ? v : sane_value (hi);
-
-      /* A run's first sample is its rate over the clock's first interval,
-       * from 0: drawn across it, so a copy of one sample is a line. */
-      if (i == 0 && sample->t > 0.0)
-        column_add (&column, time_to_x (plot, t_lo, t_hi, MAX (0.0, t_lo - (t_hi - t_lo))),
-                    v, lo, hi, weight, plot, y_max, points);
-
-      x = time_to_x (plot, t_lo, t_hi, CLAMP (sample->t, t_lo - (t_hi - t_lo), t_hi + (t_hi - t_lo)));
-      column_add (&column, x, v, lo, hi, weight, plot, y_max, points);
-    }
-  column_flush (&column, plot, y_max, points);
-}
-
-typedef enum {
-  SEGMENTS_FILL,
-  SEGMENTS_BAND,
-  SEGMENTS_STROKE,
-  SEGMENTS_DOTS,
-} SegmentsPass;
-
-/* Whether a stretch has a band to show: merged values that differ by more
- * than half a pixel somewhere. */
-static gboolean
-segment_has_band (const Point *pts,
-                  guint        start,
-                  guint        end)
-{
-  for (guint j = start; j < end; j++)
-    if (pts[j].y_lo - pts[j].y_hi > 0.5)
-      return TRUE;
-
-  return FALSE;
-}
-
-static void
-series_draw_segments (cairo_t      *cr,
-                      GArray       *points,
-                      double        baseline,
-                      SegmentsPass  pass)
-{
-  guint i = 0;
-
-  while (i < points->len)
-    {
-      const Point *pts = &g_array_index (points, Point, 0);
-      guint start, end;
-
-      while (i < points->len && isnan (pts[i].x))
-        i++;
-      start = i;
-      while (i < points->len && !isnan (pts[i].x))
-        i++;
-      end = i;
-
-      if (end == start)
-        continue;
-
-      switch (pass)
-        {
-        case SEGMENTS_FILL:
-          if (end - start < 2)
-            break;
-          cairo_move_to (cr, pts[start].x, baseline);
-          for (guint j = start; j < end; j++)
-            cairo_line_to (cr, pts[j].x, pts[j].y);
-          cairo_line_to (cr, pts[end - 1].x, baseline);
-          cairo_close_path (cr);
-          break;
-
-        case SEGMENTS_BAND:
-          if (end - start < 2 || !segment_has_band (pts, start, end))
-            break;
-          cairo_move_to (cr, pts[start].x, pts[start].y_hi);
-          for (guint j = start + 1; j < end; j++)
-            cairo_line_to (cr, pts[j].x, pts[j].y_hi);
-          for (guint j = end; j-- > start;)
-            cairo_line_to (cr, pts[j].x, pts[j].y_lo);
-          cairo_close_path (cr);
-          break;
-
-        case SEGMENTS_STROKE:
-          if (end - start < 2)
-            break;
-          cairo_move_to (cr, pts[start].x, pts[start].y);
-          for (guint j = start + 1; j < end; j++)
-            cairo_line_to (cr, pts[j].x, pts[j].y);
-          break;
-
-        case SEGMENTS_DOTS:
-          /* A lone sample has no line to show it: give it a dot. */
-          if (end - start != 1)
-            break;
-          cairo_new_sub_path (cr);
-          cairo_arc (cr, pts[start].x, pts[start].y, 2.5, 0.0, 2.0 * G_PI);
-          break;
-
-        default:
-          g_assert_not_reached ();
-        }
-    }
-}
-
-static void
-draw_series (CsPlotPainter    *p,
-             const Series     *series,
-             guint             n_series,
-             const CsPlotRect *plot,
-             double            t_lo,
-             double            t_hi,
-             double            y_max,
-             gboolean          fill)
-{
-  g_autoptr(GArray) points = g_array_new (FALSE, FALSE, sizeof (Point));
-  cairo_t *cr = p->cr;
-  double baseline = plot->y + plot->height;
-
-  /* The clip reaches a line's width past the top and bottom, so a series at
-   * the axis maximum or at zero shows in full instead of half. */
-  cairo_save (cr);
-  cairo_rectangle (cr, plot->x, plot->y - SERIES_LINE_WIDTH,
-                   plot->width, plot->height + 2.0 * SERIES_LINE_WIDTH);
-  cairo_clip (cr);
-
-  for (guint s = 0; s < n_series; s++)
-    {
-      const CsPlotColor *color = &p->palette->series[series[s].style % CS_PLOT_N_SERIES_COLORS];
-
-      series_points (&series[s], plot, t_lo, t_hi, y_max, points);
-
-      /* Only the first series is shaded: two translucent fills on top of
-       * each other turn into a muddy grey. */
-      if (fill && s == 0)
-        {
-          series_draw_segments (cr, points, baseline, SEGMENTS_FILL);
-          _cs_plot_set_color (cr, color, 0.10);
-          cairo_fill (cr);
-        }
-
-      /* Where columns merged several values, their range behind the mean. */
-      series_draw_segments (cr, points, baseline, SEGMENTS_BAND);
-      _cs_plot_set_color (cr, color, 0.22);
-      cairo_fill (cr);
-
-      series_draw_segments (cr, points, baseline, SEGMENTS_STROKE);
-      _cs_plot_set_series_style (cr, p->palette, series[s].style, SERIES_LINE_WIDTH);
-      cairo_stroke (cr);
-
-      series_draw_segments (cr, points, baseline, SEGMENTS_DOTS);
-      _cs_plot_set_color (cr, color, 1.0);
-      cairo_fill (cr);
-    }
-
-  cairo_restore (cr);
 }
 
 typedef struct {
@@ -704,8 +309,8 @@ draw_rate_limit (CsPlotPainter    *p,
         {
           double y = plot->y + plot->height * (1.0 - MIN (limit / y_max, 1.0));
 
-          cairo_move_to (cr, time_to_x (plot, t_lo, t_hi, t), _cs_plot_crisp (y));
-          cairo_line_to (cr, time_to_x (plot, t_lo, t_hi, next), _cs_plot_crisp (y));
+          cairo_move_to (cr, _cs_plot_time_to_x (plot, t_lo, t_hi, t), _cs_plot_crisp (y));
+          cairo_line_to (cr, _cs_plot_time_to_x (plot, t_lo, t_hi, next), _cs_plot_crisp (y));
           cairo_stroke (cr);
         }
       t = next;
@@ -808,7 +413,7 @@ draw_marker_lines (CsPlotPainter    *p,
         cairo_set_dash (cr, hold_dash, G_N_ELEMENTS (hold_dash), 0.0);
       else
         cairo_set_dash (cr, dash, G_N_ELEMENTS (dash), 0.0);
-      _cs_plot_crisp_vline (cr, time_to_x (plot, t_lo, t_hi, marker->t), plot->y, plot->y + plot->height);
+      _cs_plot_crisp_vline (cr, _cs_plot_time_to_x (plot, t_lo, t_hi, marker->t), plot->y, plot->y + plot->height);
       _cs_plot_set_color (cr, marker->color, 0.85);
       cairo_stroke (cr);
     }
@@ -841,7 +446,7 @@ layout_marker_labels (CsPlotPainter    *p,
   for (guint i = 0; i < markers->len; i++)
     {
       Marker *marker = &g_array_index (markers, Marker, i);
-      double x = time_to_x (plot, t_lo, t_hi, marker->t);
+      double x = _cs_plot_time_to_x (plot, t_lo, t_hi, marker->t);
       double label_width;
       double left;
 
@@ -941,14 +546,14 @@ nearest_sample (const CsPlotRun *run,
   const CsSample *best = NULL;
   double best_distance = G_MAXDOUBLE;
 
-  for (guint i = 0; i < run_len (run); i++)
+  for (guint i = 0; i < _cs_plot_run_len (run); i++)
     {
-      double distance = fabs (run_at (run, i)->t - t);
+      double distance = fabs (_cs_plot_run_at (run, i)->t - t);
 
       if (distance < best_distance)
         {
           best_distance = distance;
-          best = run_at (run, i);
+          best = _cs_plot_run_at (run, i);
         }
     }
 
@@ -956,20 +561,20 @@ nearest_sample (const CsPlotRun *run,
 }
 
 static void
-draw_hover (CsPlotPainter    *p,
-            const Series     *series,
-            guint             n_series,
-            const CsPlotRect *plot,
-            double            t_lo,
-            double            t_hi,
-            double            y_max,
-            double            hover_t,
-            const char       *unit,
-            gboolean          with_time)
+draw_hover (CsPlotPainter      *p,
+            const CsPlotSeries *series,
+            guint               n_series,
+            const CsPlotRect   *plot,
+            double              t_lo,
+            double              t_hi,
+            double              y_max,
+            double              hover_t,
+            const char         *unit,
+            gboolean            with_time)
 {
   g_autoptr(GString) text = g_string_new (NULL);
   cairo_t *cr = p->cr;
-  double x = time_to_x (plot, t_lo, t_hi, hover_t);
+  double x = _cs_plot_time_to_x (plot, t_lo, t_hi, hover_t);
   double box_width, box_height;
   double left;
 
@@ -1001,7 +606,7 @@ draw_hover (CsPlotPainter    *p,
       if (sample == NULL)
         continue;
 
-      v = sane_value (sample->values[series[s].counter]);
+      v = _cs_plot_sane_value (sample->values[series[s].counter]);
       _cs_plot_format_tick (value_label, sizeof value_label, v, 0.0);
       if (text->len > 0)
         g_string_append_c (text, '\n');
@@ -1011,7 +616,7 @@ draw_hover (CsPlotPainter    *p,
         continue;
 
       v = CLAMP (v, 0.0, y_max);
-      cairo_arc (cr, time_to_x (plot, t_lo, t_hi, sample->t),
+      cairo_arc (cr, _cs_plot_time_to_x (plot, t_lo, t_hi, sample->t),
                  plot->y + plot->height - v / y_max * plot->height, 3.5, 0.0, 2.0 * G_PI);
       _cs_plot_set_color (cr, color, 1.0);
       cairo_fill_preserve (cr);
@@ -1035,7 +640,7 @@ draw_hover (CsPlotPainter    *p,
 typedef struct {
   const char   *title;       /* axis title, the unit */
   const char   *unit;        /* for read-outs */
-  Series       *series;
+  CsPlotSeries       *series;
   guint         n_series;
   CsPlotLegendItem   *legend;
   double        y_max;
@@ -1105,8 +710,8 @@ cs_plot_draw_throughput (cairo_t             *cr,
     .axes = NULL,
   };
   g_autoptr(GPtrArray) owned_labels = g_ptr_array_new_with_free_func (g_free);
-  g_autofree Series *rate_series = NULL;
-  g_autofree Series *request_series = NULL;
+  g_autofree CsPlotSeries *rate_series = NULL;
+  g_autofree CsPlotSeries *request_series = NULL;
   g_autofree CsPlotLegendItem *rate_legend = NULL;
   g_autofree CsPlotLegendItem *request_legend = NULL;
   g_autoptr(GArray) markers = NULL;
@@ -1145,8 +750,8 @@ cs_plot_draw_throughput (cairo_t             *cr,
 
   /* One run shows read against write; several show one line each. */
   n_series = n_runs > 1 ? n_runs : 2;
-  rate_series = g_new0 (Series, n_series);
-  request_series = g_new0 (Series, n_series);
+  rate_series = g_new0 (CsPlotSeries, n_series);
+  request_series = g_new0 (CsPlotSeries, n_series);
   rate_legend = g_new0 (CsPlotLegendItem, n_series);
   request_legend = g_new0 (CsPlotLegendItem, n_series);
 
@@ -1167,25 +772,25 @@ cs_plot_draw_throughput (cairo_t             *cr,
           /* Written, the bytes that end up copied: read + written (the Data
            * Transfer Rate) would count each copied byte twice, and --verify's
            * reading back three times. */
-          rate_series[r] = (Series) { &runs[r], CS_COUNTER_WRITE_TRANSFER_RATE, r, label };
-          request_series[r] = (Series) { &runs[r], CS_COUNTER_REQUEST_RATE, r, label };
+          rate_series[r] = (CsPlotSeries) { &runs[r], CS_COUNTER_WRITE_TRANSFER_RATE, r, label };
+          request_series[r] = (CsPlotSeries) { &runs[r], CS_COUNTER_REQUEST_RATE, r, label };
         }
     }
   else if (n_runs == 1)
     {
-      rate_series[0] = (Series) { &runs[0], CS_COUNTER_READ_TRANSFER_RATE, 0, _("Read") };
-      rate_series[1] = (Series) { &runs[0], CS_COUNTER_WRITE_TRANSFER_RATE, 1, _("Write") };
-      request_series[0] = (Series) { &runs[0], CS_COUNTER_DATA_REQUEST_RATE, 2,
+      rate_series[0] = (CsPlotSeries) { &runs[0], CS_COUNTER_READ_TRANSFER_RATE, 0, _("Read") };
+      rate_series[1] = (CsPlotSeries) { &runs[0], CS_COUNTER_WRITE_TRANSFER_RATE, 1, _("Write") };
+      request_series[0] = (CsPlotSeries) { &runs[0], CS_COUNTER_DATA_REQUEST_RATE, 2,
                                      _("Data requests") };
-      request_series[1] = (Series) { &runs[0], CS_COUNTER_REQUEST_RATE, 3, _("All requests") };
+      request_series[1] = (CsPlotSeries) { &runs[0], CS_COUNTER_REQUEST_RATE, 3, _("All requests") };
     }
   else
     {
       /* No run at all: the legend still says what will appear. */
-      rate_series[0] = (Series) { NULL, CS_COUNTER_READ_TRANSFER_RATE, 0, _("Read") };
-      rate_series[1] = (Series) { NULL, CS_COUNTER_WRITE_TRANSFER_RATE, 1, _("Write") };
-      request_series[0] = (Series) { NULL, CS_COUNTER_DATA_REQUEST_RATE, 2, _("Data requests") };
-      request_series[1] = (Series) { NULL, CS_COUNTER_REQUEST_RATE, 3, _("All requests") };
+      rate_series[0] = (CsPlotSeries) { NULL, CS_COUNTER_READ_TRANSFER_RATE, 0, _("Read") };
+      rate_series[1] = (CsPlotSeries) { NULL, CS_COUNTER_WRITE_TRANSFER_RATE, 1, _("Write") };
+      request_series[0] = (CsPlotSeries) { NULL, CS_COUNTER_DATA_REQUEST_RATE, 2, _("Data requests") };
+      request_series[1] = (CsPlotSeries) { NULL, CS_COUNTER_REQUEST_RATE, 3, _("All requests") };
     }
 
   for (guint s = 0; s < n_series; s++)
@@ -1244,8 +849,8 @@ cs_plot_draw_throughput (cairo_t             *cr,
 
     if (have_data)
       {
-        rate_max = series_max (rate_series, n_runs > 0 ? n_series : 0, t_lo, t_hi);
-        request_max = series_max (request_series, n_runs > 0 ? n_series : 0, t_lo, t_hi);
+        rate_max = _cs_plot_series_max (rate_series, n_runs > 0 ? n_series : 0, t_lo, t_hi);
+        request_max = _cs_plot_series_max (request_series, n_runs > 0 ? n_series : 0, t_lo, t_hi);
         if (n_runs == 1)
           rate_max = MAX (rate_max, rate_limit_max (&runs[0], t_lo, t_hi));
       }
@@ -1285,8 +890,8 @@ cs_plot_draw_throughput (cairo_t             *cr,
       if (n_runs == 1 && c == 0 && have_data)
         draw_rate_limit (&p, &runs[0], &chart->plot, t_lo, t_hi, chart->y_max);
       if (n_runs > 0)
-        draw_series (&p, chart->series, chart->n_series, &chart->plot, t_lo, t_hi,
-                     chart->y_max, n_runs == 1);
+        _cs_plot_draw_series (&p, chart->series, chart->n_series, &chart->plot, t_lo, t_hi,
+                              chart->y_max, n_runs == 1);
       if (c == 0 && options->show_markers)
         cairo_restore (p.cr);
     }
@@ -1452,7 +1057,7 @@ cs_plot_draw_sweep (cairo_t                *cr,
 
       for (guint v = 0; v < G_N_ELEMENTS (values); v++)
         {
-          double value = sane_value (values[v]);
+          double value = _cs_plot_sane_value (values[v]);
 
           if (!isnan (value))
             {
@@ -1502,9 +1107,9 @@ cs_plot_draw_sweep (cairo_t                *cr,
       mark_top = plot.y + 4.0;
       if (point != NULL)
         {
-          double hi = sane_value (point->max);
-          double lo = sane_value (point->min);
-          double median = sane_value (point->median);
+          double hi = _cs_plot_sane_value (point->max);
+          double lo = _cs_plot_sane_value (point->min);
+          double median = _cs_plot_sane_value (point->median);
           double upper = isnan (hi) ? median : MAX (hi, median);
           double lower = isnan (lo) ? median : MIN (lo, median);
 
@@ -1596,8 +1201,8 @@ cs_plot_draw_sweep (cairo_t                *cr,
   _cs_plot_set_color (cr, line_color, 0.65);
   for (guint i = 0; i < n_points; i++)
     {
-      double lo = sane_value (sorted[i].min);
-      double hi = sane_value (sorted[i].max);
+      double lo = _cs_plot_sane_value (sorted[i].min);
+      double hi = _cs_plot_sane_value (sorted[i].max);
       double x = SWEEP_X (sorted[i].threads);
 
       if (isnan (lo) || isnan (hi))
@@ -1615,7 +1220,7 @@ cs_plot_draw_sweep (cairo_t                *cr,
 
     for (guint i = 0; i < n_points; i++)
       {
-        double median = sane_value (sorted[i].median);
+        double median = _cs_plot_sane_value (sorted[i].median);
 
         if (isnan (median))
           {
@@ -1635,7 +1240,7 @@ cs_plot_draw_sweep (cairo_t                *cr,
 
   for (guint i = 0; i < n_points; i++)
     {
-      double median = sane_value (sorted[i].median);
+      double median = _cs_plot_sane_value (sorted[i].median);
       gboolean is_recommended = sorted[i].threads == recommended && recommended > 0;
 
       if (isnan (median))
