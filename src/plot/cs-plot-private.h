@@ -197,4 +197,38 @@ void   _cs_plot_draw_series        (CsPlotPainter          *p,
                                     double                  y_max,
                                     gboolean                fill);
 
+/* Marks on the time axis (cs-plot-markers.c): an array of them for a chart,
+ * whose labels are laid out, kept clear, then drawn over the lines. */
+GArray *_cs_plot_collect_markers        (const CsPlotPalette *palette,
+                                         const CsPlotRun     *runs,
+                                         guint                n_runs,
+                                         double               t_lo,
+                                         double               t_hi);
+void    _cs_plot_layout_marker_labels   (CsPlotPainter       *p,
+                                         GArray              *markers,
+                                         const CsPlotRect    *plot,
+                                         double               t_lo,
+                                         double               t_hi);
+void    _cs_plot_clip_out_marker_labels (CsPlotPainter       *p,
+                                         GArray              *markers,
+                                         double               width,
+                                         double               height);
+void    _cs_plot_draw_marker_lines      (CsPlotPainter       *p,
+                                         GArray              *markers,
+                                         const CsPlotRect    *plot,
+                                         double               t_lo,
+                                         double               t_hi);
+void    _cs_plot_draw_marker_labels     (CsPlotPainter       *p,
+                                         GArray              *markers,
+                                         const CsPlotRect    *plot);
+double  _cs_plot_rate_limit_max         (const CsPlotRun     *run,
+                                         double               t_lo,
+                                         double               t_hi);
+void    _cs_plot_draw_rate_limit        (CsPlotPainter       *p,
+                                         const CsPlotRun     *run,
+                                         const CsPlotRect    *plot,
+                                         double               t_lo,
+                                         double               t_hi,
+                                         double               y_max);
+
 G_END_DECLS
