@@ -231,4 +231,16 @@ void    _cs_plot_draw_rate_limit        (CsPlotPainter       *p,
                                          double               t_hi,
                                          double               y_max);
 
+/* The read-out at the pointer's time @hover_t (cs-plot-hover.c). */
+void    _cs_plot_draw_hover             (CsPlotPainter       *p,
+                                         const CsPlotSeries  *series,
+                                         guint                n_series,
+                                         const CsPlotRect    *plot,
+                                         double               t_lo,
+                                         double               t_hi,
+                                         double               y_max,
+                                         double               hover_t,
+                                         const char          *unit,
+                                         gboolean             with_time);
+
 G_END_DECLS
