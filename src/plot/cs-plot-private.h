@@ -7,6 +7,15 @@
 
 #include "cs-plot.h"
 
+/*
+ * What the pieces of src/plot share. cs-plot-throughput.c and
+ * cs-plot-sweep.c draw the two charts out of: the painter (cairo context,
+ * text, crisp lines, the value grid), the legend, the series (decimated to
+ * pixel columns), the markers and the read-out at the pointer; colours come
+ * from cs-plot-palette.c, axis maths from cs-plot-axis.c, and cs-plot.c
+ * writes a drawing to PNG, SVG or PDF.
+ */
+
 G_BEGIN_DECLS
 
 /* Room for any tick label, suffix and sign included. */
@@ -26,6 +35,26 @@ G_BEGIN_DECLS
 #define CS_PLOT_MAX_TICKS       64
 #define CS_PLOT_LEGEND_ITEM_GAP 16.0
 
+/* Axis maths and number formatting (cs-plot-axis.c). */
+double _cs_plot_axis_step   (double  span,
+                             guint   max_intervals);
+guint  _cs_plot_axis_ticks  (double  lo,
+                             double  hi,
+                             guint   max_intervals,
+                             double *out_step,
+                             double *ticks,
+                             guint   max_ticks);
+
+void   _cs_plot_format_number (char   *buf,
+                               gsize   size,
+                               double  value,
+                               double  step);
+void   _cs_plot_format_tick   (char   *buf,
+                               gsize   size,
+                               double  value,
+                               double  step);
+
+/* A plot's area, in the surface's units. */
 typedef struct {
   double x;
   double y;
@@ -100,6 +129,7 @@ void   _cs_plot_draw_value_grid    (CsPlotPainter       *p,
                                     double               y_max,
                                     gboolean             labels);
 
+/* Arithmetic every piece uses. */
 static inline double
 _cs_plot_time_to_x (const CsPlotRect *plot,
                     double            t_lo,
@@ -157,24 +187,6 @@ double _cs_plot_legend_layout      (CsPlotPainter          *p,
                                     double                  top,
                                     double                  available,
                                     gboolean                draw);
-
-double _cs_plot_axis_step   (double  span,
-                             guint   max_intervals);
-guint  _cs_plot_axis_ticks  (double  lo,
-                             double  hi,
-                             guint   max_intervals,
-                             double *out_step,
-                             double *ticks,
-                             guint   max_ticks);
-
-void   _cs_plot_format_number (char   *buf,
-                               gsize   size,
-                               double  value,
-                               double  step);
-void   _cs_plot_format_tick   (char   *buf,
-                               gsize   size,
-                               double  value,
-                               double  step);
 
 /* One line of a chart: a counter of a run (cs-plot-series.c). */
 typedef struct {
