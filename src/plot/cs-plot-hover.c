@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <math.h>
+
 #include <glib/gi18n-lib.h>
 
 #include "cs-plot.h"

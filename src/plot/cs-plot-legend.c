@@ -3,8 +3,12 @@
 
 #include "config.h"
 
+#include <math.h>
+
 #include "cs-plot.h"
 #include "cs-plot-private.h"
+
+/* How series look (colour and dash) and the legend that names them. */
 
 #define SWATCH_WIDTH    22.0
 #define SWATCH_TEXT_GAP 6.0

@@ -10,6 +10,9 @@
 #include "cs-plot.h"
 #include "cs-plot-private.h"
 
+/* Drawing primitives both charts share: text through one pango layout,
+ * crisp 1 px lines, boxed labels, and the value axis. */
+
 #define DEFAULT_FONT_FAMILY "Sans"
 #define DEFAULT_FONT_SIZE   9.0
 

@@ -5,6 +5,8 @@
 
 #include "cs-plot.h"
 
+/* The colour sets the charts draw with: light, dark and high contrast. */
+
 static CsPlotColor
 color_from_hex (guint32 hex)
 {

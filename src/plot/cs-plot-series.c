@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <math.h>
+
 #include "cs-plot.h"
 #include "cs-plot-private.h"
 

@@ -11,6 +11,8 @@
 #include "cs-plot.h"
 #include "cs-plot-private.h"
 
+/* The sweep chart: a metric against thread count on a log2 axis. */
+
 static int
 sweep_point_compare (gconstpointer a,
                      gconstpointer b)

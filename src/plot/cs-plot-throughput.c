@@ -10,6 +10,9 @@
 #include "cs-plot.h"
 #include "cs-plot-private.h"
 
+/* The throughput chart: MB/s over requests/s on one time axis, with the
+ * markers, the limit line and the read-out at the pointer. */
+
 /* A whole run's axis is its length, down to a tenth of a second. */
 #define MIN_TIME_SPAN   0.1
 #define EMPTY_TIME_SPAN 10.0
