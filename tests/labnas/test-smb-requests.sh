@@ -5,7 +5,7 @@
 # (libsmbclient) sends per small file, counted by the lab Samba itself
 # (smbstatus --profile): 200 files of 12 KiB, 4 threads, into a folder the
 # copy creates and into one that exists, each whole with its times and
-# nothing of ours left. The limits are the publication docs/ARCHITECTURE.md
+# nothing of ours left. The limits are the publication docs/SMB.md
 # ("Requests per small file") lists; a copy that sends more fails here.
 # Exit 77 with a SKIP line when this machine cannot run smbd.
 
