@@ -276,7 +276,8 @@ _cs_gvfs_share_of_url (const char *url)
     {
       const char *close = memchr (host, ']', (gsize) (p - host));
 
-      if (close == NULL)
+      /* Closed, then a port or the path: "[::1]x" is no host to guess at. */
+      if (close == NULL || (close + 1 < p && close[1] != ':'))
         return NULL;
       host_end = close + 1;
     }

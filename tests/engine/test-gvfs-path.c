@@ -296,8 +296,8 @@ test_url_refused (void)
     "smb://nas", "smb://nas/", "smb://nas//", "smb://nas/./", "smb://anna@nas",
     "http://nas/s", "sftp://nas/s", "file:///home/s",
     GVFS "smb-share:server=nas,share=s",
-    /* The host: not empty, an IPv6 address closed. */
-    "smb://:445/s", "smb://@/s", "smb://[fe80::1/s",
+    /* The host: not empty, an IPv6 address closed and then a port or the end. */
+    "smb://:445/s", "smb://@/s", "smb://[fe80::1/s", "smb://[::1]x/s", "smb://[::1]x:445/s",
     /* A port is a number from 1 to 65535. */
     "smb://nas:/s", "smb://nas:0/s", "smb://nas:65536/s", "smb://nas:x/s", "smb://nas:445x/s",
     "smb://nas:-1/s", "smb://[::1]:/s", "smb://[::1]:0/s",
