@@ -17,7 +17,7 @@
 # make the copy longer, CS_SCREENSHOT_DIR keeps the window's pictures.
 # Exit 77 with a SKIP line when this machine cannot run smbd or show a window.
 
-smbtest_name=smb-window
+smbtest_name=smb-window-lab
 # shellcheck source=smbtest-lib.sh
 source "$(dirname -- "${BASH_SOURCE[0]}")/smbtest-lib.sh"
 
@@ -37,7 +37,7 @@ trap 'rc=$?; stop_keyring; (exit $rc); smbtest_cleanup' EXIT
 command -v gnome-keyring-daemon >/dev/null || skip "gnome-keyring-daemon is missing (apt-get install gnome-keyring)"
 command -v secret-tool >/dev/null || skip "secret-tool is missing (apt-get install libsecret-tools)"
 window_test=${CS_SMB_WINDOW_TEST:-$here/../../build/tests/ui/test-smb-window}
-[[ -x $window_test ]] || { echo "FAIL: smb-window: $window_test not found"; exit 1; }
+[[ -x $window_test ]] || { echo "FAIL: smb-window-lab: $window_test not found"; exit 1; }
 runner=()
 if [[ -z ${DISPLAY:-} && -z ${WAYLAND_DISPLAY:-} ]]; then
   command -v xvfb-run >/dev/null || skip "no display, and no xvfb-run (apt-get install xvfb)"

@@ -21,6 +21,11 @@ typedef struct {
 /* The share and folder @path names where it lies in an SMB share's folder on
  * a gvfsd-fuse mount, else NULL (a local path costs a string search). */
 CsGvfsShare *_cs_gvfs_share_of_path (const char  *path);
+/* The same read from @path's name alone, the mount not looked at (a unit
+ * test's, and _cs_gvfs_share_of_path's first half): @out_mount gets the
+ * folder that must be gvfsd-fuse's mount for @path to be in the share. */
+CsGvfsShare *_cs_gvfs_share_parse_path (const char  *path,
+                                        char       **out_mount);
 /* The share an smb://[domain;user@]server[:port]/share/path URL names, its
  * url the URL as given; NULL for anything else. */
 CsGvfsShare *_cs_gvfs_share_of_url  (const char  *url);

@@ -171,11 +171,11 @@ join_below (char * const *below)
 }
 
 CsGvfsShare *
-_cs_gvfs_share_of_path (const char *path)
+_cs_gvfs_share_parse_path (const char  *path,
+                           char       **out_mount)
 {
   g_autoptr(CsGvfsShare) share = NULL;
   g_autofree char *absolute = NULL;
-  g_autofree char *mount = NULL;
   g_auto(GStrv) below = NULL;
   const char *name, *end;
   g_autofree char *mount_name = NULL;
@@ -189,16 +189,30 @@ _cs_gvfs_share_of_path (const char *path)
     return NULL;
   name++;
   end = strchrnul (name, '/');
-  mount = g_strndup (absolute, (gsize) (name - absolute));
   mount_name = g_strndup (name, (gsize) (end - name));
 
   share = g_new0 (CsGvfsShare, 1);
-  if (!parse_mount_name (mount_name, share) || !is_gvfs_mount (mount))
+  if (!parse_mount_name (mount_name, share))
     return NULL;
   below = g_strsplit (*end == '/' ? end + 1 : end, "/", -1);
   share->root_url = share_url (share);
   share->url = folder_url (share->root_url, below);
   share->path = join_below (below);
+  if (out_mount != NULL)
+    *out_mount = g_strndup (absolute, (gsize) (name - absolute));
+  return g_steal_pointer (&share);
+}
+
+CsGvfsShare *
+_cs_gvfs_share_of_path (const char *path)
+{
+  g_autoptr(CsGvfsShare) share = NULL;
+  g_autofree char *mount = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if ((share = _cs_gvfs_share_parse_path (path, &mount)) == NULL || !is_gvfs_mount (mount))
+    return NULL;
   return g_steal_pointer (&share);
 }
 
@@ -262,7 +276,8 @@ _cs_gvfs_share_of_url (const char *url)
     {
       const char *close = memchr (host, ']', (gsize) (p - host));
 
-      if (close == NULL)
+      /* Closed, then a port or the path: "[::1]x" is no host to guess at. */
+      if (close == NULL || (close + 1 < p && close[1] != ':'))
         return NULL;
       host_end = close + 1;
     }

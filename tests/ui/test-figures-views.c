@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#define G_LOG_DOMAIN "test-figures"
+#define G_LOG_DOMAIN "test-figures-views"
 
 #include "config.h"
 
