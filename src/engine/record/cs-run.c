@@ -3555,66 +3555,6 @@ cs_run_save (CsRun       *run,
                                    0644, error);
 }
 
-void
-cs_string_append_double (GString *out,
-                         double   value)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  g_return_if_fail (out != NULL);
-
-  if (!isfinite (value))
-    return;
-
-  g_ascii_formatd (buf, sizeof buf, "%.15g", value);
-  if (g_ascii_strtod (buf, NULL) != value)
-    g_ascii_formatd (buf, sizeof buf, "%.17g", value);
-  g_string_append (out, buf);
-}
-
-char *
-cs_run_samples_to_csv (CsRun *run)
-{
-  g_autofree CsSample *samples = NULL;
-  GString *out;
-  guint n = 0;
-
-  g_return_val_if_fail (run != NULL, NULL);
-
-  samples = cs_run_dup_samples (run, &n);
-
-  out = g_string_new ("t,threads,files_done,bytes_done");
-  for (guint c = 0; c < CS_N_COUNTERS; c++)
-    {
-      if (c == CS_COUNTER_THREADS)
-        continue;
-      g_string_append_c (out, ',');
-      g_string_append (out, cs_counter_get_info (c)->key);
-    }
-  g_string_append (out, "\r\n");
-
-  for (guint i = 0; i < n; i++)
-    {
-      const CsSample *s = &samples[i];
-
-      cs_string_append_double (out, s->t);
-      g_string_append_c (out, ',');
-      cs_string_append_double (out, s->values[CS_COUNTER_THREADS]);
-      g_string_append_printf (out, ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT,
-                              s->files_done, s->bytes_done);
-      for (guint c = 0; c < CS_N_COUNTERS; c++)
-        {
-          if (c == CS_COUNTER_THREADS)
-            continue;
-          g_string_append_c (out, ',');
-          cs_string_append_double (out, s->values[c]);
-        }
-      g_string_append (out, "\r\n");
-    }
-
-  return g_string_free (out, FALSE);
-}
-
 GVariant *
 cs_run_to_summary (CsRun *run)
 {
