@@ -16,6 +16,7 @@
 
 #include "copyscope-engine.h"
 #include "cs-history.h"
+#include "cs-report-csv.h"
 #include "cs-cli.h"
 
 typedef struct {
@@ -928,7 +929,7 @@ transfer (int          argc,
     }
   if (csv_path != NULL)
     {
-      g_autofree char *text = cs_run_samples_to_csv (run);
+      g_autofree char *text = cs_report_samples_to_csv (run);
       g_autoptr(GError) werror = NULL;
 
       if (!write_text (csv_path, text, &werror))

@@ -13,6 +13,7 @@
 #include "cs-json-io.h"
 
 #include "cs-report.h"
+#include "cs-report-csv.h"
 #include "cs-compare.h"
 #include "cs-figures.h"
 #include "cs-chart.h"
@@ -401,37 +402,6 @@ append_md (GString    *out,
       else
         g_string_append_c (out, c);
     }
-}
-
-void
-cs_report_append_csv_text (GString    *out,
-                           const char *text)
-{
-  g_autofree char *valid = NULL;
-  gboolean defuse;
-  gboolean quote;
-
-  g_return_if_fail (out != NULL);
-
-  if (text == NULL)
-    return;
-
-  valid = g_utf8_make_valid (text, -1);
-  defuse = strchr ("=+-@\t\r", valid[0]) != NULL && valid[0] != '\0';
-  quote = defuse || strpbrk (valid, ",\"\r\n") != NULL;
-
-  if (quote)
-    g_string_append_c (out, '"');
-  if (defuse)
-    g_string_append_c (out, '\'');
-  for (const char *p = valid; *p != '\0'; p++)
-    {
-      if (*p == '"')
-        g_string_append_c (out, '"');
-      g_string_append_c (out, *p);
-    }
-  if (quote)
-    g_string_append_c (out, '"');
 }
 
 /* Tables: each built once from the runs, written as Markdown or as HTML */
@@ -1048,233 +1018,6 @@ render_markdown (CsCompare *compare)
   return g_string_free (out, FALSE);
 }
 
-/* CSV */
-
-static void
-csv_summary (GString   *out,
-             CsCompare *compare)
-{
-  guint n = cs_compare_get_n_runs (compare);
-  static const char * const stat_words[] = { "average", "minimum", "maximum" };
-
-  g_string_append (out, "counter,label,unit,direction");
-  for (guint i = 0; i < n; i++)
-    for (guint s = 0; s < CS_COMPARE_N_STATS; s++)
-      {
-        g_autofree char *head = n > 1
-          ? g_strdup_printf ("%s %s", cs_compare_get_label (compare, i), stat_words[s])
-          : g_strdup (stat_words[s]);
-
-        g_string_append_c (out, ',');
-        cs_report_append_csv_text (out, head);
-      }
-  if (n > 1)
-    g_string_append (out, ",best");
-  g_string_append (out, "\r\n");
-
-  for (guint c = 0; c < CS_N_COUNTERS; c++)
-    {
-      const CsCounterInfo *info = cs_counter_get_info (c);
-      const CsCompareCounter *row = cs_compare_get_counter (compare, c);
-
-      cs_report_append_csv_text (out, info->key);
-      g_string_append_c (out, ',');
-      cs_report_append_csv_text (out, info->label);
-      g_string_append_c (out, ',');
-      cs_report_append_csv_text (out, info->unit);
-      g_string_append_c (out, ',');
-      cs_report_append_csv_text (out, info->direction == CS_DIRECTION_MORE_IS_BETTER ? "more"
-                                      : info->direction == CS_DIRECTION_LESS_IS_BETTER ? "less" : "");
-      for (guint i = 0; i < n; i++)
-        {
-          g_string_append_c (out, ',');
-          if (row->valid[i])
-            cs_string_append_double (out, row->stats[i].avg);
-          g_string_append_c (out, ',');
-          if (row->valid[i])
-            cs_string_append_double (out, row->stats[i].min);
-          g_string_append_c (out, ',');
-          if (row->valid[i])
-            cs_string_append_double (out, row->stats[i].max);
-        }
-      if (n > 1)
-        {
-          g_string_append_c (out, ',');
-          if (row->best[CS_COMPARE_AVG] == CS_COMPARE_TIE)
-            g_string_append (out, "tie");
-          else if (row->best[CS_COMPARE_AVG] >= 0)
-            cs_report_append_csv_text (out, cs_compare_get_label (compare, row->best[CS_COMPARE_AVG]));
-        }
-      g_string_append (out, "\r\n");
-    }
-}
-
-/* The figures every view shows (cs-figures.h), at full precision. */
-static void
-csv_figures (GString   *out,
-             CsCompare *compare)
-{
-  static const struct {
-    const char *key;
-    const char *unit;
-  } rows[] = {
-    { "duration", "s" }, { "held", "s" }, { "files", "" }, { "bytes", "" },
-    { "mb_per_second", "MB/s" }, { "files_per_second", "files/s" }, { "threads", "" },
-    { "threads_min", "" }, { "threads_max", "" }, { "threads_mean", "" },
-  };
-  guint n = cs_compare_get_n_runs (compare);
-
-  g_string_append (out, "figure,unit");
-  for (guint i = 0; i < n; i++)
-    {
-      g_string_append_c (out, ',');
-      cs_report_append_csv_text (out, n > 1 ? cs_compare_get_label (compare, i) : "value");
-    }
-  g_string_append (out, "\r\n");
-
-  for (guint r = 0; r < G_N_ELEMENTS (rows); r++)
-    {
-      g_string_append_printf (out, "%s,%s", rows[r].key, rows[r].unit);
-      for (guint i = 0; i < n; i++)
-        {
-          const CsFigures *f = cs_compare_get_figures (compare, i);
-          const double values[] = {
-            f->duration, f->held, (double) f->files, (double) f->bytes, f->speed, f->file_rate,
-            f->threads, f->threads_min, f->threads_max, f->threads_mean,
-          };
-
-          g_string_append_c (out, ',');
-          cs_string_append_double (out, values[r]);
-        }
-      g_string_append (out, "\r\n");
-    }
-
-  /* Empty for a run whose record does not say. */
-  for (guint r = 0; r < 4; r++)
-    {
-      static const char *keys[] = {
-        "skipped_identical_files", "skipped_identical_bytes", "skipped_chosen_files", "skipped_chosen_bytes",
-      };
-
-      g_string_append_printf (out, "%s,", keys[r]);
-      for (guint i = 0; i < n; i++)
-        {
-          CsSkips s;
-          const guint64 *values[] = { &s.identical_files, &s.identical_bytes, &s.chosen_files, &s.chosen_bytes };
-
-          g_string_append_c (out, ',');
-          if (cs_run_get_skips (cs_compare_get_run (compare, i), &s))
-            g_string_append_printf (out, "%" G_GUINT64_FORMAT, *values[r]);
-        }
-      g_string_append (out, "\r\n");
-    }
-}
-
-static void
-csv_samples (GString   *out,
-             CsCompare *compare)
-{
-  guint n = cs_compare_get_n_runs (compare);
-
-  for (guint i = 0; i < n; i++)
-    {
-      g_autofree char *csv = cs_run_samples_to_csv (cs_compare_get_run (compare, i));
-      const char *line = csv;
-
-      /* One header for all runs; comparisons prefix each row with its run. */
-      while (line != NULL && *line != '\0')
-        {
-          const char *end = strstr (line, "\r\n");
-          gsize len = end != NULL ? (gsize) (end - line) : strlen (line);
-          gboolean header = line == csv;
-
-          if (!header || i == 0)
-            {
-              if (n > 1)
-                {
-                  if (header)
-                    g_string_append (out, "run");
-                  else
-                    cs_report_append_csv_text (out, cs_compare_get_label (compare, i));
-                  g_string_append_c (out, ',');
-                }
-              g_string_append_len (out, line, len);
-              g_string_append (out, "\r\n");
-            }
-          line = end != NULL ? end + 2 : NULL;
-        }
-    }
-}
-
-/* The failures, or with @notes the notes, as a section of their own; the
- * notes' header ("…,note") tells them apart. */
-static void
-csv_failures (GString   *out,
-              CsCompare *compare,
-              gboolean   notes)
-{
-  guint n = cs_compare_get_n_runs (compare);
-  guint total = 0;
-
-  for (guint i = 0; i < n; i++)
-    {
-      CsRun *run = cs_compare_get_run (compare, i);
-
-      total += notes ? cs_run_get_n_notes (run) : cs_run_get_n_errors (run);
-    }
-  if (total == 0)
-    return;
-
-  g_string_append (out, "\r\n");
-  if (n > 1)
-    g_string_append (out, "run,");
-  g_string_append (out, notes ? "path,operation,error_code,note\r\n"
-                              : "path,operation,error_code,message,attempts\r\n");
-
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(GPtrArray) errors = cs_run_dup_errors (cs_compare_get_run (compare, i));
-
-      for (guint j = 0; j < errors->len; j++)
-        {
-          const CsRunError *error = g_ptr_array_index (errors, j);
-
-          if (error->note != notes)
-            continue;
-          if (n > 1)
-            {
-              cs_report_append_csv_text (out, cs_compare_get_label (compare, i));
-              g_string_append_c (out, ',');
-            }
-          cs_report_append_csv_text (out, error->path);
-          g_string_append_c (out, ',');
-          cs_report_append_csv_text (out, error->operation);
-          g_string_append_printf (out, ",%d,", error->error_code);
-          cs_report_append_csv_text (out, error->message);
-          if (notes)
-            g_string_append (out, "\r\n");
-          else
-            g_string_append_printf (out, ",%u\r\n", error->attempts);
-        }
-    }
-}
-
-static char *
-render_csv (CsCompare *compare)
-{
-  GString *out = g_string_new (NULL);
-
-  csv_figures (out, compare);
-  g_string_append (out, "\r\n");
-  csv_summary (out, compare);
-  g_string_append (out, "\r\n");
-  csv_samples (out, compare);
-  csv_failures (out, compare, FALSE);
-  csv_failures (out, compare, TRUE);
-
-  return g_string_free (out, FALSE);
-}
-
 /* JSON */
 
 static char *
@@ -1651,7 +1394,7 @@ cs_report_render (CsRun               **runs,
       text = render_html (compare, error);
       break;
     case CS_REPORT_FORMAT_CSV:
-      text = render_csv (compare);
+      text = _cs_report_csv_render (compare);
       break;
     case CS_REPORT_FORMAT_JSON:
       text = render_json (compare);

@@ -11,6 +11,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "cs-report-csv.h"
 #include "cs-run.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data,
@@ -60,7 +61,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   g_assert_cmpstr (json, ==, json_again);
 
   {
-    g_autofree char *csv = cs_run_samples_to_csv (run);
+    g_autofree char *csv = cs_report_samples_to_csv (run);
 
     g_assert_nonnull (csv);
   }

@@ -10,6 +10,7 @@
 #include <json-glib/json-glib.h>
 
 #include "cs-report.h"
+#include "cs-report-csv.h"
 #include "cs-run-private.h"
 #include "report-fixtures.h"
 
@@ -427,6 +428,67 @@ assert_same_html (const char *html,
   g_assert_cmpstr (a, ==, b);
 }
 
+/* copyscope-cli copy --csv: the samples alone. */
+static void
+test_report_samples_csv (void)
+{
+  g_autoptr(CsRun) run = fixture_run ("T1", ID_T1, 2, 1.0);
+  g_autofree char *csv = cs_report_samples_to_csv (run);
+  g_auto(GStrv) lines = g_strsplit (csv, "\r\n", -1);
+  g_auto(GStrv) header = g_strsplit (lines[0], ",", -1);
+  g_auto(GStrv) row = NULL;
+
+  g_assert_cmpuint (g_strv_length (lines), ==, 1 + 8 + 1);
+  g_assert_cmpstr (lines[9], ==, "");
+  g_assert_cmpstr (header[0], ==, "t");
+  g_assert_cmpstr (header[1], ==, "threads");
+  g_assert_cmpstr (header[2], ==, "files_done");
+  g_assert_cmpstr (header[3], ==, "bytes_done");
+  g_assert_cmpstr (header[4], ==, "request_rate");
+  g_assert_cmpuint (g_strv_length (header), ==, 4 + CS_N_COUNTERS - 1);
+
+  row = g_strsplit (lines[1], ",", -1);
+  g_assert_cmpuint (g_strv_length (row), ==, g_strv_length (header));
+  g_assert_cmpstr (row[0], ==, "0.25");
+  g_assert_cmpstr (row[1], ==, "2");
+  g_assert_cmpstr (row[2], ==, "10");
+  g_assert_cmpstr (row[3], ==, "1000000");
+  g_assert_cmpstr (row[4], ==, "1");
+  /* The NaN read latency of the third sample is an empty cell. */
+  {
+    g_auto(GStrv) third = g_strsplit (lines[3], ",", -1);
+    guint col = 4 + CS_COUNTER_AVG_READ_REQUEST_TIME;
+
+    g_assert_cmpstr (header[col], ==, "average_read_request_time");
+    g_assert_cmpstr (third[col], ==, "");
+  }
+}
+
+/* The samples' CSV byte for byte: the same rows the report's CSV (its golden
+ * files) holds for the run, and the same under a locale with decimal commas. */
+static void
+test_report_samples_csv_golden (void)
+{
+  g_autoptr(CsRun) run = fixture_run ("T1", ID_T1, 2, 1.0);
+  g_autofree char *csv = cs_report_samples_to_csv (run);
+  g_autofree char *report = render_text (&run, 1, NULL, CS_REPORT_FORMAT_CSV);
+  g_autofree char *old = g_strdup (setlocale (LC_NUMERIC, NULL));
+  g_autofree char *german = NULL;
+
+  assert_golden (csv, "samples.csv");
+  g_assert_nonnull (strstr (report, csv));
+
+  if (setlocale (LC_NUMERIC, "de_DE.UTF-8") == NULL)
+    {
+      g_test_skip ("The de_DE.UTF-8 locale is not installed (add it to /etc/locale.gen and run locale-gen)");
+      return;
+    }
+  german = cs_report_samples_to_csv (run);
+  setlocale (LC_NUMERIC, old);
+  g_assert_cmpstr (german, ==, csv);
+  g_assert_null (strstr (german, "0,25"));
+}
+
 static void
 test_report_locale (void)
 {
@@ -480,6 +542,8 @@ main (int   argc,
   g_test_add_func ("/report/hostile/csv", test_report_hostile_csv);
   g_test_add_func ("/report/hostile/markdown", test_report_hostile_markdown);
   g_test_add_func ("/report/locale", test_report_locale);
+  g_test_add_func ("/report/samples-csv", test_report_samples_csv);
+  g_test_add_func ("/report/samples-csv/golden", test_report_samples_csv_golden);
 
   return g_test_run ();
 }

@@ -668,47 +668,11 @@ test_run_threads (void)
 }
 
 static void
-test_run_csv (void)
-{
-  g_autoptr(CsRun) run = fixture_run ("T1", RUN_ID, 2, 1.0);
-  g_autofree char *csv = cs_run_samples_to_csv (run);
-  g_auto(GStrv) lines = g_strsplit (csv, "\r\n", -1);
-  g_auto(GStrv) header = g_strsplit (lines[0], ",", -1);
-  g_auto(GStrv) row = NULL;
-
-  g_assert_cmpuint (g_strv_length (lines), ==, 1 + 8 + 1);
-  g_assert_cmpstr (lines[9], ==, "");
-  g_assert_cmpstr (header[0], ==, "t");
-  g_assert_cmpstr (header[1], ==, "threads");
-  g_assert_cmpstr (header[2], ==, "files_done");
-  g_assert_cmpstr (header[3], ==, "bytes_done");
-  g_assert_cmpstr (header[4], ==, "request_rate");
-  g_assert_cmpuint (g_strv_length (header), ==, 4 + CS_N_COUNTERS - 1);
-
-  row = g_strsplit (lines[1], ",", -1);
-  g_assert_cmpuint (g_strv_length (row), ==, g_strv_length (header));
-  g_assert_cmpstr (row[0], ==, "0.25");
-  g_assert_cmpstr (row[1], ==, "2");
-  g_assert_cmpstr (row[2], ==, "10");
-  g_assert_cmpstr (row[3], ==, "1000000");
-  g_assert_cmpstr (row[4], ==, "1");
-  /* The NaN read latency of the third sample is an empty cell. */
-  {
-    g_auto(GStrv) third = g_strsplit (lines[3], ",", -1);
-    guint col = 4 + CS_COUNTER_AVG_READ_REQUEST_TIME;
-
-    g_assert_cmpstr (header[col], ==, "average_read_request_time");
-    g_assert_cmpstr (third[col], ==, "");
-  }
-}
-
-static void
 test_run_locale (void)
 {
   g_autoptr(CsRun) run = fixture_run ("T1", RUN_ID, 2, 1.0);
   g_autoptr(CsRun) copy = NULL;
   g_autofree char *json = NULL;
-  g_autofree char *csv = NULL;
   g_autofree char *old = g_strdup (setlocale (LC_NUMERIC, NULL));
 
   if (setlocale (LC_NUMERIC, "de_DE.UTF-8") == NULL)
@@ -718,14 +682,11 @@ test_run_locale (void)
     }
 
   json = cs_run_to_json_string (run, FALSE);
-  csv = cs_run_samples_to_csv (run);
   copy = reload (run);
   setlocale (LC_NUMERIC, old);
 
   g_assert_nonnull (strstr (json, "\"wait\":1.5"));
   g_assert_nonnull (strstr (json, "\"duration\":2.0"));
-  g_assert_nonnull (strstr (csv, "\r\n0.25,2,10,1000000,1,2,3,"));
-  g_assert_null (strstr (csv, "0,25"));
   assert_runs_equal (run, copy);
 }
 
@@ -1014,7 +975,6 @@ main (int   argc,
   g_test_add_func ("/run/errors-capped", test_run_errors_capped);
   g_test_add_func ("/run/events-capped", test_run_events_capped);
   g_test_add_func ("/run/threads", test_run_threads);
-  g_test_add_func ("/run/csv", test_run_csv);
   g_test_add_func ("/run/locale", test_run_locale);
   g_test_add_func ("/run/bad-input", test_run_bad_input);
   g_test_add_func ("/run/too-large", test_run_too_large);

@@ -301,18 +301,11 @@ CsRun                   *cs_run_load              (const char  *path,
 gboolean                 cs_run_save              (CsRun       *run,
                                                    const char  *path,
                                                    GError     **error);
-/* One row per entry of the series (a bucket's row holds its means); RFC 4180. */
-char                    *cs_run_samples_to_csv    (CsRun       *run);
 
 /* Helpers for other units (reports, the window): free the element contents. */
 void                     cs_run_error_clear       (CsRunError  *error);
 void                     cs_thread_change_clear   (CsThreadChange *change);
 void                     cs_run_event_clear       (CsRunEvent  *event);
-/* The shortest text that reads back as the same double ("0.1", not
- * "0.10000000000000001"), whatever the locale; nothing for NaN or infinity.
- * For the CSV exports. */
-void                     cs_string_append_double  (GString     *out,
-                                                   double       value);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CsRun, cs_run_unref)
 
