@@ -18,8 +18,9 @@
  * becomes the one shown, "side-job-started" when one starts beside it,
  * "job-finished" and "side-job-finished" when one has ended and left the
  * queue, "refused" when a
- * waiting copy can no longer start. What comes next after a copy ends is the
- * window's call (cs_copy_queue_advance ()), after it has shown the end.
+ * waiting copy can no longer start. After a copy ends the next one starts,
+ * with no window too; a window that must know whether one did before it
+ * shows the end calls cs_copy_queue_advance () in its handler itself.
  */
 
 struct _CsCopyQueue
@@ -181,6 +182,7 @@ cs_copy_queue_side_job_done (CsCopyQueue *self,
 
   cs_copy_queue_take_out (self, queued);
   g_signal_emit (self, signals[SIDE_JOB_FINISHED], 0, queued);
+  cs_copy_queue_advance (self);
 }
 
 static void
@@ -209,6 +211,7 @@ run_done_cb (GObject      *object,
   g_clear_pointer (&self->job_device, g_free);
   self->job_running = FALSE;
   g_signal_emit (self, signals[JOB_FINISHED], 0, finished);
+  cs_copy_queue_advance (self);
 }
 
 /* Runs the copy shown, once; a cancelled one too, since only a run reports
