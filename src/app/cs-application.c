@@ -7,6 +7,7 @@
 
 #include "cs-about.h"
 #include "cs-application.h"
+#include "cs-copy-queue.h"
 #include "cs-format.h"
 #include "cs-job.h"
 #include "cs-preferences-window.h"
@@ -20,6 +21,7 @@ struct _CsApplication
 
   /* Owned */
   GSettings      *settings;
+  CsCopyQueue    *copy_queue;    /* the copies, apart from the window that shows them */
 };
 
 G_DEFINE_FINAL_TYPE (CsApplication, cs_application, ADW_TYPE_APPLICATION)
@@ -41,6 +43,15 @@ cs_application_get_settings (CsApplication *self)
   g_return_val_if_fail (CS_IS_APPLICATION (self), NULL);
 
   return self->settings;
+}
+
+/* The copies running and waiting, from startup on; the window shows them. */
+CsCopyQueue *
+cs_application_get_copy_queue (CsApplication *self)
+{
+  g_return_val_if_fail (CS_IS_APPLICATION (self), NULL);
+
+  return self->copy_queue;
 }
 
 static CsWindow *
@@ -167,7 +178,7 @@ cs_application_command_line (GApplication            *app,
 
   /* Sources handed over while a copy runs join the queue, into the running
    * copy's destination unless told another. */
-  if (files->len > 0 && cs_window_get_job (window) != NULL && !choose_destination)
+  if (files->len > 0 && cs_copy_queue_get_job (self->copy_queue) != NULL && !choose_destination)
     {
       gtk_window_present (GTK_WINDOW (window));
       if (!cs_window_queue_copy (window, (GFile **) files->pdata, files->len, destination_file))
@@ -303,6 +314,7 @@ cs_application_startup (GApplication *app)
   g_signal_connect_object (self->settings, "changed::units",
                            G_CALLBACK (units_changed_cb), self, G_CONNECT_SWAPPED);
   units_changed_cb (self);
+  self->copy_queue = cs_copy_queue_new (self->settings);
 }
 
 static void
@@ -310,6 +322,7 @@ cs_application_dispose (GObject *object)
 {
   CsApplication *self = CS_APPLICATION (object);
 
+  g_clear_object (&self->copy_queue);
   g_clear_object (&self->settings);
 
   G_OBJECT_CLASS (cs_application_parent_class)->dispose (object);

@@ -3,6 +3,8 @@
 
 #include <adwaita.h>
 
+#include "cs-copy-queue.h"
+
 G_BEGIN_DECLS
 
 #define CS_TYPE_APPLICATION (cs_application_get_type ())
@@ -10,5 +12,6 @@ G_DECLARE_FINAL_TYPE (CsApplication, cs_application, CS, APPLICATION, AdwApplica
 
 CsApplication *cs_application_new          (void);
 GSettings     *cs_application_get_settings (CsApplication *self);
+CsCopyQueue   *cs_application_get_copy_queue (CsApplication *self);
 
 G_END_DECLS

@@ -12,15 +12,16 @@
 #include "cs-file-chooser.h"
 #include "cs-format.h"
 #include "cs-history.h"
-#include "cs-page-task.h"
 #include "cs-throughput-graph.h"
 #include "cs-toast.h"
 
 /*
  * The help-desk demonstration: one big file against many small ones of the
  * same total size, with the two graphs side by side and the result in plain
- * words. The demonstration blocks, so it runs as a CsPageTask on a thread of
- * its own, and the graphs follow the current copy from the task's polls. With
+ * words. The demonstration runs through cs_demo_run_async (), which hands
+ * this page each copy's job on the main thread before it starts; the graphs
+ * follow that job every POLL_MS, since it reports to the demonstration's
+ * thread, not to this one. With
  * T1/T2 on, "compare" hands the 1- and 2-thread runs to the window for the
  * comparison page. Choosing where the copies go is the page's own action.
  */
@@ -28,13 +29,14 @@
 #define POLL_MS        150
 #define MEGABYTE       1000000
 
-/* What the demonstration's thread works with; read-only while it runs. */
+/* One demonstration under way, main thread only: its callbacks get this,
+ * and a page that goes away lets go of it (@page NULL) while it stops. */
 typedef struct
 {
-  CsDemo *demo;
-  char   *work_dir;
-  char   *destination;
-} DemoWork;
+  CsDemoPage   *page;
+  CsDemo       *demo;
+  GCancellable *cancellable;
+} DemoRun;
 
 struct _CsDemoPage
 {
@@ -65,8 +67,11 @@ struct _CsDemoPage
   guint              n_shown;
   GCancellable      *cancellable;   /* the chooser, while it is open */
 
-  /* Borrowed: the running demonstration, until it hands back */
-  CsPageTask        *task;
+  /* Borrowed: the running demonstration, freed when it hands back */
+  DemoRun           *run;
+  CsJob             *current;       /* the copy it runs now; owned */
+  CsDemoRun          which;         /* the current copy's */
+  guint              poll_id;
 };
 
 G_DEFINE_FINAL_TYPE (CsDemoPage, cs_demo_page, GTK_TYPE_WIDGET)
@@ -79,14 +84,11 @@ enum {
 static guint signals[N_SIGNALS];
 
 static void
-demo_work_free (gpointer data)
+demo_run_free (DemoRun *run)
 {
-  DemoWork *work = data;
-
-  g_clear_pointer (&work->demo, cs_demo_unref);
-  g_clear_pointer (&work->work_dir, g_free);
-  g_clear_pointer (&work->destination, g_free);
-  g_free (work);
+  cs_demo_unref (run->demo);
+  g_object_unref (run->cancellable);
+  g_free (run);
 }
 
 static char *
@@ -137,18 +139,18 @@ cs_demo_page_set_running (CsDemoPage *self,
 
 /* main thread: follows the copy the demonstration runs now */
 static void
-demo_poll_cb (gpointer  owner,
-              CsJob    *job,
-              guint     step,
-              guint     n_steps)
+cs_demo_page_poll (CsDemoPage *self)
 {
-  CsDemoPage *self = owner;
-  CsDemoRun which = (CsDemoRun) step;
+  CsJob *job = self->current;
+  CsDemoRun which = self->which;
   g_autofree CsSample *samples = NULL;
   g_autofree char *status = NULL;
   CsThroughputGraph *graph;
   guint n_samples = 0;
   CsRun *run;
+
+  if (job == NULL)
+    return;
 
   switch (which)
     {
@@ -190,14 +192,29 @@ demo_poll_cb (gpointer  owner,
   self->n_shown = n_samples;
 }
 
-/* the demonstration's thread */
+static gboolean
+poll_cb (gpointer user_data)
+{
+  cs_demo_page_poll (user_data);
+
+  return G_SOURCE_CONTINUE;
+}
+
+/* main thread, while the demonstration's thread waits: the copy about to start */
 static void
-demo_run_cb (CsDemo    *demo,
+demo_job_cb (CsDemo    *demo,
              CsDemoRun  which,
              CsJob     *job,
              gpointer   user_data)
 {
-  _cs_page_task_set_job (user_data, job, which, CS_DEMO_N_RUNS);
+  DemoRun *run = user_data;
+  CsDemoPage *self = run->page;
+
+  if (self == NULL)
+    return;
+
+  g_set_object (&self->current, job);
+  self->which = which;
 }
 
 static void
@@ -257,56 +274,53 @@ cs_demo_page_keep_runs (CsDemoPage *self,
     }
 }
 
-/* main thread: the demonstration's thread hands the task back */
 static void
-demo_done_cb (gpointer      owner,
-              gpointer      data,
-              const GError *error)
+cs_demo_page_show_error (CsDemoPage   *self,
+                         const GError *error)
 {
-  CsDemoPage *self = owner;
-  DemoWork *work = data;
+  g_autofree char *text = g_strdup_printf (_("The demonstration stopped: %s"), error->message);
 
-  self->task = NULL;
+  gtk_label_set_label (self->error_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
+}
+
+/* main thread: the demonstration has returned */
+static void
+demo_done_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  DemoRun *run = user_data;
+  CsDemoPage *self = run->page;
+  g_autoptr(GError) error = NULL;
+
+  cs_demo_run_finish (run->demo, result, &error);
+  if (self == NULL)
+    {
+      demo_run_free (run);
+      return;
+    }
+
+  /* A last poll first: a copy shorter than the poll interval has samples
+   * the graphs have not shown. */
+  g_clear_handle_id (&self->poll_id, g_source_remove);
+  cs_demo_page_poll (self);
+  self->run = NULL;
+  g_clear_object (&self->current);
   g_clear_object (&self->watched);
   cs_demo_page_set_running (self, FALSE);
 
   if (error == NULL)
     {
       g_clear_pointer (&self->demo, cs_demo_unref);
-      self->demo = cs_demo_ref (work->demo);
+      self->demo = cs_demo_ref (run->demo);
       cs_demo_page_show_result (self, self->demo);
       cs_demo_page_keep_runs (self, self->demo);
     }
-  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
-           !g_error_matches (error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED))
-    {
-      g_autofree char *text = g_strdup_printf (_("The demonstration stopped: %s"), error->message);
+  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    cs_demo_page_show_error (self, error);
 
-      gtk_label_set_label (self->error_label, text);
-      gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
-    }
-}
-
-/* the demonstration's thread */
-static gboolean
-demo_run (CsPageTask    *task,
-          gpointer       data,
-          GCancellable  *cancellable,
-          GError       **error)
-{
-  DemoWork *work = data;
-
-  if (g_mkdir_with_parents (work->destination, 0755) != 0)
-    {
-      int saved = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "%s: %s", work->destination, g_strerror (saved));
-      return FALSE;
-    }
-
-  return cs_demo_run_sync (work->demo, work->work_dir, work->destination,
-                           demo_run_cb, task, cancellable, error);
+  demo_run_free (run);
 }
 
 static void
@@ -344,8 +358,15 @@ cs_demo_page_dispose (GObject *object)
   CsDemoPage *self = CS_DEMO_PAGE (object);
   GtkWidget *child;
 
-  /* The thread finishes on its own; its task no longer calls back here. */
-  g_clear_pointer (&self->task, _cs_page_task_abandon);
+  /* The demonstration stops on its own; its callbacks no longer reach this page. */
+  if (self->run != NULL)
+    {
+      self->run->page = NULL;
+      g_cancellable_cancel (self->run->cancellable);
+      self->run = NULL;
+    }
+  g_clear_handle_id (&self->poll_id, g_source_remove);
+  g_clear_object (&self->current);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), CS_TYPE_DEMO_PAGE);
 
@@ -468,25 +489,35 @@ cs_demo_page_set_destination (CsDemoPage *self,
 gboolean
 cs_demo_page_start (CsDemoPage *self)
 {
-  DemoWork *work;
+  g_autofree char *work_dir = NULL;
+  g_autofree char *destination = NULL;
+  DemoRun *run;
   guint64 megabytes;
 
   g_return_val_if_fail (CS_IS_DEMO_PAGE (self), FALSE);
 
-  if (self->task != NULL)
+  if (self->run != NULL)
     return FALSE;
 
   megabytes = (guint64) gtk_spin_button_get_value_as_int (self->size_spin);
-
-  work = g_new0 (DemoWork, 1);
-  work->demo = cs_demo_new (megabytes * MEGABYTE);
-  cs_demo_set_t1_t2 (work->demo, gtk_switch_get_active (self->t1_t2_switch));
-  work->work_dir = g_build_filename (g_get_user_cache_dir (), "copyscope", "demo", NULL);
-  work->destination = self->destination != NULL ? g_file_get_path (self->destination) : NULL;
-  if (work->destination == NULL)
-    work->destination = default_destination ();
+  work_dir = g_build_filename (g_get_user_cache_dir (), "copyscope", "demo", NULL);
+  destination = self->destination != NULL ? g_file_get_path (self->destination) : NULL;
+  if (destination == NULL)
+    destination = default_destination ();
 
   gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
+  /* A chosen folder exists and the default one is in the user's cache: no
+   * wait worth a thread. */
+  if (g_mkdir_with_parents (destination, 0755) != 0)
+    {
+      int saved = errno;
+      g_autoptr(GError) error = g_error_new (G_IO_ERROR, g_io_error_from_errno (saved), "%s: %s",
+                                             destination, g_strerror (saved));
+
+      cs_demo_page_show_error (self, error);
+      return TRUE;
+    }
+
   gtk_widget_set_visible (self->explanation_box, FALSE);
   gtk_label_set_label (self->status_label, _("Writing the test files…"));
   gtk_label_set_label (self->big_label, _("Waiting"));
@@ -497,8 +528,15 @@ cs_demo_page_start (CsDemoPage *self)
   cs_throughput_graph_set_time_span (self->small_graph, 0);
   cs_demo_page_set_running (self, TRUE);
 
-  self->task = _cs_page_task_start ("cs-demo", self, POLL_MS, work, demo_work_free,
-                                    demo_run, demo_poll_cb, demo_done_cb);
+  run = g_new0 (DemoRun, 1);
+  run->page = self;
+  run->demo = cs_demo_new (megabytes * MEGABYTE);
+  cs_demo_set_t1_t2 (run->demo, gtk_switch_get_active (self->t1_t2_switch));
+  run->cancellable = g_cancellable_new ();
+  self->run = run;
+  self->poll_id = g_timeout_add (POLL_MS, poll_cb, self);
+  cs_demo_run_async (run->demo, work_dir, destination, demo_job_cb, run, run->cancellable,
+                     demo_done_cb, run);
 
   return TRUE;
 }
@@ -508,8 +546,8 @@ cs_demo_page_cancel (CsDemoPage *self)
 {
   g_return_if_fail (CS_IS_DEMO_PAGE (self));
 
-  if (self->task != NULL)
-    _cs_page_task_cancel (self->task);
+  if (self->run != NULL)
+    g_cancellable_cancel (self->run->cancellable);
 }
 
 gboolean
@@ -517,7 +555,7 @@ cs_demo_page_is_running (CsDemoPage *self)
 {
   g_return_val_if_fail (CS_IS_DEMO_PAGE (self), FALSE);
 
-  return self->task != NULL;
+  return self->run != NULL;
 }
 
 /* The last demonstration that ran to its end, or NULL. */

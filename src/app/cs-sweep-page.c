@@ -15,16 +15,16 @@
 #include "cs-generate-dialog.h"
 #include "cs-history.h"
 #include "cs-limit-hint.h"
-#include "cs-page-task.h"
 #include "cs-sweep-chart.h"
 #include "cs-sweep-page.h"
 #include "cs-throughput-graph.h"
 #include "cs-toast.h"
 
 /*
- * A thread sweep: set up, run, result. The sweep blocks, so it runs as a
- * CsPageTask on a thread of its own, and this page reads the current job's
- * progress and samples from the task's polls. Choosing the folders, generating
+ * A thread sweep: set up, run, result. The sweep runs through
+ * cs_sweep_run_async (), which hands this page each copy's job on the main
+ * thread before it starts; the page reads that job's progress and samples
+ * every POLL_MS, since the job reports to the sweep's thread, not to this one. Choosing the folders, generating
  * a test set and exporting the charts are the page's own actions (sweep.*); a
  * finished sweep is kept in the history. a toast in the window says what
  * happened.
@@ -35,6 +35,15 @@
 #define EXPORT_HEIGHT 420
 
 static const guint thread_choices[] = { 1, 2, 4, 8, 16, 32, 64, 128 };
+
+/* One sweep under way, main thread only: its callbacks get this, and a page
+ * that goes away lets go of it (@page NULL) while the sweep stops. */
+typedef struct
+{
+  CsSweepPage  *page;
+  CsSweep      *sweep;
+  GCancellable *cancellable;
+} SweepRun;
 
 struct _CsSweepPage
 {
@@ -79,8 +88,12 @@ struct _CsSweepPage
   guint              n_changes;
   GCancellable      *cancellable;   /* choosers and exports under way */
 
-  /* Borrowed: the running sweep, until it hands back */
-  CsPageTask        *task;
+  /* Borrowed: the running sweep, freed when it hands back */
+  SweepRun          *run;
+  CsJob             *current;       /* the copy it runs now; owned */
+  guint              index;         /* of the current copy */
+  guint              total;
+  guint              poll_id;
 };
 
 G_DEFINE_FINAL_TYPE (CsSweepPage, cs_sweep_page, GTK_TYPE_WIDGET)
@@ -121,7 +134,7 @@ cs_sweep_page_update_start (CsSweepPage *self)
   g_autoptr(GArray) threads = chosen_threads (self);
 
   gtk_widget_set_sensitive (GTK_WIDGET (self->start_button),
-                            self->task == NULL && self->source != NULL &&
+                            self->run == NULL && self->source != NULL &&
                             self->destination != NULL && threads->len > 0);
 }
 
@@ -144,18 +157,20 @@ show_folder (AdwActionRow *row,
 
 /* main thread: follows the copy the sweep runs now */
 static void
-sweep_poll_cb (gpointer  owner,
-               CsJob    *job,
-               guint     index,
-               guint     total)
+cs_sweep_page_poll (CsSweepPage *self)
 {
-  CsSweepPage *self = owner;
+  CsJob *job = self->current;
+  guint index = self->index;
+  guint total = self->total;
   g_autofree CsSample *samples = NULL;
   g_autofree char *title = NULL;
   g_autofree char *detail = NULL;
   guint n_samples = 0;
   CsProgress progress;
   CsRun *run;
+
+  if (job == NULL)
+    return;
 
   run = cs_job_get_run (job);
   if (job != self->watched)
@@ -201,15 +216,39 @@ sweep_poll_cb (gpointer  owner,
     }
 }
 
-/* the sweep's thread */
+static gboolean
+poll_cb (gpointer user_data)
+{
+  cs_sweep_page_poll (user_data);
+
+  return G_SOURCE_CONTINUE;
+}
+
+/* main thread, while the sweep's thread waits: the copy about to start */
 static void
-sweep_run_cb (CsSweep  *sweep,
+sweep_job_cb (CsSweep  *sweep,
               CsJob    *job,
               guint     index,
               guint     total,
               gpointer  user_data)
 {
-  _cs_page_task_set_job (user_data, job, index, total);
+  SweepRun *run = user_data;
+  CsSweepPage *self = run->page;
+
+  if (self == NULL)
+    return;
+
+  g_set_object (&self->current, job);
+  self->index = index;
+  self->total = total;
+}
+
+static void
+sweep_run_free (SweepRun *run)
+{
+  cs_sweep_unref (run->sweep);
+  g_object_unref (run->cancellable);
+  g_free (run);
 }
 
 /*
@@ -338,16 +377,31 @@ cs_sweep_page_keep (CsSweepPage *self,
   cs_sweep_page_toast (self, _("Sweep kept in the history"));
 }
 
-/* main thread: the sweep's thread hands the task back */
+/* main thread: the sweep has returned */
 static void
-sweep_done_cb (gpointer      owner,
-               gpointer      data,
-               const GError *error)
+sweep_done_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
 {
-  CsSweepPage *self = owner;
-  CsSweep *sweep = data;
+  SweepRun *run = user_data;
+  CsSweepPage *self = run->page;
+  CsSweep *sweep = run->sweep;
+  g_autoptr(GError) error = NULL;
 
-  self->task = NULL;
+  cs_sweep_run_finish (sweep, result, &error);
+  if (self == NULL)
+    {
+      sweep_run_free (run);
+      return;
+    }
+
+  /* A last poll first: a copy shorter than the poll interval, or one that
+   * ended since the last tick, has samples the page has not seen, and the
+   * page would end with an empty live graph. */
+  g_clear_handle_id (&self->poll_id, g_source_remove);
+  cs_sweep_page_poll (self);
+  self->run = NULL;
+  g_clear_object (&self->current);
   g_clear_object (&self->watched);
 
   if (error == NULL)
@@ -368,16 +422,7 @@ sweep_done_cb (gpointer      owner,
     }
 
   cs_sweep_page_update_start (self);
-}
-
-/* the sweep's thread */
-static gboolean
-sweep_run (CsPageTask    *task,
-           gpointer       data,
-           GCancellable  *cancellable,
-           GError       **error)
-{
-  return cs_sweep_run_sync (data, sweep_run_cb, task, cancellable, error);
+  sweep_run_free (run);
 }
 
 static void
@@ -521,8 +566,15 @@ cs_sweep_page_dispose (GObject *object)
   CsSweepPage *self = CS_SWEEP_PAGE (object);
   GtkWidget *child;
 
-  /* The thread finishes on its own; its task no longer calls back here. */
-  g_clear_pointer (&self->task, _cs_page_task_abandon);
+  /* The sweep stops on its own; its callbacks no longer reach this page. */
+  if (self->run != NULL)
+    {
+      self->run->page = NULL;
+      g_cancellable_cancel (self->run->cancellable);
+      self->run = NULL;
+    }
+  g_clear_handle_id (&self->poll_id, g_source_remove);
+  g_clear_object (&self->current);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), CS_TYPE_SWEEP_PAGE);
 
@@ -690,11 +742,12 @@ cs_sweep_page_start (CsSweepPage *self)
   g_autofree char *source = NULL;
   g_autofree char *destination = NULL;
   CsSweep *sweep;
+  SweepRun *run;
 
   g_return_val_if_fail (CS_IS_SWEEP_PAGE (self), FALSE);
 
   threads = chosen_threads (self);
-  if (self->task != NULL || self->source == NULL || self->destination == NULL || threads->len == 0)
+  if (self->run != NULL || self->source == NULL || self->destination == NULL || threads->len == 0)
     return FALSE;
 
   source = g_file_get_path (self->source);
@@ -712,9 +765,13 @@ cs_sweep_page_start (CsSweepPage *self)
   cs_sweep_set_threads (sweep, (const guint *) (gpointer) threads->data, threads->len);
   cs_sweep_set_repeats (sweep, (guint) gtk_spin_button_get_value_as_int (self->repeats_spin));
   cs_sweep_set_cold (sweep, gtk_switch_get_active (self->cold_switch));
-  self->task = _cs_page_task_start ("cs-sweep", self, POLL_MS, sweep,
-                                    (GDestroyNotify) cs_sweep_unref,
-                                    sweep_run, sweep_poll_cb, sweep_done_cb);
+  run = g_new0 (SweepRun, 1);
+  run->page = self;
+  run->sweep = sweep;
+  run->cancellable = g_cancellable_new ();
+  self->run = run;
+  self->poll_id = g_timeout_add (POLL_MS, poll_cb, self);
+  cs_sweep_run_async (sweep, sweep_job_cb, run, run->cancellable, sweep_done_cb, run);
 
   cs_throughput_graph_set_run (self->live_graph, NULL);
   cs_limit_hint_reset (self->limit_hint);
@@ -732,8 +789,8 @@ cs_sweep_page_cancel (CsSweepPage *self)
 {
   g_return_if_fail (CS_IS_SWEEP_PAGE (self));
 
-  if (self->task != NULL)
-    _cs_page_task_cancel (self->task);
+  if (self->run != NULL)
+    g_cancellable_cancel (self->run->cancellable);
 }
 
 gboolean
@@ -741,7 +798,7 @@ cs_sweep_page_is_running (CsSweepPage *self)
 {
   g_return_val_if_fail (CS_IS_SWEEP_PAGE (self), FALSE);
 
-  return self->task != NULL;
+  return self->run != NULL;
 }
 
 /* Shows a finished sweep, such as one from the history. */
@@ -752,7 +809,7 @@ cs_sweep_page_show_sweep (CsSweepPage *self,
   g_return_if_fail (CS_IS_SWEEP_PAGE (self));
   g_return_if_fail (sweep != NULL);
 
-  if (self->task != NULL)
+  if (self->run != NULL)
     return;
 
   cs_sweep_page_show_result (self, sweep);

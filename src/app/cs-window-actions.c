@@ -192,7 +192,7 @@ _cs_window_setup_started (CsWindow *self,
   /* What the setup page gets next is the next copy's. */
   cs_setup_page_clear_sources (self->setup_page);
   /* Back to the running copy, whose page lists the queue. */
-  if (self->job != job)
+  if (cs_copy_queue_get_job (self->copy_queue) != job)
     _cs_window_show_home (self, "copying");
 }
 
@@ -229,13 +229,7 @@ queue_move (CsWindow *self,
             guint     from,
             guint     to)
 {
-  g_autoptr(CsQueuedJob) queued = g_list_model_get_item (G_LIST_MODEL (self->queue), from);
-
-  if (queued == NULL || to >= g_list_model_get_n_items (G_LIST_MODEL (self->queue)) ||
-      cs_queued_job_get_running (queued))
-    return;
-  g_list_store_remove (self->queue, from);
-  g_list_store_insert (self->queue, to, queued);
+  cs_copy_queue_move (self->copy_queue, from, to);
 }
 
 static void
@@ -265,14 +259,9 @@ queue_hold_action (GtkWidget  *widget,
                    GVariant   *parameter)
 {
   CsWindow *self = CS_WINDOW (widget);
-  g_autoptr(CsQueuedJob) queued = g_list_model_get_item (G_LIST_MODEL (self->queue),
-                                                         g_variant_get_uint32 (parameter));
 
-  if (queued == NULL || cs_queued_job_get_running (queued))
-    return;
-  cs_queued_job_set_held (queued, !cs_queued_job_get_held (queued));
   /* Let go while its device is free: its turn is now. */
-  _cs_window_start_queued (self);
+  cs_copy_queue_toggle_held (self->copy_queue, g_variant_get_uint32 (parameter));
 }
 
 static void
@@ -281,12 +270,9 @@ queue_remove_action (GtkWidget  *widget,
                      GVariant   *parameter)
 {
   CsWindow *self = CS_WINDOW (widget);
-  guint position = g_variant_get_uint32 (parameter);
-  g_autoptr(CsQueuedJob) queued = g_list_model_get_item (G_LIST_MODEL (self->queue), position);
 
   /* One running side by side is cancelled on its own page, once shown. */
-  if (queued != NULL && !cs_queued_job_get_running (queued))
-    g_list_store_remove (self->queue, position);
+  cs_copy_queue_remove (self->copy_queue, g_variant_get_uint32 (parameter));
 }
 
 static void
@@ -296,13 +282,13 @@ pause_action (GtkWidget  *widget,
 {
   CsWindow *self = CS_WINDOW (widget);
 
-  if (self->job == NULL)
+  if (cs_copy_queue_get_job (self->copy_queue) == NULL)
     return;
 
-  if (cs_job_get_state (self->job) == CS_JOB_STATE_PAUSED)
-    cs_job_resume (self->job);
+  if (cs_job_get_state (cs_copy_queue_get_job (self->copy_queue)) == CS_JOB_STATE_PAUSED)
+    cs_job_resume (cs_copy_queue_get_job (self->copy_queue));
   else
-    cs_job_pause (self->job);
+    cs_job_pause (cs_copy_queue_get_job (self->copy_queue));
 
   _cs_window_actions_update (self);
 }
@@ -327,7 +313,7 @@ new_copy_action (GtkWidget  *widget,
   cs_setup_page_show_refusal (self->setup_page, NULL);
 
   /* During a copy, the next one is set up on top of it: Back returns to it. */
-  if (self->job != NULL)
+  if (cs_copy_queue_get_job (self->copy_queue) != NULL)
     _cs_window_navigate (self, "setup");
   else
     _cs_window_show_home (self, "setup");
@@ -401,7 +387,7 @@ retry_failed_action (GtkWidget  *widget,
   g_autoptr(CsJob) job = NULL;
   gboolean exact = TRUE;
 
-  if (self->job != NULL || run == NULL)
+  if (cs_copy_queue_get_job (self->copy_queue) != NULL || run == NULL)
     return;
 
   errors = cs_run_dup_errors (run);
@@ -497,7 +483,7 @@ show_history_action (GtkWidget  *widget,
 {
   CsWindow *self = CS_WINDOW (widget);
 
-  if (self->job != NULL)
+  if (cs_copy_queue_get_job (self->copy_queue) != NULL)
     return;
 
   cs_history_page_reload (self->history_page);
@@ -511,7 +497,7 @@ show_sweep_action (GtkWidget  *widget,
 {
   CsWindow *self = CS_WINDOW (widget);
 
-  if (self->job == NULL)
+  if (cs_copy_queue_get_job (self->copy_queue) == NULL)
     _cs_window_show_section (self, "sweep");
 }
 
@@ -522,7 +508,7 @@ show_demo_action (GtkWidget  *widget,
 {
   CsWindow *self = CS_WINDOW (widget);
 
-  if (self->job == NULL)
+  if (cs_copy_queue_get_job (self->copy_queue) == NULL)
     _cs_window_show_section (self, "demo");
 }
 
@@ -547,7 +533,7 @@ generated_cb (CsWindow         *self,
   g_autofree char *title = g_strdup_printf (_("Test data written to “%s”"), name);
   AdwToast *toast = adw_toast_new (title);
 
-  if (self->job == NULL)
+  if (cs_copy_queue_get_job (self->copy_queue) == NULL)
     {
       adw_toast_set_button_label (toast, _("_Add as Source"));
       g_object_set_data_full (G_OBJECT (toast), "cs-path", g_strdup (dir), g_free);
@@ -574,10 +560,10 @@ _cs_window_actions_update (CsWindow *self)
 {
   GtkWidget *widget = GTK_WIDGET (self);
   const char *page = gtk_stack_get_visible_child_name (self->stack);
-  gboolean running = self->job != NULL;
+  gboolean running = cs_copy_queue_get_job (self->copy_queue) != NULL;
   gboolean on_setup = g_strcmp0 (page, "setup") == 0;
   gboolean summary = !running && g_strcmp0 (page, "summary") == 0;
-  gboolean paused = running && cs_job_get_state (self->job) == CS_JOB_STATE_PAUSED;
+  gboolean paused = running && cs_job_get_state (cs_copy_queue_get_job (self->copy_queue)) == CS_JOB_STATE_PAUSED;
   CsRun *run = cs_summary_page_get_run (self->summary_page);
   guint n_sources = g_list_model_get_n_items (cs_setup_page_get_sources (self->setup_page));
 

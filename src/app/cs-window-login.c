@@ -121,11 +121,11 @@ login_end (CsWindow   *self,
 {
   CsWindowLogin *login = g_steal_pointer (&self->login);
 
-  if (self->job == NULL)
+  if (cs_copy_queue_get_job (self->copy_queue) == NULL)
     adw_window_title_set_subtitle (self->window_title, NULL);
   if (refusal == NULL)
     {
-      gboolean queued = self->job != NULL;
+      gboolean queued = cs_copy_queue_get_job (self->copy_queue) != NULL;
       gboolean started = queued ? _cs_window_queue (self, login->job, login->sources, login->destination)
                                 : _cs_window_start (self, login->job, login->destination);
 
@@ -139,14 +139,14 @@ login_end (CsWindow   *self,
       self->close_if_clean = FALSE;
       /* Someone setting up a copy reads it there; a copy handed over while
        * another runs is told in a toast. */
-      if (self->job != NULL && !login->from_setup)
+      if (cs_copy_queue_get_job (self->copy_queue) != NULL && !login->from_setup)
         _cs_window_show_toast (self, refusal);
       else
         {
           g_autofree char *text = g_strdup_printf ("%s\n%s", _("The copy cannot start."), refusal);
 
           cs_setup_page_show_refusal (self->setup_page, text);
-          if (self->job == NULL)
+          if (cs_copy_queue_get_job (self->copy_queue) == NULL)
             _cs_window_show_home (self, "setup");
         }
     }
@@ -315,7 +315,7 @@ login_next (CsWindow *self)
   share = current_share (self);
   /* Translators: the window's subtitle while it logs in to an SMB share, like "Logging in to nas/photos…" */
   subtitle = g_strdup_printf (_("Logging in to %s…"), share);
-  if (self->job == NULL)
+  if (cs_copy_queue_get_job (self->copy_queue) == NULL)
     adw_window_title_set_subtitle (self->window_title, subtitle);
   cs_smb_log_in_async (current_location (self), NULL, NULL, NULL, login->cancellable,
                        looked_up_cb, g_object_ref (self));
@@ -349,7 +349,7 @@ _cs_window_submit (CsWindow           *self,
 
   if (urls->len == 0)
     {
-      queued = self->job != NULL;
+      queued = cs_copy_queue_get_job (self->copy_queue) != NULL;
       started = queued ? _cs_window_queue (self, job, (GStrv) sources, destination)
                        : _cs_window_start (self, job, destination);
       if (started && from_setup)

@@ -4,6 +4,7 @@
 #include "cs-check-page.h"
 #include "cs-compare-page.h"
 #include "cs-copy-page.h"
+#include "cs-copy-queue.h"
 #include "cs-demo-page.h"
 #include "cs-history-page.h"
 #include "cs-loop-probe.h"
@@ -43,8 +44,7 @@ struct _CsWindow
 
   /* Owned */
   GSettings            *settings;
-  CsJob                *job;             /* while a copy runs */
-  GCancellable         *cancellable;
+  CsCopyQueue          *copy_queue;      /* the application's, or its own without one */
   GCancellable         *choosers;        /* the file choosers open, until the window goes */
   GQueue                conflicts;       /* of CsConflict, waiting for the dialog */
   guint                 run_timeout_id;  /* the job waits for its page to be drawn */
@@ -68,15 +68,11 @@ struct _CsWindow
    * its own summary can retry it again into the same folders; NULL after any
    * other copy. */
   GHashTable           *retry_targets;
-  GListStore           *queue;           /* of CsQueuedJob, after the running copy */
-  GPtrArray            *side_jobs;       /* of CsQueuedJob in the queue, running beside it */
-  char                 *job_device;      /* the running copy's destination device */
   GQueue                deletions_waiting; /* of CsDeletions, while another is asked */
   CsWindowLogin        *login;           /* a copy waiting for its SMB logins (cs-window-login.c) */
 
   guint                 close_when_done : 1;
   guint                 close_if_clean : 1;  /* --close-when-done: a clean finish closes */
-  guint                 job_running : 1;     /* run_async called for self->job */
   guint                 summary_from_history : 1;
 };
 
@@ -102,10 +98,29 @@ gboolean _cs_window_submit                (CsWindow           *self,
                                            gboolean            from_setup);
 void     _cs_window_login_cancel          (CsWindow           *self);
 
-/* cs-window.c */
+/* cs-window-questions.c */
+void     _cs_window_watch_questions       (CsWindow       *self,
+                                           CsJob          *job);
+void     _cs_window_drop_questions        (CsWindow       *self,
+                                           CsJob          *job);
+void     _cs_window_clear_questions       (CsWindow       *self);
+
+/* cs-window-run.c */
+void     _cs_window_run_init              (CsWindow       *self);
+void     _cs_window_run_dispose           (CsWindow       *self);
 gboolean _cs_window_start                 (CsWindow       *self,
                                            CsJob          *job,
                                            const char     *destination);
+gboolean _cs_window_queue                 (CsWindow       *self,
+                                           CsJob          *job,
+                                           GStrv           sources,
+                                           const char     *destination);
+void     _cs_window_configure_job         (CsWindow       *self,
+                                           CsJob          *job);
+void     _cs_window_ask_cancel            (CsWindow       *self);
+
+/* cs-window.c */
+const CsWindowSession *_cs_window_get_session (void);
 CsJob   *_cs_window_build_job             (CsWindow       *self,
                                            GFile         **files,
                                            guint           n_files,
@@ -113,15 +128,7 @@ CsJob   *_cs_window_build_job             (CsWindow       *self,
                                            gboolean        setup_names,
                                            GStrv          *out_sources,
                                            char          **out_destination);
-gboolean _cs_window_queue                 (CsWindow       *self,
-                                           CsJob          *job,
-                                           GStrv           sources,
-                                           const char     *destination);
-void     _cs_window_start_queued          (CsWindow       *self);
 void     _cs_window_update_start_button   (CsWindow       *self);
-void     _cs_window_configure_job         (CsWindow       *self,
-                                           CsJob          *job);
-void     _cs_window_ask_cancel            (CsWindow       *self);
 void     _cs_window_show_toast            (CsWindow       *self,
                                            const char     *title);
 void     _cs_window_show_home             (CsWindow       *self,

@@ -358,10 +358,11 @@ test_sweep_destination_not_folder (void)
   }
 }
 
-/* Only the working thread writes it while the task runs. */
+/* Written on the main thread only: the async forms call there. */
 typedef struct {
   guint    calls;
   gboolean off_main;
+  gboolean started;     /* a job handed over had already begun */
 } AsyncCalls;
 
 static void
@@ -372,10 +373,14 @@ async_run_cb (CsSweep *sweep,
               gpointer user_data)
 {
   AsyncCalls *calls = user_data;
+  CsProgress progress;
 
   calls->calls++;
   if (!g_main_context_is_owner (g_main_context_default ()))
     calls->off_main = TRUE;
+  cs_job_get_progress (job, &progress);
+  if (progress.state != CS_JOB_STATE_READY)
+    calls->started = TRUE;
 }
 
 static void
@@ -387,8 +392,19 @@ async_demo_cb (CsDemo    *demo,
   async_run_cb (NULL, job, 0, 0, user_data);
 }
 
+/* main thread: the first copy of the demonstration is cancelled as it starts */
+static void
+cancel_demo_cb (CsDemo    *demo,
+                CsDemoRun  which,
+                CsJob     *job,
+                gpointer   user_data)
+{
+  g_cancellable_cancel (user_data);
+}
+
 /* The async forms run the copies off the main thread and answer on the
- * main context, with what the sync forms answer. */
+ * main context, with what the sync forms answer; each job is handed over
+ * there too, before it starts, for a window to follow. */
 static void
 test_async (void)
 {
@@ -414,19 +430,20 @@ test_async (void)
   g_assert_true (cs_sweep_run_finish (sweep, cs_test_async_wait (&result), &error));
   g_assert_no_error (error);
   g_assert_cmpuint (calls.calls, ==, 2);
-  g_assert_true (calls.off_main);
+  g_assert_false (calls.off_main);
+  g_assert_false (calls.started);
   runs = cs_sweep_get_runs (sweep, &n_runs);
   g_assert_cmpuint (n_runs, ==, 2);
   g_assert_true (runs[0].ok && runs[1].ok);
   g_clear_object (&result);
 
-  calls.calls = 0;
-  calls.off_main = FALSE;
+  calls = (AsyncCalls) { 0 };
   cs_demo_run_async (demo, work, dst, async_demo_cb, &calls, NULL, cs_test_async_store, &result);
   g_assert_true (cs_demo_run_finish (demo, cs_test_async_wait (&result), &error));
   g_assert_no_error (error);
   g_assert_cmpuint (calls.calls, ==, 2);
-  g_assert_true (calls.off_main);
+  g_assert_false (calls.off_main);
+  g_assert_false (calls.started);
   g_assert_nonnull (cs_demo_get_run (demo, CS_DEMO_SMALL));
   g_clear_object (&result);
 
@@ -437,6 +454,17 @@ test_async (void)
   g_assert_false (cs_sweep_run_finish (sweep, cs_test_async_wait (&result), &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_cmpuint (calls.calls, ==, 0);
+  g_clear_object (&result);
+  g_clear_error (&error);
+
+  /* Cancelled during its first copy, the demonstration says so in GIO's
+   * words too, as the sweep does: a window checks one error. */
+  g_clear_object (&cancellable);
+  cancellable = g_cancellable_new ();
+  cs_demo_run_async (demo, work, dst, cancel_demo_cb, cancellable, cancellable,
+                     cs_test_async_store, &result);
+  g_assert_false (cs_demo_run_finish (demo, cs_test_async_wait (&result), &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_clear_object (&result);
 
   {

@@ -584,6 +584,12 @@ window_minimum_width (CsWindow *window)
 }
 
 static gboolean
+never (gpointer data)
+{
+  return FALSE;
+}
+
+static gboolean
 sweep_done (gpointer data)
 {
   return !cs_sweep_page_is_running (CS_SWEEP_PAGE (data));
@@ -707,8 +713,8 @@ test_sweep (void)
       span = spans[i];
 
     /* The last copy ends before a poll of the page has seen its samples
-     * more often than not on a fast machine: the page task polls once more
-     * when the sweep returns (cs-page-task.c), so its graph holds them. */
+     * more often than not on a fast machine: the page polls once more when
+     * the sweep returns (cs-sweep-page.c), so its graph holds them. */
     g_assert_true (cs_throughput_graph_get_time_range (graph, &lo, &hi));
     g_test_message ("the sweep's live graph: %.3f–%.3f s; the longest copy %.3f s",
                     lo, hi, longest);
@@ -812,9 +818,105 @@ test_graph_axes (void)
 }
 
 static gboolean
+sweep_progress_shown (gpointer data)
+{
+  GtkProgressBar *bar = (GtkProgressBar *) cs_ui_find (data, GTK_TYPE_PROGRESS_BAR);
+
+  return gtk_progress_bar_get_fraction (bar) > 0 && cs_ui_find_label (data, "Copy ") != NULL;
+}
+
+/* The sweep's progress reaches the page while it runs; Stop Sweep ends it
+ * with nothing to report (no result, no error), its copies removed; a page
+ * that goes while a sweep runs is not called back. */
+static void
+test_sweep_cancel (void)
+{
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *source = g_build_filename (root, "source", NULL);
+  g_autofree char *destination = g_build_filename (root, "destination", NULL);
+  g_autoptr(GFile) source_file = g_file_new_for_path (source);
+  g_autoptr(GFile) destination_file = g_file_new_for_path (destination);
+  static const guint threads[] = { 1, 2 };
+  g_autoptr(GDir) dir = NULL;
+  CsSweepPage *page;
+  CsWindow *window;
+
+  generate (source, 3000, 4000);
+  g_assert_cmpint (g_mkdir (destination, 0755), ==, 0);
+
+  window = cs_ui_window_new ();
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sweep", NULL);
+  page = sweep_page (window);
+  cs_sweep_page_set_source (page, source_file);
+  cs_sweep_page_set_destination (page, destination_file);
+  cs_sweep_page_set_threads (page, threads, G_N_ELEMENTS (threads));
+  cs_sweep_page_set_repeats (page, 3);
+  cs_sweep_page_set_cold (page, FALSE);
+
+  g_assert_true (cs_sweep_page_start (page));
+  g_assert_true (cs_ui_wait_until (sweep_progress_shown, page, WAIT_SECONDS));
+  g_assert_true (cs_sweep_page_is_running (page));
+  g_signal_emit_by_name (cs_ui_find_button (page, "Stop Sweep"), "clicked");
+  g_assert_true (cs_ui_wait_until (sweep_done, page, WAIT_SECONDS));
+  cs_ui_iterate ();
+
+  g_assert_null (cs_sweep_page_get_sweep (page));
+  g_assert_null (cs_ui_find_label (page, "The sweep stopped"));
+  g_assert_true (gtk_widget_get_sensitive (cs_ui_find_button (page, "Start Sweep")));
+  dir = g_dir_open (destination, 0, NULL);
+  g_assert_null (g_dir_read_name (dir));
+
+  /* Again, and the window goes meanwhile. */
+  g_assert_true (cs_sweep_page_start (page));
+  g_assert_true (cs_ui_wait_until (sweep_progress_shown, page, WAIT_SECONDS));
+  cs_ui_window_destroy (window);
+  cs_ui_wait_until (never, NULL, 3);
+
+  cs_test_tree_remove (root);
+}
+
+static gboolean
 demo_done (gpointer data)
 {
   return !cs_demo_page_is_running (CS_DEMO_PAGE (data));
+}
+
+static gboolean
+demo_copying (gpointer data)
+{
+  return cs_ui_find_label (data, "Copying the small files") != NULL;
+}
+
+/* Stop during the demonstration's small files (shown from the job the page
+ * follows): no explanation and no error, ready again. */
+static void
+test_demo_cancel (void)
+{
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autoptr(GFile) destination = g_file_new_for_path (root);
+  CsDemoPage *page;
+  CsWindow *window;
+
+  window = cs_ui_window_new ();
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-demo", NULL);
+  page = demo_page (window);
+
+  cs_demo_page_set_size_mb (page, 32);
+  cs_demo_page_set_t1_t2 (page, TRUE);
+  cs_demo_page_set_destination (page, destination);
+  g_assert_true (cs_demo_page_start (page));
+  g_assert_true (cs_ui_wait_until (demo_copying, page, WAIT_SECONDS));
+  g_signal_emit_by_name (cs_ui_find_button (page, "Stop"), "clicked");
+  g_assert_true (cs_ui_wait_until (demo_done, page, WAIT_SECONDS));
+  cs_ui_iterate ();
+
+  g_assert_null (cs_demo_page_get_explanation (page));
+  g_assert_null (cs_demo_page_get_demo (page));
+  g_assert_null (cs_ui_find_label (page, "The demonstration stopped"));
+  g_assert_true (gtk_widget_get_visible (cs_ui_find_button (page, "Demonstrate")));
+
+  cs_ui_window_destroy (window);
+  cs_test_tree_remove (root);
 }
 
 static void
@@ -1478,12 +1580,6 @@ dialog_closed (gpointer data)
 }
 
 static gboolean
-never (gpointer data)
-{
-  return FALSE;
-}
-
-static gboolean
 generate_button_sensitive (gpointer data)
 {
   return gtk_widget_get_sensitive (cs_ui_find_button (data, "Generate"));
@@ -1568,7 +1664,9 @@ main (int   argc,
   g_test_add_func ("/pages/compare", test_compare);
   g_test_add_func ("/pages/check", test_check_page);
   g_test_add_func ("/pages/sweep", test_sweep);
+  g_test_add_func ("/pages/sweep-cancel", test_sweep_cancel);
   g_test_add_func ("/pages/demo", test_demo);
+  g_test_add_func ("/pages/demo-cancel", test_demo_cancel);
   g_test_add_func ("/pages/graph-axes", test_graph_axes);
   g_test_add_func ("/pages/auto", test_auto);
   g_test_add_func ("/pages/back", test_back);

@@ -39,4 +39,11 @@ gboolean _cs_task_finish        (GAsyncResult        *result,
                                  gpointer             source_tag,
                                  GError             **error);
 
+/* Runs on the caller's thread, while the worker waits for it. */
+typedef void     (*CsTaskCallFunc) (gpointer          call_data);
+
+/* Only from within a CsTaskFunc: @call on the caller's main context. */
+void     _cs_task_call_in_caller (CsTaskCallFunc      call,
+                                  gpointer            call_data);
+
 G_END_DECLS

@@ -17,7 +17,15 @@ typedef struct {
   gboolean       ok;
   GError        *error;
   atomic_int     done;
+  /* A call the worker waits for on the caller's thread, under @lock */
+  GMutex         lock;
+  GCond          cond;
+  CsTaskCallFunc call;
+  gpointer       call_data;
 } CsTask;
+
+/* The task the thread runs, for _cs_task_call_in_caller () */
+static GPrivate current_task = G_PRIVATE_INIT (NULL);
 
 /* The caller's side: a source made on the caller's thread that returns the
  * task there once the worker is done. */
@@ -39,6 +47,8 @@ cs_task_free (gpointer p)
     t->free_data (t->data);
   g_clear_error (&t->error);
   g_clear_object (&t->cancellable);
+  g_mutex_clear (&t->lock);
+  g_cond_clear (&t->cond);
   g_free (t);
 }
 
@@ -52,7 +62,9 @@ cs_task_thread (gpointer p)
   gboolean ok;
 
   CS_TSAN_ACQUIRE (t);
+  g_private_set (&current_task, t);
   ok = t->func (t->data, t->cancellable, &error);
+  g_private_set (&current_task, NULL);
   /* What GTask's own check of the cancellable would have said. */
   if (ok && g_cancellable_set_error_if_cancelled (t->cancellable, &error))
     ok = FALSE;
@@ -66,6 +78,19 @@ cs_task_thread (gpointer p)
   return NULL;
 }
 
+/* the caller's thread: a call waits, or the work is done */
+static gboolean
+cs_task_ready (CsTask *t)
+{
+  gboolean call;
+
+  _cs_mutex_lock (&t->lock);
+  call = t->call != NULL;
+  _cs_mutex_unlock (&t->lock);
+
+  return call || atomic_load_explicit (&t->done, memory_order_acquire) != 0;
+}
+
 static gboolean
 cs_task_source_prepare (GSource *source,
                         gint    *timeout)
@@ -73,7 +98,7 @@ cs_task_source_prepare (GSource *source,
   CsTaskSource *s = (CsTaskSource *) source;
 
   *timeout = -1;
-  return atomic_load_explicit (&s->t->done, memory_order_acquire) != 0;
+  return cs_task_ready (s->t);
 }
 
 static gboolean
@@ -81,7 +106,31 @@ cs_task_source_check (GSource *source)
 {
   CsTaskSource *s = (CsTaskSource *) source;
 
-  return atomic_load_explicit (&s->t->done, memory_order_acquire) != 0;
+  return cs_task_ready (s->t);
+}
+
+/* the caller's thread: runs the call the worker waits for, if any */
+static gboolean
+cs_task_run_call (CsTask *t)
+{
+  CsTaskCallFunc call;
+  gpointer call_data;
+
+  _cs_mutex_lock (&t->lock);
+  call = t->call;
+  call_data = t->call_data;
+  _cs_mutex_unlock (&t->lock);
+  if (call == NULL)
+    return FALSE;
+
+  call (call_data);
+
+  _cs_mutex_lock (&t->lock);
+  t->call = NULL;
+  t->call_data = NULL;
+  g_cond_signal (&t->cond);
+  _cs_mutex_unlock (&t->lock);
+  return TRUE;
 }
 
 /* the caller's thread: hands the result to GTask, which calls back */
@@ -92,6 +141,10 @@ cs_task_source_dispatch (GSource     *source,
 {
   CsTaskSource *s = (CsTaskSource *) source;
   CsTask *t = s->t;
+
+  /* The worker waits for its call and is done only after it. */
+  if (cs_task_run_call (t))
+    return G_SOURCE_CONTINUE;
 
   CS_TSAN_ACQUIRE (t);
   if (t->ok)
@@ -145,6 +198,8 @@ _cs_task_run_in_thread (gpointer             source_tag,
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
   t = g_new0 (CsTask, 1);
+  g_mutex_init (&t->lock);
+  g_cond_init (&t->cond);
   t->data = data;
   t->free_data = free_data;
   t->func = func;
@@ -211,4 +266,32 @@ _cs_task_finish (GAsyncResult  *result,
   /* Before the free, if another thread drops the task last. */
   CS_TSAN_RELEASE (t);
   return ok;
+}
+
+/*
+ * the worker, inside its CsTaskFunc: runs @call (@call_data) on the caller's
+ * main context, the one the task returns to, and returns after it ran. The
+ * worker waits meanwhile, so what it hands over stays as it was, and the
+ * calls come in order, all before the task's callback.
+ */
+void
+_cs_task_call_in_caller (CsTaskCallFunc call,
+                         gpointer       call_data)
+{
+  CsTask *t = g_private_get (&current_task);
+
+  g_return_if_fail (t != NULL);
+  g_return_if_fail (call != NULL);
+
+  _cs_mutex_lock (&t->lock);
+  g_assert (t->call == NULL);
+  t->call = call;
+  t->call_data = call_data;
+  _cs_mutex_unlock (&t->lock);
+  g_main_context_wakeup (t->context);
+
+  _cs_mutex_lock (&t->lock);
+  while (t->call != NULL)
+    _cs_cond_wait (&t->cond, &t->lock);
+  _cs_mutex_unlock (&t->lock);
 }

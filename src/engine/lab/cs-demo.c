@@ -166,6 +166,7 @@ copy_set (CsDemo        *demo,
   g_autofree char *name = g_strdup_printf ("copyscope-demo-%s-%d", names[which], (int) getpid ());
   g_autofree char *target = g_build_filename (destination, name, NULL);
   g_autoptr(CsJob) job = cs_job_new ();
+  g_autoptr(GError) local_error = NULL;
   gboolean ok;
 
   cs_job_add_source (job, source);
@@ -175,7 +176,16 @@ copy_set (CsDemo        *demo,
   if (func != NULL)
     func (demo, which, job, user_data);
 
-  ok = cs_job_run_sync (job, cancellable, error);
+  ok = cs_job_run_sync (job, cancellable, &local_error);
+  /* One cancellation for whoever runs the demonstration: GIO's. */
+  if (!ok && g_error_matches (local_error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED))
+    {
+      g_clear_error (&local_error);
+      g_set_error_literal (&local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                           "The demonstration was cancelled");
+    }
+  if (!ok)
+    g_propagate_error (error, g_steal_pointer (&local_error));
   cs_run_set_label (cs_job_get_run (job), _(labels[which]));
   g_clear_pointer (&demo->runs[which], cs_run_unref);
   demo->runs[which] = cs_run_ref (cs_job_get_run (job));
@@ -274,6 +284,33 @@ demo_task_free (gpointer data)
   g_free (t);
 }
 
+typedef struct {
+  DemoTask  *t;
+  CsDemoRun  which;
+  CsJob     *job;
+} DemoCall;
+
+/* the caller's thread, while the demonstration's waits */
+static void
+demo_task_call (gpointer data)
+{
+  DemoCall *c = data;
+
+  c->t->func (c->t->demo, c->which, c->job, c->t->func_data);
+}
+
+/* the demonstration's thread: the caller hears of the copy before it starts */
+static void
+demo_task_func (CsDemo    *demo,
+                CsDemoRun  which,
+                CsJob     *job,
+                gpointer   data)
+{
+  DemoCall c = { data, which, job };
+
+  _cs_task_call_in_caller (demo_task_call, &c);
+}
+
 static gboolean
 demo_task_run (gpointer       data,
                GCancellable  *cancellable,
@@ -281,8 +318,8 @@ demo_task_run (gpointer       data,
 {
   DemoTask *t = data;
 
-  return cs_demo_run_sync (t->demo, t->work_dir, t->destination, t->func, t->func_data,
-                           cancellable, error);
+  return cs_demo_run_sync (t->demo, t->work_dir, t->destination,
+                           t->func != NULL ? demo_task_func : NULL, t, cancellable, error);
 }
 
 void

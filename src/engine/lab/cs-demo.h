@@ -46,7 +46,8 @@ typedef void (*CsDemoRunFunc) (CsDemo    *demo,
 
 /* Generates both sets under @work_dir (unless kept from before) and copies
  * them into fresh folders under @destination; the copies are removed
- * afterwards, and the sets too unless kept. Blocks: run it in a thread. */
+ * afterwards, and the sets too unless kept. Blocks: run it in a thread.
+ * Cancelled, it fails with G_IO_ERROR_CANCELLED. */
 gboolean    cs_demo_run_sync        (CsDemo        *demo,
                                      const char    *work_dir,
                                      const char    *destination,
@@ -55,8 +56,9 @@ gboolean    cs_demo_run_sync        (CsDemo        *demo,
                                      GCancellable  *cancellable,
                                      GError       **error);
 
-/* The same on a thread of GTask's; @func is called on that thread and
- * @callback on the caller's thread-default main context. */
+/* The same on a thread of its own; @func and @callback are called on the
+ * caller's thread-default main context, @func before each copy starts (the
+ * copy waits for it), so a window can follow the job it is given. */
 void        cs_demo_run_async       (CsDemo              *demo,
                                      const char          *work_dir,
                                      const char          *destination,

@@ -613,6 +613,35 @@ sweep_task_free (gpointer data)
   g_free (t);
 }
 
+typedef struct {
+  SweepTask *t;
+  CsJob     *job;
+  guint      index;
+  guint      total;
+} SweepCall;
+
+/* the caller's thread, while the sweep's waits */
+static void
+sweep_task_call (gpointer data)
+{
+  SweepCall *c = data;
+
+  c->t->func (c->t->sweep, c->job, c->index, c->total, c->t->func_data);
+}
+
+/* the sweep's thread: the caller hears of the copy before it starts */
+static void
+sweep_task_func (CsSweep  *sweep,
+                 CsJob    *job,
+                 guint     index,
+                 guint     total,
+                 gpointer  data)
+{
+  SweepCall c = { data, job, index, total };
+
+  _cs_task_call_in_caller (sweep_task_call, &c);
+}
+
 static gboolean
 sweep_task_run (gpointer       data,
                 GCancellable  *cancellable,
@@ -620,7 +649,8 @@ sweep_task_run (gpointer       data,
 {
   SweepTask *t = data;
 
-  return cs_sweep_run_sync (t->sweep, t->func, t->func_data, cancellable, error);
+  return cs_sweep_run_sync (t->sweep, t->func != NULL ? sweep_task_func : NULL, t,
+                            cancellable, error);
 }
 
 void

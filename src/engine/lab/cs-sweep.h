@@ -89,8 +89,9 @@ gboolean    cs_sweep_run_sync        (CsSweep        *sweep,
                                       GCancellable   *cancellable,
                                       GError        **error);
 
-/* The same on a thread of GTask's; @func is called on that thread and
- * @callback on the caller's thread-default main context. */
+/* The same on a thread of its own; @func and @callback are called on the
+ * caller's thread-default main context, @func before each copy starts (the
+ * copy waits for it), so a window can follow the job it is given. */
 void        cs_sweep_run_async       (CsSweep             *sweep,
                                       CsSweepRunFunc       func,
                                       gpointer             func_data,
