@@ -22,7 +22,7 @@ on_difference (const char *what,
                gpointer    user_data)
 {
   CheckState *state = user_data;
-  g_autofree char *shown = cs_log_escape (path);
+  g_autofree char *shown = cs_text_escape (path, -1, CS_TEXT_ESCAPE_LINE);
 
   if (state->quiet)
     return;

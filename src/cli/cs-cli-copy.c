@@ -497,40 +497,6 @@ print_summary (FILE     *out,
   print_manifest (out, run);
 }
 
-/* A path as one line of stderr that says exactly which file: bytes that are
- * not UTF-8 and control characters as \xHH (newline and tab as \n and \t),
- * a backslash doubled, so no two names read alike and none breaks its line. */
-static char *
-escape_path (const char *path,
-             gsize       len)
-{
-  GString *out = g_string_sized_new (len);
-  const char *p = path, *end = path + len;
-
-  while (p < end)
-    {
-      gunichar c = g_utf8_get_char_validated (p, end - p);
-
-      if (c == (gunichar) -1 || c == (gunichar) -2)
-        {
-          g_string_append_printf (out, "\\x%02x", (guchar) *p++);
-          continue;
-        }
-      if (c == '\\')
-        g_string_append (out, "\\\\");
-      else if (c == '\n')
-        g_string_append (out, "\\n");
-      else if (c == '\t')
-        g_string_append (out, "\\t");
-      else if (c < 0x20 || c == 0x7f)
-        g_string_append_printf (out, "\\x%02x", c);
-      else
-        g_string_append_unichar (out, c);
-      p = g_utf8_next_char (p);
-    }
-  return g_string_free (out, FALSE);
-}
-
 /* Every item not copied, with or without --quiet: the list is the answer to
  * "what went wrong", which quiet never hides. */
 static void
@@ -548,9 +514,9 @@ print_errors (CsRun *run)
       if (e->path_raw != NULL)
         raw = g_base64_decode (e->path_raw, &len);
       if (raw != NULL)
-        path = escape_path ((const char *) raw, len);
+        path = cs_text_escape ((const char *) raw, (gssize) len, CS_TEXT_ESCAPE_LINE);
       else if (e->path != NULL)
-        path = escape_path (e->path, strlen (e->path));
+        path = cs_text_escape (e->path, -1, CS_TEXT_ESCAPE_LINE);
       g_printerr ("%s: %s: %s\n", path != NULL ? path : "", e->operation, e->message);
     }
 }

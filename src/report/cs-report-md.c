@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "cs-report-private.h"
+#include "cs-text.h"
 
 /* Markdown as GitHub, GitLab and wikis render it: tables in pipes, every
  * name and label escaped so it can open no link, emphasis or tag. */
@@ -16,15 +17,19 @@ static void
 append_md (GString    *out,
            const char *text)
 {
-  g_autofree char *valid = NULL;
+  g_autofree char *line = NULL;
 
   if (text == NULL)
     return;
 
-  valid = g_utf8_make_valid (text, -1);
-  for (const char *p = valid; *p != '\0'; p++)
+  /* First as one line of plain text (cs-text.h): control characters, line
+   * breaks and stray bytes as "\n", "\xHH", a backslash doubled. Those
+   * backslashes stay as they are: Markdown shows "\\" as one, and one before
+   * a letter as it is, so a name reads as in the log and the terminal. */
+  line = cs_text_escape (text, -1, CS_TEXT_ESCAPE_LINE);
+  for (const char *p = line; *p != '\0'; p++)
     {
-      guchar c = (guchar) *p;
+      char c = *p;
 
       /* Entities rather than backslashes for HTML's characters: every
        * renderer decodes them, and none lets them open a tag. */
@@ -34,19 +39,11 @@ append_md (GString    *out,
         g_string_append (out, "&gt;");
       else if (c == '&')
         g_string_append (out, "&amp;");
-      else if (strchr ("\\`*_[]|~#!", c) != NULL)
+      else if (strchr ("`*_[]|~#!", c) != NULL)
         {
           g_string_append_c (out, '\\');
           g_string_append_c (out, c);
         }
-      else if (c == '\n')
-        g_string_append (out, "\\n");
-      else if (c == '\r')
-        g_string_append (out, "\\r");
-      else if (c == '\t')
-        g_string_append (out, "\\t");
-      else if (c < 0x20 || c == 0x7f)
-        g_string_append_printf (out, "\\x%02X", c);
       else
         g_string_append_c (out, c);
     }
