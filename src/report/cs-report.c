@@ -155,14 +155,6 @@ format_started (gint64 unix_usec)
 }
 
 static char *
-format_seconds (double seconds)
-{
-  g_autofree char *num = _cs_report_format_fixed ("%.2f", seconds);
-
-  return g_strdup_printf ("%s s", num);
-}
-
-static char *
 describe_threads (CsRun *run)
 {
   g_autoptr(GArray) timeline = cs_run_dup_timeline (run);
@@ -182,7 +174,7 @@ describe_threads (CsRun *run)
   for (guint i = 0; i < timeline->len; i++)
     {
       const CsThreadChange *change = &g_array_index (timeline, CsThreadChange, i);
-      g_autofree char *at = format_seconds (change->t);
+      g_autofree char *at = cs_format_duration (change->t, CS_DURATION_MEASURED, FALSE);
 
       g_string_append_printf (out, "; %u → %u at %s", change->from, change->to, at);
       if (change->reason != NULL)
@@ -283,7 +275,7 @@ collect_info (CsRun *run)
   const CsRunSettings *s = cs_run_get_settings (run);
   const CsRunEnvironment *e = cs_run_get_environment (run);
   const char *fatal = cs_run_get_fatal_error (run);
-  g_autofree char *wait = format_seconds (s->wait);
+  g_autofree char *wait = cs_format_duration (s->wait, CS_DURATION_MEASURED, FALSE);
   CsFigures figures;
 
   g_array_set_clear_func (rows, info_row_clear);
