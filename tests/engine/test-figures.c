@@ -173,6 +173,28 @@ test_format_duration (void)
     }
 }
 
+/* The CLI's progress line: a clock. */
+static void
+test_format_duration_clock (void)
+{
+  static const struct {
+    double      seconds;
+    const char *text;
+  } cases[] = {
+    { 0, "0:00" }, { -3, "0:00" }, { NAN, "0:00" }, { 0.4, "0:00" }, { 25.5, "0:26" },
+    { 59.6, "1:00" }, { 725, "12:05" }, { 3599.4, "59:59" }, { 3600, "1:00:00" },
+    { 3723, "1:02:03" }, { 360000, "100:00:00" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = cs_format_duration (cases[i].seconds, CS_DURATION_CLOCK, FALSE);
+
+      g_test_message ("%g s", cases[i].seconds);
+      g_assert_cmpstr (text, ==, cases[i].text);
+    }
+}
+
 /* A time left, in words and no finer than an estimate can be. */
 static void
 test_format_duration_estimate (void)
@@ -288,6 +310,7 @@ main (int   argc,
   g_test_add_func ("/figures/from-run", test_from_run);
   g_test_add_func ("/figures/format-duration", test_format_duration);
   g_test_add_func ("/figures/format-duration-estimate", test_format_duration_estimate);
+  g_test_add_func ("/figures/format-duration-clock", test_format_duration_clock);
   g_test_add_func ("/figures/format-duration-localized", test_format_duration_localized);
   g_test_add_func ("/figures/format", test_format);
   g_test_add_func ("/figures/format-threads", test_format_threads);

@@ -90,6 +90,14 @@ cs_format_duration (double          seconds,
     seconds = 0;
   if (style == CS_DURATION_ESTIMATE)
     return format_estimate (seconds, localized);
+  if (style == CS_DURATION_CLOCK)
+    {
+      whole = (guint64) llround (seconds);
+      if (whole < 3600)
+        return g_strdup_printf ("%u:%02u", (guint) (whole / 60), (guint) (whole % 60));
+      return g_strdup_printf ("%u:%02u:%02u", (guint) (whole / 3600), (guint) (whole / 60 % 60),
+                              (guint) (whole % 60));
+    }
 
   /* Each form from the value rounded to its own precision, so that 59.96 s
    * reads "1 min 0 s", never "60.0 s". */

@@ -60,6 +60,9 @@ typedef enum {
    * "less than a second", "42 seconds", "3 min 20 s", "12 minutes",
    * "2 hours", "2 h 05 min". */
   CS_DURATION_ESTIMATE,
+  /* A clock, for a line that redraws: "0:25", "12:05", "1:02:03"; the same
+   * in every language. */
+  CS_DURATION_CLOCK,
 } CsDurationStyle;
 
 /*
