@@ -49,44 +49,6 @@ _cs_format_rate (double bytes_per_second)
 }
 
 char *
-_cs_format_duration (double seconds)
-{
-  guint64 s;
-
-  if (!(seconds > 0))
-    seconds = 0;
-
-  if (seconds < 1)
-    return g_strdup (_("less than a second"));
-
-  s = (guint64) llround (seconds);
-
-  if (s < 60)
-    return g_strdup_printf (ngettext ("%u second", "%u seconds", (gulong) s), (guint) s);
-
-  if (s < 3600)
-    {
-      guint m = (guint) (s / 60);
-      guint sec = (guint) (s % 60);
-
-      if (m >= 10 || sec == 0)
-        return g_strdup_printf (ngettext ("%u minute", "%u minutes", m), m);
-      /* Translators: minutes and seconds, like "3 min 20 s" */
-      return g_strdup_printf (_("%u min %u s"), m, sec);
-    }
-
-  {
-    guint h = (guint) (s / 3600);
-    guint m = (guint) ((s % 3600) / 60);
-
-    if (m == 0)
-      return g_strdup_printf (ngettext ("%u hour", "%u hours", h), h);
-    /* Translators: hours and minutes, like "2 h 05 min" */
-    return g_strdup_printf (_("%u h %02u min"), h, m);
-  }
-}
-
-char *
 _cs_format_figures_threads (const CsFigures *figures)
 {
   g_autofree char *mean = NULL;

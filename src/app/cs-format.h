@@ -13,7 +13,6 @@ void  _cs_format_set_binary_units (gboolean binary);
 char *_cs_format_bytes        (guint64     bytes);
 char *_cs_format_count        (guint64     count);
 char *_cs_format_rate         (double      bytes_per_second);
-char *_cs_format_duration     (double      seconds);
 char *_cs_format_time         (gint64      unix_us);
 char *_cs_format_value        (double      value);
 /* "8 threads", or "1–16 threads, mean 8.4" for a count that changed. */

@@ -134,18 +134,18 @@ format_time_left (CsEta *eta)
     return g_strdup (_("Less than a second left"));
   if (low < 1)
     {
-      high_text = _cs_format_duration (high);
+      high_text = cs_format_duration (high, CS_DURATION_ESTIMATE, TRUE);
       /* Translators: time left when it may end any moment, like "Up to 5 seconds left" */
       return g_strdup_printf (_("Up to %s left"), high_text);
     }
 
-  low_text = _cs_format_duration (low);
+  low_text = cs_format_duration (low, CS_DURATION_ESTIMATE, TRUE);
   if (isinf (high))
     /* Translators: time left when only a lower bound can be told (large files
      * done, many small ones left), like "At least 2 minutes left" */
     return g_strdup_printf (_("At least %s left"), low_text);
 
-  high_text = _cs_format_duration (high);
+  high_text = cs_format_duration (high, CS_DURATION_ESTIMATE, TRUE);
   if (g_strcmp0 (low_text, high_text) == 0)
     /* Translators: time left, like "About 3 minutes left" */
     return g_strdup_printf (_("About %s left"), low_text);

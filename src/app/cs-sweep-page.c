@@ -205,7 +205,7 @@ cs_sweep_page_poll (CsSweepPage *self)
     {
       g_autofree char *done = _cs_format_bytes (progress.bytes_done);
       g_autofree char *found = _cs_format_bytes (progress.bytes_total);
-      g_autofree char *elapsed = _cs_format_duration (progress.elapsed);
+      g_autofree char *elapsed = cs_format_duration (progress.elapsed, CS_DURATION_ESTIMATE, TRUE);
       double fraction = (double) progress.bytes_done / (double) progress.bytes_total;
 
       /* Translators: progress of the current copy of a sweep, like "12 MB of 64 MB · 3 seconds" */

@@ -22,7 +22,7 @@ on_difference (const char *what,
                gpointer    user_data)
 {
   CheckState *state = user_data;
-  g_autofree char *shown = cs_log_escape (path);
+  g_autofree char *shown = cs_text_escape (path, -1, CS_TEXT_ESCAPE_LINE);
 
   if (state->quiet)
     return;
@@ -99,7 +99,7 @@ cs_cli_check (int    argc,
 
   if (!state.quiet)
     {
-      bytes = cs_cli_format_bytes (result.bytes);
+      bytes = g_format_size (result.bytes);
       time = cs_figure_format (CS_FIGURE_DURATION, (double) (g_get_monotonic_time () - started) / G_USEC_PER_SEC);
       g_print ("\n");
       {
@@ -115,7 +115,7 @@ cs_cli_check (int    argc,
                  listed, matched, changed, missing, extra, unreadable);
       }
       g_print ("\n");
-      /* Translators: "2.10 GB read in 3.2 s" */
+      /* Translators: "2.1 GB read in 3.20 s" */
       g_print (_("%s read in %s"), bytes, time);
       g_print ("\n");
     }

@@ -28,24 +28,6 @@ cs_cli_usage_error (const char *command,
   g_printerr (_("Try “copyscope-cli %s --help”.\n"), command);
 }
 
-/* MB = 10^6 bytes, as in every report. */
-char *
-cs_cli_format_bytes (guint64 bytes)
-{
-  static const char *units[] = { "B", "kB", "MB", "GB", "TB", "PB" };
-  double v = (double) bytes;
-  guint u = 0;
-
-  while (v >= 1000.0 && u < G_N_ELEMENTS (units) - 1)
-    {
-      v /= 1000.0;
-      u++;
-    }
-  if (u == 0)
-    return g_strdup_printf ("%" G_GUINT64_FORMAT " B", bytes);
-  return g_strdup_printf ("%.*f %s", v < 10 ? 2 : v < 100 ? 1 : 0, v, units[u]);
-}
-
 /* "50M", "50MB/s", "2.5G", "800k", "64Mi": decimal units as everywhere
  * (M = 10^6), binary ones with an "i", "B" and "/s" optional. */
 gboolean

@@ -56,17 +56,6 @@ on_sample (CsJob    *job,
   state->last_requests = sample->values[CS_COUNTER_REQUEST_RATE];
 }
 
-/* "0:25", "1:02:03": the time left as scripts and people read it. */
-static char *
-format_clock (double seconds)
-{
-  guint64 s = (guint64) llround (MAX (seconds, 0));
-
-  if (s < 3600)
-    return g_strdup_printf ("%u:%02u", (guint) (s / 60), (guint) (s % 60));
-  return g_strdup_printf ("%u:%02u:%02u", (guint) (s / 3600), (guint) (s / 60 % 60), (guint) (s % 60));
-}
-
 /* One line on stderr, redrawn at most five times a second: what is done of
  * what is known, the copy speed and the time left (cs-eta.h, as the window
  * shows them). While the sources are scanned there is no total, so no
@@ -91,8 +80,8 @@ on_progress (CsJob    *job,
     return;
   state->last_line = now;
 
-  done = cs_cli_format_bytes (p.bytes_done);
-  total = cs_cli_format_bytes (p.bytes_total);
+  done = g_format_size (p.bytes_done);
+  total = g_format_size (p.bytes_total);
   speed = cs_figure_format (CS_FIGURE_SPEED, cs_eta_get_speed (state->eta) / 1e6);
   if (!p.total_known)
     g_string_append_printf (line, "scanning  %" G_GUINT64_FORMAT " files, %s found  %" G_GUINT64_FORMAT
@@ -111,13 +100,13 @@ on_progress (CsJob    *job,
         g_string_append_printf (line, "  %s", _("writing to the disk"));
       else if (p.state == CS_JOB_STATE_RUNNING && cs_eta_get_left (state->eta, &low, &high))
         {
-          g_autofree char *low_text = format_clock (low);
+          g_autofree char *low_text = cs_format_duration (low, CS_DURATION_CLOCK, FALSE);
 
           if (isinf (high))
             g_string_append_printf (line, "  ETA ≥%s", low_text);
           else
             {
-              g_autofree char *high_text = format_clock (high);
+              g_autofree char *high_text = cs_format_duration (high, CS_DURATION_CLOCK, FALSE);
 
               if (g_strcmp0 (low_text, high_text) == 0)
                 g_string_append_printf (line, "  ETA %s", low_text);
@@ -188,7 +177,7 @@ format_limit (const char *kind,
     return g_strdup (_("none"));
   if (g_str_equal (kind, "max-files"))
     return g_strdup_printf ("%g files/s", value);
-  bytes = cs_cli_format_bytes ((guint64) value);
+  bytes = g_format_size ((guint64) value);
   return g_strdup_printf ("%s/s", bytes);
 }
 
@@ -250,11 +239,11 @@ print_removals (FILE  *out,
   if (operation == CS_OPERATION_MOVE)
     {
       files = g_strdup_printf ("%" G_GUINT64_FORMAT, m.moved_files);
-      bytes = cs_cli_format_bytes (m.moved_bytes);
+      bytes = g_format_size (m.moved_bytes);
       dirs = g_strdup_printf ("%" G_GUINT64_FORMAT, m.moved_dirs);
       left = g_strdup_printf ("%" G_GUINT64_FORMAT, m.kept_files);
       fprintf (out, "%8s : ", _("Moved"));
-      /* Translators: "46 files (1.20 MB), 3 folders; 2 files left in the source" */
+      /* Translators: "46 files (1.2 MB), 3 folders; 2 files left in the source" */
       fprintf (out, _("%s files (%s), %s folders; %s files left in the source"), files, bytes, dirs, left);
       fprintf (out, "\n");
     }
@@ -263,10 +252,10 @@ print_removals (FILE  *out,
       CsDeletions *deletions = cs_job_get_deletions (job);
 
       files = g_strdup_printf ("%" G_GUINT64_FORMAT, cs_deletions_get_n_files (deletions));
-      bytes = cs_cli_format_bytes (cs_deletions_get_bytes (deletions));
+      bytes = g_format_size (cs_deletions_get_bytes (deletions));
       dirs = g_strdup_printf ("%" G_GUINT64_FORMAT, cs_deletions_get_n_dirs (deletions));
       fprintf (out, "%8s : ", _("Extras"));
-      /* Translators: a mirror's dry run, "would delete 10 files (5.00 MB), 2 folders" */
+      /* Translators: a mirror's dry run, "would delete 10 files (5.0 MB), 2 folders" */
       fprintf (out, _("would delete %s files (%s), %s folders"), files, bytes, dirs);
       if (cs_deletions_get_over_max (deletions))
         fprintf (out, _(" — more than --max-delete allows, so a mirror would delete none"));
@@ -275,11 +264,11 @@ print_removals (FILE  *out,
   else if (operation == CS_OPERATION_MIRROR)
     {
       files = g_strdup_printf ("%" G_GUINT64_FORMAT, m.deleted_files);
-      bytes = cs_cli_format_bytes (m.deleted_bytes);
+      bytes = g_format_size (m.deleted_bytes);
       dirs = g_strdup_printf ("%" G_GUINT64_FORMAT, m.deleted_dirs);
       left = g_strdup_printf ("%" G_GUINT64_FORMAT, m.not_deleted);
       fprintf (out, "%8s : ", _("Deleted"));
-      /* Translators: "10 files (5.00 MB), 2 folders; 0 extras not deleted" */
+      /* Translators: "10 files (5.0 MB), 2 folders; 0 extras not deleted" */
       fprintf (out, _("%s files (%s), %s folders; %s extras not deleted"), files, bytes, dirs, left);
       fprintf (out, "\n");
     }
@@ -300,11 +289,11 @@ print_skips (FILE           *out,
   if (skipped == 0 || !cs_run_get_skips (run, &s))
     return;
   identical = g_strdup_printf ("%" G_GUINT64_FORMAT, s.identical_files);
-  identical_bytes = cs_cli_format_bytes (s.identical_bytes);
+  identical_bytes = g_format_size (s.identical_bytes);
   chosen = g_strdup_printf ("%" G_GUINT64_FORMAT, s.chosen_files);
-  chosen_bytes = cs_cli_format_bytes (s.chosen_bytes);
+  chosen_bytes = g_format_size (s.chosen_bytes);
   fprintf (out, "%8s : ", _("Skipped"));
-  /* Translators: why files were skipped, "12 identical (1.20 MB), 3 your choice (40.0 kB)";
+  /* Translators: why files were skipped, "12 identical (1.2 MB), 3 your choice (40.0 kB)";
    * "your choice": kept by the rule for existing files (--overwrite) */
   fprintf (out, _("%s identical (%s), %s your choice (%s)"), identical, identical_bytes, chosen, chosen_bytes);
   if (skipped > s.identical_files + s.chosen_files)
@@ -332,8 +321,8 @@ print_resumed (FILE  *out,
 
       if (g_strcmp0 (e->kind, "resume") != 0 && g_strcmp0 (e->kind, "kept") != 0)
         continue;
-      kept = cs_cli_format_bytes ((guint64) e->value);
-      size = cs_cli_format_bytes (e->size);
+      kept = g_format_size ((guint64) e->value);
+      size = g_format_size (e->size);
       if (g_str_equal (e->kind, "kept"))
         {
           fprintf (out, "%8s : ", _("Kept"));
@@ -343,7 +332,7 @@ print_resumed (FILE  *out,
           fprintf (out, "\n");
           continue;
         }
-      checked = cs_cli_format_bytes (e->checked);
+      checked = g_format_size (e->checked);
       fprintf (out, "%8s : ", _("Resumed"));
       /* Translators: "photos.tar at 17.9 GB of 20.0 GB (17.9 GB read back to check)" */
       fprintf (out, _("%s at %s of %s (%s read back to check)"), e->path, kept, size, checked);
@@ -382,7 +371,7 @@ print_manifest (FILE  *out,
   if (!cs_run_get_manifest (run, &m))
     return;
   display = g_filename_display_name (m.path);
-  bytes = cs_cli_format_bytes (m.bytes_read);
+  bytes = g_format_size (m.bytes_read);
   files = g_strdup_printf ("%" G_GUINT64_FORMAT, m.files);
   from_copy = g_strdup_printf ("%" G_GUINT64_FORMAT, m.from_copy);
   read_copied = g_strdup_printf ("%" G_GUINT64_FORMAT, m.read_copied);
@@ -435,8 +424,12 @@ print_summary (FILE     *out,
         {
           if (k == CS_KIND_BYTES)
             {
-              g_autofree char *b = cs_cli_format_bytes (totals.v[c][k]);
-              fprintf (out, "%12s", b);
+              g_autofree char *b = g_format_size (totals.v[c][k]);
+              /* Padded by characters: "%12s" counts bytes, and the
+               * no-break space g_format_size puts before the unit is two. */
+              glong width = g_utf8_strlen (b, -1);
+
+              fprintf (out, "%*s%s", (int) (width < 12 ? 12 - width : 0), "", b);
             }
           else
             fprintf (out, "%12" G_GUINT64_FORMAT, totals.v[c][k]);
@@ -456,7 +449,7 @@ print_summary (FILE     *out,
         g_autofree char *bytes = NULL;
 
         cs_run_get_not_copied (run, left);
-        bytes = cs_cli_format_bytes (left[CS_KIND_BYTES]);
+        bytes = g_format_size (left[CS_KIND_BYTES]);
         fprintf (out, "%8s : %s; %" G_GUINT64_FORMAT " files (%s) not copied\n", "Stopped",
                  why != NULL ? why : "cancelled", left[CS_KIND_FILES], bytes);
       }
@@ -498,40 +491,6 @@ print_summary (FILE     *out,
   print_manifest (out, run);
 }
 
-/* A path as one line of stderr that says exactly which file: bytes that are
- * not UTF-8 and control characters as \xHH (newline and tab as \n and \t),
- * a backslash doubled, so no two names read alike and none breaks its line. */
-static char *
-escape_path (const char *path,
-             gsize       len)
-{
-  GString *out = g_string_sized_new (len);
-  const char *p = path, *end = path + len;
-
-  while (p < end)
-    {
-      gunichar c = g_utf8_get_char_validated (p, end - p);
-
-      if (c == (gunichar) -1 || c == (gunichar) -2)
-        {
-          g_string_append_printf (out, "\\x%02x", (guchar) *p++);
-          continue;
-        }
-      if (c == '\\')
-        g_string_append (out, "\\\\");
-      else if (c == '\n')
-        g_string_append (out, "\\n");
-      else if (c == '\t')
-        g_string_append (out, "\\t");
-      else if (c < 0x20 || c == 0x7f)
-        g_string_append_printf (out, "\\x%02x", c);
-      else
-        g_string_append_unichar (out, c);
-      p = g_utf8_next_char (p);
-    }
-  return g_string_free (out, FALSE);
-}
-
 /* Every item not copied, with or without --quiet: the list is the answer to
  * "what went wrong", which quiet never hides. */
 static void
@@ -549,9 +508,9 @@ print_errors (CsRun *run)
       if (e->path_raw != NULL)
         raw = g_base64_decode (e->path_raw, &len);
       if (raw != NULL)
-        path = escape_path ((const char *) raw, len);
+        path = cs_text_escape ((const char *) raw, (gssize) len, CS_TEXT_ESCAPE_LINE);
       else if (e->path != NULL)
-        path = escape_path (e->path, strlen (e->path));
+        path = cs_text_escape (e->path, -1, CS_TEXT_ESCAPE_LINE);
       g_printerr ("%s: %s: %s\n", path != NULL ? path : "", e->operation, e->message);
     }
 }

@@ -17,8 +17,8 @@ on_progress (guint64  files_done,
              guint64  bytes_total,
              gpointer user_data)
 {
-  g_autofree char *done = cs_cli_format_bytes (bytes_done);
-  g_autofree char *total = cs_cli_format_bytes (bytes_total);
+  g_autofree char *done = g_format_size (bytes_done);
+  g_autofree char *total = g_format_size (bytes_total);
 
   g_printerr ("\r%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " files  %s/%s   ",
               files_done, files_total, done, total);
@@ -85,7 +85,7 @@ cs_cli_generate (int    argc,
 
   cs_scenario_estimate (scenario, scale, &files, &bytes);
   {
-    g_autofree char *size = cs_cli_format_bytes (bytes);
+    g_autofree char *size = g_format_size (bytes);
     g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, files);
 
     /* Translators: scenario, number of files, total size and folder, like

@@ -17,6 +17,7 @@
 #include "cs-history.h"
 #include "cs-report.h"
 #include "cs-run.h"
+#include "cs-text.h"
 
 #define EXIT_OK     0
 #define EXIT_USAGE  2
@@ -235,35 +236,16 @@ describe_paths (CsRun *run)
 {
   const char * const *sources = cs_run_get_sources (run);
   const char *destination = cs_run_get_destination (run);
-  g_autofree char *dest = destination != NULL ? g_filename_display_name (destination) : g_strdup ("?");
   GString *out = g_string_new (NULL);
 
+  /* The bytes as they are: cs_text_escape () shows them exactly. */
   for (guint i = 0; sources[i] != NULL; i++)
     {
-      g_autofree char *display = g_filename_display_name (sources[i]);
-
       if (i > 0)
         g_string_append (out, ", ");
-      g_string_append (out, display);
+      g_string_append (out, sources[i]);
     }
-  g_string_append_printf (out, " → %s", dest);
-
-  return g_string_free (out, FALSE);
-}
-
-/* Control characters in a file name must not drive the terminal. */
-static char *
-printable (const char *text)
-{
-  GString *out = g_string_new (NULL);
-
-  for (const char *p = text; *p != '\0'; p++)
-    {
-      if ((guchar) *p < 0x20 || *p == 0x7f)
-        g_string_append_printf (out, "\\x%02x", (guchar) *p);
-      else
-        g_string_append_c (out, *p);
-    }
+  g_string_append_printf (out, " → %s", destination != NULL ? destination : "?");
 
   return g_string_free (out, FALSE);
 }
@@ -313,9 +295,9 @@ cs_cli_history (int    argc,
       g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (cs_run_get_started (run) / G_USEC_PER_SEC);
       g_autofree char *date = dt != NULL ? g_date_time_format (dt, "%Y-%m-%d %H:%M:%S") : g_strdup ("?");
       g_autofree char *label = cs_run_dup_label (run);
-      g_autofree char *label_shown = printable (label != NULL ? label : "-");
+      g_autofree char *label_shown = cs_text_escape (label != NULL ? label : "-", -1, CS_TEXT_ESCAPE_LINE);
       g_autofree char *paths = describe_paths (run);
-      g_autofree char *paths_shown = printable (paths);
+      g_autofree char *paths_shown = cs_text_escape (paths, -1, CS_TEXT_ESCAPE_LINE);
       g_autofree char *threads = NULL;
       g_autofree char *duration = NULL;
       g_autofree char *speed = NULL;

@@ -25,7 +25,6 @@ int   cs_cli_check       (int argc, char **argv);
 
 /* Shared helpers */
 void  cs_cli_usage_error (const char *command, const char *format, ...) G_GNUC_PRINTF (2, 3);
-char *cs_cli_format_bytes (guint64 bytes);
 gboolean cs_cli_parse_rate (const char *text, double *out);
 gboolean cs_cli_parse_files_rate (const char *text, double *out);
 /* What smb:// locations log in with: @auth_file (smbclient -A's format), or

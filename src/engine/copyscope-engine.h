@@ -16,3 +16,4 @@
 #include "cs-run.h"
 #include "cs-smb.h"
 #include "cs-sweep.h"
+#include "cs-text.h"

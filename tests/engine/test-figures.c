@@ -166,10 +166,71 @@ test_format_duration (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autofree char *c_text = cs_format_duration (cases[i].seconds, FALSE);
+      g_autofree char *c_text = cs_format_duration (cases[i].seconds, CS_DURATION_MEASURED, FALSE);
 
       g_test_message ("%g s", cases[i].seconds);
       g_assert_cmpstr (c_text, ==, cases[i].text);
+    }
+}
+
+/* The CLI's progress line: a clock. */
+static void
+test_format_duration_clock (void)
+{
+  static const struct {
+    double      seconds;
+    const char *text;
+  } cases[] = {
+    { 0, "0:00" }, { -3, "0:00" }, { NAN, "0:00" }, { 0.4, "0:00" }, { 25.5, "0:26" },
+    { 59.6, "1:00" }, { 725, "12:05" }, { 3599.4, "59:59" }, { 3600, "1:00:00" },
+    { 3723, "1:02:03" }, { 360000, "100:00:00" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = cs_format_duration (cases[i].seconds, CS_DURATION_CLOCK, FALSE);
+
+      g_test_message ("%g s", cases[i].seconds);
+      g_assert_cmpstr (text, ==, cases[i].text);
+    }
+}
+
+/* A time left, in words and no finer than an estimate can be. */
+static void
+test_format_duration_estimate (void)
+{
+  static const struct {
+    double      seconds;
+    const char *text;
+  } cases[] = {
+    { 0, "less than a second" },
+    { -3, "less than a second" },
+    { NAN, "less than a second" },
+    { INFINITY, "less than a second" },
+    { 0.99, "less than a second" },
+    { 1, "1 second" },
+    { 1.4, "1 second" },
+    { 1.5, "2 seconds" },
+    { 59.4, "59 seconds" },
+    { 59.6, "1 minute" },
+    { 61, "1 min 1 s" },
+    { 200, "3 min 20 s" },
+    { 599, "9 min 59 s" },
+    { 600, "10 minutes" },
+    { 659, "10 minutes" },
+    { 3599, "59 minutes" },
+    { 3600, "1 hour" },
+    { 7200, "2 hours" },
+    { 7500, "2 h 05 min" },
+    { 36120, "10 h 02 min" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = cs_format_duration (cases[i].seconds, CS_DURATION_ESTIMATE, FALSE);
+
+      g_test_message ("%g s", cases[i].seconds);
+      g_assert_cmpstr (text, ==, cases[i].text);
     }
 }
 
@@ -181,6 +242,7 @@ test_format_duration_localized (void)
   g_autofree char *old_messages = g_strdup (setlocale (LC_MESSAGES, NULL));
   g_autofree char *short_one = NULL;
   g_autofree char *long_one = NULL;
+  char *estimates[4] = { NULL };
   g_autofree char *file_rate = NULL;
   g_autofree char *speed = NULL;
 
@@ -194,8 +256,12 @@ test_format_duration_localized (void)
   bindtextdomain (GETTEXT_PACKAGE, BUILD_ROOT G_DIR_SEPARATOR_S "po");
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
 
-  short_one = cs_format_duration (0.47, TRUE);
-  long_one = cs_format_duration (36120, TRUE);
+  short_one = cs_format_duration (0.47, CS_DURATION_MEASURED, TRUE);
+  long_one = cs_format_duration (36120, CS_DURATION_MEASURED, TRUE);
+  estimates[0] = cs_format_duration (0.5, CS_DURATION_ESTIMATE, TRUE);
+  estimates[1] = cs_format_duration (1, CS_DURATION_ESTIMATE, TRUE);
+  estimates[2] = cs_format_duration (1200, CS_DURATION_ESTIMATE, TRUE);
+  estimates[3] = cs_format_duration (7500, CS_DURATION_ESTIMATE, TRUE);
   file_rate = cs_figure_format_localized (CS_FIGURE_FILE_RATE, 10719.4);
   speed = cs_figure_format_localized (CS_FIGURE_SPEED, 168.34);
   setlocale (LC_NUMERIC, old_numeric);
@@ -204,6 +270,12 @@ test_format_duration_localized (void)
 
   g_assert_cmpstr (short_one, ==, "0,47 s");
   g_assert_cmpstr (long_one, ==, "10 u 2 min");
+  g_assert_cmpstr (estimates[0], ==, "minder dan een seconde");
+  g_assert_cmpstr (estimates[1], ==, "1 seconde");
+  g_assert_cmpstr (estimates[2], ==, "20 minuten");
+  g_assert_cmpstr (estimates[3], ==, "2 u 05 min");
+  for (guint i = 0; i < G_N_ELEMENTS (estimates); i++)
+    g_free (estimates[i]);
   g_assert_cmpstr (file_rate, ==, "10.719 bestanden/s");
   g_assert_cmpstr (speed, ==, "168,3 MB/s");
 }
@@ -237,6 +309,8 @@ main (int   argc,
 
   g_test_add_func ("/figures/from-run", test_from_run);
   g_test_add_func ("/figures/format-duration", test_format_duration);
+  g_test_add_func ("/figures/format-duration-estimate", test_format_duration_estimate);
+  g_test_add_func ("/figures/format-duration-clock", test_format_duration_clock);
   g_test_add_func ("/figures/format-duration-localized", test_format_duration_localized);
   g_test_add_func ("/figures/format", test_format);
   g_test_add_func ("/figures/format-threads", test_format_threads);

@@ -12,58 +12,9 @@
 
 /*
  * The per-file log: one line per item with the right action and reason, and
- * names written so that any bytes come back exactly.
+ * names written so that any bytes come back exactly (the escaping itself:
+ * test-text.c).
  */
-
-/* Every byte but NUL, alone and in runs, and random names: the escaped form
- * is UTF-8 without tabs or newlines, and unescaping gives the bytes back. */
-static void
-test_escape_round_trip (void)
-{
-  g_autoptr(GRand) rand = g_rand_new_with_seed (26);
-
-  for (guint i = 0; i < 2000; i++)
-    {
-      char name[64];
-      guint len = i < 255 ? 1 : (guint) g_rand_int_range (rand, 1, sizeof name);
-      g_autofree char *escaped = NULL;
-      g_autofree char *back = NULL;
-      g_autoptr(GError) error = NULL;
-
-      for (guint j = 0; j < len; j++)
-        name[j] = i < 255 ? (char) (i + 1) : (char) g_rand_int_range (rand, 1, 256);
-      /* Valid multi-byte characters in between too. */
-      if (i % 7 == 0 && len > 4)
-        memcpy (name + len / 2 - 1, "\xc3\xa9", 2);
-      name[len] = '\0';
-
-      escaped = cs_log_escape (name);
-      g_assert_true (g_utf8_validate (escaped, -1, NULL));
-      g_assert_null (strpbrk (escaped, "\t\n\r"));
-      back = cs_log_unescape (escaped, &error);
-      g_assert_no_error (error);
-      g_assert_cmpstr (back, ==, name);
-    }
-
-  /* What is written as it is, and what is not. */
-  {
-    g_autofree char *a = cs_log_escape ("caf\xc3\xa9 \\ \t\n\xff.txt");
-
-    g_assert_cmpstr (a, ==, "caf\xc3\xa9 \\\\ \\t\\n\\xff.txt");
-  }
-  {
-    const char *bad[] = { "\\", "\\q", "\\x4", "\\x00", "a\tb", "a\nb" };
-
-    for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
-      {
-        g_autoptr(GError) error = NULL;
-        g_autofree char *back = cs_log_unescape (bad[i], &error);
-
-        g_assert_null (back);
-        g_assert_nonnull (error);
-      }
-  }
-}
 
 typedef struct {
   char    *action;
@@ -107,9 +58,9 @@ read_log (const char *path)
       g_assert_cmpuint (n, <=, 4);
       l->action = g_strdup (f[0]);
       g_assert_true (g_ascii_string_to_unsigned (f[1], 10, 0, G_MAXUINT64, &l->bytes, NULL));
-      l->path = cs_log_unescape (f[2], &error);
+      l->path = cs_text_unescape (f[2], &error);
       g_assert_no_error (error);
-      l->why = n == 4 ? cs_log_unescape (f[3], &error) : NULL;
+      l->why = n == 4 ? cs_text_unescape (f[3], &error) : NULL;
       g_assert_no_error (error);
       base = g_path_get_basename (l->path);
       g_assert_false (g_hash_table_contains (out, base));
@@ -238,7 +189,6 @@ main (int    argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add_func ("/log/escape-round-trip", test_escape_round_trip);
   g_test_add_func ("/log/lines", test_lines);
 
   return g_test_run ();

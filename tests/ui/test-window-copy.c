@@ -157,7 +157,7 @@ test_log (void)
 
             found = TRUE;
             /* The exact bytes come back. */
-            path = cs_log_unescape (fields[2], &error);
+            path = cs_text_unescape (fields[2], &error);
             g_assert_no_error (error);
             g_assert_cmpstr (path, ==, source_path);
           }

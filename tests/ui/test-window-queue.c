@@ -59,7 +59,7 @@ assert_log_of (CsRun      *run,
 
       g_assert_cmpuint (g_strv_length (fields), ==, 3);
       g_assert_cmpstr (fields[0], ==, "copied");
-      path = cs_log_unescape (fields[2], &error);
+      path = cs_text_unescape (fields[2], &error);
       g_assert_no_error (error);
       g_assert_true (g_str_has_prefix (path, source));
       g_assert_cmpuint (path[strlen (source)], ==, G_DIR_SEPARATOR);

@@ -9,6 +9,7 @@
 
 #include "cs-log.h"
 #include "cs-log-private.h"
+#include "cs-text.h"
 #include "cs-tsan-private.h"
 
 #define FLUSH_BYTES     (64 * 1024)
@@ -21,104 +22,6 @@ struct _CsLog {
   gint64   flushed;       /* monotonic µs of the last write */
   gboolean broken;        /* a write failed: said once, then given up */
 };
-
-static void
-append_escaped (GString    *out,
-                const char *bytes)
-{
-  const char *p = bytes;
-  const char *end = bytes + strlen (bytes);
-
-  while (p < end)
-    {
-      guchar c = (guchar) *p;
-
-      if (c == '\\')
-        g_string_append (out, "\\\\");
-      else if (c == '\t')
-        g_string_append (out, "\\t");
-      else if (c == '\n')
-        g_string_append (out, "\\n");
-      else if (c == '\r')
-        g_string_append (out, "\\r");
-      else if (c < 0x20 || c == 0x7f)
-        g_string_append_printf (out, "\\x%02x", c);
-      else if (c < 0x80)
-        g_string_append_c (out, (char) c);
-      else
-        {
-          /* A whole valid character as it is; a stray byte escaped. */
-          if (g_utf8_get_char_validated (p, end - p) < (gunichar) -2)
-            {
-              const char *next = g_utf8_next_char (p);
-
-              g_string_append_len (out, p, next - p);
-              p = next;
-              continue;
-            }
-          g_string_append_printf (out, "\\x%02x", c);
-        }
-      p++;
-    }
-}
-
-char *
-cs_log_escape (const char *bytes)
-{
-  GString *out;
-
-  g_return_val_if_fail (bytes != NULL, NULL);
-
-  out = g_string_sized_new (strlen (bytes) + 8);
-  append_escaped (out, bytes);
-  return g_string_free (out, FALSE);
-}
-
-char *
-cs_log_unescape (const char  *text,
-                 GError     **error)
-{
-  g_autoptr(GString) out = NULL;
-
-  g_return_val_if_fail (text != NULL, NULL);
-
-  out = g_string_sized_new (strlen (text));
-  for (const char *p = text; *p != '\0'; p++)
-    {
-      int hi, lo;
-
-      if ((guchar) *p < 0x20 || *p == 0x7f)
-        goto malformed;
-      if (*p != '\\')
-        {
-          g_string_append_c (out, *p);
-          continue;
-        }
-      switch (*++p)
-        {
-        case '\\': g_string_append_c (out, '\\'); break;
-        case 't': g_string_append_c (out, '\t'); break;
-        case 'n': g_string_append_c (out, '\n'); break;
-        case 'r': g_string_append_c (out, '\r'); break;
-        case 'x':
-          hi = g_ascii_xdigit_value (p[1]);
-          lo = hi >= 0 ? g_ascii_xdigit_value (p[2]) : -1;
-          if (lo < 0 || (hi == 0 && lo == 0))
-            goto malformed;
-          g_string_append_c (out, (char) (hi << 4 | lo));
-          p += 2;
-          break;
-        default:
-          goto malformed;
-        }
-    }
-  return g_string_free (g_steal_pointer (&out), FALSE);
-
-malformed:
-  g_set_error (error, G_CONVERT_ERROR, G_CONVERT_ERROR_ILLEGAL_SEQUENCE,
-               "Not an escaped name from the per-file log: “%s”", text);
-  return NULL;
-}
 
 CsLog *
 _cs_log_new (int fd)
@@ -168,21 +71,24 @@ _cs_log_item (CsLog      *log,
               gboolean    folder,
               const char *why)
 {
+  g_autofree char *path_shown = NULL;
+  g_autofree char *why_shown = NULL;
   gint64 now;
 
   if (log == NULL)
     return;
 
-  _cs_mutex_lock (&log->lock);
-  g_string_append_printf (log->pending, "%s\t%" G_GUINT64_FORMAT "\t", action, bytes);
-  append_escaped (log->pending, path);
-  if (folder && (log->pending->len == 0 || log->pending->str[log->pending->len - 1] != '/'))
-    g_string_append_c (log->pending, '/');
+  /* Escaped before the lock, which the other workers wait on. */
+  path_shown = cs_text_escape (path, -1, CS_TEXT_ESCAPE_LINE);
   if (why != NULL)
-    {
-      g_string_append_c (log->pending, '\t');
-      append_escaped (log->pending, why);
-    }
+    why_shown = cs_text_escape (why, -1, CS_TEXT_ESCAPE_LINE);
+
+  _cs_mutex_lock (&log->lock);
+  g_string_append_printf (log->pending, "%s\t%" G_GUINT64_FORMAT "\t%s", action, bytes, path_shown);
+  if (folder && !g_str_has_suffix (path_shown, "/"))
+    g_string_append_c (log->pending, '/');
+  if (why_shown != NULL)
+    g_string_append_printf (log->pending, "\t%s", why_shown);
   g_string_append_c (log->pending, '\n');
   now = g_get_monotonic_time ();
   if (log->pending->len >= FLUSH_BYTES || now - log->flushed >= FLUSH_AFTER_US)

@@ -3,6 +3,8 @@
 
 #include <glib.h>
 
+#include "cs-text.h"
+
 G_BEGIN_DECLS
 
 /*
@@ -16,19 +18,9 @@ G_BEGIN_DECLS
  * size; PATH the source path (for deleted: the destination path), with a
  * trailing "/" for a folder; WHY says why an item was skipped, kept or failed.
  *
- * Names are written exactly, whatever bytes they hold: a backslash is
- * written "\\", a tab "\t", a newline "\n", a carriage return "\r", and any
- * other byte below 0x20, the byte 0x7f and every byte that is not part of
- * valid UTF-8 as "\xHH" (two lowercase hex digits). Everything else is
- * written as it is, so a line is valid UTF-8 and the original bytes come
- * back by undoing exactly these escapes (cs_log_unescape).
+ * PATH and WHY are written exactly, whatever bytes they hold, as
+ * cs_text_escape (CS_TEXT_ESCAPE_LINE) writes them (cs-text.h): a line is
+ * valid UTF-8 and cs_text_unescape () gives the original bytes back.
  */
-
-/* The escaped form of @bytes (filename encoding); never NULL. */
-char     *cs_log_escape            (const char  *bytes);
-/* The bytes @text stands for, or NULL (with @error) when it is not a
- * well-formed escaped field. */
-char     *cs_log_unescape          (const char  *text,
-                                    GError     **error);
 
 G_END_DECLS

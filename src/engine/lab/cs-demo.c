@@ -396,12 +396,6 @@ format_count (guint64 n)
   return g_string_free (out, FALSE);
 }
 
-static char *
-format_seconds (double s)
-{
-  return s < 10 ? g_strdup_printf ("%.2f s", s) : g_strdup_printf ("%.0f s", s);
-}
-
 char *
 cs_demo_explain (CsDemo *demo)
 {
@@ -425,8 +419,8 @@ cs_demo_explain (CsDemo *demo)
   per_file_ms = 1000.0 * t_small / (double) MAX (demo->small_files, 1) * demo->threads;
   requests = cs_demo_requests_per_file (small);
   files = format_count (demo->small_files);
-  sb = format_seconds (t_big);
-  ss = format_seconds (t_small);
+  sb = cs_format_duration (t_big, CS_DURATION_MEASURED, TRUE);
+  ss = cs_format_duration (t_small, CS_DURATION_MEASURED, TRUE);
 
   out = g_string_new (NULL);
   g_string_append_printf (out, _("Same %.0f MB: one file took %s, %s small files took %s — "),
@@ -453,8 +447,8 @@ cs_demo_explain (CsDemo *demo)
     {
       double t1 = MAX (cs_run_get_duration (demo->runs[CS_DEMO_SMALL_T1]), 1e-3);
       double t2 = MAX (cs_run_get_duration (demo->runs[CS_DEMO_SMALL_T2]), 1e-3);
-      g_autofree char *s1 = format_seconds (t1);
-      g_autofree char *s2 = format_seconds (t2);
+      g_autofree char *s1 = cs_format_duration (t1, CS_DURATION_MEASURED, TRUE);
+      g_autofree char *s2 = cs_format_duration (t2, CS_DURATION_MEASURED, TRUE);
 
       g_string_append_printf (out, _(" With 2 threads the small files took %s instead of %s with 1: "), s2, s1);
       if (t1 / t2 >= 1.1)

@@ -248,14 +248,6 @@ cs_sweep_dup_stats (CsSweep *sweep,
   return (CsSweepStat *) (gpointer) g_array_free (g_steal_pointer (&stats), FALSE);
 }
 
-static char *
-seconds_text (double seconds)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  return g_strconcat (g_ascii_formatd (buf, sizeof buf, "%.2f", seconds), " s", NULL);
-}
-
 /* "2.1 %", "12 %": a gap of a few percent keeps a decimal. */
 static char *
 percent_text (double percent)
@@ -294,7 +286,7 @@ cs_sweep_find_knee (const CsSweepStat *stats,
   if (out_sentence != NULL)
     {
       const CsSweepStat *k = &stats[knee];
-      g_autofree char *knee_s = seconds_text (k->seconds[0]);
+      g_autofree char *knee_s = cs_format_duration (k->seconds[0], CS_DURATION_MEASURED, FALSE);
       int fastest = -1, next = -1;
 
       for (guint i = 0; i < n_stats; i++)
@@ -309,7 +301,7 @@ cs_sweep_find_knee (const CsSweepStat *stats,
 
       if (fastest != knee)
         {
-          g_autofree char *best_s = seconds_text (best);
+          g_autofree char *best_s = cs_format_duration (best, CS_DURATION_MEASURED, FALSE);
           g_autofree char *gap = percent_text (100.0 * (k->seconds[0] / best - 1.0));
 
           /* The gap as a ratio of times is the same as of rates, so each
@@ -324,7 +316,7 @@ cs_sweep_find_knee (const CsSweepStat *stats,
                                          k->threads, k->threads == 1 ? "thread" : "threads", knee_s);
       else
         {
-          g_autofree char *next_s = seconds_text (stats[next].seconds[0]);
+          g_autofree char *next_s = cs_format_duration (stats[next].seconds[0], CS_DURATION_MEASURED, FALSE);
           g_autofree char *gap = percent_text (100.0 * (stats[next].seconds[0] / k->seconds[0] - 1.0));
 
           *out_sentence = g_strdup_printf ("%u %s: %s, the fastest of the counts tried; "

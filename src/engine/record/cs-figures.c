@@ -38,14 +38,66 @@ translated (const char *msgid,
   return localized ? _(msgid) : msgid;
 }
 
+/* An estimate no finer than it can be: words for what is under a minute or
+ * a round number of minutes or hours, "3 min 20 s" only under ten minutes.
+ * The plurals are written out twice, so that xgettext sees each as one. */
+static char *
+format_estimate (double   seconds,
+                 gboolean localized)
+{
+  guint64 s;
+  guint h, m, sec;
+
+  if (seconds < 1)
+    return g_strdup (translated (N_("less than a second"), localized));
+
+  s = (guint64) llround (seconds);
+  if (s < 60)
+    return g_strdup_printf (localized ? g_dngettext (GETTEXT_PACKAGE, "%u second", "%u seconds", (gulong) s)
+                                      : s == 1 ? "%u second" : "%u seconds",
+                            (guint) s);
+
+  if (s < 3600)
+    {
+      m = (guint) (s / 60);
+      sec = (guint) (s % 60);
+      if (m >= 10 || sec == 0)
+        return g_strdup_printf (localized ? g_dngettext (GETTEXT_PACKAGE, "%u minute", "%u minutes", m)
+                                          : m == 1 ? "%u minute" : "%u minutes",
+                                m);
+      /* Translators: minutes and seconds, like "3 min 20 s" */
+      return g_strdup_printf (translated (N_("%u min %u s"), localized), m, sec);
+    }
+
+  h = (guint) (s / 3600);
+  m = (guint) ((s % 3600) / 60);
+  if (m == 0)
+    return g_strdup_printf (localized ? g_dngettext (GETTEXT_PACKAGE, "%u hour", "%u hours", h)
+                                      : h == 1 ? "%u hour" : "%u hours",
+                            h);
+  /* Translators: hours and minutes, like "2 h 05 min" */
+  return g_strdup_printf (translated (N_("%u h %02u min"), localized), h, m);
+}
+
 char *
-cs_format_duration (double   seconds,
-                    gboolean localized)
+cs_format_duration (double          seconds,
+                    CsDurationStyle style,
+                    gboolean        localized)
 {
   guint64 whole;
 
   if (!isfinite (seconds) || seconds < 0)
     seconds = 0;
+  if (style == CS_DURATION_ESTIMATE)
+    return format_estimate (seconds, localized);
+  if (style == CS_DURATION_CLOCK)
+    {
+      whole = (guint64) llround (seconds);
+      if (whole < 3600)
+        return g_strdup_printf ("%u:%02u", (guint) (whole / 60), (guint) (whole % 60));
+      return g_strdup_printf ("%u:%02u:%02u", (guint) (whole / 3600), (guint) (whole / 60 % 60),
+                              (guint) (whole % 60));
+    }
 
   /* Each form from the value rounded to its own precision, so that 59.96 s
    * reads "1 min 0 s", never "60.0 s". */
@@ -116,7 +168,7 @@ format_figure (CsFigure  figure,
   switch (figure)
     {
     case CS_FIGURE_DURATION:
-      return cs_format_duration (value, localized);
+      return cs_format_duration (value, CS_DURATION_MEASURED, localized);
     case CS_FIGURE_SPEED:
       /* Translators: data copied per second, like "168.3 MB/s" (MB = 10^6 bytes) */
       return g_strdup_printf (translated (N_("%s MB/s"), localized), number);

@@ -52,13 +52,27 @@ gboolean cs_figures_threads_changed    (const CsFigures *figures);
 char  *cs_figure_format_number         (CsFigure         figure,
                                         double           value,
                                         gboolean         localized);
+typedef enum {
+  /* What a run took, a measured time: "0.47 s", "42.5 s", "3 min 5 s",
+   * "10 h 2 min". */
+  CS_DURATION_MEASURED,
+  /* What is left, an estimate, in words and no finer than it can be:
+   * "less than a second", "42 seconds", "3 min 20 s", "12 minutes",
+   * "2 hours", "2 h 05 min". */
+  CS_DURATION_ESTIMATE,
+  /* A clock, for a line that redraws: "0:25", "12:05", "1:02:03"; the same
+   * in every language. */
+  CS_DURATION_CLOCK,
+} CsDurationStyle;
+
 /*
- * A duration as a person reads it, the one form everywhere one does (window,
- * CLI, reports; JSON and CSV keep seconds): "0.47 s", "42.5 s", "3 min 5 s",
- * "10 h 2 min". @localized: translated, in the user's numbers, for the window;
- * else English and the C locale.
+ * A duration as a person reads it, the one formatter everywhere one does
+ * (window, CLI, reports, sweep and demo; JSON and CSV keep seconds).
+ * @localized: translated, in the user's numbers, for the window; else
+ * English and the C locale.
  */
 char  *cs_format_duration              (double           seconds,
+                                        CsDurationStyle  style,
                                         gboolean         localized);
 /* The number and its unit at the figure's precision ("0.47 s", "168.3 MB/s",
  * "10719 files/s"): in English and the C locale for the CLI and the exports; */

@@ -14,6 +14,7 @@
 #include "cs-run.h"
 #include "cs-run-internal.h"
 #include "cs-run-private.h"
+#include "cs-text.h"
 #include "cs-tsan-private.h"
 
 void
@@ -134,33 +135,6 @@ _cs_run_add_thread_change (CsRun      *run,
   g_array_append_val (run->timeline, change);
 }
 
-/* A path as UTF-8 that still tells it apart: bytes that are not UTF-8 as
- * "\xHH" rather than one U+FFFD for all (two names differing in one such
- * byte read alike otherwise). The exact bytes go beside it, in path_raw. */
-static char *
-display_exact (const char *path)
-{
-  GString *out;
-  const char *p = path;
-
-  if (g_utf8_validate (path, -1, NULL))
-    return g_strdup (path);
-  out = g_string_new (NULL);
-  while (*p != '\0')
-    {
-      gunichar c = g_utf8_get_char_validated (p, -1);
-
-      if (c == (gunichar) -1 || c == (gunichar) -2)
-        {
-          g_string_append_printf (out, "\\x%02x", (guchar) *p++);
-          continue;
-        }
-      g_string_append_unichar (out, c);
-      p = g_utf8_next_char (p);
-    }
-  return g_string_free (out, FALSE);
-}
-
 void
 _cs_run_add_event (CsRun            *run,
                    const CsRunEvent *event)
@@ -206,7 +180,9 @@ add_entry (CsRun      *run,
   error = g_new0 (CsRunError, 1);
   if (path != NULL)
     {
-      error->path = display_exact (path);
+      /* Bytes that are not UTF-8 as "\xHH" rather than one U+FFFD for
+       * all; the exact bytes go beside them, in path_raw. */
+      error->path = cs_text_escape (path, -1, CS_TEXT_ESCAPE_INVALID);
       if (!g_utf8_validate (path, -1, NULL))
         error->path_raw = g_base64_encode ((const guchar *) path, strlen (path));
     }
