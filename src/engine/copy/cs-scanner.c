@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cs-big-file-private.h"
 #include "cs-copy-private.h"
 #include "cs-dest-fs-private.h"
 #include "cs-dir-private.h"
