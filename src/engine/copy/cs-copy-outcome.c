@@ -51,7 +51,7 @@ _cs_copy_is_fatal (int code)
 /* The first file to meet a fatal error names it, and the job stops; files
  * that meet it after are cancelled, not a stream of identical errors. */
 void
-_cs_copy_settle_fatal (CsJob   *job,
+_cs_copy_settle_fatal (CsJob     *job,
                        CsOutcome *o)
 {
   if (_cs_job_fatal (job, outcome_message (o->code)))
@@ -64,9 +64,9 @@ _cs_copy_settle_fatal (CsJob   *job,
  * removed by someone while we wrote into it (creating in it then answers
  * ENOENT, or EPERM for an unnamed temporary). One fstat, on failures only. */
 CsOutcome
-_cs_copy_check_removed (CsJob   *job,
-                        CsDir   *dir,
-                        CsOutcome  o)
+_cs_copy_check_removed (CsJob    *job,
+                        CsDir    *dir,
+                        CsOutcome o)
 {
   if (o.code > 0 && !_cs_copy_is_fatal (o.code) && _cs_dir_dst_removed (job, dir))
     o.code = CS_ERR_DEST_REMOVED;
@@ -110,7 +110,7 @@ void
 _cs_copy_record_failure (CsJob      *job,
                          CsItem     *item,
                          const char *name,
-                         CsOutcome     o,
+                         CsOutcome   o,
                          guint       attempts,
                          guint64     size)
 {
@@ -178,7 +178,7 @@ _cs_copy_record_success (CsJob    *job,
 /* Runs @once with retries; returns the last outcome. */
 CsOutcome
 _cs_copy_with_retries (CsJob    *job,
-                       CsAttempt  once,
+                       CsAttempt once,
                        CsWorker *worker,
                        CsItem   *item,
                        CsAction  action,

@@ -139,7 +139,7 @@ static gboolean
 link_settled (int         code,
               gboolean    refused,
               const char *op,
-              CsOutcome    *out)
+              CsOutcome  *out)
 {
   if (code == 0)
     *out = CS_OK;
@@ -160,7 +160,7 @@ publish_by_link (CsJob      *job,
                  const char *tmp,
                  CsDir      *dir,
                  const char *final,
-                 CsOutcome    *out)
+                 CsOutcome  *out)
 {
   int code;
 
@@ -441,7 +441,7 @@ link_unnamed (CsJob      *job,
               CsDir      *dir,
               const char *final,
               int         flags,
-              CsOutcome    *out,
+              CsOutcome  *out,
               int        *code)
 {
   *code = _cs_io_linkat (&job->counters, olddirfd, oldpath, dir->dst_fd, final, flags) == 0 ? 0 : errno;
