@@ -649,6 +649,74 @@ test_count_ahead_cancel (void)
   cs_test_tree_remove (root);
 }
 
+/* A table that refuses every request the count ahead makes, and counts them. */
+static CsIoTable refusing_table;
+static atomic_int refused_requests;
+
+static int
+refusing_openat (int dirfd, const char *path, int flags, mode_t mode)
+{
+  atomic_fetch_add (&refused_requests, 1);
+  errno = EIO;
+  return -1;
+}
+
+static int
+refusing_fstatat (int dirfd, const char *path, struct stat *st, int flags)
+{
+  atomic_fetch_add (&refused_requests, 1);
+  errno = EIO;
+  return -1;
+}
+
+static ssize_t
+refusing_getdents (int fd, void *buf, size_t size)
+{
+  atomic_fetch_add (&refused_requests, 1);
+  errno = EIO;
+  return -1;
+}
+
+/* The count ahead's requests are no copy's: a test's table (its faults)
+ * never sees them, and the job's counters never count them. Through the
+ * counted calls this count would claim no total, the table would have seen
+ * its requests and the counters would not be zero. */
+static void
+test_count_ahead_quiet (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autoptr(CsJob) job = NULL;
+  g_autofree char *src = NULL;
+  guint64 files, bytes;
+  gint64 start;
+
+  src = make_count_tree (root, &files, &bytes);
+  refusing_table = *_cs_io_get_default ();
+  refusing_table.openat = refusing_openat;
+  refusing_table.fstatat = refusing_fstatat;
+  refusing_table.getdents = refusing_getdents;
+  atomic_store (&refused_requests, 0);
+  _cs_io_set (&refusing_table);
+
+  job = job_for (src, dst, 2);
+  cs_job_add_exclude (job, "*.tmp");
+  _cs_count_ahead_start (job);
+  for (start = g_get_monotonic_time ();
+       !atomic_load (&job->counted) && g_get_monotonic_time () - start < 30 * G_USEC_PER_SEC;)
+    g_usleep (1000);
+  _cs_count_ahead_stop (job);
+  _cs_io_set (NULL);
+
+  g_assert_true (atomic_load (&job->counted));
+  g_assert_cmpuint (atomic_load (&job->files_counted), ==, files);
+  g_assert_cmpuint (atomic_load (&job->bytes_counted), ==, bytes);
+  g_assert_cmpint (atomic_load (&refused_requests), ==, 0);
+  for (guint k = 0; k < CS_N_REQ; k++)
+    g_assert_cmpuint (atomic_load (&job->counters.requests[k]), ==, 0);
+  cs_test_tree_remove (root);
+}
+
 static void
 on_sample_cancel (CsJob    *job,
                   gpointer  sample,
@@ -1698,6 +1766,7 @@ main (int    argc,
   g_test_add_func ("/job/cancel", test_cancel);
   g_test_add_func ("/job/count-ahead", test_count_ahead);
   g_test_add_func ("/job/count-ahead/cancel", test_count_ahead_cancel);
+  g_test_add_func ("/job/count-ahead/quiet", test_count_ahead_quiet);
   g_test_add_func ("/job/cancellable", test_cancellable);
   g_test_add_func ("/job/transient-read-error", test_transient_read_error);
   g_test_add_func ("/job/sticky-read-error", test_sticky_read_error);

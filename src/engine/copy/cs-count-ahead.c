@@ -8,9 +8,9 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cs-count-ahead-private.h"
+#include "cs-io-quiet-private.h"
 #include "cs-job-private.h"
 
 /*
@@ -25,9 +25,10 @@
  * over when its walk ends, and is the one recorded.
  *
  * It is a cheap walk: folders by their listing's type, without a stat, and
- * one fstatat per file. It uses the system calls directly, not the job's I/O
- * table: its requests are not the copy's, so they stay out of the copy's
- * counters (and out of the faults tests inject there). It gives up rather
+ * one fstatat per file. It asks through the seam's quiet door
+ * (cs-io-quiet-private.h), not the job's counted calls: its requests are not
+ * the copy's, so they stay out of the copy's counters and out of the faults
+ * tests inject there (test-job's /job/count-ahead/quiet). It gives up rather
  * than guess — a folder too deep, no descriptor left — and then the copy
  * shows what the scanner found so far, as without it. It waits while the copy
  * is paused or asks, and ends when the copy is cancelled or the scan is done.
@@ -37,6 +38,8 @@
 #define COUNT_MAX_DEPTH 64
 /* While the copy is held, how often the count looks whether it should end. */
 #define COUNT_HOLD_NAP_US (50 * 1000)
+/* A folder's listing is read this much at a time, as readdir does. */
+#define COUNT_LIST_SIZE (32 * 1024)
 
 typedef struct {
   guint64 files;
@@ -75,7 +78,7 @@ count_entry (CsJob         *job,
   if (d_type != DT_DIR)
     {
       /* Not even looked at, the scanner counts it as a file that failed. */
-      if (fstatat (parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+      if (_cs_io_quiet_fstatat (parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         {
           count->files++;
           return TRUE;
@@ -91,7 +94,7 @@ count_entry (CsJob         *job,
 
   if (depth >= COUNT_MAX_DEPTH)
     return FALSE;
-  fd = openat (parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  fd = _cs_io_quiet_openat (parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
   if (fd < 0)
     /* A folder the scanner cannot open either holds nothing it counts. */
     return errno != EMFILE && errno != ENFILE && errno != ENOMEM;
@@ -105,30 +108,27 @@ count_dir (CsJob *job,
            guint  depth,
            Count *count)
 {
-  DIR *dir = fdopendir (fd);
-  struct dirent *entry;
+  g_autofree char *buf = g_malloc (COUNT_LIST_SIZE);
   gboolean whole = TRUE;
+  ssize_t n = 0;
 
-  if (dir == NULL)
-    {
-      close (fd);
-      return FALSE;
-    }
-  errno = 0;
-  while (whole && (entry = readdir (dir)) != NULL)
-    {
-      if (strcmp (entry->d_name, ".") == 0 || strcmp (entry->d_name, "..") == 0)
-        continue;
-      if (!count_going (job))
-        whole = FALSE;
-      else if (!_cs_job_is_excluded (job, entry->d_name))
-        whole = count_entry (job, dirfd (dir), entry->d_name, entry->d_type, depth, count);
-      errno = 0;
-    }
+  while (whole && (n = _cs_io_quiet_getdents (fd, buf, COUNT_LIST_SIZE)) > 0)
+    for (ssize_t pos = 0; whole && pos < n;)
+      {
+        struct linux_dirent64 *entry = (struct linux_dirent64 *) (gpointer) (buf + pos);
+
+        pos += entry->d_reclen;
+        if (strcmp (entry->d_name, ".") == 0 || strcmp (entry->d_name, "..") == 0)
+          continue;
+        if (!count_going (job))
+          whole = FALSE;
+        else if (!_cs_job_is_excluded (job, entry->d_name))
+          whole = count_entry (job, fd, entry->d_name, entry->d_type, depth, count);
+      }
   /* A folder the scanner cannot read to its end gives it a total below ours. */
-  if (whole && errno != 0)
+  if (whole && n < 0)
     whole = FALSE;
-  closedir (dir);
+  _cs_io_quiet_close (fd);
   return whole;
 }
 
@@ -163,11 +163,12 @@ count_thread (gpointer data)
       if (_cs_job_is_excluded (job, name))
         continue;
       /* A source this walk cannot see (gone, or a share reached through
-       * another I/O backend than the system calls) leaves it no total to
-       * claim. */
-      if (lstat (trimmed, &st) != 0)
+       * another I/O backend than the system calls, which it leaves to the
+       * copy's own connections) leaves it no total to claim. */
+      if (!_cs_io_is_path (trimmed)
+          || _cs_io_quiet_fstatat (CS_IO_AT_LOCATION, trimmed, &st, AT_SYMLINK_NOFOLLOW) != 0)
         return NULL;
-      if (!count_entry (job, AT_FDCWD, trimmed, S_ISDIR (st.st_mode) ? DT_DIR : DT_UNKNOWN, 0,
+      if (!count_entry (job, CS_IO_AT_LOCATION, trimmed, S_ISDIR (st.st_mode) ? DT_DIR : DT_UNKNOWN, 0,
                         &count))
         return NULL;
     }

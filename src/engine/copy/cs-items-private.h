@@ -4,7 +4,7 @@
 /*
  * Folders, big files and items: what the scanner hands the workers, as data.
  * Who makes and frees them is cs-dir-private.h's (folders, items) and
- * cs-copy-private.h's (big files); the rooms that only read them include this.
+ * cs-big-file-private.h's (big files); the rooms that only read them include this.
  */
 
 #include <stdatomic.h>

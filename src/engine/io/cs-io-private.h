@@ -26,6 +26,7 @@
 #include <sys/statfs.h>
 #include <sys/types.h>
 
+#include "cs-io-quiet-private.h"
 #include "cs-io-table-private.h"
 
 G_BEGIN_DECLS
@@ -74,8 +75,6 @@ const CsIoTable *_cs_io_backend     (int handle, const char *location);
 /* The filesystem @location is on, for the run record: the backend's own words
  * (an SMB server and share), else the mount table's type. */
 char            *_cs_io_filesystem_type (const char *location);
-/* The backend's reason a location does not exist, or NULL: see above. */
-char            *_cs_io_explain_missing (const char *location);
 /* Whether @location is the POSIX backend's: a path, not a URL of another. */
 gboolean         _cs_io_is_path     (const char *location);
 /* The last part of @location (no trailing "/"), as a name the calls take

@@ -8,7 +8,4 @@ G_BEGIN_DECLS
 /* The backend for smb://[user@]host[:port]/share/path locations. */
 extern const CsIoTable _cs_io_smb;
 
-/* How many connections to servers are open: one per thread that used one. */
-guint _cs_io_smb_connections  (void);
-
 G_END_DECLS

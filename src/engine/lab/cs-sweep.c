@@ -3,7 +3,6 @@
 
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -13,7 +12,7 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "cs-io-private.h"
+#include "cs-io-quiet-private.h"
 #include "cs-json-io.h"
 #include "cs-run.h"
 #include "cs-smb.h"
@@ -344,65 +343,6 @@ cs_sweep_get_recommended (CsSweep  *sweep,
 
 /* ---- Running ------------------------------------------------------------- */
 
-/* The names in the folder @fd, listed whole before any goes: a share may
- * not list on past a name removed under it. */
-static GPtrArray *
-list_names (CsCounters *c,
-            int         fd)
-{
-  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *buf = g_malloc (32 * 1024);
-  ssize_t n;
-
-  while ((n = _cs_io_getdents (c, fd, buf, 32 * 1024)) > 0)
-    for (ssize_t pos = 0; pos < n;)
-      {
-        struct linux_dirent64 *d = (struct linux_dirent64 *) (gpointer) (buf + pos);
-
-        if (strcmp (d->d_name, ".") != 0 && strcmp (d->d_name, "..") != 0)
-          g_ptr_array_add (names, g_strdup (d->d_name));
-        pos += d->d_reclen;
-      }
-  return names;
-}
-
-/*
- * Removes @name in the folder @parent_fd and everything in it, through the
- * I/O table of @parent_fd's backend: on a share the copies are removed on
- * the share, the way they were written. Links are removed, never followed,
- * and nothing mounted below is entered, so nothing outside the copy goes.
- */
-static void
-remove_at (CsCounters *c,
-           int         parent_fd,
-           const char *name)
-{
-  g_autoptr(GPtrArray) names = NULL;
-  struct stat st;
-  int fd;
-
-  if (_cs_io_fstatat (c, parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-    return;
-  if (!S_ISDIR (st.st_mode))
-    {
-      _cs_io_unlinkat (c, parent_fd, name, 0);
-      return;
-    }
-  if (_cs_io_mount_root (c, parent_fd, name) != 0)
-    return;
-  fd = _cs_io_openat (c, parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
-  if (fd < 0)
-    return;
-  /* Folders copied read-only must be writable to be emptied; a share has
-   * no modes of ours to change (EOPNOTSUPP). */
-  _cs_io_fchmod (c, fd, 0700);
-  names = list_names (c, fd);
-  for (guint i = 0; i < names->len; i++)
-    remove_at (c, fd, g_ptr_array_index (names, i));
-  _cs_io_close (c, fd);
-  _cs_io_unlinkat (c, parent_fd, name, AT_REMOVEDIR);
-}
-
 static void
 evict_at (int         parent_fd,
           const char *name)
@@ -410,33 +350,36 @@ evict_at (int         parent_fd,
   struct stat st;
   int fd;
 
-  if (fstatat (parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+  if (_cs_io_quiet_fstatat (parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
     return;
   if (S_ISREG (st.st_mode))
     {
-      fd = openat (parent_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+      fd = _cs_io_quiet_openat (parent_fd, name, O_RDONLY | O_NOFOLLOW, 0);
       if (fd >= 0)
         {
-          posix_fadvise (fd, 0, 0, POSIX_FADV_DONTNEED);
-          close (fd);
+          _cs_io_quiet_fadvise (fd, 0, 0, POSIX_FADV_DONTNEED);
+          _cs_io_quiet_close (fd);
         }
     }
   else if (S_ISDIR (st.st_mode))
     {
-      DIR *dir;
-      struct dirent *d;
+      g_autofree char *buf = NULL;
+      ssize_t n;
 
-      fd = openat (parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (fd < 0 || (dir = fdopendir (fd)) == NULL)
-        {
-          if (fd >= 0)
-            close (fd);
-          return;
-        }
-      while ((d = readdir (dir)) != NULL)
-        if (strcmp (d->d_name, ".") != 0 && strcmp (d->d_name, "..") != 0)
-          evict_at (dirfd (dir), d->d_name);
-      closedir (dir);
+      fd = _cs_io_quiet_openat (parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+      if (fd < 0)
+        return;
+      buf = g_malloc (32 * 1024);
+      while ((n = _cs_io_quiet_getdents (fd, buf, 32 * 1024)) > 0)
+        for (ssize_t pos = 0; pos < n;)
+          {
+            struct linux_dirent64 *d = (struct linux_dirent64 *) (gpointer) (buf + pos);
+
+            if (strcmp (d->d_name, ".") != 0 && strcmp (d->d_name, "..") != 0)
+              evict_at (fd, d->d_name);
+            pos += d->d_reclen;
+          }
+      _cs_io_quiet_close (fd);
     }
 }
 
@@ -459,19 +402,17 @@ prepare_cache (CsSweep *sweep)
       if (ok)
         return "cold (drop_caches)";
     }
-  evict_at (AT_FDCWD, sweep->source);
+  evict_at (CS_IO_AT_LOCATION, sweep->source);
   return "cold (posix_fadvise)";
 }
 
 /* The destination folder, opened through its backend: a path, or a URL such
  * as smb://user@server/share/folder. */
 static int
-open_destination (CsSweep     *sweep,
-                  CsCounters  *counters,
-                  GError     **error)
+open_destination (CsSweep  *sweep,
+                  GError  **error)
 {
-  int fd = _cs_io_openat (counters, CS_IO_AT_LOCATION, sweep->destination,
-                          O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  int fd = _cs_io_quiet_openat (CS_IO_AT_LOCATION, sweep->destination, O_RDONLY | O_DIRECTORY, 0);
   int code = errno;
   g_autofree char *display = NULL;
   g_autofree char *why = NULL;
@@ -494,7 +435,6 @@ open_destination (CsSweep     *sweep,
 static gboolean
 run_all (CsSweep         *sweep,
          int              dest_fd,
-         CsCounters      *counters,
          CsSweepRunFunc   func,
          gpointer         user_data,
          GCancellable    *cancellable,
@@ -544,7 +484,7 @@ run_all (CsSweep         *sweep,
         g_array_append_val (sweep->runs, run);
 
         /* Outside the timed region: the next run writes into a new folder. */
-        remove_at (counters, dest_fd, name);
+        _cs_io_quiet_remove_tree (dest_fd, name);
         sync ();
 
         if (!ok)
@@ -570,7 +510,6 @@ cs_sweep_run_sync (CsSweep         *sweep,
                    GCancellable    *cancellable,
                    GError         **error)
 {
-  CsCounters counters = { 0 };
   int dest_fd;
   gboolean ok;
 
@@ -581,12 +520,13 @@ cs_sweep_run_sync (CsSweep         *sweep,
 
   /* Opened once, through its backend, before any copy: a destination that
    * is not a folder stops the sweep at once, and each copy's folder is
-   * removed by its name in this one. The removals are no run's requests. */
-  dest_fd = open_destination (sweep, &counters, error);
+   * removed by its name in this one. The removals are no run's requests:
+   * the seam's quiet door (cs-io-quiet-private.h) counts nothing. */
+  dest_fd = open_destination (sweep, error);
   if (dest_fd < 0)
     return FALSE;
-  ok = run_all (sweep, dest_fd, &counters, func, user_data, cancellable, error);
-  _cs_io_close (&counters, dest_fd);
+  ok = run_all (sweep, dest_fd, func, user_data, cancellable, error);
+  _cs_io_quiet_close (dest_fd);
   return ok;
 }
 

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-scanner"
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+#include "cs-scanner-leftovers-private.h"
+#include "cs-dest-fs-private.h"
+#include "cs-dir-private.h"
+#include "cs-job-private.h"
+#include "cs-names-private.h"
+#include "cs-resume-private.h"
+#include "cs-stage-private.h"
+
+/*
+ * A destination folder that exists already, as the scanner finds it: what
+ * earlier runs of ours left there after a crash (temporaries, claims' intents,
+ * staging folders) removed once their run is gone, partials kept for the
+ * files they belong to, and the other names remembered, so that what the
+ * source no longer has counts as Extras once the source folder is read.
+ */
+
+/* A leftover of ours in @dir's destination folder, found by its name: removed
+ * when the run that left it is gone and it is ours to remove. A claim's
+ * temporary first says which final name it claimed (see publish_claimed). */
+static void
+remove_leftover (CsJob      *job,
+                 CsDir      *dir,
+                 const char *name)
+{
+  struct stat st;
+  guint64 hash;
+
+  if (job->settings.dry_run || _cs_name_run_alive (name))
+    return;
+  if (_cs_name_is_our_stage (name))
+    {
+      _cs_stage_remove_leftover (job, dir->dst_fd, name);
+      return;
+    }
+  if (_cs_io_fstatat (&job->counters, dir->dst_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0
+      || S_ISDIR (st.st_mode) || st.st_uid != job->euid)
+    return;
+  if (_cs_name_claim_hash (name, &hash))
+    _cs_dir_add_claim (dir, hash, &st.st_ctim);
+  _cs_io_unlinkat (&job->counters, dir->dst_fd, name, 0);
+}
+
+/* A name as the destination folder's filesystem compares names: folded
+ * where it ignores case. */
+char *
+_cs_scanner_dest_key (CsDir      *dir,
+                      const char *name)
+{
+  return dir->fs != NULL && dir->fs->case_insensitive ? _cs_dest_fs_fold (name) : g_strdup (name);
+}
+
+/*
+ * Lists an existing destination folder before we write into it: removes the
+ * temporaries (files, and the symlinks written for links) and staging folders
+ * that earlier runs of ours left after a crash (the pattern is ours, so is the
+ * owner, and the run is gone), and, when @names is given, remembers the other
+ * names so what is left once the source folder is read counts as Extras.
+ */
+void
+_cs_scanner_prepare_existing_dir (CsJob      *job,
+                                  CsDir      *dir,
+                                  GHashTable *names,
+                                  GHashTable *types)
+{
+  g_autofree guint8 *buf = g_malloc (DENTS_BUFFER_SIZE);
+  int fd;
+  ssize_t n;
+
+  /* A separate descriptor: the directory offset is shared by duplicates. */
+  fd = _cs_io_openat (&job->counters, dir->dst_fd, ".", O_RDONLY | O_DIRECTORY, 0);
+  if (fd < 0)
+    return;
+
+  while ((n = _cs_io_getdents (&job->counters, fd, buf, DENTS_BUFFER_SIZE)) > 0)
+    {
+      for (ssize_t off = 0; off < n;)
+        {
+          struct linux_dirent64 *d = (struct linux_dirent64 *) (buf + off);
+          const char *name = d->d_name;
+
+          off += d->d_reclen;
+          if (strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
+            continue;
+          if (_cs_name_is_our_temp (name) || _cs_name_is_our_stage (name))
+            remove_leftover (job, dir, name);
+          else if (_cs_name_is_resume (name, NULL))
+            {
+              if (job->settings.dry_run)
+                continue;
+              /* Kept for the file it belongs to; swept once the folder is read. */
+              if (dir->resumes == NULL)
+                dir->resumes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+              g_hash_table_add (dir->resumes, g_strdup (name));
+            }
+          else if (names != NULL)
+            {
+              g_hash_table_insert (names, _cs_scanner_dest_key (dir, name), g_strdup (name));
+              if (types != NULL && d->d_type != DT_UNKNOWN)
+                g_hash_table_insert (types, g_strdup (name), GUINT_TO_POINTER ((guint) d->d_type));
+            }
+        }
+    }
+  _cs_io_close (&job->counters, fd);
+}
+
+void
+_cs_scanner_count_extras (CsJob      *job,
+                          CsDir      *dir,
+                          GHashTable *names)
+{
+  GHashTableIter iter;
+  gpointer listed;
+
+  g_hash_table_iter_init (&iter, names);
+  while (g_hash_table_iter_next (&iter, NULL, &listed))
+    {
+      struct stat st;
+
+      if (_cs_io_fstatat (&job->counters, dir->dst_fd, listed, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        continue;
+      if (S_ISDIR (st.st_mode))
+        _cs_job_add_dir_total (job, CS_CLASS_EXTRAS);
+      else
+        _cs_job_add_total (job, CS_CLASS_EXTRAS, 1, (guint64) st.st_size);
+    }
+}

@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-io-smb"
+
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "cs-io-smb-conn-private.h"
+#include "cs-io-table-private.h"
+#include "cs-smb-credentials-private.h"
+
+/*
+ * The backend for smb:// locations, through libsmbclient (the library GVfs
+ * uses): each worker thread talks to the server on a connection of its own,
+ * so more threads put more requests in flight, where everything through
+ * GVfs funnels into one.
+ *
+ * A context belongs to the thread that made it, and lives until that thread
+ * ends: a thread the engine stops closes its connection, a new one opens
+ * one. libsmbclient 4.17 does not export smbc_thread_posix, so making and
+ * freeing contexts (which touch the library's globals) take one lock. A
+ * handle keeps its context; a call on it from another thread than the one
+ * that opened it waits for that context's lock rather than sharing it.
+ *
+ * Every libsmbclient call also keeps a stack of temporary memory, which is
+ * one for the whole process until the library is given thread-local
+ * storage: two threads in calls at once then free each other's frames
+ * ("Freed frame …, expected …"). smbc_thread_posix is what gives it, and
+ * all it does is hand pthread functions to smb_thread_set_functions in
+ * libsamba-util, which libsmbclient loads and which Debian exports; so
+ * that is called here, with the functions smbc_thread_impl documents.
+ * Where it is missing, one lock lets a single call run at a time: correct,
+ * with one request in flight.
+ *
+ * Names are whatever the share allows, joined into a URL: SMB paths have no
+ * PATH_MAX of the client's, the server refuses what is too long for it.
+ */
+
+typedef struct {
+  int    (*create_mutex)  (const char *name, void **lock, const char *location);
+  void   (*destroy_mutex) (void *lock, const char *location);
+  int    (*lock_mutex)    (void *lock, int lock_type, const char *location);
+  int    (*create_tls)    (const char *name, void **key, const char *location);
+  void   (*destroy_tls)   (void **key, const char *location);
+  int    (*set_tls)       (void *key, const void *value, const char *location);
+  void  *(*get_tls)       (void *key, const char *location);
+} ThreadFunctions;
+
+static int
+create_mutex (const char *name, void **lock, const char *location)
+{
+  pthread_mutex_t *m = g_new (pthread_mutex_t, 1);
+
+  pthread_mutex_init (m, NULL);
+  *lock = m;
+  return 0;
+}
+
+static void
+destroy_mutex (void *lock, const char *location)
+{
+  pthread_mutex_destroy (lock);
+  g_free (lock);
+}
+
+/* 1 locks, 2 unlocks (smbc_thread_impl's lock_type). */
+static int
+lock_mutex (void *lock, int lock_type, const char *location)
+{
+  return lock_type == 1 ? pthread_mutex_lock (lock) : pthread_mutex_unlock (lock);
+}
+
+static int
+create_tls (const char *name, void **key, const char *location)
+{
+  pthread_key_t *k = g_new (pthread_key_t, 1);
+  int r = pthread_key_create (k, NULL);
+
+  if (r != 0)
+    {
+      g_free (k);
+      return r;
+    }
+  *key = k;
+  return 0;
+}
+
+static void
+destroy_tls (void **key, const char *location)
+{
+  pthread_key_delete (*(pthread_key_t *) *key);
+  g_clear_pointer (key, g_free);
+}
+
+static int
+set_tls (void *key, const void *value, const char *location)
+{
+  return key != NULL ? pthread_setspecific (*(pthread_key_t *) key, value) : EINVAL;
+}
+
+/* The library asks before it made its key: nothing is stored yet. */
+static void *
+get_tls (void *key, const char *location)
+{
+  return key != NULL ? pthread_getspecific (*(pthread_key_t *) key) : NULL;
+}
+
+static const ThreadFunctions thread_functions = {
+  create_mutex, destroy_mutex, lock_mutex, create_tls, destroy_tls, set_tls, get_tls,
+};
+
+/* libsmbclient is opened on the first smb:// location, not linked: it
+ * brings some 140 libraries, which cost every start of the window and the
+ * CLI about 0.3 s (copyscope-cli --version: 0.05 → 0.35 s linked). */
+CsIoSmbLib _cs_io_smb_lib;
+
+static gboolean
+load (void       *library,
+      const char *name,
+      void      **symbol)
+{
+  *symbol = dlsym (library, name);
+  return *symbol != NULL;
+}
+
+static gboolean library_loaded;
+
+static gboolean
+load_library (void)
+{
+  void *library = dlopen ("libsmbclient.so.0", RTLD_NOW | RTLD_LOCAL);
+
+  if (library == NULL
+      || !load (library, "smbc_free_context", (void **) &_cs_io_smb_lib.smbc_free_context)
+      || !load (library, "smbc_getFunctionClose", (void **) &_cs_io_smb_lib.smbc_getFunctionClose)
+      || !load (library, "smbc_getFunctionClosedir", (void **) &_cs_io_smb_lib.smbc_getFunctionClosedir)
+      || !load (library, "smbc_getFunctionFstat", (void **) &_cs_io_smb_lib.smbc_getFunctionFstat)
+      || !load (library, "smbc_getFunctionFtruncate", (void **) &_cs_io_smb_lib.smbc_getFunctionFtruncate)
+      || !load (library, "smbc_getFunctionLseek", (void **) &_cs_io_smb_lib.smbc_getFunctionLseek)
+      || !load (library, "smbc_getFunctionMkdir", (void **) &_cs_io_smb_lib.smbc_getFunctionMkdir)
+      || !load (library, "smbc_getFunctionOpen", (void **) &_cs_io_smb_lib.smbc_getFunctionOpen)
+      || !load (library, "smbc_getFunctionOpendir", (void **) &_cs_io_smb_lib.smbc_getFunctionOpendir)
+      || !load (library, "smbc_getFunctionRead", (void **) &_cs_io_smb_lib.smbc_getFunctionRead)
+      || !load (library, "smbc_getFunctionReaddir", (void **) &_cs_io_smb_lib.smbc_getFunctionReaddir)
+      || !load (library, "smbc_getFunctionRename", (void **) &_cs_io_smb_lib.smbc_getFunctionRename)
+      || !load (library, "smbc_getFunctionRmdir", (void **) &_cs_io_smb_lib.smbc_getFunctionRmdir)
+      || !load (library, "smbc_getFunctionSplice", (void **) &_cs_io_smb_lib.smbc_getFunctionSplice)
+      || !load (library, "smbc_getFunctionStat", (void **) &_cs_io_smb_lib.smbc_getFunctionStat)
+      || !load (library, "smbc_getFunctionUnlink", (void **) &_cs_io_smb_lib.smbc_getFunctionUnlink)
+      || !load (library, "smbc_getFunctionUtimes", (void **) &_cs_io_smb_lib.smbc_getFunctionUtimes)
+      || !load (library, "smbc_getFunctionWrite", (void **) &_cs_io_smb_lib.smbc_getFunctionWrite)
+      || !load (library, "smbc_init_context", (void **) &_cs_io_smb_lib.smbc_init_context)
+      || !load (library, "smbc_new_context", (void **) &_cs_io_smb_lib.smbc_new_context)
+      || !load (library, "smbc_setFunctionAuthDataWithContext", (void **) &_cs_io_smb_lib.smbc_setFunctionAuthDataWithContext)
+      || !load (library, "smbc_setOptionFallbackAfterKerberos", (void **) &_cs_io_smb_lib.smbc_setOptionFallbackAfterKerberos)
+      || !load (library, "smbc_setOptionNoAutoAnonymousLogin", (void **) &_cs_io_smb_lib.smbc_setOptionNoAutoAnonymousLogin)
+      || !load (library, "smbc_setOptionUseKerberos", (void **) &_cs_io_smb_lib.smbc_setOptionUseKerberos)
+      || !load (library, "smbc_setUser", (void **) &_cs_io_smb_lib.smbc_setUser)
+      || !load (library, "smbc_version", (void **) &_cs_io_smb_lib.smbc_version))
+    {
+      g_message ("smb:// locations need libsmbclient: %s", library == NULL ? dlerror () : "a function is missing");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Taken by every call where the library could not be given threads. */
+static GMutex one_call_lock;
+static gboolean one_call_at_a_time;
+
+static gpointer
+give_threads (gpointer data)
+{
+  void *util;
+  int (*set_functions) (const ThreadFunctions *) = NULL;
+
+  if (!(library_loaded = load_library ()))
+    return NULL;
+  /* Loaded with libsmbclient, which needs it. */
+  util = dlopen ("libsamba-util.so.0", RTLD_NOW | RTLD_NOLOAD);
+  if (util != NULL)
+    set_functions = dlsym (util, "smb_thread_set_functions");
+
+  if (set_functions == NULL || set_functions (&thread_functions) != 0)
+    {
+      g_warning ("libsmbclient has no thread support here: one SMB request at a time");
+      one_call_at_a_time = TRUE;
+    }
+  return NULL;
+}
+
+static GMutex contexts_lock;
+static atomic_int n_connections;
+static atomic_int most_connections;
+
+static GMutex handles_lock;
+static GPtrArray *handles;
+
+guint
+_cs_io_smb_connections (void)
+{
+  return (guint) atomic_load (&n_connections);
+}
+
+/* The user comes from the URL, which libsmbclient passes in as the hint,
+ * or else from the context (the default user), unless the server has a
+ * login of its own (cs-smb-credentials.c). */
+static void
+auth (SMBCCTX    *ctx,
+      const char *server,
+      const char *share,
+      char       *workgroup,
+      int         workgroup_len,
+      char       *user,
+      int         user_len,
+      char       *pw,
+      int         pw_len)
+{
+  _cs_smb_credentials_fill (server, workgroup, workgroup_len, user, user_len, pw, pw_len);
+}
+
+void
+_cs_io_smb_conn_unref (gpointer data)
+{
+  CsSmbConn *conn = data;
+
+  if (conn == NULL || !g_atomic_int_dec_and_test (&conn->refs))
+    return;
+  g_mutex_lock (&contexts_lock);
+  _cs_io_smb_lib.smbc_free_context (conn->ctx, 1);
+  g_mutex_unlock (&contexts_lock);
+  g_mutex_clear (&conn->lock);
+  atomic_fetch_sub (&n_connections, 1);
+  g_free (conn);
+}
+
+static GPrivate thread_conn = G_PRIVATE_INIT (_cs_io_smb_conn_unref);
+
+CsSmbConn *
+_cs_io_smb_conn_of_thread (void)
+{
+  static GOnce threads_once = G_ONCE_INIT;
+  CsSmbConn *conn = g_private_get (&thread_conn);
+  SMBCCTX *ctx;
+
+  if (conn != NULL)
+    return conn;
+
+  g_once (&threads_once, give_threads, NULL);
+  if (!library_loaded)
+    {
+      errno = ENOPROTOOPT;
+      return NULL;
+    }
+
+  g_mutex_lock (&contexts_lock);
+  ctx = _cs_io_smb_lib.smbc_new_context ();
+  if (ctx != NULL)
+    {
+      g_autofree char *user = _cs_smb_credentials_dup_default_user ();
+
+      _cs_io_smb_lib.smbc_setFunctionAuthDataWithContext (ctx, auth);
+      _cs_io_smb_lib.smbc_setOptionUseKerberos (ctx, FALSE);
+      _cs_io_smb_lib.smbc_setOptionFallbackAfterKerberos (ctx, TRUE);
+      _cs_io_smb_lib.smbc_setOptionNoAutoAnonymousLogin (ctx, TRUE);
+      if (user != NULL)
+        _cs_io_smb_lib.smbc_setUser (ctx, user);
+      if (_cs_io_smb_lib.smbc_init_context (ctx) == NULL)
+        {
+          _cs_io_smb_lib.smbc_free_context (ctx, 0);
+          ctx = NULL;
+        }
+    }
+  g_mutex_unlock (&contexts_lock);
+  if (ctx == NULL)
+    {
+      errno = ENOMEM;
+      return NULL;
+    }
+
+  conn = g_new0 (CsSmbConn, 1);
+  conn->ctx = ctx;
+  conn->refs = 1;
+  g_mutex_init (&conn->lock);
+  for (int n = atomic_fetch_add (&n_connections, 1) + 1, most = atomic_load (&most_connections);
+       n > most && !atomic_compare_exchange_weak (&most_connections, &most, n);)
+    ;
+  g_private_set (&thread_conn, conn);
+  return conn;
+}
+
+/* ---- Handles ------------------------------------------------------------- */
+
+int
+_cs_io_smb_handle_add (CsSmbHandle *h)
+{
+  int n = -1;
+
+  g_mutex_lock (&handles_lock);
+  if (handles == NULL)
+    handles = g_ptr_array_new ();
+  for (guint i = 0; i < handles->len; i++)
+    if (g_ptr_array_index (handles, i) == NULL)
+      {
+        handles->pdata[i] = h;
+        n = (int) i;
+        break;
+      }
+  if (n < 0)
+    {
+      n = (int) handles->len;
+      g_ptr_array_add (handles, h);
+    }
+  g_mutex_unlock (&handles_lock);
+  return n;
+}
+
+CsSmbHandle *
+_cs_io_smb_handle_get (int n)
+{
+  CsSmbHandle *h = NULL;
+
+  g_mutex_lock (&handles_lock);
+  if (handles != NULL && n >= 0 && (guint) n < handles->len)
+    h = g_ptr_array_index (handles, n);
+  g_mutex_unlock (&handles_lock);
+  if (h == NULL)
+    errno = EBADF;
+  return h;
+}
+
+CsSmbHandle *
+_cs_io_smb_handle_take (int n)
+{
+  CsSmbHandle *h = _cs_io_smb_handle_get (n);
+
+  if (h != NULL)
+    {
+      g_mutex_lock (&handles_lock);
+      handles->pdata[n] = NULL;
+      g_mutex_unlock (&handles_lock);
+    }
+  return h;
+}
+
+/* The URL of @name in the folder @dirfd, or @name itself as a location.
+ * Each part of a relative name is escaped: libsmbclient decodes %XX. */
+char *
+_cs_io_smb_url_at (int         dirfd,
+                   const char *name)
+{
+  g_autoptr(GString) url = NULL;
+  g_auto(GStrv) parts = NULL;
+  CsSmbHandle *dir;
+
+  if (dirfd == CS_IO_AT_LOCATION)
+    return g_strdup (name);
+  if ((dir = _cs_io_smb_handle_get (dirfd)) == NULL)
+    return NULL;
+  url = g_string_new (dir->url);
+  if (name[0] == '\0')
+    return g_string_free (g_steal_pointer (&url), FALSE);
+  parts = g_strsplit (name, "/", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      g_autofree char *part = NULL;
+
+      /* "." is the folder itself, which smbc_opendir refuses (EINVAL) when
+       * it ends a URL: the scanner lists a destination folder as ".". */
+      if (strcmp (parts[i], ".") == 0 || parts[i][0] == '\0')
+        continue;
+      part = g_uri_escape_string (parts[i], NULL, TRUE);
+      if (url->len > 0 && url->str[url->len - 1] != '/')
+        g_string_append_c (url, '/');
+      g_string_append (url, part);
+    }
+  return g_string_free (g_steal_pointer (&url), FALSE);
+}
+
+/* A context's first call connects and logs in, through caches the library
+ * keeps in files for the whole process, whose locks do not tell threads
+ * apart: with connections set up together, a thread's call sometimes ended
+ * in ECONNABORTED (1 rerun in 3 of the smb-native test). So first calls
+ * take the lock contexts are made under; after that, calls run at once. */
+void
+_cs_io_smb_conn_lock (CsSmbConn *conn)
+{
+  if (one_call_at_a_time)
+    g_mutex_lock (&one_call_lock);
+  g_mutex_lock (&conn->lock);
+  if (!conn->connected)
+    {
+      g_mutex_lock (&contexts_lock);
+      conn->connecting = TRUE;
+    }
+}
+
+void
+_cs_io_smb_conn_unlock (CsSmbConn *conn)
+{
+  if (conn->connecting)
+    {
+      conn->connecting = FALSE;
+      conn->connected = TRUE;
+      g_mutex_unlock (&contexts_lock);
+    }
+  g_mutex_unlock (&conn->lock);
+  if (one_call_at_a_time)
+    g_mutex_unlock (&one_call_lock);
+}
+
+/* SMB reports no blocks; a file is never sparse here, so the copy never
+ * looks for holes the server would not keep anyway. Nor owners: libsmbclient
+ * gives every file the caller's uid, so on a share what a killed run of ours
+ * left is told by its name and its run being gone, not by its owner. */
+void
+_cs_io_smb_fix_stat (struct stat *st)
+{
+  st->st_blocks = (st->st_size + 511) / 512;
+  if (st->st_blksize == 0)
+    st->st_blksize = 64 * 1024;
+}
+
+/* "smb://127.0.0.1:445 (libsmbclient 4.17.12, 8 connections)": the server
+ * without the user, and how many connections the run had at most. The
+ * dialect stays out: libsmbclient does not say which one it negotiated. */
+char *
+_cs_io_smb_describe (const char *location)
+{
+  g_autoptr(GUri) uri = g_uri_parse (location, G_URI_FLAGS_NON_DNS, NULL);
+  g_autofree char *server = NULL;
+  int most = atomic_load (&most_connections);
+
+  if (uri == NULL || g_uri_get_host (uri) == NULL)
+    server = g_strdup ("smb://?");
+  else if (g_uri_get_port (uri) > 0)
+    server = g_strdup_printf ("smb://%s:%d", g_uri_get_host (uri), g_uri_get_port (uri));
+  else
+    server = g_strdup_printf ("smb://%s", g_uri_get_host (uri));
+  return g_strdup_printf ("%s (libsmbclient %s, %d %s)", server,
+                          library_loaded ? _cs_io_smb_lib.smbc_version () : "not loaded", most,
+                          most == 1 ? "connection" : "connections");
+}
