@@ -414,6 +414,43 @@ void      _cs_job_release_dir_fds  (CsJob        *job,
 void      _cs_job_dir_finished     (CsJob        *job,
                                     CsDir        *dir);
 
+/*
+ * Among the job's own files only (cs-job*.c, one room for tools/engine-calls):
+ * the lifecycle (cs-job.c), the check (cs-job-check.c), the gate and queue
+ * (cs-job-queue.c), the tallies (cs-job-account.c), the channel
+ * (cs-job-channel.c), control and the job's threads (cs-job-control.c).
+ */
+/* cs-job-queue.c: the clock and the gate, under job->lock */
+void      _cs_job_clock_start      (CsJob        *job);
+void      _cs_job_hold_locked      (CsJob        *job,
+                                    gboolean      paused);
+gboolean  _cs_job_release_locked   (CsJob        *job,
+                                    CsRunEvent   *out_event);
+void      _cs_job_update_gate_locked (CsJob      *job);
+/* TRUE for the first stop of the job */
+gboolean  _cs_job_stop             (CsJob        *job,
+                                    CsStopReason  reason,
+                                    const char   *message);
+void      _cs_job_queue_open       (CsJob        *job);
+void      _cs_job_queue_resize     (CsJob        *job,
+                                    guint         n_threads);
+void      _cs_job_queue_close      (CsJob        *job);
+void      _cs_job_wait_for_items   (CsJob        *job);
+void      _cs_job_free_big_buffers (CsJob        *job);
+/* cs-job-channel.c */
+void      _cs_job_channel_class_init (CsJobClass *klass);
+void      _cs_job_channel_open     (CsJob        *job,
+                                    GMainContext *context);
+void      _cs_job_mark_progress    (CsJob        *job);
+void      _cs_job_post_thread_change (CsJob      *job,
+                                      guint       from,
+                                      guint       to);
+void      _cs_job_post_done        (CsJob        *job);
+/* cs-job-control.c */
+void      _cs_job_start_threads    (CsJob        *job);
+/* cs-job.c */
+void      _cs_job_finish_on_main   (CsJob        *job);
+
 /* main thread, before the check: the route to SMB shares, mounted by GVfs
  * or by URL (cs-route.c). */
 void      _cs_route_choose         (CsJob        *job);
