@@ -93,7 +93,7 @@ settle_fatal (CsJob   *job,
               Outcome *o)
 {
   if (_cs_job_fatal (job, outcome_message (o->code)))
-    job->fatal_reported = TRUE;
+    job->gate.fatal_reported = TRUE;
   else
     o->code = CS_ERR_STOPPED;
 }
@@ -210,7 +210,7 @@ placeholder_text (CsJob *job,
                   char  *buf,
                   gsize  size)
 {
-  return (gsize) g_snprintf (buf, size, CS_PLACEHOLDER_PREFIX "%s\n", job->job_tag);
+  return (gsize) g_snprintf (buf, size, CS_PLACEHOLDER_PREFIX "%s\n", job->life.job_tag);
 }
 
 /* Whether @name, with @st from lstat, is a claim of any run of ours: exactly the
@@ -228,7 +228,7 @@ is_placeholder (CsJob             *job,
   int fd;
 
   if (!S_ISREG (st->st_mode) || st->st_size != (off_t) CS_PLACEHOLDER_SIZE
-      || st->st_uid != job->euid)
+      || st->st_uid != job->life.euid)
     return FALSE;
   fd = _cs_io_openat (&job->counters, dir->dst_fd, name, O_RDONLY | O_NOFOLLOW, 0);
   if (fd < 0)
@@ -304,7 +304,7 @@ _cs_copy_decide (CsJob             *job,
    * replace whatever is there (the name is renamed over, never written
    * through). */
   if ((dst.st_mode & S_IFMT) != (src->st_mode & S_IFMT)
-      && (S_ISDIR (dst.st_mode) || job->settings.overwrite != CS_OVERWRITE_ALWAYS))
+      && (S_ISDIR (dst.st_mode) || job->setup.settings.overwrite != CS_OVERWRITE_ALWAYS))
     {
       g_autofree char *message = g_strdup_printf ("Not replaced: the destination is %s, the source %s",
                                                   _cs_copy_type_name (dst.st_mode),
@@ -315,7 +315,7 @@ _cs_copy_decide (CsJob             *job,
       return CS_ACTION_FAIL;
     }
 
-  if (job->settings.overwrite == CS_OVERWRITE_ALWAYS)
+  if (job->setup.settings.overwrite == CS_OVERWRITE_ALWAYS)
     return CS_ACTION_REPLACE;
   if (dst.st_size == src->st_size && same_mtime (&dst, src)
       && (!(S_ISCHR (src->st_mode) || S_ISBLK (src->st_mode)) || dst.st_rdev == src->st_rdev))
@@ -325,7 +325,7 @@ _cs_copy_decide (CsJob             *job,
       return CS_ACTION_SKIP;
     }
 
-  switch (job->settings.overwrite)
+  switch (job->setup.settings.overwrite)
     {
     case CS_OVERWRITE_NEVER:
       return CS_ACTION_SKIP_KEPT;
@@ -369,7 +369,7 @@ _cs_copy_decide_identical (CsJob             *job,
   /* What a worker's decision would skip as identical, by the same rules in
    * the same order (_cs_copy_decide), and nothing else: all that decision
    * reports, asks or replaces stays with the worker. */
-  if (dir->dst_new || dir->dst_fd < 0 || job->settings.overwrite == CS_OVERWRITE_ALWAYS
+  if (dir->dst_new || dir->dst_fd < 0 || job->setup.settings.overwrite == CS_OVERWRITE_ALWAYS
       || _cs_io_fstatat (&job->counters, dir->dst_fd, dst_name, &dst, AT_SYMLINK_NOFOLLOW) != 0
       || (dst.st_mode & S_IFMT) != (src->st_mode & S_IFMT) || S_ISDIR (dst.st_mode)
       || dst.st_size != src->st_size || !same_mtime (&dst, src)
@@ -384,7 +384,7 @@ gboolean
 _cs_copy_dest_is_local (CsJob *job,
                         CsDir *dir)
 {
-  return dir->dst_fd >= 0 && !on_share (dir->dst_fd) && !atomic_load (&job->dst_remote);
+  return dir->dst_fd >= 0 && !on_share (dir->dst_fd) && !_cs_job_destination_remote (job);
 }
 
 static void
@@ -392,9 +392,9 @@ temp_name (CsJob *job,
            char  *buf,
            gsize  size)
 {
-  guint64 seq = atomic_fetch_add (&job->temp_seq, 1);
+  guint64 seq = atomic_fetch_add (&job->caps.temp_seq, 1);
 
-  g_snprintf (buf, size, CS_TEMP_PREFIX "%s-%" G_GUINT64_FORMAT CS_TEMP_SUFFIX, job->job_tag, seq);
+  g_snprintf (buf, size, CS_TEMP_PREFIX "%s-%" G_GUINT64_FORMAT CS_TEMP_SUFFIX, job->life.job_tag, seq);
 }
 
 /* Whether a file written beside its final name in @dir is published by a
@@ -404,9 +404,9 @@ static gboolean
 publishes_by_claim (CsJob *job,
                     CsDir *dir)
 {
-  return (atomic_load_explicit (&job->no_noreplace, memory_order_relaxed)
+  return (atomic_load_explicit (&job->caps.no_noreplace, memory_order_relaxed)
           || (dir->fs != NULL && dir->fs->noreplace_racy))
-         && atomic_load_explicit (&job->no_link, memory_order_relaxed);
+         && atomic_load_explicit (&job->caps.no_link, memory_order_relaxed);
 }
 
 static int
@@ -417,13 +417,13 @@ open_source (CsJob      *job,
   int flags = O_RDONLY | O_NOFOLLOW;
   int fd;
 
-  if (!atomic_load_explicit (&job->no_noatime, memory_order_relaxed))
+  if (!atomic_load_explicit (&job->caps.no_noatime, memory_order_relaxed))
     {
       fd = _cs_io_openat (&job->counters, dir->src_fd, name, flags | O_NOATIME, 0);
       if (fd >= 0 || errno != EPERM)
         return fd;
       /* Only the owner (or root) may ask for no access-time updates. */
-      atomic_store (&job->no_noatime, 1);
+      atomic_store (&job->caps.no_noatime, 1);
     }
 
   return _cs_io_openat (&job->counters, dir->src_fd, name, flags, 0);
@@ -438,10 +438,10 @@ guint64
 _cs_copy_limit_take (CsJob   *job,
                      guint64  want)
 {
-  if (!_cs_limiter_is_on (&job->byte_limit))
+  if (!_cs_limiter_is_on (&job->limits.byte_limit))
     return want;
-  want = MIN (want, _cs_limiter_request_size (&job->byte_limit, LIMITED_REQUEST_MIN, CS_REQUEST_MAX));
-  return _cs_limiter_take (&job->byte_limit, (double) want) ? want : 0;
+  want = MIN (want, _cs_limiter_request_size (&job->limits.byte_limit, LIMITED_REQUEST_MIN, CS_REQUEST_MAX));
+  return _cs_limiter_take (&job->limits.byte_limit, (double) want) ? want : 0;
 }
 
 /* After it: gives back what the request took and did not move. */
@@ -451,7 +451,7 @@ _cs_copy_limit_refund (CsJob   *job,
                        gssize   moved)
 {
   if (moved < 0 || (guint64) moved < taken)
-    _cs_limiter_refund (&job->byte_limit, (double) (taken - (guint64) MAX (moved, 0)));
+    _cs_limiter_refund (&job->limits.byte_limit, (double) (taken - (guint64) MAX (moved, 0)));
 }
 
 /* Whether @fd is a file a backend of URLs reaches (on an SMB share). */
@@ -531,7 +531,7 @@ copy_range_through (CsJob    *job,
       if (want == 0)
         return fail (CS_ERR_STOPPED, NULL);
 
-      if (!atomic_load_explicit (&job->no_copy_range, memory_order_relaxed))
+      if (!atomic_load_explicit (&job->caps.no_copy_range, memory_order_relaxed))
         {
           off_t in = (off_t) (offset + done);
           off_t out = (off_t) (offset + done);
@@ -544,13 +544,13 @@ copy_range_through (CsJob    *job,
               done += (guint64) n;
               worker->in_place += (guint64) n;
               worker->partial += (guint64) n;
-              atomic_fetch_add_explicit (&job->bytes_partial, (guint64) n, memory_order_relaxed);
+              atomic_fetch_add_explicit (&job->tally.bytes_partial, (guint64) n, memory_order_relaxed);
               continue;
             }
           if (n < 0 && !_cs_io_is_unsupported (errno))
             return fail (errno, "copy");
           if (n < 0)
-            atomic_store (&job->no_copy_range, 1);
+            atomic_store (&job->caps.no_copy_range, 1);
           /* 0 before the end: either the source shrank or the filesystem can't do
            * it in the kernel; plain reads tell which. */
         }
@@ -579,7 +579,7 @@ copy_range_through (CsJob    *job,
         }
       done += (guint64) n;
       worker->partial += (guint64) n;
-      atomic_fetch_add_explicit (&job->bytes_partial, (guint64) n, memory_order_relaxed);
+      atomic_fetch_add_explicit (&job->tally.bytes_partial, (guint64) n, memory_order_relaxed);
     }
 
   return OK;
@@ -654,7 +654,7 @@ copy_range_hashed (CsJob    *job,
         }
       done += (guint64) n;
       worker->partial += (guint64) n;
-      atomic_fetch_add_explicit (&job->bytes_partial, (guint64) n, memory_order_relaxed);
+      atomic_fetch_add_explicit (&job->tally.bytes_partial, (guint64) n, memory_order_relaxed);
     }
   *out_hash = XXH3_64bits_digest (state);
   XXH3_freeState (state);
@@ -771,7 +771,7 @@ copy_to_end (CsJob    *job,
         }
       done += (guint64) n;
       worker->partial += (guint64) n;
-      atomic_fetch_add_explicit (&job->bytes_partial, (guint64) n, memory_order_relaxed);
+      atomic_fetch_add_explicit (&job->tally.bytes_partial, (guint64) n, memory_order_relaxed);
       if (!_cs_job_wait_if_paused (job))
         return fail (CS_ERR_STOPPED, NULL);
     }
@@ -869,7 +869,7 @@ keep_owner (CsJob             *job,
 {
   /* A temporary we created in a folder we created already has our owner and
    * group; asking again costs a round trip per file on a share. */
-  if (job->euid != 0 || (item->dir->dst_new && st->st_uid == job->euid && st->st_gid == job->egid))
+  if (job->life.euid != 0 || (item->dir->dst_new && st->st_uid == job->life.euid && st->st_gid == job->life.egid))
     return OK;
   if (!_cs_metadata_refused (job, CS_METADATA_OWNERS)
       && _cs_io_fchown (&job->counters, tmp_fd, st->st_uid, st->st_gid) == 0)
@@ -976,7 +976,7 @@ finish_temp (CsJob             *job,
 
   /* A pseudo-file read again may read differently (a counter, the time): it
    * is not read back. */
-  if (job->settings.verify && st->st_size > 0 && !item->dir->src_pseudo)
+  if (job->setup.settings.verify && st->st_size > 0 && !item->dir->src_pseudo)
     {
       guint8 a[16], b[16], sha[32];
       gboolean sha256 = _cs_manifest_wants_sha256 (job);
@@ -1010,7 +1010,7 @@ finish_temp (CsJob             *job,
     return o;
   if (times_on_fd && _cs_io_futimens (&job->counters, tmp_fd, times) != 0)
     return fail (errno, "set times");
-  if (job->settings.durable && _cs_io_fsync (&job->counters, tmp_fd) != 0)
+  if (job->setup.settings.durable && _cs_io_fsync (&job->counters, tmp_fd) != 0)
     return fail (errno, "fsync");
 
   return OK;
@@ -1039,7 +1039,7 @@ publish_link (CsJob      *job,
     code = _cs_io_linkat (&job->counters, tmp_fd, tmp, fd, final, 0) == 0 ? 0 : errno;
   else
     {
-      GMutex *lock = &job->link_locks[(guint) fd % CS_JOB_LINK_LOCKS];
+      GMutex *lock = &job->stage.link_locks[(guint) fd % CS_JOB_LINK_LOCKS];
 
       g_mutex_lock (lock);
       /* A worker that queued here behind the one that found the folder on
@@ -1096,12 +1096,12 @@ publish_by_link (CsJob      *job,
 {
   int code;
 
-  if (atomic_load_explicit (&job->no_link, memory_order_relaxed))
+  if (atomic_load_explicit (&job->caps.no_link, memory_order_relaxed))
     return FALSE;
   code = publish_link (job, tmp_fd, tmp, dir, final);
   if (link_settled (code, link_unsupported (code), "rename", out))
     return TRUE;
-  atomic_store (&job->no_link, 1);
+  atomic_store (&job->caps.no_link, 1);
   return FALSE;
 }
 
@@ -1140,7 +1140,7 @@ intent_name (CsJob      *job,
              gsize       size)
 {
   g_snprintf (buf, size, CS_TEMP_PREFIX "%s-%" G_GUINT64_FORMAT CS_CLAIM_SUFFIX "%016"
-              G_GINT64_MODIFIER "x", job->job_tag, (guint64) atomic_fetch_add (&job->temp_seq, 1),
+              G_GINT64_MODIFIER "x", job->life.job_tag, (guint64) atomic_fetch_add (&job->caps.temp_seq, 1),
               _cs_name_hash (final));
 }
 
@@ -1287,7 +1287,7 @@ publish_noreplace (CsJob      *job,
 
   /* Where RENAME_NOREPLACE is a check and a plain rename (GVfs), a name
    * created between the two would be clobbered: a hard link, or the claim. */
-  if (!atomic_load_explicit (&job->no_noreplace, memory_order_relaxed)
+  if (!atomic_load_explicit (&job->caps.no_noreplace, memory_order_relaxed)
       && !(dir->fs != NULL && dir->fs->noreplace_racy))
     {
       if (_cs_io_renameat2 (&job->counters, tmp_fd, tmp, fd, final, RENAME_NOREPLACE) == 0)
@@ -1297,7 +1297,7 @@ publish_noreplace (CsJob      *job,
       /* From a staging folder on another filesystem: the caller writes beside. */
       if (errno == EXDEV || !_cs_io_is_unsupported (errno))
         return fail (errno, "rename");
-      atomic_store (&job->no_noreplace, 1);
+      atomic_store (&job->caps.no_noreplace, 1);
     }
 
   /* Without RENAME_NOREPLACE, a hard link fails just as safely on an existing name. */
@@ -1385,7 +1385,7 @@ link_unnamed (CsJob      *job,
 static Outcome
 no_unnamed (CsJob *job)
 {
-  atomic_store (&job->no_unnamed, 1);
+  atomic_store (&job->caps.no_unnamed, 1);
   return fail (CS_ERR_NO_UNNAMED, "link");
 }
 
@@ -1408,7 +1408,7 @@ publish_unnamed (CsJob      *job,
   Outcome o;
   int code;
 
-  if (!atomic_load_explicit (&job->unnamed_via_proc, memory_order_relaxed))
+  if (!atomic_load_explicit (&job->caps.unnamed_via_proc, memory_order_relaxed))
     {
       if (link_unnamed (job, tmp_fd, "", dir, final, AT_EMPTY_PATH, &o, &code))
         return o;
@@ -1416,7 +1416,7 @@ publish_unnamed (CsJob      *job,
        * cannot link refuses both. */
       if (!lacks_privilege (code))
         return no_unnamed (job);
-      atomic_store (&job->unnamed_via_proc, 1);
+      atomic_store (&job->caps.unnamed_via_proc, 1);
     }
 
   g_snprintf (proc, sizeof proc, "/proc/self/fd/%d", tmp_fd);
@@ -1572,7 +1572,7 @@ copy_file_attempt (CsJob    *job,
    * filesystem has them (see publish_unnamed); a replacement still needs a
    * name to rename over the old file atomically. */
   unnamed = folder_fd == item->dir->dst_fd && action == CS_ACTION_COPY
-            && !atomic_load_explicit (&job->no_unnamed, memory_order_relaxed);
+            && !atomic_load_explicit (&job->caps.no_unnamed, memory_order_relaxed);
   if (unnamed)
     {
       tmp_fd = _cs_io_openat (&job->counters, folder_fd, ".", O_RDWR | O_TMPFILE,
@@ -1582,7 +1582,7 @@ copy_file_attempt (CsJob    *job,
       else if (errno == EISDIR || errno == ENOENT || _cs_io_is_unsupported (errno))
         {
           /* Kernels and filesystems without O_TMPFILE answer these. */
-          atomic_store (&job->no_unnamed, 1);
+          atomic_store (&job->caps.no_unnamed, 1);
           unnamed = FALSE;
         }
       else
@@ -1627,12 +1627,12 @@ copy_file_attempt (CsJob    *job,
     {
       gboolean cloned = FALSE;
 
-      if (!atomic_load_explicit (&job->no_clone, memory_order_relaxed) && !is_sparse (&item->st))
+      if (!atomic_load_explicit (&job->caps.no_clone, memory_order_relaxed) && !is_sparse (&item->st))
         {
           if (_cs_io_clone (&job->counters, tmp_fd, src_fd, (guint64) item->st.st_size) == 0)
             cloned = TRUE;
           else if (_cs_io_is_unsupported (errno))
-            atomic_store (&job->no_clone, 1);
+            atomic_store (&job->caps.no_clone, 1);
           else
             o = fail (errno, "clone");
         }
@@ -1677,7 +1677,7 @@ keeps_partial (CsJob *job,
                int    code)
 {
   if (code == CS_ERR_STOPPED)
-    return atomic_load (&job->keep_partial);
+    return atomic_load (&job->resume.keep_partial);
   return code > 0;
 }
 
@@ -1737,7 +1737,7 @@ copy_resumable (CsJob    *job,
         {
           /* Kept: progress as if copied now. */
           worker->partial += length;
-          atomic_fetch_add_explicit (&job->bytes_partial, length, memory_order_relaxed);
+          atomic_fetch_add_explicit (&job->tally.bytes_partial, length, memory_order_relaxed);
           continue;
         }
       /* The fastest way the filesystems allow (copy_file_range), then, where
@@ -1811,9 +1811,9 @@ copy_file_once (CsJob    *job,
    * folder's lock anyway, and a staged file is renamed into the folder
    * before its claim, where one written beside is created under its
    * intent's name (3 SMB2 requests a file). */
-  if ((job->staging == CS_STAGING_ALWAYS || atomic_load_explicit (&job->threads, memory_order_relaxed) >= 4)
+  if ((job->setup.staging == CS_STAGING_ALWAYS || _cs_job_threads (job) >= 4)
       && !atomic_load_explicit (&item->dir->no_stage, memory_order_relaxed)
-      && (job->staging == CS_STAGING_ALWAYS || !publishes_by_claim (job, item->dir)))
+      && (job->setup.staging == CS_STAGING_ALWAYS || !publishes_by_claim (job, item->dir)))
     stage = _cs_stage_acquire (job);
   if (stage == NULL)
     return copy_file_via (job, worker, item, action, item->dir->dst_fd);
@@ -1859,7 +1859,7 @@ copy_symlink_once (CsJob    *job,
     return fail (_cs_metadata_refuse (job, CS_METADATA_LINKS, errno) ? CS_ERR_NOT_HELD : errno,
                  "create link");
 
-  if (job->euid == 0)
+  if (job->life.euid == 0)
     _cs_io_fchownat (&job->counters, item->dir->dst_fd, tmp, item->st.st_uid, item->st.st_gid,
                      AT_SYMLINK_NOFOLLOW);
   /* A link's own time is not worth the link: where the destination refuses
@@ -1911,12 +1911,12 @@ copy_special_once (CsJob    *job,
     return fail (errno == EPERM || _cs_io_is_unsupported (errno) ? CS_ERR_CANNOT_MAKE : errno, "create");
 
   /* What the destination refuses is counted as lost, as for files. */
-  if (job->euid == 0 && !_cs_metadata_refused (job, CS_METADATA_OWNERS)
+  if (job->life.euid == 0 && !_cs_metadata_refused (job, CS_METADATA_OWNERS)
       && _cs_io_fchownat (&job->counters, dst_fd, tmp, item->st.st_uid, item->st.st_gid,
                           AT_SYMLINK_NOFOLLOW) != 0
       && !_cs_metadata_refuse (job, CS_METADATA_OWNERS, errno))
     o = fail (errno, "chown");
-  if (job->euid == 0 && _cs_metadata_refused (job, CS_METADATA_OWNERS))
+  if (job->life.euid == 0 && _cs_metadata_refused (job, CS_METADATA_OWNERS))
     worker->lost |= 1u << CS_METADATA_OWNERS;
   mode = _cs_metadata_mode (job, dst_fd, tmp, &item->st, &cleared);
   if (cleared)
@@ -1971,9 +1971,9 @@ record_failure (CsJob      *job,
 
   if (o.code == CS_ERR_STOPPED)
     return;
-  if (job->settings.operation == CS_OPERATION_MOVE)
-    atomic_fetch_add (&job->kept_files, 1);
-  if (job->log != NULL)
+  if (job->setup.settings.operation == CS_OPERATION_MOVE)
+    atomic_fetch_add (&job->tally.kept_files, 1);
+  if (job->lists.log != NULL)
     {
       const char *message = outcome_message (o.code);
       g_autofree char *why = g_strdup_printf ("%s: %s", o.op != NULL ? o.op : "copy",
@@ -1989,7 +1989,7 @@ record_failure (CsJob      *job,
        * echoes of that error from elsewhere, so this one goes in directly. */
       g_autofree char *path = _cs_dir_dup_path (dir, name, FALSE);
 
-      _cs_run_add_error (job->run, path, o.op != NULL ? o.op : "copy", MAX (o.code, 0),
+      _cs_run_add_error (job->life.run, path, o.op != NULL ? o.op : "copy", MAX (o.code, 0),
                          outcome_message (o.code), attempts);
     }
   else
@@ -2014,7 +2014,7 @@ record_success (CsJob    *job,
     if (worker->lost & (1u << i))
       _cs_metadata_lost (job, i, item->dir, final, FALSE);
   /* A move logs the file once its source is gone (cs-move.c). */
-  if (job->settings.operation == CS_OPERATION_MOVE)
+  if (job->setup.settings.operation == CS_OPERATION_MOVE)
     _cs_move_copied (job, item);
   else if (worker->resumed > 0)
     {
@@ -2037,7 +2037,7 @@ with_retries (CsJob    *job,
               CsAction  action,
               guint    *out_attempts)
 {
-  double wait = job->settings.wait;
+  double wait = job->setup.settings.wait;
   Outcome o = OK;
   guint attempt;
 
@@ -2058,7 +2058,7 @@ with_retries (CsJob    *job,
           o.code = CS_ERR_STOPPED;
           break;
         }
-      if (!is_retriable (o.code) || attempt > job->settings.retries)
+      if (!is_retriable (o.code) || attempt > job->setup.settings.retries)
         break;
       /* A file that changed under us is copied again as it is now. */
       if (o.code == CS_ERR_SOURCE_CHANGED && item->kind != CS_ITEM_CHUNK
@@ -2161,7 +2161,7 @@ _cs_big_unref (CsJob *job,
   if (atomic_fetch_sub (&big->ref, 1) != 1)
     return;
 
-  atomic_fetch_sub_explicit (&job->bytes_partial, atomic_load (&big->partial), memory_order_relaxed);
+  atomic_fetch_sub_explicit (&job->tally.bytes_partial, atomic_load (&big->partial), memory_order_relaxed);
   /* The last chunk closed it; a file whose last chunk never ran keeps it. */
   if (big->resume != NULL)
     {
@@ -2215,7 +2215,7 @@ open_own_partial (CsJob    *job,
   const CsIoTable *dst = _cs_io_backend (item->big->tmp_fd, NULL);
 
   if (src == NULL || src != dst || dst->scheme == NULL
-      || atomic_load_explicit (&job->no_copy_range, memory_order_relaxed))
+      || atomic_load_explicit (&job->caps.no_copy_range, memory_order_relaxed))
     return -1;
   return _cs_io_openat (&job->counters, item->dir->dst_fd, item->big->tmp_name,
                         O_WRONLY | O_NOFOLLOW, 0);
@@ -2234,7 +2234,7 @@ chunk_once (CsJob    *job,
     {
       /* Kept from an earlier run: progress as if copied now. */
       worker->partial += item->length;
-      atomic_fetch_add_explicit (&job->bytes_partial, item->length, memory_order_relaxed);
+      atomic_fetch_add_explicit (&job->tally.bytes_partial, item->length, memory_order_relaxed);
       return OK;
     }
 
@@ -2285,7 +2285,7 @@ copy_chunk (CsJob    *job,
 
   /* The file counts against a files/s limit once, when its first chunk
    * starts, and waits for it before taking the file's lock. */
-  if (item->offset == 0 && !_cs_limiter_take (&job->file_limit, 1))
+  if (item->offset == 0 && !_cs_limiter_take (&job->limits.file_limit, 1))
     skip = TRUE;
   else
     skip = FALSE;
@@ -2520,10 +2520,10 @@ _cs_copy_item (CsJob    *job,
   action = _cs_copy_decide (job, item->dir, item->name, final, &item->st);
   /* The same data under a later name is not yet the same file: names
    * linked since the last run are linked here too (rsync -H). */
-  if (linked && action == CS_ACTION_SKIP && job->settings.operation != CS_OPERATION_MOVE
+  if (linked && action == CS_ACTION_SKIP && job->setup.settings.operation != CS_OPERATION_MOVE
       && !same_file_as_target (job, item, final))
     action = CS_ACTION_REPLACE;
-  if (job->settings.operation == CS_OPERATION_MOVE && _cs_move_item (job, worker, item, action))
+  if (job->setup.settings.operation == CS_OPERATION_MOVE && _cs_move_item (job, worker, item, action))
     {
       _cs_manifest_moved (job, worker, item, action);
       /* As for a copy, only an identical file there is one the later names
@@ -2542,7 +2542,7 @@ _cs_copy_item (CsJob    *job,
         settle_first (job, worker, item->link, action == CS_ACTION_SKIP);
       return TRUE;
     }
-  if (!_cs_limiter_take (&job->file_limit, 1))
+  if (!_cs_limiter_take (&job->limits.file_limit, 1))
     return TRUE;
 
   o = fail (CS_ERR_NO_LINK, NULL);
@@ -2554,7 +2554,7 @@ _cs_copy_item (CsJob    *job,
     o = with_retries (job, item->kind == CS_ITEM_SYMLINK ? symlink_once
                            : item->kind == CS_ITEM_SPECIAL ? special_once : copy_file_once,
                       worker, item, action, &attempts);
-  atomic_fetch_sub_explicit (&job->bytes_partial, worker->partial, memory_order_relaxed);
+  atomic_fetch_sub_explicit (&job->tally.bytes_partial, worker->partial, memory_order_relaxed);
   if (o.code == 0 && item->dir->src_pseudo)
     {
       /* Counted by its size when found; by what it held once read. */
@@ -2574,7 +2574,7 @@ _cs_copy_item (CsJob    *job,
     }
   else if (o.code == CS_ERR_CANNOT_MAKE)
     {
-      const char *message = S_ISFIFO (item->st.st_mode) || job->euid == 0
+      const char *message = S_ISFIFO (item->st.st_mode) || job->life.euid == 0
                             ? "Not copied: the destination cannot hold this FIFO or device"
                             : "Not copied: only root can make a device node";
 
@@ -2582,8 +2582,8 @@ _cs_copy_item (CsJob    *job,
       _cs_job_log (job, item->dir, item->name, "skipped", 0, message + strlen ("Not copied: "));
       _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, 0);
       atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);
-      if (job->settings.operation == CS_OPERATION_MOVE)
-        atomic_fetch_add (&job->kept_files, 1);
+      if (job->setup.settings.operation == CS_OPERATION_MOVE)
+        atomic_fetch_add (&job->tally.kept_files, 1);
     }
   else
     record_failure (job, item, final, o, attempts, size);

@@ -48,7 +48,7 @@ _cs_job_account (CsJob      *job,
                  guint64     size)
 {
   /* A move leaves what it does not take in the source. */
-  gboolean move = job->settings.operation == CS_OPERATION_MOVE;
+  gboolean move = job->setup.settings.operation == CS_OPERATION_MOVE;
   const char *skipped = move ? "kept" : "skipped";
 
   switch (action)
@@ -83,8 +83,8 @@ _cs_job_account (CsJob      *job,
     default:
       return;
     }
-  if (move && !job->settings.dry_run)
-    atomic_fetch_add (&job->kept_files, 1);
+  if (move && !job->setup.settings.dry_run)
+    atomic_fetch_add (&job->tally.kept_files, 1);
   atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);
   atomic_fetch_add_explicit (&job->counters.bytes_done, size, memory_order_relaxed);
 }
@@ -105,8 +105,8 @@ _cs_job_add_total (CsJob   *job,
                    guint64  files,
                    guint64  bytes)
 {
-  atomic_fetch_add_explicit (&job->totals[klass][CS_KIND_FILES], files, memory_order_relaxed);
-  atomic_fetch_add_explicit (&job->totals[klass][CS_KIND_BYTES], bytes, memory_order_relaxed);
+  atomic_fetch_add_explicit (&job->tally.totals[klass][CS_KIND_FILES], files, memory_order_relaxed);
+  atomic_fetch_add_explicit (&job->tally.totals[klass][CS_KIND_BYTES], bytes, memory_order_relaxed);
 }
 
 void
@@ -114,8 +114,8 @@ _cs_job_add_skip (CsJob    *job,
                   gboolean  identical,
                   guint64   bytes)
 {
-  atomic_fetch_add_explicit (identical ? &job->identical_files : &job->chosen_files, 1, memory_order_relaxed);
-  atomic_fetch_add_explicit (identical ? &job->identical_bytes : &job->chosen_bytes, bytes, memory_order_relaxed);
+  atomic_fetch_add_explicit (identical ? &job->tally.identical_files : &job->tally.chosen_files, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit (identical ? &job->tally.identical_bytes : &job->tally.chosen_bytes, bytes, memory_order_relaxed);
 }
 
 void
@@ -123,17 +123,17 @@ _cs_job_correct_found_bytes (CsJob   *job,
                              guint64  found,
                              guint64  actual)
 {
-  atomic_fetch_add_explicit (&job->totals[CS_CLASS_TOTAL][CS_KIND_BYTES], actual, memory_order_relaxed);
-  atomic_fetch_sub_explicit (&job->totals[CS_CLASS_TOTAL][CS_KIND_BYTES], found, memory_order_relaxed);
-  atomic_fetch_add_explicit (&job->bytes_found, actual, memory_order_relaxed);
-  atomic_fetch_sub_explicit (&job->bytes_found, found, memory_order_relaxed);
+  atomic_fetch_add_explicit (&job->tally.totals[CS_CLASS_TOTAL][CS_KIND_BYTES], actual, memory_order_relaxed);
+  atomic_fetch_sub_explicit (&job->tally.totals[CS_CLASS_TOTAL][CS_KIND_BYTES], found, memory_order_relaxed);
+  atomic_fetch_add_explicit (&job->tally.bytes_found, actual, memory_order_relaxed);
+  atomic_fetch_sub_explicit (&job->tally.bytes_found, found, memory_order_relaxed);
 }
 
 void
 _cs_job_add_dir_total (CsJob   *job,
                        CsClass  klass)
 {
-  atomic_fetch_add_explicit (&job->totals[klass][CS_KIND_DIRS], 1, memory_order_relaxed);
+  atomic_fetch_add_explicit (&job->tally.totals[klass][CS_KIND_DIRS], 1, memory_order_relaxed);
 }
 
 void
@@ -151,11 +151,11 @@ _cs_job_report (CsJob      *job,
    * with the bare errno text; the report that carries the fatal message says
    * it all. */
   if (message == NULL && error_code > 0 && _cs_is_fatal_errno (error_code)
-      && atomic_load (&job->stop) == CS_STOP_FATAL)
+      && atomic_load (&job->gate.stop) == CS_STOP_FATAL)
     return;
 
   path = _cs_dir_dup_path (dir, name, FALSE);
-  _cs_run_add_error (job->run, path, operation, error_code,
+  _cs_run_add_error (job->life.run, path, operation, error_code,
                      message != NULL ? message : g_strerror (error_code), attempts);
 
   _cs_job_mark_progress (job);
@@ -171,7 +171,7 @@ _cs_job_note (CsJob      *job,
 {
   g_autofree char *path = _cs_dir_dup_path (dir, name, FALSE);
 
-  _cs_run_add_note (job->run, path, operation, error_code,
+  _cs_run_add_note (job->life.run, path, operation, error_code,
                     message != NULL ? message : g_strerror (error_code));
   _cs_job_mark_progress (job);
 }
@@ -189,13 +189,13 @@ _cs_job_report_item (CsJob      *job,
                      guint       attempts)
 {
   _cs_job_report (job, dir, dst_name != NULL ? dst_name : name, operation, error_code, message, attempts);
-  if (job->log != NULL)
+  if (job->lists.log != NULL)
     {
       g_autofree char *path = _cs_dir_dup_path (dir, name, FALSE);
       g_autofree char *why = g_strdup_printf ("%s: %s", operation,
                                               message != NULL ? message : g_strerror (error_code));
 
-      _cs_log_item (job->log, "failed", size, path, folder, why);
+      _cs_log_item (job->lists.log, "failed", size, path, folder, why);
     }
 }
 
@@ -209,10 +209,10 @@ _cs_job_log (CsJob      *job,
 {
   g_autofree char *path = NULL;
 
-  if (job->log == NULL)
+  if (job->lists.log == NULL)
     return;
   path = _cs_dir_dup_path (dir, name, FALSE);
-  _cs_log_item (job->log, action, bytes, path, FALSE, why);
+  _cs_log_item (job->lists.log, action, bytes, path, FALSE, why);
 }
 
 void
@@ -223,7 +223,7 @@ _cs_job_log_path (CsJob      *job,
                   guint64     bytes,
                   const char *why)
 {
-  _cs_log_item (job->log, action, bytes, path, folder, why);
+  _cs_log_item (job->lists.log, action, bytes, path, folder, why);
 }
 
 void
@@ -235,7 +235,7 @@ _cs_job_report_destination (CsJob      *job,
 {
   g_autofree char *path = _cs_dir_dup_path (dir, name, TRUE);
 
-  _cs_run_add_note (job->run, path, operation, 0, message);
+  _cs_run_add_note (job->life.run, path, operation, 0, message);
   _cs_job_mark_progress (job);
 }
 

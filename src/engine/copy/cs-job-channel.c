@@ -76,8 +76,8 @@ void
 _cs_job_channel_open (CsJob        *job,
                       GMainContext *context)
 {
-  job->has_conflict_handler = g_signal_has_handler_pending (job, signals[SIGNAL_CONFLICT], 0, TRUE);
-  job->context = g_main_context_ref (context);
+  job->channel.has_conflict_handler = g_signal_has_handler_pending (job, signals[SIGNAL_CONFLICT], 0, TRUE);
+  job->channel.context = g_main_context_ref (context);
 }
 
 
@@ -91,20 +91,20 @@ dispatch (gpointer data)
   g_autoptr(CsDeletions) deletions = NULL;
   gboolean progress, done;
 
-  _cs_mutex_lock (&job->notify_lock);
-  samples = g_steal_pointer (&job->pending_samples);
-  job->pending_samples = g_array_new (FALSE, FALSE, sizeof (CsSample));
-  conflicts = g_steal_pointer (&job->pending_conflicts);
-  job->pending_conflicts = g_ptr_array_new_with_free_func (g_object_unref);
-  deletions = g_steal_pointer (&job->pending_deletions);
-  changes = g_steal_pointer (&job->pending_thread_changes);
-  job->pending_thread_changes = g_array_new (FALSE, FALSE, sizeof (guint));
-  progress = job->progress_dirty;
-  job->progress_dirty = FALSE;
-  done = job->done_pending;
-  job->done_pending = FALSE;
-  g_clear_pointer (&job->notify_source, g_source_unref);
-  _cs_mutex_unlock (&job->notify_lock);
+  _cs_mutex_lock (&job->channel.notify_lock);
+  samples = g_steal_pointer (&job->channel.pending_samples);
+  job->channel.pending_samples = g_array_new (FALSE, FALSE, sizeof (CsSample));
+  conflicts = g_steal_pointer (&job->channel.pending_conflicts);
+  job->channel.pending_conflicts = g_ptr_array_new_with_free_func (g_object_unref);
+  deletions = g_steal_pointer (&job->channel.pending_deletions);
+  changes = g_steal_pointer (&job->channel.pending_thread_changes);
+  job->channel.pending_thread_changes = g_array_new (FALSE, FALSE, sizeof (guint));
+  progress = job->channel.progress_dirty;
+  job->channel.progress_dirty = FALSE;
+  done = job->channel.done_pending;
+  job->channel.done_pending = FALSE;
+  g_clear_pointer (&job->channel.notify_source, g_source_unref);
+  _cs_mutex_unlock (&job->channel.notify_lock);
 
   /* Signals are emitted outside the lock: handlers may call back into the job. */
   for (guint i = 0; i + 1 < changes->len; i += 2)
@@ -128,26 +128,26 @@ dispatch (gpointer data)
 static void
 schedule_locked (CsJob *job)
 {
-  if (job->notify_source != NULL || job->context == NULL)
+  if (job->channel.notify_source != NULL || job->channel.context == NULL)
     return;
 
-  job->notify_source = g_idle_source_new ();
-  g_source_set_priority (job->notify_source, G_PRIORITY_DEFAULT);
-  g_source_set_callback (job->notify_source, dispatch, g_object_ref (job), g_object_unref);
-  g_source_set_static_name (job->notify_source, "[copyscope] job progress");
-  g_source_attach (job->notify_source, job->context);
+  job->channel.notify_source = g_idle_source_new ();
+  g_source_set_priority (job->channel.notify_source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (job->channel.notify_source, dispatch, g_object_ref (job), g_object_unref);
+  g_source_set_static_name (job->channel.notify_source, "[copyscope] job progress");
+  g_source_attach (job->channel.notify_source, job->channel.context);
 }
 
 void
 _cs_job_post_sample (CsJob          *job,
                      const CsSample *sample)
 {
-  _cs_mutex_lock (&job->notify_lock);
+  _cs_mutex_lock (&job->channel.notify_lock);
   if (sample != NULL)
-    g_array_append_val (job->pending_samples, *sample);
-  job->progress_dirty = TRUE;
+    g_array_append_val (job->channel.pending_samples, *sample);
+  job->channel.progress_dirty = TRUE;
   schedule_locked (job);
-  _cs_mutex_unlock (&job->notify_lock);
+  _cs_mutex_unlock (&job->channel.notify_lock);
 }
 
 /* any thread: the next progress signal has news (a failure or a note in
@@ -155,9 +155,9 @@ _cs_job_post_sample (CsJob          *job,
 void
 _cs_job_mark_progress (CsJob *job)
 {
-  _cs_mutex_lock (&job->notify_lock);
-  job->progress_dirty = TRUE;
-  _cs_mutex_unlock (&job->notify_lock);
+  _cs_mutex_lock (&job->channel.notify_lock);
+  job->channel.progress_dirty = TRUE;
+  _cs_mutex_unlock (&job->channel.notify_lock);
 }
 
 /* any thread: a change of the thread count for the "threads-changed" signal */
@@ -166,22 +166,22 @@ _cs_job_post_thread_change (CsJob *job,
                             guint  from,
                             guint  to)
 {
-  _cs_mutex_lock (&job->notify_lock);
-  g_array_append_val (job->pending_thread_changes, from);
-  g_array_append_val (job->pending_thread_changes, to);
-  job->progress_dirty = TRUE;
+  _cs_mutex_lock (&job->channel.notify_lock);
+  g_array_append_val (job->channel.pending_thread_changes, from);
+  g_array_append_val (job->channel.pending_thread_changes, to);
+  job->channel.progress_dirty = TRUE;
   schedule_locked (job);
-  _cs_mutex_unlock (&job->notify_lock);
+  _cs_mutex_unlock (&job->channel.notify_lock);
 }
 
 /* controller thread, last: the main context joins it and ends the run. */
 void
 _cs_job_post_done (CsJob *job)
 {
-  _cs_mutex_lock (&job->notify_lock);
-  job->done_pending = TRUE;
+  _cs_mutex_lock (&job->channel.notify_lock);
+  job->channel.done_pending = TRUE;
   schedule_locked (job);
-  _cs_mutex_unlock (&job->notify_lock);
+  _cs_mutex_unlock (&job->channel.notify_lock);
 }
 
 /* A question to the user, a conflict or the deletions of a mirror, holds
@@ -189,11 +189,11 @@ _cs_job_post_done (CsJob *job)
 static void
 begin_question (CsJob *job)
 {
-  _cs_mutex_lock (&job->lock);
+  _cs_mutex_lock (&job->gate.lock);
   _cs_job_hold_locked (job, FALSE);
-  job->asking++;
+  job->gate.asking++;
   _cs_job_update_gate_locked (job);
-  _cs_mutex_unlock (&job->lock);
+  _cs_mutex_unlock (&job->gate.lock);
 }
 
 static void
@@ -202,14 +202,14 @@ end_question (CsJob *job)
   gboolean released;
   CsRunEvent hold;
 
-  _cs_mutex_lock (&job->lock);
-  job->asking--;
+  _cs_mutex_lock (&job->gate.lock);
+  job->gate.asking--;
   _cs_job_update_gate_locked (job);
   released = _cs_job_release_locked (job, &hold);
-  g_cond_broadcast (&job->cond);
-  _cs_mutex_unlock (&job->lock);
+  g_cond_broadcast (&job->gate.cond);
+  _cs_mutex_unlock (&job->gate.lock);
   if (released)
-    _cs_run_add_event (job->run, &hold);
+    _cs_run_add_event (job->life.run, &hold);
 }
 
 CsConflictAnswer
@@ -226,15 +226,15 @@ _cs_job_ask (CsJob             *job,
   CsConflictAnswer answer = CS_CONFLICT_SKIP;
   gboolean all = FALSE;
 
-  if (!job->has_conflict_handler)
+  if (!job->channel.has_conflict_handler)
     return CS_CONFLICT_SKIP;
 
   /* One question at a time; an "apply to all" answer ends the questions. */
-  _cs_mutex_lock (&job->ask_lock);
-  if (job->has_all_answer)
+  _cs_mutex_lock (&job->channel.ask_lock);
+  if (job->channel.has_all_answer)
     {
-      answer = job->all_answer;
-      _cs_mutex_unlock (&job->ask_lock);
+      answer = job->channel.all_answer;
+      _cs_mutex_unlock (&job->channel.ask_lock);
       *out_apply_all = TRUE;
       return answer;
     }
@@ -244,10 +244,10 @@ _cs_job_ask (CsJob             *job,
   conflict = _cs_conflict_new (src_path, dst_path, src, dst);
 
   begin_question (job);
-  _cs_mutex_lock (&job->notify_lock);
-  g_ptr_array_add (job->pending_conflicts, g_object_ref (conflict));
+  _cs_mutex_lock (&job->channel.notify_lock);
+  g_ptr_array_add (job->channel.pending_conflicts, g_object_ref (conflict));
   schedule_locked (job);
-  _cs_mutex_unlock (&job->notify_lock);
+  _cs_mutex_unlock (&job->channel.notify_lock);
 
   if (!_cs_conflict_wait (conflict, job, &answer, &all))
     answer = CS_CONFLICT_SKIP;
@@ -255,10 +255,10 @@ _cs_job_ask (CsJob             *job,
 
   if (all)
     {
-      job->all_answer = answer;
-      job->has_all_answer = TRUE;
+      job->channel.all_answer = answer;
+      job->channel.has_all_answer = TRUE;
     }
-  _cs_mutex_unlock (&job->ask_lock);
+  _cs_mutex_unlock (&job->channel.ask_lock);
 
   *out_apply_all = all;
   return answer;
@@ -271,10 +271,10 @@ _cs_job_confirm_deletions (CsJob       *job,
   gboolean answer;
 
   begin_question (job);
-  _cs_mutex_lock (&job->notify_lock);
-  g_set_object (&job->pending_deletions, deletions);
+  _cs_mutex_lock (&job->channel.notify_lock);
+  g_set_object (&job->channel.pending_deletions, deletions);
   schedule_locked (job);
-  _cs_mutex_unlock (&job->notify_lock);
+  _cs_mutex_unlock (&job->channel.notify_lock);
   answer = _cs_deletions_wait (deletions, job);
   end_question (job);
 

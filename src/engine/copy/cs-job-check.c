@@ -236,8 +236,8 @@ check_source (CsJob           *self,
               char           **out_path,
               char           **out_read)
 {
-  const char *source = g_ptr_array_index (self->sources, i);
-  const char *explicit_target = g_ptr_array_index (self->source_targets, i);
+  const char *source = g_ptr_array_index (self->setup.sources, i);
+  const char *explicit_target = g_ptr_array_index (self->setup.source_targets, i);
   g_autofree char *trimmed = trim_slashes (source);
   g_autofree char *read_path = NULL;
   g_autofree char *target = NULL;
@@ -259,11 +259,11 @@ check_source (CsJob           *self,
       return g_strdup (g_strerror (err));
     }
   /* mv cannot rename "." or "..": their contents would go, the folder stay. */
-  if (self->settings.operation == CS_OPERATION_MOVE && is_dot_name (trimmed))
+  if (self->setup.settings.operation == CS_OPERATION_MOVE && is_dot_name (trimmed))
     return g_strdup (_("A move cannot take “.” or “..”: name the folder itself"));
   /* mv renames the link itself, and refuses "link/", which would move the
    * folder it points to away from its other name. */
-  if (self->settings.operation == CS_OPERATION_MOVE && strcmp (read_path, trimmed) != 0)
+  if (self->setup.settings.operation == CS_OPERATION_MOVE && strcmp (read_path, trimmed) != 0)
     return g_strdup (_("Not a folder: a move takes the link itself; name it without the "
                        "trailing slash, or name the folder it points to"));
 
@@ -295,13 +295,13 @@ check_source (CsJob           *self,
         }
       target = g_steal_pointer (&trimmed_target);
     }
-  else if (dest_is_dir || self->into)
+  else if (dest_is_dir || self->setup.into)
     {
       g_autofree char *base = _cs_landing_name (trimmed);
-      target = _cs_io_location_child (self->destination, base);
+      target = _cs_io_location_child (self->setup.destination, base);
     }
   else
-    target = g_strdup (self->destination);
+    target = g_strdup (self->setup.destination);
 
   g_array_append_val (seen, entry);
 
@@ -323,14 +323,14 @@ check_source (CsJob           *self,
                                 "the link points to %s"), display);
     }
 
-  if (self->settings.operation == CS_OPERATION_MIRROR && !S_ISDIR (st.st_mode))
+  if (self->setup.settings.operation == CS_OPERATION_MIRROR && !S_ISDIR (st.st_mode))
     {
       *out_code = CS_JOB_ERROR_INVALID;
       return g_strdup ("A mirror makes a folder match a folder, and this is not a folder");
     }
   /* Everything in a mirror's destination that its source lacks goes: the
    * source itself, if it lay there. */
-  if (self->settings.operation == CS_OPERATION_MIRROR && _cs_io_stat_location (target, TRUE, &tst) == 0
+  if (self->setup.settings.operation == CS_OPERATION_MIRROR && _cs_io_stat_location (target, TRUE, &tst) == 0
       && S_ISDIR (tst.st_mode) && is_ancestor_or_self (&tst, read_path))
     {
       *out_code = CS_JOB_ERROR_SOURCE_INSIDE;
@@ -346,17 +346,17 @@ check_source (CsJob           *self,
       if (explicit_target != NULL)
         existing = g_path_get_dirname (target);
       else if (dest_exists)
-        existing = g_strdup (self->destination);
+        existing = g_strdup (self->setup.destination);
       else
         {
-          g_autofree char *dest = trim_slashes (self->destination);
+          g_autofree char *dest = trim_slashes (self->setup.destination);
 
           existing = g_path_get_dirname (dest);
         }
       if (is_ancestor_or_self (&st, existing))
         {
           *out_code = CS_JOB_ERROR_INSIDE_SOURCE;
-          *out_path = g_strdup (explicit_target != NULL ? target : self->destination);
+          *out_path = g_strdup (explicit_target != NULL ? target : self->setup.destination);
           return g_strdup_printf ("The destination is inside the source folder %s; the copy would never end",
                                   trimmed);
         }
@@ -378,34 +378,34 @@ check (CsJob     *self,
   int dest_errno;
   g_autoptr(GArray) seen = NULL;
 
-  if (self->sources->len == 0)
+  if (self->setup.sources->len == 0)
     return set_error (error, CS_JOB_ERROR_INVALID, NULL, "No source was given");
-  if (self->destination == NULL)
+  if (self->setup.destination == NULL)
     return set_error (error, CS_JOB_ERROR_INVALID, NULL, "No destination was given");
-  if (self->settings.threads < CS_JOB_MIN_THREADS || self->settings.threads > CS_JOB_MAX_THREADS)
+  if (self->setup.settings.threads < CS_JOB_MIN_THREADS || self->setup.settings.threads > CS_JOB_MAX_THREADS)
     return set_error (error, CS_JOB_ERROR_INVALID, NULL, "The thread count must be between %d and %d",
                       CS_JOB_MIN_THREADS, CS_JOB_MAX_THREADS);
 
-  dest_exists = _cs_io_stat_location (self->destination, TRUE, &dst_st) == 0;
+  dest_exists = _cs_io_stat_location (self->setup.destination, TRUE, &dst_st) == 0;
   dest_errno = errno;
   dest_is_dir = dest_exists && S_ISDIR (dst_st.st_mode);
 
   if (!dest_exists)
     {
-      g_autofree char *trimmed = trim_slashes (self->destination);
+      g_autofree char *trimmed = trim_slashes (self->setup.destination);
       g_autofree char *parent = g_path_get_dirname (trimmed);
       g_autofree char *why = NULL;
       struct stat pst;
 
       /* ENOTDIR: a file stands where one of its folders should be, said below. */
-      if (dest_errno != ENOENT && !(self->into && dest_errno == ENOTDIR))
-        return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination, "%s", g_strerror (dest_errno));
-      if (dest_errno == ENOENT && (why = _cs_io_explain_missing (self->destination)) != NULL)
-        return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination, "%s", why);
+      if (dest_errno != ENOENT && !(self->setup.into && dest_errno == ENOTDIR))
+        return set_error (error, CS_JOB_ERROR_DESTINATION, self->setup.destination, "%s", g_strerror (dest_errno));
+      if (dest_errno == ENOENT && (why = _cs_io_explain_missing (self->setup.destination)) != NULL)
+        return set_error (error, CS_JOB_ERROR_DESTINATION, self->setup.destination, "%s", why);
       /* Copy Into makes the folders above it that are missing too (the
        * window says so under the destination); the nearest one there must
        * be a folder. */
-      while (self->into && _cs_io_stat_location (parent, TRUE, &pst) != 0 && (errno == ENOENT || errno == ENOTDIR)
+      while (self->setup.into && _cs_io_stat_location (parent, TRUE, &pst) != 0 && (errno == ENOENT || errno == ENOTDIR)
              && strcmp (parent, "/") != 0 && strcmp (parent, ".") != 0)
         {
           char *up = g_path_get_dirname (parent);
@@ -413,42 +413,42 @@ check (CsJob     *self,
           g_free (parent);
           parent = up;
         }
-      if (self->into && _cs_io_stat_location (parent, TRUE, &pst) == 0 && !S_ISDIR (pst.st_mode))
-        return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination,
+      if (self->setup.into && _cs_io_stat_location (parent, TRUE, &pst) == 0 && !S_ISDIR (pst.st_mode))
+        return set_error (error, CS_JOB_ERROR_DESTINATION, self->setup.destination,
                           _("%s is a file, so no folder can be made in it"), parent);
-      if (self->into && _cs_io_is_path (parent) && _cs_io_stat_location (parent, TRUE, &pst) == 0
+      if (self->setup.into && _cs_io_is_path (parent) && _cs_io_stat_location (parent, TRUE, &pst) == 0
           && access (parent, W_OK | X_OK) != 0)
-        return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination,
+        return set_error (error, CS_JOB_ERROR_DESTINATION, self->setup.destination,
                           _("No folder can be made in %s: %s"), parent, g_strerror (errno));
       if (_cs_io_stat_location (parent, TRUE, &pst) != 0 || !S_ISDIR (pst.st_mode))
-        return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination,
+        return set_error (error, CS_JOB_ERROR_DESTINATION, self->setup.destination,
                           _("The folder that should contain the destination does not exist"));
     }
-  else if (!dest_is_dir && self->sources->len > 1)
-    return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination,
+  else if (!dest_is_dir && self->setup.sources->len > 1)
+    return set_error (error, CS_JOB_ERROR_DESTINATION, self->setup.destination,
                       "Several sources need a destination folder, and this is a file");
-  else if (!dest_is_dir && self->into)
-    return set_error (error, CS_JOB_ERROR_DESTINATION, self->destination,
+  else if (!dest_is_dir && self->setup.into)
+    return set_error (error, CS_JOB_ERROR_DESTINATION, self->setup.destination,
                       "The destination is a file, not a folder to copy into");
 
   seen = g_array_new (FALSE, FALSE, sizeof (Seen));
   g_array_set_clear_func (seen, seen_clear);
-  g_clear_pointer (&self->refusals, g_ptr_array_unref);
-  g_clear_pointer (&self->read_paths, g_ptr_array_unref);
-  self->refusals = g_ptr_array_new_full (self->sources->len, g_free);
-  self->read_paths = g_ptr_array_new_full (self->sources->len, g_free);
+  g_clear_pointer (&self->check.refusals, g_ptr_array_unref);
+  g_clear_pointer (&self->check.read_paths, g_ptr_array_unref);
+  self->check.refusals = g_ptr_array_new_full (self->setup.sources->len, g_free);
+  self->check.read_paths = g_ptr_array_new_full (self->setup.sources->len, g_free);
 
-  for (guint i = 0; i < self->sources->len; i++)
+  for (guint i = 0; i < self->setup.sources->len; i++)
     {
       g_autofree char *path = NULL;
       char *read_path = NULL;
       CsJobErrorCode code;
       g_autofree char *why = check_source (self, i, dest_exists, dest_is_dir, seen, &code, &path, &read_path);
 
-      g_ptr_array_add (self->read_paths, read_path);
+      g_ptr_array_add (self->check.read_paths, read_path);
       if (why != NULL && (!per_item || !is_per_item (code)))
-        return set_error (error, code, path != NULL ? path : g_ptr_array_index (self->sources, i), "%s", why);
-      g_ptr_array_add (self->refusals, g_steal_pointer (&why));
+        return set_error (error, code, path != NULL ? path : g_ptr_array_index (self->setup.sources, i), "%s", why);
+      g_ptr_array_add (self->check.refusals, g_steal_pointer (&why));
     }
 
   return TRUE;

@@ -52,32 +52,32 @@ static GPrivate worker_private = G_PRIVATE_INIT (worker_free);
 void
 _cs_job_free_big_buffers (CsJob *job)
 {
-  _cs_mutex_lock (&job->big_lock);
-  g_assert (job->free_big_buffers->len == job->big_buffers);
-  for (guint i = 0; i < job->free_big_buffers->len; i++)
-    free (g_ptr_array_index (job->free_big_buffers, i));
-  g_ptr_array_set_size (job->free_big_buffers, 0);
-  job->big_buffers = 0;
-  _cs_mutex_unlock (&job->big_lock);
+  _cs_mutex_lock (&job->bigbuf.big_lock);
+  g_assert (job->bigbuf.free_big_buffers->len == job->bigbuf.big_buffers);
+  for (guint i = 0; i < job->bigbuf.free_big_buffers->len; i++)
+    free (g_ptr_array_index (job->bigbuf.free_big_buffers, i));
+  g_ptr_array_set_size (job->bigbuf.free_big_buffers, 0);
+  job->bigbuf.big_buffers = 0;
+  _cs_mutex_unlock (&job->bigbuf.big_lock);
 }
 
 /* any thread */
 guint8 *
 _cs_job_lend_big_buffer (CsJob *job)
 {
-  guint allowed = MAX (1, atomic_load_explicit (&job->threads, memory_order_relaxed) / CS_BIG_BUFFER_THREADS);
+  guint allowed = MAX (1, atomic_load_explicit (&job->tune.threads, memory_order_relaxed) / CS_BIG_BUFFER_THREADS);
   guint8 *buffer = NULL;
 
-  _cs_mutex_lock (&job->big_lock);
-  if (job->free_big_buffers->len > 0)
-    buffer = g_ptr_array_steal_index_fast (job->free_big_buffers, job->free_big_buffers->len - 1);
-  else if (job->big_buffers < allowed)
+  _cs_mutex_lock (&job->bigbuf.big_lock);
+  if (job->bigbuf.free_big_buffers->len > 0)
+    buffer = g_ptr_array_steal_index_fast (job->bigbuf.free_big_buffers, job->bigbuf.free_big_buffers->len - 1);
+  else if (job->bigbuf.big_buffers < allowed)
     {
       if (posix_memalign ((void **) &buffer, 4096, CS_BIG_BUFFER_SIZE) != 0)
         g_error ("Out of memory");
-      job->big_buffers++;
+      job->bigbuf.big_buffers++;
     }
-  _cs_mutex_unlock (&job->big_lock);
+  _cs_mutex_unlock (&job->bigbuf.big_lock);
 
   return buffer;
 }
@@ -88,9 +88,9 @@ _cs_job_return_big_buffer (CsJob  *job,
                            guint8 *buffer)
 {
   g_assert (buffer != NULL);
-  _cs_mutex_lock (&job->big_lock);
-  g_ptr_array_add (job->free_big_buffers, buffer);
-  _cs_mutex_unlock (&job->big_lock);
+  _cs_mutex_lock (&job->bigbuf.big_lock);
+  g_ptr_array_add (job->bigbuf.free_big_buffers, buffer);
+  _cs_mutex_unlock (&job->bigbuf.big_lock);
 }
 
 
@@ -101,12 +101,12 @@ _cs_job_elapsed (CsJob *job)
 {
   gint64 frozen;
 
-  if (job->start_mono == 0)
+  if (job->clock.start_mono == 0)
     return 0;
-  frozen = __atomic_load_n (&job->clock_frozen, __ATOMIC_ACQUIRE);
+  frozen = __atomic_load_n (&job->clock.clock_frozen, __ATOMIC_ACQUIRE);
   if (frozen >= 0)
     return (double) frozen / G_USEC_PER_SEC;
-  return (double) (g_get_monotonic_time () - __atomic_load_n (&job->clock_origin, __ATOMIC_RELAXED))
+  return (double) (g_get_monotonic_time () - __atomic_load_n (&job->clock.clock_origin, __ATOMIC_RELAXED))
          / G_USEC_PER_SEC;
 }
 
@@ -114,26 +114,26 @@ _cs_job_elapsed (CsJob *job)
 void
 _cs_job_clock_start (CsJob *job)
 {
-  job->start_mono = g_get_monotonic_time ();
-  job->clock_origin = job->start_mono;
-  job->clock_frozen = -1;
+  job->clock.start_mono = g_get_monotonic_time ();
+  job->clock.clock_origin = job->clock.start_mono;
+  job->clock.clock_frozen = -1;
 }
 
-/* job->lock held; @paused: the user's pause, else a question */
+/* job->gate.lock held; @paused: the user's pause, else a question */
 void
 _cs_job_hold_locked (CsJob    *job,
                      gboolean  paused)
 {
-  if (job->holds++ == 0)
+  if (job->clock.holds++ == 0)
     {
-      job->held_since = g_get_monotonic_time ();
-      job->hold_paused = FALSE;
-      __atomic_store_n (&job->clock_frozen, job->held_since - job->clock_origin, __ATOMIC_RELEASE);
+      job->clock.held_since = g_get_monotonic_time ();
+      job->clock.hold_paused = FALSE;
+      __atomic_store_n (&job->clock.clock_frozen, job->clock.held_since - job->clock.clock_origin, __ATOMIC_RELEASE);
     }
-  job->hold_paused |= paused;
+  job->clock.hold_paused |= paused;
 }
 
-/* job->lock held; the origin moves before the clock thaws, so a reader that
+/* job->gate.lock held; the origin moves before the clock thaws, so a reader that
  * sees it running also sees the new origin. When the clock runs again,
  * @out_event is the hold for the graph to mark, at the clock's time it
  * stood still at: "pause" (the user paused during it, perhaps while a
@@ -145,18 +145,18 @@ _cs_job_release_locked (CsJob      *job,
 {
   gint64 held;
 
-  g_assert (job->holds > 0);
-  if (--job->holds > 0)
+  g_assert (job->clock.holds > 0);
+  if (--job->clock.holds > 0)
     return FALSE;
 
-  held = g_get_monotonic_time () - job->held_since;
+  held = g_get_monotonic_time () - job->clock.held_since;
   *out_event = (CsRunEvent) {
-    .t = (double) job->clock_frozen / G_USEC_PER_SEC,
-    .kind = job->hold_paused ? "pause" : "question",
+    .t = (double) job->clock.clock_frozen / G_USEC_PER_SEC,
+    .kind = job->clock.hold_paused ? "pause" : "question",
     .value = (double) held / G_USEC_PER_SEC,
   };
-  __atomic_store_n (&job->clock_origin, job->clock_origin + held, __ATOMIC_RELAXED);
-  __atomic_store_n (&job->clock_frozen, -1, __ATOMIC_RELEASE);
+  __atomic_store_n (&job->clock.clock_origin, job->clock.clock_origin + held, __ATOMIC_RELAXED);
+  __atomic_store_n (&job->clock.clock_frozen, -1, __ATOMIC_RELEASE);
 
   return TRUE;
 }
@@ -166,14 +166,14 @@ _cs_job_release_locked (CsJob      *job,
 gboolean
 _cs_job_stopping (CsJob *job)
 {
-  return atomic_load_explicit (&job->stop, memory_order_relaxed) != CS_STOP_NONE;
+  return atomic_load_explicit (&job->gate.stop, memory_order_relaxed) != CS_STOP_NONE;
 }
 
-/* job->lock held */
+/* job->gate.lock held */
 void
 _cs_job_update_gate_locked (CsJob *job)
 {
-  atomic_store (&job->gate_closed, job->paused || job->asking > 0);
+  atomic_store (&job->gate.gate_closed, job->gate.paused || job->gate.asking > 0);
 }
 
 /* A question holds the whole copy, not only the worker that asked: the clock
@@ -184,13 +184,13 @@ _cs_job_wait_if_paused (CsJob *job)
 {
   if (_cs_job_stopping (job))
     return FALSE;
-  if (G_LIKELY (!atomic_load_explicit (&job->gate_closed, memory_order_relaxed)))
+  if (G_LIKELY (!atomic_load_explicit (&job->gate.gate_closed, memory_order_relaxed)))
     return TRUE;
 
-  _cs_mutex_lock (&job->lock);
-  while ((job->paused || job->asking > 0) && !_cs_job_stopping (job))
-    _cs_cond_wait (&job->cond, &job->lock);
-  _cs_mutex_unlock (&job->lock);
+  _cs_mutex_lock (&job->gate.lock);
+  while ((job->gate.paused || job->gate.asking > 0) && !_cs_job_stopping (job))
+    _cs_cond_wait (&job->gate.cond, &job->gate.lock);
+  _cs_mutex_unlock (&job->gate.lock);
 
   return !_cs_job_stopping (job);
 }
@@ -201,10 +201,10 @@ _cs_job_sleep (CsJob  *job,
 {
   gint64 deadline = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
 
-  _cs_mutex_lock (&job->lock);
+  _cs_mutex_lock (&job->gate.lock);
   while (!_cs_job_stopping (job) && g_get_monotonic_time () < deadline)
-    _cs_cond_wait_until (&job->cond, &job->lock, deadline);
-  _cs_mutex_unlock (&job->lock);
+    _cs_cond_wait_until (&job->gate.cond, &job->gate.lock, deadline);
+  _cs_mutex_unlock (&job->gate.lock);
 
   return !_cs_job_stopping (job);
 }
@@ -218,27 +218,27 @@ _cs_job_stop (CsJob        *job,
   gboolean released = FALSE;
   CsRunEvent hold;
 
-  _cs_mutex_lock (&job->lock);
-  if (atomic_load (&job->stop) == CS_STOP_NONE)
+  _cs_mutex_lock (&job->gate.lock);
+  if (atomic_load (&job->gate.stop) == CS_STOP_NONE)
     {
-      atomic_store (&job->stop, reason);
+      atomic_store (&job->gate.stop, reason);
       if (message != NULL)
-        job->fatal_message = g_strdup (message);
+        job->gate.fatal_message = g_strdup (message);
       first = TRUE;
     }
-  if (job->paused)
+  if (job->gate.paused)
     {
-      job->paused = FALSE;
+      job->gate.paused = FALSE;
       released = _cs_job_release_locked (job, &hold);
     }
   _cs_job_update_gate_locked (job);
-  g_cond_broadcast (&job->cond);
-  _cs_mutex_unlock (&job->lock);
+  g_cond_broadcast (&job->gate.cond);
+  _cs_mutex_unlock (&job->gate.lock);
   if (released)
-    _cs_run_add_event (job->run, &hold);
+    _cs_run_add_event (job->life.run, &hold);
   /* Workers waiting for a speed limit stop waiting. */
-  _cs_limiter_stop (&job->byte_limit);
-  _cs_limiter_stop (&job->file_limit);
+  _cs_limiter_stop (&job->limits.byte_limit);
+  _cs_limiter_stop (&job->limits.file_limit);
 
   return first;
 }
@@ -265,17 +265,17 @@ _cs_job_push (CsJob  *job,
 {
   guint weight = item_weight (item);
 
-  _cs_mutex_lock (&job->lock);
-  while (job->pending >= job->max_pending && !_cs_job_stopping (job))
-    _cs_cond_wait (&job->cond, &job->lock);
+  _cs_mutex_lock (&job->gate.lock);
+  while (job->gate.pending >= job->gate.max_pending && !_cs_job_stopping (job))
+    _cs_cond_wait (&job->gate.cond, &job->gate.lock);
   /* Written atomically although under the lock: the scanner peeks at it without
    * the lock to decide on batching (queue_item). */
-  __atomic_fetch_add (&job->pending, weight, __ATOMIC_RELAXED);
-  _cs_mutex_unlock (&job->lock);
+  __atomic_fetch_add (&job->gate.pending, weight, __ATOMIC_RELAXED);
+  _cs_mutex_unlock (&job->gate.lock);
 
   /* The pool's queue is GLib's own lock; the worker acquires this in worker_func. */
   CS_TSAN_RELEASE (item);
-  g_thread_pool_push (job->pool, item, NULL);
+  g_thread_pool_push (job->gate.pool, item, NULL);
 }
 
 /* Many threads each holding a few descriptors need more than the usual 1024;
@@ -297,61 +297,61 @@ plan_fd_budget (CsJob *job)
 
   /* Some for stdio, /proc reads, flushing and the listing of existing folders. */
   avail = rl.rlim_cur > 40 ? rl.rlim_cur - 24 : 16;
-  job->max_dir_fds = (guint) MIN (avail / 2, G_MAXUINT / 2);
+  job->gate.max_dir_fds = (guint) MIN (avail / 2, G_MAXUINT / 2);
   /* An item holds a source and a temporary; a chunk one more. */
-  job->max_items = (guint) MAX (1, MIN ((avail - avail / 2) / 3, G_MAXUINT / 2));
+  job->gate.max_items = (guint) MAX (1, MIN ((avail - avail / 2) / 3, G_MAXUINT / 2));
 }
 
 static gboolean
 budget_limits_items (CsJob *job)
 {
-  return job->max_items < CS_JOB_MAX_THREADS;
+  return job->gate.max_items < CS_JOB_MAX_THREADS;
 }
 
 void
 _cs_job_hold_item (CsJob *job)
 {
-  _cs_mutex_lock (&job->lock);
-  __atomic_fetch_add (&job->pending, 1, __ATOMIC_RELAXED);
-  _cs_mutex_unlock (&job->lock);
+  _cs_mutex_lock (&job->gate.lock);
+  __atomic_fetch_add (&job->gate.pending, 1, __ATOMIC_RELAXED);
+  _cs_mutex_unlock (&job->gate.lock);
 }
 
 void
 _cs_job_release_held (CsJob *job)
 {
-  _cs_mutex_lock (&job->lock);
-  if (__atomic_sub_fetch (&job->pending, 1, __ATOMIC_RELAXED) == 0)
-    g_cond_broadcast (&job->cond);
-  _cs_mutex_unlock (&job->lock);
+  _cs_mutex_lock (&job->gate.lock);
+  if (__atomic_sub_fetch (&job->gate.pending, 1, __ATOMIC_RELAXED) == 0)
+    g_cond_broadcast (&job->gate.cond);
+  _cs_mutex_unlock (&job->gate.lock);
 }
 
 void
 _cs_job_acquire_dir_fds (CsJob *job,
                          guint  n)
 {
-  _cs_mutex_lock (&job->lock);
+  _cs_mutex_lock (&job->gate.lock);
   /* Wait only while finishing items can free folders; the folders on the
    * scanner's own path can't be given back, and waiting on them would hang. */
-  while (job->dir_fds + n > job->max_dir_fds && job->pending > 0 && !_cs_job_stopping (job))
-    _cs_cond_wait_until (&job->cond, &job->lock, g_get_monotonic_time () + G_USEC_PER_SEC / 20);
-  job->dir_fds += n;
-  _cs_mutex_unlock (&job->lock);
+  while (job->gate.dir_fds + n > job->gate.max_dir_fds && job->gate.pending > 0 && !_cs_job_stopping (job))
+    _cs_cond_wait_until (&job->gate.cond, &job->gate.lock, g_get_monotonic_time () + G_USEC_PER_SEC / 20);
+  __atomic_fetch_add (&job->gate.dir_fds, n, __ATOMIC_RELAXED);
+  _cs_mutex_unlock (&job->gate.lock);
 }
 
 void
 _cs_job_release_dir_fds (CsJob *job,
                          guint  n)
 {
-  _cs_mutex_lock (&job->lock);
-  job->dir_fds -= MIN (n, job->dir_fds);
-  _cs_mutex_unlock (&job->lock);
+  _cs_mutex_lock (&job->gate.lock);
+  __atomic_fetch_sub (&job->gate.dir_fds, MIN (n, job->gate.dir_fds), __ATOMIC_RELAXED);
+  _cs_mutex_unlock (&job->gate.lock);
 }
 
 void
 _cs_job_dir_finished (CsJob *job,
                       CsDir *dir)
 {
-  if (job->settings.operation == CS_OPERATION_MOVE && !job->settings.dry_run)
+  if (job->setup.settings.operation == CS_OPERATION_MOVE && !job->setup.settings.dry_run)
     _cs_move_finish_dir (job, dir);
 }
 
@@ -378,14 +378,14 @@ worker_func (gpointer data,
 
   if (budget_limits_items (job))
     {
-      _cs_mutex_lock (&job->lock);
-      while (job->items_active >= job->max_items)
-        _cs_cond_wait (&job->cond, &job->lock);
-      job->items_active++;
-      _cs_mutex_unlock (&job->lock);
+      _cs_mutex_lock (&job->gate.lock);
+      while (job->gate.items_active >= job->gate.max_items)
+        _cs_cond_wait (&job->gate.cond, &job->gate.lock);
+      job->gate.items_active++;
+      _cs_mutex_unlock (&job->gate.lock);
     }
 
-  atomic_fetch_add (&job->active, 1);
+  atomic_fetch_add (&job->gate.active, 1);
   if (item->kind == CS_ITEM_BATCH)
     {
       CsItem *member;
@@ -403,22 +403,22 @@ worker_func (gpointer data,
   else if (!(_cs_job_wait_if_paused (job) || item->kind == CS_ITEM_CHUNK)
            || _cs_copy_item (job, worker, item))
     _cs_item_free (item);
-  atomic_fetch_sub (&job->active, 1);
+  atomic_fetch_sub (&job->gate.active, 1);
 
   /* Only a few waiters care: the scanner when the queue was full or it waits for
    * folder descriptors, and the controller when the queue empties. Waking them
    * for every file costs a futex each. */
-  _cs_mutex_lock (&job->lock);
-  before = __atomic_fetch_sub (&job->pending, weight, __ATOMIC_RELAXED);
+  _cs_mutex_lock (&job->gate.lock);
+  before = __atomic_fetch_sub (&job->gate.pending, weight, __ATOMIC_RELAXED);
   if (budget_limits_items (job))
     {
-      job->items_active--;
-      g_cond_broadcast (&job->cond);
+      job->gate.items_active--;
+      g_cond_broadcast (&job->gate.cond);
     }
-  else if (job->pending == 0 || (before >= job->max_pending && job->pending < job->max_pending)
-           || job->dir_fds + 4 > job->max_dir_fds)
-    g_cond_broadcast (&job->cond);
-  _cs_mutex_unlock (&job->lock);
+  else if (job->gate.pending == 0 || (before >= job->gate.max_pending && job->gate.pending < job->gate.max_pending)
+           || job->gate.dir_fds + 4 > job->gate.max_dir_fds)
+    g_cond_broadcast (&job->gate.cond);
+  _cs_mutex_unlock (&job->gate.lock);
 }
 
 
@@ -426,17 +426,17 @@ worker_func (gpointer data,
 void
 _cs_job_wait_for_items (CsJob *job)
 {
-  _cs_mutex_lock (&job->lock);
-  while (job->pending > 0)
-    _cs_cond_wait (&job->cond, &job->lock);
-  _cs_mutex_unlock (&job->lock);
+  _cs_mutex_lock (&job->gate.lock);
+  while (job->gate.pending > 0)
+    _cs_cond_wait (&job->gate.cond, &job->gate.lock);
+  _cs_mutex_unlock (&job->gate.lock);
 }
 
 /* main thread, before the threads start: the queue's bounds and the pool. */
 void
 _cs_job_queue_open (CsJob *job)
 {
-  job->max_pending = 4096;
+  job->gate.max_pending = 4096;
   plan_fd_budget (job);
 
 #ifdef CS_TSAN
@@ -447,7 +447,7 @@ _cs_job_queue_open (CsJob *job)
   /* Exclusive: the job's own threads, not the process's shared ones that GTask and
    * GIO take theirs from, so a worker keeps nothing of another pool's and leaves
    * nothing for one. */
-  job->pool = g_thread_pool_new (worker_func, job, (int) atomic_load (&job->threads), TRUE, NULL);
+  job->gate.pool = g_thread_pool_new (worker_func, job, (int) atomic_load (&job->tune.threads), TRUE, NULL);
 }
 
 /* any thread: the pool's size; the controller frees the pool once the copy
@@ -456,10 +456,10 @@ void
 _cs_job_queue_resize (CsJob *job,
                       guint  n_threads)
 {
-  _cs_mutex_lock (&job->lock);
-  if (job->pool != NULL)
-    g_thread_pool_set_max_threads (job->pool, (int) n_threads, NULL);
-  _cs_mutex_unlock (&job->lock);
+  _cs_mutex_lock (&job->gate.lock);
+  if (job->gate.pool != NULL)
+    g_thread_pool_set_max_threads (job->gate.pool, (int) n_threads, NULL);
+  _cs_mutex_unlock (&job->gate.lock);
 }
 
 /* controller thread, once every item is done: the workers end, and their big
@@ -469,9 +469,9 @@ _cs_job_queue_close (CsJob *job)
 {
   GThreadPool *pool;
 
-  _cs_mutex_lock (&job->lock);
-  pool = g_steal_pointer (&job->pool);
-  _cs_mutex_unlock (&job->lock);
+  _cs_mutex_lock (&job->gate.lock);
+  pool = g_steal_pointer (&job->gate.pool);
+  _cs_mutex_unlock (&job->gate.lock);
   g_thread_pool_free (pool, FALSE, TRUE);
   _cs_job_free_big_buffers (job);
 }

@@ -52,11 +52,11 @@ cs_job_dispose (GObject *object)
   CsJob *self = CS_JOB (object);
 
   /* A running job keeps itself alive through its threads; see run_async. */
-  g_clear_object (&self->task);
-  if (self->cancellable != NULL && self->cancelled_id != 0)
-    g_cancellable_disconnect (self->cancellable, self->cancelled_id);
-  self->cancelled_id = 0;
-  g_clear_object (&self->cancellable);
+  g_clear_object (&self->life.task);
+  if (self->life.cancellable != NULL && self->life.cancelled_id != 0)
+    g_cancellable_disconnect (self->life.cancellable, self->life.cancelled_id);
+  self->life.cancelled_id = 0;
+  g_clear_object (&self->life.cancellable);
 
   G_OBJECT_CLASS (cs_job_parent_class)->dispose (object);
 }
@@ -66,49 +66,49 @@ cs_job_finalize (GObject *object)
 {
   CsJob *self = CS_JOB (object);
 
-  g_ptr_array_unref (self->sources);
-  g_ptr_array_unref (self->source_targets);
-  g_free (self->destination);
-  g_clear_pointer (&self->given_sources, g_ptr_array_unref);
-  g_clear_pointer (&self->refusals, g_ptr_array_unref);
-  g_clear_pointer (&self->read_paths, g_ptr_array_unref);
-  g_free (self->given_destination);
-  g_free (self->route);
-  _cs_run_settings_clear (&self->settings);
-  g_clear_pointer (&self->excludes, g_ptr_array_unref);
-  g_free (self->cache_mode);
-  g_clear_pointer (&self->run, cs_run_unref);
-  g_clear_pointer (&self->context, g_main_context_unref);
-  g_clear_pointer (&self->pending_samples, g_array_unref);
-  g_clear_pointer (&self->pending_conflicts, g_ptr_array_unref);
-  g_clear_object (&self->pending_deletions);
-  g_clear_object (&self->deletions);
-  g_clear_pointer (&self->mirror_replaced, g_ptr_array_unref);
-  g_clear_pointer (&self->pending_thread_changes, g_array_unref);
-  g_clear_error (&self->run_error);
-  g_free (self->fatal_message);
-  g_clear_pointer (&self->log, _cs_log_free);
-  g_clear_pointer (&self->manifest, _cs_manifest_free);
-  g_free (self->manifest_path);
-  g_mutex_clear (&self->lock);
-  g_mutex_clear (&self->ask_lock);
-  g_mutex_clear (&self->notify_lock);
-  g_mutex_clear (&self->stage_lock);
-  g_mutex_clear (&self->link_lock);
-  g_mutex_clear (&self->move_lock);
+  g_ptr_array_unref (self->setup.sources);
+  g_ptr_array_unref (self->setup.source_targets);
+  g_free (self->setup.destination);
+  g_clear_pointer (&self->setup.given_sources, g_ptr_array_unref);
+  g_clear_pointer (&self->check.refusals, g_ptr_array_unref);
+  g_clear_pointer (&self->check.read_paths, g_ptr_array_unref);
+  g_free (self->setup.given_destination);
+  g_free (self->setup.route);
+  _cs_run_settings_clear (&self->setup.settings);
+  g_clear_pointer (&self->setup.excludes, g_ptr_array_unref);
+  g_free (self->setup.cache_mode);
+  g_clear_pointer (&self->life.run, cs_run_unref);
+  g_clear_pointer (&self->channel.context, g_main_context_unref);
+  g_clear_pointer (&self->channel.pending_samples, g_array_unref);
+  g_clear_pointer (&self->channel.pending_conflicts, g_ptr_array_unref);
+  g_clear_object (&self->channel.pending_deletions);
+  g_clear_object (&self->mirror.deletions);
+  g_clear_pointer (&self->mirror.mirror_replaced, g_ptr_array_unref);
+  g_clear_pointer (&self->channel.pending_thread_changes, g_array_unref);
+  g_clear_error (&self->control.run_error);
+  g_free (self->gate.fatal_message);
+  g_clear_pointer (&self->lists.log, _cs_log_free);
+  g_clear_pointer (&self->lists.manifest, _cs_manifest_free);
+  g_free (self->setup.manifest_path);
+  g_mutex_clear (&self->gate.lock);
+  g_mutex_clear (&self->channel.ask_lock);
+  g_mutex_clear (&self->channel.notify_lock);
+  g_mutex_clear (&self->stage.stage_lock);
+  g_mutex_clear (&self->hardlinks.link_lock);
+  g_mutex_clear (&self->move.move_lock);
   for (guint i = 0; i < CS_JOB_LINK_LOCKS; i++)
-    g_mutex_clear (&self->link_locks[i]);
-  g_ptr_array_unref (self->free_stages);
-  g_ptr_array_unref (self->stages);
+    g_mutex_clear (&self->stage.link_locks[i]);
+  g_ptr_array_unref (self->stage.free_stages);
+  g_ptr_array_unref (self->stage.stages);
   _cs_job_free_big_buffers (self);
-  g_ptr_array_unref (self->free_big_buffers);
-  g_mutex_clear (&self->big_lock);
-  g_cond_clear (&self->cond);
-  g_cond_clear (&self->sampler_cond);
-  _cs_limiter_clear (&self->byte_limit);
-  _cs_limiter_clear (&self->file_limit);
-  _cs_metadata_clear (&self->metadata);
-  g_ptr_array_unref (self->dest_filesystems);
+  g_ptr_array_unref (self->bigbuf.free_big_buffers);
+  g_mutex_clear (&self->bigbuf.big_lock);
+  g_cond_clear (&self->gate.cond);
+  g_cond_clear (&self->control.sampler_cond);
+  _cs_limiter_clear (&self->limits.byte_limit);
+  _cs_limiter_clear (&self->limits.file_limit);
+  _cs_metadata_clear (&self->dest.metadata);
+  g_ptr_array_unref (self->dest.dest_filesystems);
 
   G_OBJECT_CLASS (cs_job_parent_class)->finalize (object);
 }
@@ -127,42 +127,42 @@ cs_job_class_init (CsJobClass *klass)
 static void
 cs_job_init (CsJob *self)
 {
-  self->sources = g_ptr_array_new_with_free_func (g_free);
-  self->source_targets = g_ptr_array_new_with_free_func (g_free);
-  self->settings.threads = CS_JOB_DEFAULT_THREADS;
-  self->settings.overwrite = CS_OVERWRITE_NEWER;
-  self->settings.retries = 2;
-  self->settings.wait = 1.0;
-  self->settings.interval_ms = 250;
-  self->settings.flush = TRUE;
-  self->settings.max_delete = CS_JOB_DEFAULT_MAX_DELETE;
-  atomic_init (&self->threads, CS_JOB_DEFAULT_THREADS);
-  self->run = cs_run_new ();
-  self->state = CS_JOB_STATE_READY;
-  g_mutex_init (&self->lock);
-  g_mutex_init (&self->ask_lock);
-  g_mutex_init (&self->notify_lock);
-  g_mutex_init (&self->stage_lock);
-  g_mutex_init (&self->link_lock);
-  g_mutex_init (&self->move_lock);
+  self->setup.sources = g_ptr_array_new_with_free_func (g_free);
+  self->setup.source_targets = g_ptr_array_new_with_free_func (g_free);
+  self->setup.settings.threads = CS_JOB_DEFAULT_THREADS;
+  self->setup.settings.overwrite = CS_OVERWRITE_NEWER;
+  self->setup.settings.retries = 2;
+  self->setup.settings.wait = 1.0;
+  self->setup.settings.interval_ms = 250;
+  self->setup.settings.flush = TRUE;
+  self->setup.settings.max_delete = CS_JOB_DEFAULT_MAX_DELETE;
+  atomic_init (&self->tune.threads, CS_JOB_DEFAULT_THREADS);
+  self->life.run = cs_run_new ();
+  self->gate.state = CS_JOB_STATE_READY;
+  g_mutex_init (&self->gate.lock);
+  g_mutex_init (&self->channel.ask_lock);
+  g_mutex_init (&self->channel.notify_lock);
+  g_mutex_init (&self->stage.stage_lock);
+  g_mutex_init (&self->hardlinks.link_lock);
+  g_mutex_init (&self->move.move_lock);
   for (guint i = 0; i < CS_JOB_LINK_LOCKS; i++)
-    g_mutex_init (&self->link_locks[i]);
-  self->stage_root_fd = -1;
-  self->log_fd = -1;
-  self->presence_fd = -1;
-  self->stages = g_ptr_array_new_with_free_func (g_free);
-  self->free_stages = g_ptr_array_new ();
-  g_mutex_init (&self->big_lock);
-  self->free_big_buffers = g_ptr_array_new ();
-  g_cond_init (&self->cond);
-  g_cond_init (&self->sampler_cond);
-  _cs_limiter_init (&self->byte_limit);
-  _cs_limiter_init (&self->file_limit);
-  _cs_metadata_init (&self->metadata);
-  self->dest_filesystems = g_ptr_array_new_with_free_func ((GDestroyNotify) _cs_dest_fs_free);
-  self->pending_samples = g_array_new (FALSE, FALSE, sizeof (CsSample));
-  self->pending_conflicts = g_ptr_array_new_with_free_func (g_object_unref);
-  self->pending_thread_changes = g_array_new (FALSE, FALSE, sizeof (guint));
+    g_mutex_init (&self->stage.link_locks[i]);
+  self->stage.stage_root_fd = -1;
+  self->setup.log_fd = -1;
+  self->life.presence_fd = -1;
+  self->stage.stages = g_ptr_array_new_with_free_func (g_free);
+  self->stage.free_stages = g_ptr_array_new ();
+  g_mutex_init (&self->bigbuf.big_lock);
+  self->bigbuf.free_big_buffers = g_ptr_array_new ();
+  g_cond_init (&self->gate.cond);
+  g_cond_init (&self->control.sampler_cond);
+  _cs_limiter_init (&self->limits.byte_limit);
+  _cs_limiter_init (&self->limits.file_limit);
+  _cs_metadata_init (&self->dest.metadata);
+  self->dest.dest_filesystems = g_ptr_array_new_with_free_func ((GDestroyNotify) _cs_dest_fs_free);
+  self->channel.pending_samples = g_array_new (FALSE, FALSE, sizeof (CsSample));
+  self->channel.pending_conflicts = g_ptr_array_new_with_free_func (g_object_unref);
+  self->channel.pending_thread_changes = g_array_new (FALSE, FALSE, sizeof (guint));
 }
 
 CsJob *
@@ -173,7 +173,7 @@ cs_job_new (void)
 
 #define RETURN_IF_STARTED(self) \
   g_return_if_fail (CS_IS_JOB (self)); \
-  g_return_if_fail ((self)->state == CS_JOB_STATE_READY)
+  g_return_if_fail ((self)->gate.state == CS_JOB_STATE_READY)
 
 void
 cs_job_add_source (CsJob      *self,
@@ -184,8 +184,8 @@ cs_job_add_source (CsJob      *self,
 
   /* A password in an smb:// URL goes to the login, never into the job,
    * whose locations every record, log and message shows. */
-  g_ptr_array_add (self->sources, cs_smb_location_take_password (path, NULL));
-  g_ptr_array_add (self->source_targets, NULL);
+  g_ptr_array_add (self->setup.sources, cs_smb_location_take_password (path, NULL));
+  g_ptr_array_add (self->setup.source_targets, NULL);
 }
 
 void
@@ -197,8 +197,8 @@ cs_job_add_source_as (CsJob      *self,
   g_return_if_fail (path != NULL && *path != '\0');
   g_return_if_fail (destination_path != NULL && *destination_path != '\0');
 
-  g_ptr_array_add (self->sources, cs_smb_location_take_password (path, NULL));
-  g_ptr_array_add (self->source_targets, cs_smb_location_take_password (destination_path, NULL));
+  g_ptr_array_add (self->setup.sources, cs_smb_location_take_password (path, NULL));
+  g_ptr_array_add (self->setup.source_targets, cs_smb_location_take_password (destination_path, NULL));
 }
 
 void
@@ -208,8 +208,8 @@ cs_job_set_destination (CsJob      *self,
   RETURN_IF_STARTED (self);
   g_return_if_fail (path != NULL && *path != '\0');
 
-  g_free (self->destination);
-  self->destination = cs_smb_location_take_password (path, NULL);
+  g_free (self->setup.destination);
+  self->setup.destination = cs_smb_location_take_password (path, NULL);
 }
 
 void
@@ -218,7 +218,7 @@ cs_job_set_operation (CsJob       *self,
 {
   RETURN_IF_STARTED (self);
   g_return_if_fail (operation <= CS_OPERATION_MIRROR);
-  self->settings.operation = operation;
+  self->setup.settings.operation = operation;
 }
 
 void
@@ -227,7 +227,7 @@ cs_job_set_max_delete (CsJob  *self,
 {
   RETURN_IF_STARTED (self);
   g_return_if_fail (max >= -1);
-  self->settings.max_delete = max;
+  self->setup.settings.max_delete = max;
 }
 
 void
@@ -235,21 +235,21 @@ cs_job_set_confirm_deletions (CsJob    *self,
                               gboolean  confirm)
 {
   RETURN_IF_STARTED (self);
-  self->confirm_deletions = !!confirm;
+  self->setup.confirm_deletions = !!confirm;
 }
 
 CsDeletions *
 cs_job_get_deletions (CsJob *self)
 {
   g_return_val_if_fail (CS_IS_JOB (self), NULL);
-  return self->deletions;
+  return self->mirror.deletions;
 }
 
 CsOperation
 cs_job_get_operation (CsJob *self)
 {
   g_return_val_if_fail (CS_IS_JOB (self), CS_OPERATION_COPY);
-  return self->settings.operation;
+  return self->setup.settings.operation;
 }
 
 void
@@ -258,7 +258,7 @@ cs_job_set_overwrite (CsJob       *self,
 {
   RETURN_IF_STARTED (self);
   g_return_if_fail (overwrite <= CS_OVERWRITE_DIFFERENT);
-  self->settings.overwrite = overwrite;
+  self->setup.settings.overwrite = overwrite;
 }
 
 void
@@ -266,7 +266,7 @@ cs_job_set_verify (CsJob    *self,
                    gboolean  verify)
 {
   RETURN_IF_STARTED (self);
-  self->settings.verify = !!verify;
+  self->setup.settings.verify = !!verify;
 }
 
 void
@@ -274,7 +274,7 @@ cs_job_set_durable (CsJob    *self,
                     gboolean  durable)
 {
   RETURN_IF_STARTED (self);
-  self->settings.durable = !!durable;
+  self->setup.settings.durable = !!durable;
 }
 
 void
@@ -283,7 +283,7 @@ cs_job_set_staging (CsJob     *self,
 {
   RETURN_IF_STARTED (self);
   g_return_if_fail (staging <= CS_STAGING_NEVER);
-  self->staging = staging;
+  self->setup.staging = staging;
 }
 
 void
@@ -292,7 +292,7 @@ cs_job_set_chunking (CsJob      *self,
 {
   RETURN_IF_STARTED (self);
   g_return_if_fail (chunking <= CS_CHUNKING_NEVER);
-  self->chunking = chunking;
+  self->setup.chunking = chunking;
 }
 
 void
@@ -300,7 +300,7 @@ cs_job_set_into (CsJob    *self,
                  gboolean  into)
 {
   RETURN_IF_STARTED (self);
-  self->into = !!into;
+  self->setup.into = !!into;
 }
 
 void
@@ -308,7 +308,7 @@ cs_job_set_flush (CsJob    *self,
                   gboolean  flush)
 {
   RETURN_IF_STARTED (self);
-  self->settings.flush = !!flush;
+  self->setup.settings.flush = !!flush;
 }
 
 void
@@ -318,9 +318,9 @@ cs_job_set_dry_run (CsJob         *self,
                     gpointer       user_data)
 {
   RETURN_IF_STARTED (self);
-  self->settings.dry_run = !!dry_run;
-  self->plan_func = func;
-  self->plan_data = user_data;
+  self->setup.settings.dry_run = !!dry_run;
+  self->setup.plan_func = func;
+  self->setup.plan_data = user_data;
 }
 
 void
@@ -328,7 +328,7 @@ cs_job_set_retries (CsJob *self,
                     guint  retries)
 {
   RETURN_IF_STARTED (self);
-  self->settings.retries = MIN (retries, 1000);
+  self->setup.settings.retries = MIN (retries, 1000);
 }
 
 void
@@ -337,7 +337,7 @@ cs_job_set_wait (CsJob  *self,
 {
   RETURN_IF_STARTED (self);
   g_return_if_fail (seconds >= 0 && seconds <= 3600);
-  self->settings.wait = seconds;
+  self->setup.settings.wait = seconds;
 }
 
 void
@@ -346,7 +346,7 @@ cs_job_set_interval (CsJob *self,
 {
   RETURN_IF_STARTED (self);
   g_return_if_fail (interval_ms == 0 || (interval_ms >= 100 && interval_ms <= 10000));
-  self->settings.interval_ms = interval_ms;
+  self->setup.settings.interval_ms = interval_ms;
 }
 
 void
@@ -359,16 +359,16 @@ cs_job_add_exclude (CsJob      *self,
   RETURN_IF_STARTED (self);
   g_return_if_fail (glob != NULL);
 
-  if (self->excludes == NULL)
-    self->excludes = g_ptr_array_new_with_free_func ((GDestroyNotify) g_pattern_spec_free);
-  g_ptr_array_add (self->excludes, g_pattern_spec_new (glob));
+  if (self->setup.excludes == NULL)
+    self->setup.excludes = g_ptr_array_new_with_free_func ((GDestroyNotify) g_pattern_spec_free);
+  g_ptr_array_add (self->setup.excludes, g_pattern_spec_new (glob));
 
-  old = self->settings.excludes;
+  old = self->setup.settings.excludes;
   n = old != NULL ? g_strv_length (old) : 0;
-  self->settings.excludes = g_new0 (char *, n + 2);
+  self->setup.settings.excludes = g_new0 (char *, n + 2);
   for (guint i = 0; i < n; i++)
-    self->settings.excludes[i] = g_strdup (old[i]);
-  self->settings.excludes[n] = g_strdup (glob);
+    self->setup.settings.excludes[i] = g_strdup (old[i]);
+  self->setup.settings.excludes[n] = g_strdup (glob);
 }
 
 void
@@ -378,7 +378,7 @@ cs_job_set_log_fd (CsJob *self,
   RETURN_IF_STARTED (self);
   g_return_if_fail (fd >= -1);
 
-  self->log_fd = fd;
+  self->setup.log_fd = fd;
 }
 
 void
@@ -386,8 +386,8 @@ cs_job_set_cache_mode (CsJob      *self,
                        const char *cache_mode)
 {
   RETURN_IF_STARTED (self);
-  g_free (self->cache_mode);
-  self->cache_mode = g_strdup (cache_mode);
+  g_free (self->setup.cache_mode);
+  self->setup.cache_mode = g_strdup (cache_mode);
 }
 
 /* any thread: whether @name matches one of the job's excludes */
@@ -395,11 +395,11 @@ gboolean
 _cs_job_is_excluded (CsJob      *job,
                      const char *name)
 {
-  if (job->excludes == NULL)
+  if (job->setup.excludes == NULL)
     return FALSE;
-  for (guint i = 0; i < job->excludes->len; i++)
+  for (guint i = 0; i < job->setup.excludes->len; i++)
     {
-      GPatternSpec *spec = g_ptr_array_index (job->excludes, i);
+      GPatternSpec *spec = g_ptr_array_index (job->setup.excludes, i);
 
       if (g_pattern_spec_match_string (spec, name))
         return TRUE;
@@ -411,7 +411,7 @@ CsRun *
 cs_job_get_run (CsJob *self)
 {
   g_return_val_if_fail (CS_IS_JOB (self), NULL);
-  return self->run;
+  return self->life.run;
 }
 
 
@@ -441,20 +441,20 @@ record_path (const char *path)
 static void
 record_start (CsJob *self)
 {
-  GPtrArray *sources = self->given_sources != NULL ? self->given_sources : self->sources;
+  GPtrArray *sources = self->setup.given_sources != NULL ? self->setup.given_sources : self->setup.sources;
   g_autoptr(GPtrArray) display = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *dst_display = record_path (self->given_destination != NULL ? self->given_destination
-                                                                             : self->destination);
+  g_autofree char *dst_display = record_path (self->setup.given_destination != NULL ? self->setup.given_destination
+                                                                             : self->setup.destination);
 
   for (guint i = 0; i < sources->len; i++)
     g_ptr_array_add (display, record_path (g_ptr_array_index (sources, i)));
   g_ptr_array_add (display, NULL);
 
-  self->settings.threads = atomic_load (&self->threads);
-  _cs_run_set_sources (self->run, (const char * const *) display->pdata);
-  _cs_run_set_destination (self->run, dst_display);
-  _cs_run_set_settings (self->run, &self->settings);
-  _cs_run_set_started (self->run, g_get_real_time ());
+  self->setup.settings.threads = atomic_load (&self->tune.threads);
+  _cs_run_set_sources (self->life.run, (const char * const *) display->pdata);
+  _cs_run_set_destination (self->life.run, dst_display);
+  _cs_run_set_settings (self->life.run, &self->setup.settings);
+  _cs_run_set_started (self->life.run, g_get_real_time ());
 }
 
 /* @context: where the job's signals and its end are delivered. Nothing of a
@@ -468,7 +468,7 @@ start (CsJob         *self,
 {
   guint64 tag = ((guint64) g_random_int () << 32) | g_random_int ();
 
-  if (self->state != CS_JOB_STATE_READY)
+  if (self->gate.state != CS_JOB_STATE_READY)
     {
       g_set_error_literal (error, CS_JOB_ERROR, CS_JOB_ERROR_INVALID, "A job runs only once");
       return FALSE;
@@ -476,36 +476,36 @@ start (CsJob         *self,
   _cs_route_choose (self);
   if (!cs_job_check_start (self, error))
     {
-      _cs_run_set_outcome (self->run, "failed", (*error)->message);
+      _cs_run_set_outcome (self->life.run, "failed", (*error)->message);
       return FALSE;
     }
 
   _cs_job_channel_open (self, context);
 
-  g_snprintf (self->job_tag, sizeof self->job_tag, "%016" G_GINT64_MODIFIER "x", tag);
-  self->presence_fd = _cs_names_announce (self->job_tag);
+  g_snprintf (self->life.job_tag, sizeof self->life.job_tag, "%016" G_GINT64_MODIFIER "x", tag);
+  self->life.presence_fd = _cs_names_announce (self->life.job_tag);
   if (!_cs_manifest_open (self, error))
     {
-      _cs_run_set_outcome (self->run, "failed", (*error)->message);
+      _cs_run_set_outcome (self->life.run, "failed", (*error)->message);
       return FALSE;
     }
-  self->euid = geteuid ();
-  self->egid = getegid ();
-  if (self->log_fd >= 0)
-    self->log = _cs_log_new (self->log_fd);
-  if (self->settings.operation == CS_OPERATION_MIRROR)
-    self->deletions = _cs_deletions_new (self->settings.max_delete);
+  self->life.euid = geteuid ();
+  self->life.egid = getegid ();
+  if (self->setup.log_fd >= 0)
+    self->lists.log = _cs_log_new (self->setup.log_fd);
+  if (self->setup.settings.operation == CS_OPERATION_MIRROR)
+    self->mirror.deletions = _cs_deletions_new (self->setup.settings.max_delete);
   record_start (self);
 
   _cs_job_queue_open (self);
-  __atomic_store_n (&self->state, CS_JOB_STATE_RUNNING, __ATOMIC_RELEASE);
-  atomic_store (&self->scanning, 1);
+  __atomic_store_n (&self->gate.state, CS_JOB_STATE_RUNNING, __ATOMIC_RELEASE);
+  atomic_store (&self->control.scanning, 1);
   _cs_job_clock_start (self);
 
   if (cancellable != NULL)
     {
-      self->cancellable = g_object_ref (cancellable);
-      self->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (on_cancelled), self, NULL);
+      self->life.cancellable = g_object_ref (cancellable);
+      self->life.cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (on_cancelled), self, NULL);
     }
 
   /* The threads hold a reference until _cs_job_finish_on_main() joins them. */
@@ -519,25 +519,25 @@ start (CsJob         *self,
 void
 _cs_job_finish_on_main (CsJob *self)
 {
-  if (self->controller != NULL)
-    g_thread_join (g_steal_pointer (&self->controller));
+  if (self->control.controller != NULL)
+    g_thread_join (g_steal_pointer (&self->control.controller));
 
-  _cs_mutex_lock (&self->lock);
-  __atomic_store_n (&self->state, CS_JOB_STATE_FINISHED, __ATOMIC_RELEASE);
-  _cs_mutex_unlock (&self->lock);
+  _cs_mutex_lock (&self->gate.lock);
+  __atomic_store_n (&self->gate.state, CS_JOB_STATE_FINISHED, __ATOMIC_RELEASE);
+  _cs_mutex_unlock (&self->gate.lock);
 
-  if (self->cancellable != NULL && self->cancelled_id != 0)
+  if (self->life.cancellable != NULL && self->life.cancelled_id != 0)
     {
-      g_cancellable_disconnect (self->cancellable, self->cancelled_id);
-      self->cancelled_id = 0;
+      g_cancellable_disconnect (self->life.cancellable, self->life.cancelled_id);
+      self->life.cancelled_id = 0;
     }
 
-  if (self->task != NULL)
+  if (self->life.task != NULL)
     {
-      g_autoptr(GTask) task = g_steal_pointer (&self->task);
+      g_autoptr(GTask) task = g_steal_pointer (&self->life.task);
 
-      if (self->run_error != NULL)
-        g_task_return_error (task, g_error_copy (self->run_error));
+      if (self->control.run_error != NULL)
+        g_task_return_error (task, g_error_copy (self->control.run_error));
       else
         g_task_return_boolean (task, TRUE);
     }
@@ -570,9 +570,9 @@ cs_job_run_sync (CsJob         *self,
     ;
   g_main_context_pop_thread_default (context);
 
-  if (self->run_error != NULL)
+  if (self->control.run_error != NULL)
     {
-      g_propagate_error (error, g_error_copy (self->run_error));
+      g_propagate_error (error, g_error_copy (self->control.run_error));
       return FALSE;
     }
   return TRUE;
@@ -605,7 +605,7 @@ cs_job_run_async (CsJob               *self,
       g_task_return_error (task, error);
       return;
     }
-  self->task = g_steal_pointer (&task);
+  self->life.task = g_steal_pointer (&task);
 }
 
 gboolean

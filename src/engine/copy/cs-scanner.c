@@ -44,11 +44,11 @@ plan (CsJob      *job,
   g_autofree char *src = NULL;
   g_autofree char *dst = NULL;
 
-  if (job->plan_func == NULL)
+  if (job->setup.plan_func == NULL)
     return;
   src = _cs_dir_dup_path (dir, name, FALSE);
   dst = _cs_dir_dup_path (dir, dst_name, TRUE);
-  job->plan_func (action, src, dst, job->plan_data);
+  job->setup.plan_func (action, src, dst, job->setup.plan_data);
 }
 
 /* A leftover of ours in @dir's destination folder, found by its name: removed
@@ -62,7 +62,7 @@ remove_leftover (CsJob      *job,
   struct stat st;
   guint64 hash;
 
-  if (job->settings.dry_run || _cs_name_run_alive (name))
+  if (job->setup.settings.dry_run || _cs_name_run_alive (name))
     return;
   if (_cs_name_is_our_stage (name))
     {
@@ -70,7 +70,7 @@ remove_leftover (CsJob      *job,
       return;
     }
   if (_cs_io_fstatat (&job->counters, dir->dst_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0
-      || S_ISDIR (st.st_mode) || st.st_uid != job->euid)
+      || S_ISDIR (st.st_mode) || st.st_uid != job->life.euid)
     return;
   if (_cs_name_claim_hash (name, &hash))
     _cs_dir_add_claim (dir, hash, &st.st_ctim);
@@ -122,7 +122,7 @@ prepare_existing_dir (CsJob      *job,
             remove_leftover (job, dir, name);
           else if (_cs_name_is_resume (name, NULL))
             {
-              if (job->settings.dry_run)
+              if (job->setup.settings.dry_run)
                 continue;
               /* Kept for the file it belongs to; swept once the folder is read. */
               if (dir->resumes == NULL)
@@ -211,12 +211,12 @@ static void count_unreadable (CsJob *job, gboolean folder);
 static void
 flush_batch (CsJob *job)
 {
-  CsItem *batch = g_steal_pointer (&job->batch);
+  CsItem *batch = g_steal_pointer (&job->scan.batch);
 
   if (batch != NULL)
-    batch->n_files = job->batch_n;
-  job->batch_n = 0;
-  job->batch_bytes = 0;
+    batch->n_files = job->scan.batch_n;
+  job->scan.batch_n = 0;
+  job->scan.batch_bytes = 0;
   if (batch != NULL)
     _cs_job_push (job, batch);
 }
@@ -231,8 +231,8 @@ static void
 queue_item (CsJob  *job,
             CsItem *item)
 {
-  guint threads = atomic_load (&job->threads);
-  guint pending = __atomic_load_n (&job->pending, __ATOMIC_RELAXED);
+  guint threads = _cs_job_threads (job);
+  guint pending = _cs_job_pending (job);
   guint64 size = item->kind == CS_ITEM_FILE ? (guint64) item->st.st_size : 0;
 
   atomic_fetch_add_explicit (&item->dir->n_files, 1, memory_order_relaxed);
@@ -243,16 +243,16 @@ queue_item (CsJob  *job,
       return;
     }
 
-  if (job->batch == NULL)
+  if (job->scan.batch == NULL)
     {
-      job->batch = g_new0 (CsItem, 1);
-      job->batch->kind = CS_ITEM_BATCH;
+      job->scan.batch = g_new0 (CsItem, 1);
+      job->scan.batch->kind = CS_ITEM_BATCH;
     }
-  item->next = job->batch->next;
-  job->batch->next = item;
-  job->batch_n++;
-  job->batch_bytes += size;
-  if (job->batch_n >= BATCH_FILES || job->batch_bytes >= BATCH_BYTES)
+  item->next = job->scan.batch->next;
+  job->scan.batch->next = item;
+  job->scan.batch_n++;
+  job->scan.batch_bytes += size;
+  if (job->scan.batch_n >= BATCH_FILES || job->scan.batch_bytes >= BATCH_BYTES)
     flush_batch (job);
 }
 
@@ -273,7 +273,7 @@ open_merged (CsJob *job,
       count_unreadable (job, TRUE);
       return NULL;
     }
-  atomic_fetch_add (&job->dirs_found, 1);
+  atomic_fetch_add (&job->tally.dirs_found, 1);
   _cs_job_add_dir_total (job, CS_CLASS_TOTAL);
   dir = _cs_dir_new (job, later->parent, later->name, into->dst_name);
   dir->st = st;
@@ -294,7 +294,7 @@ open_merged (CsJob *job,
   dir->fs = into->fs;
   dir->merged_into = _cs_dir_ref (into);
   _cs_job_add_dir_total (job, CS_CLASS_SKIPPED);
-  if (job->settings.operation == CS_OPERATION_MOVE)
+  if (job->setup.settings.operation == CS_OPERATION_MOVE)
     _cs_move_probe_dir (job, dir);
   return dir;
 }
@@ -314,7 +314,7 @@ enter_dir (CsJob             *job,
   CsDir *dir;
   int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 
-  atomic_fetch_add (&job->dirs_found, 1);
+  atomic_fetch_add (&job->tally.dirs_found, 1);
   _cs_job_add_dir_total (job, CS_CLASS_TOTAL);
 
   dir = _cs_dir_new (job, parent, name, dst_name);
@@ -330,7 +330,7 @@ enter_dir (CsJob             *job,
     }
   _cs_dir_note_source (job, dir, parent);
 
-  if (job->settings.dry_run)
+  if (job->setup.settings.dry_run)
     {
       if (parent->dst_fd >= 0)
         dir->dst_fd = _cs_io_openat (&job->counters, parent->dst_fd, dir->dst_name, flags, 0);
@@ -365,7 +365,7 @@ enter_dir (CsJob             *job,
       return;
     }
 
-  if (!job->settings.dry_run)
+  if (!job->setup.settings.dry_run)
     {
       /* O_NOFOLLOW: a symlink planted where a folder should be is never written through. */
       dir->dst_fd = _cs_io_openat (&job->counters, parent->dst_fd, dir->dst_name, flags, 0);
@@ -401,9 +401,9 @@ enter_dir (CsJob             *job,
     }
   dir->fs = _cs_dest_fs_for (job, dir->dst_fd, parent->fs);
 
-  if (job->settings.operation == CS_OPERATION_MOVE)
+  if (job->setup.settings.operation == CS_OPERATION_MOVE)
     _cs_move_probe_dir (job, dir);
-  if (job->settings.operation == CS_OPERATION_MIRROR && parent->parent == NULL)
+  if (job->setup.settings.operation == CS_OPERATION_MIRROR && parent->parent == NULL)
     _cs_mirror_add_root (job, dir);
   if (later != NULL && later->len > 0)
     {
@@ -432,7 +432,7 @@ count_unreadable (CsJob    *job,
       _cs_job_add_dir_total (job, CS_CLASS_FAILED);
       return;
     }
-  atomic_fetch_add (&job->files_found, 1);
+  atomic_fetch_add (&job->tally.files_found, 1);
   _cs_job_add_total (job, CS_CLASS_TOTAL, 1, 0);
   _cs_job_add_total (job, CS_CLASS_FAILED, 1, 0);
 }
@@ -474,14 +474,14 @@ not_held (CsJob             *job,
 
   if (folder)
     {
-      atomic_fetch_add (&job->dirs_found, 1);
+      atomic_fetch_add (&job->tally.dirs_found, 1);
       _cs_job_add_dir_total (job, CS_CLASS_TOTAL);
       _cs_job_add_dir_total (job, CS_CLASS_FAILED);
     }
   else
     {
-      atomic_fetch_add (&job->files_found, 1);
-      atomic_fetch_add (&job->bytes_found, size);
+      atomic_fetch_add (&job->tally.files_found, 1);
+      atomic_fetch_add (&job->tally.bytes_found, size);
       _cs_job_add_total (job, CS_CLASS_TOTAL, 1, size);
       _cs_job_add_total (job, CS_CLASS_FAILED, 1, size);
       atomic_fetch_add (&job->counters.files_done, 1);
@@ -618,7 +618,7 @@ handle_one (CsJob         *job,
       /* A move takes a whole folder by one rename when its name is free —
        * and no later source's folder merges into it; not with a manifest,
        * whose workers must meet every file. */
-      if (job->settings.operation == CS_OPERATION_MOVE && !job->settings.dry_run && job->manifest == NULL
+      if (job->setup.settings.operation == CS_OPERATION_MOVE && !job->setup.settings.dry_run && job->lists.manifest == NULL
           && (later == NULL || later->len == 0)
           && _cs_move_rename_whole (job, dir, name, dst_name != NULL ? dst_name : name, &st))
         return;
@@ -636,8 +636,8 @@ handle_one (CsJob         *job,
       CsLink *link = NULL;
       gboolean first = TRUE;
 
-      atomic_fetch_add (&job->files_found, 1);
-      atomic_fetch_add (&job->bytes_found, size);
+      atomic_fetch_add (&job->tally.files_found, 1);
+      atomic_fetch_add (&job->tally.bytes_found, size);
       _cs_job_add_total (job, CS_CLASS_TOTAL, 1, size);
 
       /* Devices and FIFOs too: several names of one node stay one node. */
@@ -652,7 +652,7 @@ handle_one (CsJob         *job,
           g_hash_table_add (dir->resumes_wanted, g_memdup2 (&hash, sizeof hash));
         }
 
-      if (job->settings.dry_run)
+      if (job->setup.settings.dry_run)
         {
           CsAction action = dir->dst_fd >= 0
             ? _cs_copy_decide (job, dir, name, final, &st)
@@ -664,7 +664,7 @@ handle_one (CsJob         *job,
                                               "keep", "fail" };
 
           _cs_link_unref (link);
-          plan (job, job->settings.operation == CS_OPERATION_MOVE ? move_names[action]
+          plan (job, job->setup.settings.operation == CS_OPERATION_MOVE ? move_names[action]
                      : action <= CS_ACTION_REPLACE && !first ? "hard link" : names[action],
                 dir, name, final);
           if (action <= CS_ACTION_KEEP_BOTH)
@@ -688,9 +688,9 @@ handle_one (CsJob         *job,
        * worker would skip without a word; every other decision, and every
        * share (where the workers' stats overlap their round trips), stays
        * with the pool, and so does every file a checksum list must read. */
-      if (listed != NULL && link == NULL && job->settings.operation != CS_OPERATION_MOVE
-          && job->manifest == NULL
-          && (size < CS_BIG_FILE_MIN || !job->split_big) && _cs_copy_dest_is_local (job, dir)
+      if (listed != NULL && link == NULL && job->setup.settings.operation != CS_OPERATION_MOVE
+          && job->lists.manifest == NULL
+          && (size < CS_BIG_FILE_MIN || !job->scan.split_big) && _cs_copy_dest_is_local (job, dir)
           && _cs_copy_decide_identical (job, dir, name, final, &st))
         {
           _cs_job_account (job, dir, name, final, CS_ACTION_SKIP, size);
@@ -698,7 +698,7 @@ handle_one (CsJob         *job,
         }
 
       /* A later name of a file is linked, not copied, whatever its size. */
-      if (S_ISREG (st.st_mode) && size >= CS_BIG_FILE_MIN && job->split_big && first)
+      if (S_ISREG (st.st_mode) && size >= CS_BIG_FILE_MIN && job->scan.split_big && first)
         {
           /* Decided here, once, so every chunk agrees on what to do. */
           CsAction action = _cs_copy_decide (job, dir, name, final, &st);
@@ -707,11 +707,11 @@ handle_one (CsJob         *job,
 
           /* A move decides for itself in the worker (renaming, or comparing
            * before removing the source). */
-          if (job->settings.operation == CS_OPERATION_MOVE
+          if (job->setup.settings.operation == CS_OPERATION_MOVE
               && (action >= CS_ACTION_SKIP || atomic_load (&dir->same_fs)))
             goto whole;
           /* A file already there is read for the manifest by a worker. */
-          if (job->manifest != NULL && action >= CS_ACTION_SKIP && action != CS_ACTION_FAIL)
+          if (job->lists.manifest != NULL && action >= CS_ACTION_SKIP && action != CS_ACTION_FAIL)
             goto whole;
           if (action >= CS_ACTION_SKIP)
             {
@@ -787,7 +787,7 @@ handle_one (CsJob         *job,
     const char *message = S_ISSOCK (st.st_mode) ? "Not copied: a socket belongs to the program that listens on it"
                                                 : "Not copied: not a file, folder, link, FIFO or device";
 
-    atomic_fetch_add (&job->files_found, 1);
+    atomic_fetch_add (&job->tally.files_found, 1);
     _cs_job_add_total (job, CS_CLASS_TOTAL, 1, 0);
     _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, 0);
     _cs_job_note (job, dir, name, "special file", 0, message);
@@ -968,7 +968,7 @@ walk_dir (CsJob     *job,
   if (!dir->dst_new && dir->dst_fd >= 0)
     {
       existing = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-      if (job->settings.operation == CS_OPERATION_MIRROR && dir->mirror_root >= 0)
+      if (job->setup.settings.operation == CS_OPERATION_MIRROR && dir->mirror_root >= 0)
         types = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
       prepare_existing_dir (job, dir, existing, types);
     }
@@ -1008,7 +1008,7 @@ walk_dir (CsJob     *job,
     {
       count_extras (job, dir, existing);
       /* Only a folder read to its end tells what its source no longer has. */
-      if (n == 0 && job->settings.operation == CS_OPERATION_MIRROR)
+      if (n == 0 && job->setup.settings.operation == CS_OPERATION_MIRROR)
         _cs_mirror_note_extras (job, dir, existing);
     }
 }
@@ -1024,13 +1024,13 @@ open_container (CsJob      *job,
   dir->apply_attrs = FALSE;
   dir->src_fd = _cs_io_openat (&job->counters, CS_IO_AT_LOCATION, src_parent, O_RDONLY | O_DIRECTORY, 0);
   dir->dst_fd = _cs_io_openat (&job->counters, CS_IO_AT_LOCATION, dst_parent, O_RDONLY | O_DIRECTORY, 0);
-  if (dir->src_fd < 0 || (dir->dst_fd < 0 && !job->settings.dry_run))
+  if (dir->src_fd < 0 || (dir->dst_fd < 0 && !job->setup.settings.dry_run))
     {
       _cs_dir_unref (dir);
       return NULL;
     }
   _cs_dir_note_source (job, dir, NULL);
-  if (job->settings.operation == CS_OPERATION_MOVE)
+  if (job->setup.settings.operation == CS_OPERATION_MOVE)
     _cs_move_probe_dir (job, dir);
   dir->fs = _cs_dest_fs_for (job, dir->dst_fd, NULL);
 
@@ -1048,7 +1048,7 @@ make_destination (CsJob      *job,
 
   if (_cs_io_mkdirat (&job->counters, CS_IO_AT_LOCATION, path, 0755) == 0 || errno == EEXIST)
     return 0;
-  if (errno != ENOENT || !job->into)
+  if (errno != ENOENT || !job->setup.into)
     return -1;
   trimmed = g_strdup (path);
   while (strlen (trimmed) > 1 && g_str_has_suffix (trimmed, "/"))
@@ -1065,10 +1065,10 @@ make_destination (CsJob      *job,
 static gboolean
 any_accepted (CsJob *job)
 {
-  for (guint i = 0; job->refusals != NULL && i < job->refusals->len; i++)
-    if (g_ptr_array_index (job->refusals, i) == NULL)
+  for (guint i = 0; job->check.refusals != NULL && i < job->check.refusals->len; i++)
+    if (g_ptr_array_index (job->check.refusals, i) == NULL)
       return TRUE;
-  return job->refusals == NULL;
+  return job->check.refusals == NULL;
 }
 
 /* Where source @i goes: the path it is read from (without trailing slashes;
@@ -1101,10 +1101,10 @@ source_target (CsJob    *job,
                gboolean  dest_is_dir,
                Target   *t)
 {
-  const char *source = g_ptr_array_index (job->sources, i);
-  const char *explicit_target = g_ptr_array_index (job->source_targets, i);
-  const char *read_path = job->read_paths != NULL ? g_ptr_array_index (job->read_paths, i) : NULL;
-  const char *dest = job->destination;
+  const char *source = g_ptr_array_index (job->setup.sources, i);
+  const char *explicit_target = g_ptr_array_index (job->setup.source_targets, i);
+  const char *read_path = job->check.read_paths != NULL ? g_ptr_array_index (job->check.read_paths, i) : NULL;
+  const char *dest = job->setup.destination;
   g_autofree char *given_name = NULL;
 
   t->trimmed = g_strdup (source);
@@ -1153,16 +1153,16 @@ first_of_each (CsJob    *job,
                gboolean  dest_is_dir)
 {
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  guint *first = g_new (guint, job->sources->len);
+  guint *first = g_new (guint, job->setup.sources->len);
 
-  for (guint i = 0; i < job->sources->len; i++)
+  for (guint i = 0; i < job->setup.sources->len; i++)
     {
       Target t = { 0 };
       char *key;
       gpointer found;
 
       /* A source the check refused lands nowhere and takes no name. */
-      if (job->refusals != NULL && g_ptr_array_index (job->refusals, i) != NULL)
+      if (job->check.refusals != NULL && g_ptr_array_index (job->check.refusals, i) != NULL)
         {
           first[i] = i;
           continue;
@@ -1226,7 +1226,7 @@ merging_sources (CsJob       *job,
   if (_cs_io_fstatat (&job->counters, container->src_fd, t->src_name, &st, AT_SYMLINK_NOFOLLOW) != 0
       || !S_ISDIR (st.st_mode))
     return NULL;
-  for (guint k = i + 1; k < job->sources->len; k++)
+  for (guint k = i + 1; k < job->setup.sources->len; k++)
     {
       g_auto(Target) kt = { 0 };
       CsDir *other;
@@ -1252,7 +1252,7 @@ merging_sources (CsJob       *job,
 void
 _cs_scanner_run (CsJob *job)
 {
-  const char *dest = job->destination;
+  const char *dest = job->setup.destination;
   g_autofree guint *first = NULL;
   g_autofree gboolean *merged = NULL;
   g_autofree gboolean *has_later = NULL;
@@ -1265,7 +1265,7 @@ _cs_scanner_run (CsJob *job)
   /* cp -r: several sources into a folder that does not exist yet make that
    * folder; so does one when it is copied into the destination. Not when
    * every source was refused: nothing goes there. */
-  if (!dest_is_dir && (job->sources->len > 1 || job->into) && !job->settings.dry_run && any_accepted (job))
+  if (!dest_is_dir && (job->setup.sources->len > 1 || job->setup.into) && !job->setup.settings.dry_run && any_accepted (job))
     {
       if (make_destination (job, dest) != 0)
         {
@@ -1276,20 +1276,20 @@ _cs_scanner_run (CsJob *job)
         }
       dest_is_dir = TRUE;
     }
-  else if (!dest_is_dir && (job->sources->len > 1 || job->into))
+  else if (!dest_is_dir && (job->setup.sources->len > 1 || job->setup.into))
     dest_is_dir = TRUE;
 
   first = first_of_each (job, dest_is_dir);
-  merged = g_new0 (gboolean, job->sources->len);
-  has_later = g_new0 (gboolean, job->sources->len);
-  for (guint k = 0; k < job->sources->len; k++)
+  merged = g_new0 (gboolean, job->setup.sources->len);
+  has_later = g_new0 (gboolean, job->setup.sources->len);
+  for (guint k = 0; k < job->setup.sources->len; k++)
     if (first[k] != k)
       has_later[first[k]] = TRUE;
 
-  for (guint i = 0; i < job->sources->len && !_cs_job_stopping (job); i++)
+  for (guint i = 0; i < job->setup.sources->len && !_cs_job_stopping (job); i++)
     {
-      const char *source = g_ptr_array_index (job->sources, i);
-      const char *refusal = job->refusals != NULL ? g_ptr_array_index (job->refusals, i) : NULL;
+      const char *source = g_ptr_array_index (job->setup.sources, i);
+      const char *refusal = job->check.refusals != NULL ? g_ptr_array_index (job->check.refusals, i) : NULL;
       g_auto(Target) t = { 0 };
       g_autoptr(GPtrArray) later = NULL;
       const char *trimmed, *src_parent, *src_name, *dst_parent, *dst_name;
@@ -1329,7 +1329,7 @@ _cs_scanner_run (CsJob *job)
           count_unreadable (job, folder);
           continue;
         }
-      if (job->settings.dry_run && container->dst_fd < 0)
+      if (job->setup.settings.dry_run && container->dst_fd < 0)
         container->dst_new = TRUE;
       if (first[i] != i)
         {
@@ -1360,26 +1360,26 @@ _cs_scanner_run (CsJob *job)
         later = merging_sources (job, container, &t, i, first, merged, dest_is_dir);
       /* A folder source's own folder is swept when it is entered; what a
        * killed copy of a file left lies beside it, in the container. */
-      if (container->dst_fd >= 0 && !job->settings.dry_run
+      if (container->dst_fd >= 0 && !job->setup.settings.dry_run
           && _cs_io_fstatat (&job->counters, container->src_fd, src_name, &src_st, AT_SYMLINK_NOFOLLOW) == 0
           && !S_ISDIR (src_st.st_mode))
         prepare_existing_dir (job, container, NULL, NULL);
       /* Every source is copied into the same folder: staging goes there. */
       _cs_stage_setup (job, container->dst_fd);
       if (container->dst_fd >= 0 && _cs_is_remote_filesystem (container->dst_fd))
-        atomic_store (&job->dst_remote, 1);
+        atomic_store (&job->dest.dst_remote, 1);
       /* A backend with no flush (smb://): the job says so at its end. */
       if (container->dst_fd >= 0)
         {
           const CsIoTable *backend = _cs_io_backend (container->dst_fd, NULL);
 
           if (backend != NULL && backend->cannot_flush)
-            atomic_store (&job->dst_cannot_flush, 1);
+            atomic_store (&job->dest.dst_cannot_flush, 1);
         }
-      job->split_big = job->chunking == CS_CHUNKING_ALWAYS
-                       || (job->chunking == CS_CHUNKING_AUTO
+      job->scan.split_big = job->setup.chunking == CS_CHUNKING_ALWAYS
+                       || (job->setup.chunking == CS_CHUNKING_AUTO
                            && (_cs_is_remote_filesystem (container->src_fd)
-                               || atomic_load (&job->dst_remote)));
+                               || _cs_job_destination_remote (job)));
       handle_entry (job, container, src_name, strcmp (src_name, dst_name) != 0 ? dst_name : NULL,
                     DT_UNKNOWN, NULL, 0, later);
       _cs_dir_unref (container);
@@ -1397,14 +1397,14 @@ _cs_scanner_run_replaced (CsJob     *job,
       struct stat st;
 
       /* A dry run deleted nothing: what it would copy is planned as new. */
-      if (job->settings.dry_run
+      if (job->setup.settings.dry_run
           && _cs_io_fstatat (&job->counters, r->dir->src_fd, r->name, &st, AT_SYMLINK_NOFOLLOW) == 0
           && !S_ISDIR (st.st_mode))
         {
           guint64 size = S_ISREG (st.st_mode) ? (guint64) st.st_size : 0;
 
-          atomic_fetch_add (&job->files_found, 1);
-          atomic_fetch_add (&job->bytes_found, size);
+          atomic_fetch_add (&job->tally.files_found, 1);
+          atomic_fetch_add (&job->tally.bytes_found, size);
           _cs_job_add_total (job, CS_CLASS_TOTAL, 1, size);
           _cs_job_add_total (job, CS_CLASS_COPIED, 1, size);
           atomic_fetch_add (&job->counters.files_done, 1);
