@@ -277,8 +277,7 @@ demo_done_cb (gpointer      owner,
       cs_demo_page_show_result (self, self->demo);
       cs_demo_page_keep_runs (self, self->demo);
     }
-  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
-           !g_error_matches (error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED))
+  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       g_autofree char *text = g_strdup_printf (_("The demonstration stopped: %s"), error->message);
 

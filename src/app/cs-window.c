@@ -913,7 +913,7 @@ run_done_cb (GObject      *object,
     }
 
   if (!cs_job_run_finish (job, result, &error)
-      && !g_error_matches (error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED))
+      && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     g_message ("Copy stopped: %s", error->message);
 
   /* A copy that ran side by side ends apart from the one shown. The window
@@ -1007,7 +1007,6 @@ cs_window_show_refusal (CsWindow     *self,
       lead = _("The destination cannot be used.");
       break;
     case CS_JOB_ERROR_INVALID:
-    case CS_JOB_ERROR_CANCELLED:
     case CS_JOB_ERROR_SOURCE_INSIDE:
     default:
       lead = _("The copy cannot start.");

@@ -214,7 +214,6 @@ is_per_item (CsJobErrorCode code)
       return TRUE;
     case CS_JOB_ERROR_INVALID:
     case CS_JOB_ERROR_DESTINATION:
-    case CS_JOB_ERROR_CANCELLED:
     case CS_JOB_ERROR_SOURCE_INSIDE:
     default:
       return FALSE;

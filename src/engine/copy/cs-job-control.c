@@ -610,7 +610,7 @@ controller_thread (gpointer data)
   else if (reason == CS_STOP_CANCEL)
     {
       _cs_run_set_outcome (job->life.run, "cancelled", NULL);
-      job->control.run_error = g_error_new_literal (CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED, "The copy was cancelled");
+      job->control.run_error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, "The copy was cancelled");
     }
   else
     _cs_run_set_outcome (job->life.run, "completed", NULL);

@@ -593,8 +593,8 @@ cs_job_run_async (CsJob               *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, cs_job_run_async);
-  /* A cancelled run answers CS_JOB_ERROR_CANCELLED once its record is
-   * complete, not GIO's error the moment the cancellable fires. */
+  /* A cancelled run answers G_IO_ERROR_CANCELLED once its record is
+   * complete, not the moment the cancellable fires. */
   g_task_set_check_cancellable (task, FALSE);
 
   if (!start (self, context, cancellable, &error))
