@@ -2,8 +2,8 @@
 #pragma once
 
 /*
- * The job's insides, shared by the controller (cs-job.c), the scanner, the
- * copy workers and the sampler. Workers touch only their item, the atomic
+ * The job's insides, shared by the job's own files (cs-job.c, cs-job-*.c),
+ * the scanner, the copy workers and the sampler. Workers touch only their item, the atomic
  * counters and lock-protected plain fields — never a GObject the UI observes.
  */
 
@@ -249,7 +249,7 @@ struct _CsJob {
 
   /* Staging folders (cs-stage.c) */
   struct {
-    int           stage_root_fd;    /* scanner thread; -1: temporaries go beside their files */
+    int           stage_root_fd;    /* scanner sets, controller closes; -1: temporaries go beside */
     gboolean      stage_swept;      /* scanner: the container's leftover ones removed */
     GMutex        stage_lock;
     GPtrArray    *stages;           /* CsStage*, every one created; under stage_lock */
