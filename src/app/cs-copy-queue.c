@@ -196,7 +196,7 @@ run_done_cb (GObject      *object,
   g_autoptr(CsJob) finished = NULL;
 
   if (!cs_job_run_finish (job, result, &error)
-      && !g_error_matches (error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED))
+      && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     g_message ("Copy stopped: %s", error->message);
 
   /* A copy that ran side by side ends apart from the one shown. */

@@ -485,7 +485,6 @@ cs_window_show_refusal (CsWindow     *self,
       lead = _("The destination cannot be used.");
       break;
     case CS_JOB_ERROR_INVALID:
-    case CS_JOB_ERROR_CANCELLED:
     case CS_JOB_ERROR_SOURCE_INSIDE:
     default:
       lead = _("The copy cannot start.");

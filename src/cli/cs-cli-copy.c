@@ -909,7 +909,7 @@ transfer (int          argc,
   if (state.interrupted)
     return CS_EXIT_INTERRUPTED;
   if (state.error != NULL)
-    return g_error_matches (state.error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED) ? CS_EXIT_INTERRUPTED : CS_EXIT_FATAL;
+    return g_error_matches (state.error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ? CS_EXIT_INTERRUPTED : CS_EXIT_FATAL;
   if (totals.v[CS_CLASS_MISMATCH][CS_KIND_FILES] > 0)
     return CS_EXIT_MISMATCH;
   /* A failure listed without a failed item (a folder's times, a moved

@@ -40,7 +40,7 @@ test_day_record (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *json = NULL;
   g_autofree char *path = NULL;
-  CsRun *run = job->run;
+  CsRun *run = job->life.run;
   CsSampler *sampler;
   double sum = 0, min = INFINITY, max = -INFINITY;
   double first_part = 0, last_part = 0;
@@ -54,10 +54,10 @@ test_day_record (void)
   _cs_run_set_settings (run, &settings);
 
   /* Started, its clock held: the sampler reads the time the test sets. */
-  job->start_mono = 1;
-  job->clock_origin = 1;
-  atomic_store (&job->threads, threads);
-  __atomic_store_n (&job->clock_frozen, 0, __ATOMIC_RELEASE);
+  job->clock.start_mono = 1;
+  job->clock.clock_origin = 1;
+  atomic_store (&job->tune.threads, threads);
+  __atomic_store_n (&job->clock.clock_frozen, 0, __ATOMIC_RELEASE);
   sampler = _cs_sampler_new (job);
 
   for (guint i = 1; i <= TICKS; i++)
@@ -65,7 +65,7 @@ test_day_record (void)
       guint files = files_in_tick (i);
       gint64 started = g_get_monotonic_time ();
 
-      __atomic_store_n (&job->clock_frozen, (gint64) i * TICK_US, __ATOMIC_RELEASE);
+      __atomic_store_n (&job->clock.clock_frozen, (gint64) i * TICK_US, __ATOMIC_RELEASE);
       atomic_fetch_add (&job->counters.files_done, files);
       atomic_fetch_add (&job->counters.bytes_done, (guint64) files * 1000000);
       atomic_fetch_add (&job->counters.bytes_written, (guint64) files * 1000000);
@@ -75,7 +75,7 @@ test_day_record (void)
           guint to = threads == 4 ? 16 : 4;
 
           _cs_run_add_thread_change (run, i * 0.25, threads, to, "user");
-          atomic_store (&job->threads, to);
+          atomic_store (&job->tune.threads, to);
           threads = to;
         }
       if (i % (TICKS / N_EVENTS) == 0)
@@ -95,9 +95,9 @@ test_day_record (void)
       /* The samples the window would be sent; nobody listens here. */
       if (i % 10000 == 0)
         {
-          _cs_mutex_lock (&job->notify_lock);
-          g_array_set_size (job->pending_samples, 0);
-          _cs_mutex_unlock (&job->notify_lock);
+          _cs_mutex_lock (&job->channel.notify_lock);
+          g_array_set_size (job->channel.pending_samples, 0);
+          _cs_mutex_unlock (&job->channel.notify_lock);
         }
 
       sum += files / 0.25;

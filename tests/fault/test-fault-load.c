@@ -264,7 +264,7 @@ test_links_cancelled (Fixture       *f,
   cs_job_set_interval (job, 0);
   cs_job_set_flush (job, FALSE);
   g_assert_false (cs_job_run_sync (job, NULL, &error));
-  g_assert_error (error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_cmpuint (cs_fault_hits (0), ==, 1);
   cs_oracle_check (f->oracle, CS_ORACLE_NONE);
   rerun_converges (f);

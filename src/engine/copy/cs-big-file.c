@@ -89,7 +89,7 @@ _cs_big_unref (CsJob *job,
   if (atomic_fetch_sub (&big->ref, 1) != 1)
     return;
 
-  atomic_fetch_sub_explicit (&job->bytes_partial, atomic_load (&big->partial), memory_order_relaxed);
+  atomic_fetch_sub_explicit (&job->tally.bytes_partial, atomic_load (&big->partial), memory_order_relaxed);
   /* The last chunk closed it; a file whose last chunk never ran keeps it. */
   if (big->resume != NULL)
     {
@@ -143,7 +143,7 @@ open_own_partial (CsJob    *job,
   const CsIoTable *dst = _cs_io_backend (item->big->tmp_fd, NULL);
 
   if (src == NULL || src != dst || dst->scheme == NULL
-      || atomic_load_explicit (&job->no_copy_range, memory_order_relaxed))
+      || atomic_load_explicit (&job->caps.no_copy_range, memory_order_relaxed))
     return -1;
   return _cs_io_openat (&job->counters, item->dir->dst_fd, item->big->tmp_name,
                         O_WRONLY | O_NOFOLLOW, 0);
@@ -162,7 +162,7 @@ chunk_once (CsJob    *job,
     {
       /* Kept from an earlier run: progress as if copied now. */
       worker->partial += item->length;
-      atomic_fetch_add_explicit (&job->bytes_partial, item->length, memory_order_relaxed);
+      atomic_fetch_add_explicit (&job->tally.bytes_partial, item->length, memory_order_relaxed);
       return CS_OK;
     }
 
@@ -214,7 +214,7 @@ _cs_big_copy_chunk (CsJob    *job,
 
   /* The file counts against a files/s limit once, when its first chunk
    * starts, and waits for it before taking the file's lock. */
-  if (item->offset == 0 && !_cs_limiter_take (&job->file_limit, 1))
+  if (item->offset == 0 && !_cs_limiter_take (&job->limits.file_limit, 1))
     skip = TRUE;
   else
     skip = FALSE;

@@ -138,7 +138,7 @@ keep_owner (CsJob             *job,
 {
   /* A temporary we created in a folder we created already has our owner and
    * group; asking again costs a round trip per file on a share. */
-  if (job->euid != 0 || (item->dir->dst_new && st->st_uid == job->euid && st->st_gid == job->egid))
+  if (job->life.euid != 0 || (item->dir->dst_new && st->st_uid == job->life.euid && st->st_gid == job->life.egid))
     return CS_OK;
   if (!_cs_metadata_refused (job, CS_METADATA_OWNERS)
       && _cs_io_fchown (&job->counters, tmp_fd, st->st_uid, st->st_gid) == 0)
@@ -245,7 +245,7 @@ _cs_copy_finish_temp (CsJob             *job,
 
   /* A pseudo-file read again may read differently (a counter, the time): it
    * is not read back. */
-  if (job->settings.verify && st->st_size > 0 && !item->dir->src_pseudo)
+  if (job->setup.settings.verify && st->st_size > 0 && !item->dir->src_pseudo)
     {
       guint8 a[16], b[16], sha[32];
       gboolean sha256 = _cs_manifest_wants_sha256 (job);
@@ -279,7 +279,7 @@ _cs_copy_finish_temp (CsJob             *job,
     return o;
   if (times_on_fd && _cs_io_futimens (&job->counters, tmp_fd, times) != 0)
     return _cs_fail (errno, "set times");
-  if (job->settings.durable && _cs_io_fsync (&job->counters, tmp_fd) != 0)
+  if (job->setup.settings.durable && _cs_io_fsync (&job->counters, tmp_fd) != 0)
     return _cs_fail (errno, "fsync");
 
   return CS_OK;

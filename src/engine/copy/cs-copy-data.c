@@ -28,13 +28,13 @@ _cs_copy_open_source (CsJob      *job,
   int flags = O_RDONLY | O_NOFOLLOW;
   int fd;
 
-  if (!atomic_load_explicit (&job->no_noatime, memory_order_relaxed))
+  if (!atomic_load_explicit (&job->caps.no_noatime, memory_order_relaxed))
     {
       fd = _cs_io_openat (&job->counters, dir->src_fd, name, flags | O_NOATIME, 0);
       if (fd >= 0 || errno != EPERM)
         return fd;
       /* Only the owner (or root) may ask for no access-time updates. */
-      atomic_store (&job->no_noatime, 1);
+      atomic_store (&job->caps.no_noatime, 1);
     }
 
   return _cs_io_openat (&job->counters, dir->src_fd, name, flags, 0);
@@ -49,10 +49,10 @@ guint64
 _cs_copy_limit_take (CsJob   *job,
                      guint64  want)
 {
-  if (!_cs_limiter_is_on (&job->byte_limit))
+  if (!_cs_limiter_is_on (&job->limits.byte_limit))
     return want;
-  want = MIN (want, _cs_limiter_request_size (&job->byte_limit, LIMITED_REQUEST_MIN, CS_REQUEST_MAX));
-  return _cs_limiter_take (&job->byte_limit, (double) want) ? want : 0;
+  want = MIN (want, _cs_limiter_request_size (&job->limits.byte_limit, LIMITED_REQUEST_MIN, CS_REQUEST_MAX));
+  return _cs_limiter_take (&job->limits.byte_limit, (double) want) ? want : 0;
 }
 
 /* After it: gives back what the request took and did not move. */
@@ -62,7 +62,7 @@ _cs_copy_limit_refund (CsJob   *job,
                        gssize   moved)
 {
   if (moved < 0 || (guint64) moved < taken)
-    _cs_limiter_refund (&job->byte_limit, (double) (taken - (guint64) MAX (moved, 0)));
+    _cs_limiter_refund (&job->limits.byte_limit, (double) (taken - (guint64) MAX (moved, 0)));
 }
 
 /* Whether @fd is a file a backend of URLs reaches (on an SMB share). */
@@ -142,7 +142,7 @@ copy_range_through (CsJob    *job,
       if (want == 0)
         return _cs_fail (CS_ERR_STOPPED, NULL);
 
-      if (!atomic_load_explicit (&job->no_copy_range, memory_order_relaxed))
+      if (!atomic_load_explicit (&job->caps.no_copy_range, memory_order_relaxed))
         {
           off_t in = (off_t) (offset + done);
           off_t out = (off_t) (offset + done);
@@ -155,13 +155,13 @@ copy_range_through (CsJob    *job,
               done += (guint64) n;
               worker->in_place += (guint64) n;
               worker->partial += (guint64) n;
-              atomic_fetch_add_explicit (&job->bytes_partial, (guint64) n, memory_order_relaxed);
+              atomic_fetch_add_explicit (&job->tally.bytes_partial, (guint64) n, memory_order_relaxed);
               continue;
             }
           if (n < 0 && !_cs_io_is_unsupported (errno))
             return _cs_fail (errno, "copy");
           if (n < 0)
-            atomic_store (&job->no_copy_range, 1);
+            atomic_store (&job->caps.no_copy_range, 1);
           /* 0 before the end: either the source shrank or the filesystem can't do
            * it in the kernel; plain reads tell which. */
         }
@@ -190,7 +190,7 @@ copy_range_through (CsJob    *job,
         }
       done += (guint64) n;
       worker->partial += (guint64) n;
-      atomic_fetch_add_explicit (&job->bytes_partial, (guint64) n, memory_order_relaxed);
+      atomic_fetch_add_explicit (&job->tally.bytes_partial, (guint64) n, memory_order_relaxed);
     }
 
   return CS_OK;
@@ -265,7 +265,7 @@ _cs_copy_range_hashed (CsJob    *job,
         }
       done += (guint64) n;
       worker->partial += (guint64) n;
-      atomic_fetch_add_explicit (&job->bytes_partial, (guint64) n, memory_order_relaxed);
+      atomic_fetch_add_explicit (&job->tally.bytes_partial, (guint64) n, memory_order_relaxed);
     }
   *out_hash = XXH3_64bits_digest (state);
   XXH3_freeState (state);
@@ -382,7 +382,7 @@ _cs_copy_to_end (CsJob    *job,
         }
       done += (guint64) n;
       worker->partial += (guint64) n;
-      atomic_fetch_add_explicit (&job->bytes_partial, (guint64) n, memory_order_relaxed);
+      atomic_fetch_add_explicit (&job->tally.bytes_partial, (guint64) n, memory_order_relaxed);
       if (!_cs_job_wait_if_paused (job))
         return _cs_fail (CS_ERR_STOPPED, NULL);
     }

@@ -55,7 +55,7 @@ _cs_copy_settle_fatal (CsJob     *job,
                        CsOutcome *o)
 {
   if (_cs_job_fatal (job, outcome_message (o->code)))
-    job->fatal_reported = TRUE;
+    job->gate.fatal_reported = TRUE;
   else
     o->code = CS_ERR_STOPPED;
 }
@@ -102,7 +102,7 @@ _cs_copy_keeps_partial (CsJob *job,
                         int    code)
 {
   if (code == CS_ERR_STOPPED)
-    return atomic_load (&job->keep_partial);
+    return atomic_load (&job->resume.keep_partial);
   return code > 0;
 }
 
@@ -118,9 +118,9 @@ _cs_copy_record_failure (CsJob      *job,
 
   if (o.code == CS_ERR_STOPPED)
     return;
-  if (job->settings.operation == CS_OPERATION_MOVE)
-    atomic_fetch_add (&job->kept_files, 1);
-  if (job->log != NULL)
+  if (job->setup.settings.operation == CS_OPERATION_MOVE)
+    atomic_fetch_add (&job->tally.kept_files, 1);
+  if (job->lists.log != NULL)
     {
       const char *message = outcome_message (o.code);
       g_autofree char *why = g_strdup_printf ("%s: %s", o.op != NULL ? o.op : "copy",
@@ -136,7 +136,7 @@ _cs_copy_record_failure (CsJob      *job,
        * echoes of that error from elsewhere, so this one goes in directly. */
       g_autofree char *path = _cs_dir_dup_path (dir, name, FALSE);
 
-      _cs_run_add_error (job->run, path, o.op != NULL ? o.op : "copy", MAX (o.code, 0),
+      _cs_run_add_error (job->life.run, path, o.op != NULL ? o.op : "copy", MAX (o.code, 0),
                          outcome_message (o.code), attempts);
     }
   else
@@ -161,7 +161,7 @@ _cs_copy_record_success (CsJob    *job,
     if (worker->lost & (1u << i))
       _cs_metadata_lost (job, i, item->dir, final, FALSE);
   /* A move logs the file once its source is gone (cs-move.c). */
-  if (job->settings.operation == CS_OPERATION_MOVE)
+  if (job->setup.settings.operation == CS_OPERATION_MOVE)
     _cs_move_copied (job, item);
   else if (worker->resumed > 0)
     {
@@ -184,7 +184,7 @@ _cs_copy_with_retries (CsJob    *job,
                        CsAction  action,
                        guint    *out_attempts)
 {
-  double wait = job->settings.wait;
+  double wait = job->setup.settings.wait;
   CsOutcome o = CS_OK;
   guint attempt;
 
@@ -205,7 +205,7 @@ _cs_copy_with_retries (CsJob    *job,
           o.code = CS_ERR_STOPPED;
           break;
         }
-      if (!is_retriable (o.code) || attempt > job->settings.retries)
+      if (!is_retriable (o.code) || attempt > job->setup.settings.retries)
         break;
       /* A file that changed under us is copied again as it is now. */
       if (o.code == CS_ERR_SOURCE_CHANGED && item->kind != CS_ITEM_CHUNK

@@ -112,7 +112,7 @@ _cs_copy_decide (CsJob             *job,
    * replace whatever is there (the name is renamed over, never written
    * through). */
   if ((dst.st_mode & S_IFMT) != (src->st_mode & S_IFMT)
-      && (S_ISDIR (dst.st_mode) || job->settings.overwrite != CS_OVERWRITE_ALWAYS))
+      && (S_ISDIR (dst.st_mode) || job->setup.settings.overwrite != CS_OVERWRITE_ALWAYS))
     {
       g_autofree char *message = g_strdup_printf ("Not replaced: the destination is %s, the source %s",
                                                   _cs_copy_type_name (dst.st_mode),
@@ -123,7 +123,7 @@ _cs_copy_decide (CsJob             *job,
       return CS_ACTION_FAIL;
     }
 
-  if (job->settings.overwrite == CS_OVERWRITE_ALWAYS)
+  if (job->setup.settings.overwrite == CS_OVERWRITE_ALWAYS)
     return CS_ACTION_REPLACE;
   if (dst.st_size == src->st_size && _cs_copy_same_mtime (&dst, src)
       && (!(S_ISCHR (src->st_mode) || S_ISBLK (src->st_mode)) || dst.st_rdev == src->st_rdev))
@@ -133,7 +133,7 @@ _cs_copy_decide (CsJob             *job,
       return CS_ACTION_SKIP;
     }
 
-  switch (job->settings.overwrite)
+  switch (job->setup.settings.overwrite)
     {
     case CS_OVERWRITE_NEVER:
       return CS_ACTION_SKIP_KEPT;
@@ -175,7 +175,7 @@ _cs_copy_decide_identical (CsJob             *job,
   /* What a worker's decision would skip as identical, by the same rules in
    * the same order (_cs_copy_decide), and nothing else: all that decision
    * reports, asks or replaces stays with the worker. */
-  if (dir->dst_new || dir->dst_fd < 0 || job->settings.overwrite == CS_OVERWRITE_ALWAYS
+  if (dir->dst_new || dir->dst_fd < 0 || job->setup.settings.overwrite == CS_OVERWRITE_ALWAYS
       || _cs_io_fstatat (&job->counters, dir->dst_fd, dst_name, &dst, AT_SYMLINK_NOFOLLOW) != 0
       || (dst.st_mode & S_IFMT) != (src->st_mode & S_IFMT) || S_ISDIR (dst.st_mode)
       || dst.st_size != src->st_size || !_cs_copy_same_mtime (&dst, src)
@@ -190,7 +190,7 @@ gboolean
 _cs_copy_dest_is_local (CsJob *job,
                         CsDir *dir)
 {
-  return dir->dst_fd >= 0 && !_cs_copy_on_share (dir->dst_fd) && !atomic_load (&job->dst_remote);
+  return dir->dst_fd >= 0 && !_cs_copy_on_share (dir->dst_fd) && !_cs_job_destination_remote (job);
 }
 
 /* Writes @item into a temporary in @folder_fd and publishes it. */
@@ -217,7 +217,7 @@ copy_file_attempt (CsJob    *job,
    * filesystem has them (see _cs_publish_unnamed); a replacement still needs a
    * name to rename over the old file atomically. */
   unnamed = folder_fd == item->dir->dst_fd && action == CS_ACTION_COPY
-            && !atomic_load_explicit (&job->no_unnamed, memory_order_relaxed);
+            && !atomic_load_explicit (&job->caps.no_unnamed, memory_order_relaxed);
   if (unnamed)
     {
       tmp_fd = _cs_io_openat (&job->counters, folder_fd, ".", O_RDWR | O_TMPFILE,
@@ -227,7 +227,7 @@ copy_file_attempt (CsJob    *job,
       else if (errno == EISDIR || errno == ENOENT || _cs_io_is_unsupported (errno))
         {
           /* Kernels and filesystems without O_TMPFILE answer these. */
-          atomic_store (&job->no_unnamed, 1);
+          atomic_store (&job->caps.no_unnamed, 1);
           unnamed = FALSE;
         }
       else
@@ -272,12 +272,12 @@ copy_file_attempt (CsJob    *job,
     {
       gboolean cloned = FALSE;
 
-      if (!atomic_load_explicit (&job->no_clone, memory_order_relaxed) && !_cs_copy_is_sparse (&item->st))
+      if (!atomic_load_explicit (&job->caps.no_clone, memory_order_relaxed) && !_cs_copy_is_sparse (&item->st))
         {
           if (_cs_io_clone (&job->counters, tmp_fd, src_fd, (guint64) item->st.st_size) == 0)
             cloned = TRUE;
           else if (_cs_io_is_unsupported (errno))
-            atomic_store (&job->no_clone, 1);
+            atomic_store (&job->caps.no_clone, 1);
           else
             o = _cs_fail (errno, "clone");
         }
@@ -352,7 +352,7 @@ copy_resumable (CsJob    *job,
         {
           /* Kept: progress as if copied now. */
           worker->partial += length;
-          atomic_fetch_add_explicit (&job->bytes_partial, length, memory_order_relaxed);
+          atomic_fetch_add_explicit (&job->tally.bytes_partial, length, memory_order_relaxed);
           continue;
         }
       /* The fastest way the filesystems allow (copy_file_range), then, where
@@ -426,9 +426,9 @@ copy_file_once (CsJob    *job,
    * folder's lock anyway, and a staged file is renamed into the folder
    * before its claim, where one written beside is created under its
    * intent's name (3 SMB2 requests a file). */
-  if ((job->staging == CS_STAGING_ALWAYS || atomic_load_explicit (&job->threads, memory_order_relaxed) >= 4)
+  if ((job->setup.staging == CS_STAGING_ALWAYS || _cs_job_threads (job) >= 4)
       && !atomic_load_explicit (&item->dir->no_stage, memory_order_relaxed)
-      && (job->staging == CS_STAGING_ALWAYS || !_cs_publishes_by_claim (job, item->dir)))
+      && (job->setup.staging == CS_STAGING_ALWAYS || !_cs_publishes_by_claim (job, item->dir)))
     stage = _cs_stage_acquire (job);
   if (stage == NULL)
     return copy_file_via (job, worker, item, action, item->dir->dst_fd);
@@ -474,7 +474,7 @@ copy_symlink_once (CsJob    *job,
     return _cs_fail (_cs_metadata_refuse (job, CS_METADATA_LINKS, errno) ? CS_ERR_NOT_HELD : errno,
                      "create link");
 
-  if (job->euid == 0)
+  if (job->life.euid == 0)
     _cs_io_fchownat (&job->counters, item->dir->dst_fd, tmp, item->st.st_uid, item->st.st_gid,
                      AT_SYMLINK_NOFOLLOW);
   /* A link's own time is not worth the link: where the destination refuses
@@ -526,12 +526,12 @@ copy_special_once (CsJob    *job,
     return _cs_fail (errno == EPERM || _cs_io_is_unsupported (errno) ? CS_ERR_CANNOT_MAKE : errno, "create");
 
   /* What the destination refuses is counted as lost, as for files. */
-  if (job->euid == 0 && !_cs_metadata_refused (job, CS_METADATA_OWNERS)
+  if (job->life.euid == 0 && !_cs_metadata_refused (job, CS_METADATA_OWNERS)
       && _cs_io_fchownat (&job->counters, dst_fd, tmp, item->st.st_uid, item->st.st_gid,
                           AT_SYMLINK_NOFOLLOW) != 0
       && !_cs_metadata_refuse (job, CS_METADATA_OWNERS, errno))
     o = _cs_fail (errno, "chown");
-  if (job->euid == 0 && _cs_metadata_refused (job, CS_METADATA_OWNERS))
+  if (job->life.euid == 0 && _cs_metadata_refused (job, CS_METADATA_OWNERS))
     worker->lost |= 1u << CS_METADATA_OWNERS;
   mode = _cs_metadata_mode (job, dst_fd, tmp, &item->st, &cleared);
   if (cleared)
@@ -709,10 +709,10 @@ _cs_copy_item (CsJob    *job,
   action = _cs_copy_decide (job, item->dir, item->name, final, &item->st);
   /* The same data under a later name is not yet the same file: names
    * linked since the last run are linked here too (rsync -H). */
-  if (linked && action == CS_ACTION_SKIP && job->settings.operation != CS_OPERATION_MOVE
+  if (linked && action == CS_ACTION_SKIP && job->setup.settings.operation != CS_OPERATION_MOVE
       && !same_file_as_target (job, item, final))
     action = CS_ACTION_REPLACE;
-  if (job->settings.operation == CS_OPERATION_MOVE && _cs_move_item (job, worker, item, action))
+  if (job->setup.settings.operation == CS_OPERATION_MOVE && _cs_move_item (job, worker, item, action))
     {
       _cs_manifest_moved (job, worker, item, action);
       /* As for a copy, only an identical file there is one the later names
@@ -731,7 +731,7 @@ _cs_copy_item (CsJob    *job,
         settle_first (job, worker, item->link, action == CS_ACTION_SKIP);
       return TRUE;
     }
-  if (!_cs_limiter_take (&job->file_limit, 1))
+  if (!_cs_limiter_take (&job->limits.file_limit, 1))
     return TRUE;
 
   o = _cs_fail (CS_ERR_NO_LINK, NULL);
@@ -743,7 +743,7 @@ _cs_copy_item (CsJob    *job,
     o = _cs_copy_with_retries (job, item->kind == CS_ITEM_SYMLINK ? symlink_once
                            : item->kind == CS_ITEM_SPECIAL ? special_once : copy_file_once,
                                worker, item, action, &attempts);
-  atomic_fetch_sub_explicit (&job->bytes_partial, worker->partial, memory_order_relaxed);
+  atomic_fetch_sub_explicit (&job->tally.bytes_partial, worker->partial, memory_order_relaxed);
   if (o.code == 0 && item->dir->src_pseudo)
     {
       /* Counted by its size when found; by what it held once read. */
@@ -763,7 +763,7 @@ _cs_copy_item (CsJob    *job,
     }
   else if (o.code == CS_ERR_CANNOT_MAKE)
     {
-      const char *message = S_ISFIFO (item->st.st_mode) || job->euid == 0
+      const char *message = S_ISFIFO (item->st.st_mode) || job->life.euid == 0
                             ? "Not copied: the destination cannot hold this FIFO or device"
                             : "Not copied: only root can make a device node";
 
@@ -771,8 +771,8 @@ _cs_copy_item (CsJob    *job,
       _cs_job_log (job, item->dir, item->name, "skipped", 0, message + strlen ("Not copied: "));
       _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, 0);
       atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);
-      if (job->settings.operation == CS_OPERATION_MOVE)
-        atomic_fetch_add (&job->kept_files, 1);
+      if (job->setup.settings.operation == CS_OPERATION_MOVE)
+        atomic_fetch_add (&job->tally.kept_files, 1);
     }
   else
     _cs_copy_record_failure (job, item, final, o, attempts, size);

@@ -53,9 +53,9 @@ count_going (CsJob *job)
 {
   for (;;)
     {
-      if (atomic_load_explicit (&job->count_stop, memory_order_relaxed) || _cs_job_stopping (job))
+      if (atomic_load_explicit (&job->ahead.count_stop, memory_order_relaxed) || _cs_job_stopping (job))
         return FALSE;
-      if (G_LIKELY (!atomic_load_explicit (&job->gate_closed, memory_order_relaxed)))
+      if (G_LIKELY (!_cs_job_gate_closed (job)))
         return TRUE;
       g_usleep (COUNT_HOLD_NAP_US);
     }
@@ -138,17 +138,17 @@ count_thread (gpointer data)
   CsJob *job = data;
   Count count = { 0 };
 
-  for (guint i = 0; i < job->sources->len; i++)
+  for (guint i = 0; i < job->setup.sources->len; i++)
     {
-      g_autofree char *trimmed = g_strdup (g_ptr_array_index (job->sources, i));
-      const char *read_path = job->read_paths != NULL ? g_ptr_array_index (job->read_paths, i) : NULL;
+      g_autofree char *trimmed = g_strdup (g_ptr_array_index (job->setup.sources, i));
+      const char *read_path = job->check.read_paths != NULL ? g_ptr_array_index (job->check.read_paths, i) : NULL;
       g_autofree char *name = NULL;
       struct stat st;
 
       if (!count_going (job))
         return NULL;
       /* A source the check refused is not read. */
-      if (job->refusals != NULL && g_ptr_array_index (job->refusals, i) != NULL)
+      if (job->check.refusals != NULL && g_ptr_array_index (job->check.refusals, i) != NULL)
         continue;
       /* "folder/" names the folder itself, as the scanner reads it, and
        * "link/" the folder the link points to. */
@@ -173,27 +173,27 @@ count_thread (gpointer data)
         return NULL;
     }
 
-  atomic_store_explicit (&job->files_counted, count.files, memory_order_relaxed);
-  atomic_store_explicit (&job->bytes_counted, count.bytes, memory_order_relaxed);
-  atomic_store_explicit (&job->counted, 1, memory_order_release);
+  atomic_store_explicit (&job->ahead.files_counted, count.files, memory_order_relaxed);
+  atomic_store_explicit (&job->ahead.bytes_counted, count.bytes, memory_order_relaxed);
+  atomic_store_explicit (&job->ahead.counted, 1, memory_order_release);
   return NULL;
 }
 
 void
 _cs_count_ahead_start (CsJob *job)
 {
-  g_assert (job->counter == NULL);
+  g_assert (job->ahead.counter == NULL);
 
   /* A dry run only reads, as fast as a count would. */
-  if (job->settings.dry_run)
+  if (job->setup.settings.dry_run)
     return;
-  job->counter = g_thread_new ("cs-count-ahead", count_thread, job);
+  job->ahead.counter = g_thread_new ("cs-count-ahead", count_thread, job);
 }
 
 void
 _cs_count_ahead_stop (CsJob *job)
 {
-  atomic_store (&job->count_stop, 1);
-  if (job->counter != NULL)
-    g_thread_join (g_steal_pointer (&job->counter));
+  atomic_store (&job->ahead.count_stop, 1);
+  if (job->ahead.counter != NULL)
+    g_thread_join (g_steal_pointer (&job->ahead.counter));
 }

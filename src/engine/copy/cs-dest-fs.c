@@ -68,8 +68,8 @@ make_probe_dir (CsJob *job,
 {
   int fd;
 
-  g_snprintf (name, size, CS_TEMP_PREFIX "%s-%u" CS_STAGE_SUFFIX, job->job_tag,
-              atomic_fetch_add (&job->stage_seq, 1));
+  g_snprintf (name, size, CS_TEMP_PREFIX "%s-%u" CS_STAGE_SUFFIX, job->life.job_tag,
+              atomic_fetch_add (&job->stage.stage_seq, 1));
   if (_cs_io_mkdirat (&job->counters, dir_fd, name, 0700) != 0)
     return -1;
   fd = _cs_io_openat (&job->counters, dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
@@ -113,9 +113,9 @@ _cs_dest_fs_for (CsJob    *job,
     return parent;
   if (parent != NULL && parent->dev == st.st_dev)
     return parent;
-  for (guint i = 0; i < job->dest_filesystems->len; i++)
+  for (guint i = 0; i < job->dest.dest_filesystems->len; i++)
     {
-      fs = g_ptr_array_index (job->dest_filesystems, i);
+      fs = g_ptr_array_index (job->dest.dest_filesystems, i);
       if (fs->dev == st.st_dev)
         return fs;
     }
@@ -131,9 +131,9 @@ _cs_dest_fs_for (CsJob    *job,
   atomic_init (&fs->fresh_mode, 0);
   atomic_init (&fs->fresh_owner_known, 0);
   atomic_init (&fs->fresh_owner, 0);
-  if (!job->settings.dry_run)
+  if (!job->setup.settings.dry_run)
     probe_case (job, fs, dst_fd);
-  g_ptr_array_add (job->dest_filesystems, fs);
+  g_ptr_array_add (job->dest.dest_filesystems, fs);
 
   return fs;
 }
@@ -200,7 +200,7 @@ _cs_dest_fs_refused_in (CsJob      *job,
 {
   guint bits;
 
-  if (fs == NULL || job->settings.dry_run)
+  if (fs == NULL || job->setup.settings.dry_run)
     return NULL;
   /* "SRC/." copies the folder's contents into the destination folder, as
    * cp -r does: "." names that folder, which exists, and no entry the share

@@ -80,16 +80,16 @@ finish_attributes (CsDir *dir)
    * A full share also refuses a folder's times (Samba stores them with the
    * DOS attributes), which libsmbclient then reports as EISDIR: its fallback
    * opens the folder for writing. The rerun the message asks for sets them. */
-  gboolean fatal = atomic_load (&job->stop) == CS_STOP_FATAL;
+  gboolean fatal = _cs_job_stopped_fatally (job);
   gboolean done = TRUE;
   gboolean cleared;
   mode_t mode;
   guint lost;
 
-  if (job->euid == 0 && !_cs_metadata_refused (job, CS_METADATA_OWNERS)
+  if (job->life.euid == 0 && !_cs_metadata_refused (job, CS_METADATA_OWNERS)
       && _cs_io_fchown (&job->counters, dir->dst_fd, dir->st.st_uid, dir->st.st_gid) != 0)
     _cs_metadata_refuse (job, CS_METADATA_OWNERS, errno);
-  if (job->euid == 0 && dir->dst_new && _cs_metadata_refused (job, CS_METADATA_OWNERS)
+  if (job->life.euid == 0 && dir->dst_new && _cs_metadata_refused (job, CS_METADATA_OWNERS)
       && !shows (dir, STATX_UID | STATX_GID))
     _cs_metadata_lost (job, CS_METADATA_OWNERS, parent, dir->dst_name, TRUE);
   /* ACLs and extended attributes as on files, before the mode: an ACL's mask
@@ -117,7 +117,7 @@ finish_attributes (CsDir *dir)
       if (!fatal)
         _cs_job_report (job, parent, dir->dst_name, "set times", errno, NULL, 1);
     }
-  if (job->settings.durable)
+  if (job->setup.settings.durable)
     _cs_io_fsync (&job->counters, dir->dst_fd);
   return done && !fatal;
 }
@@ -132,7 +132,7 @@ _cs_dir_unref (CsDir *dir)
       CsDir *merged_into = dir->merged_into;
 
       /* The first source's folder gives the merged folder its attributes. */
-      if (dir->apply_attrs && merged_into == NULL && dir->dst_fd >= 0 && !job->settings.dry_run)
+      if (dir->apply_attrs && merged_into == NULL && dir->dst_fd >= 0 && !job->setup.settings.dry_run)
         dir->dst_done = finish_attributes (dir);
       if (dir->apply_attrs)
         _cs_job_dir_finished (job, dir);
@@ -224,7 +224,7 @@ _cs_dir_is_unwritten_claim (CsDir             *dir,
   guint64 hash;
 
   if (dir->claims == NULL || !S_ISREG (st->st_mode) || st->st_size != 0
-      || st->st_uid != dir->job->euid)
+      || st->st_uid != dir->job->life.euid)
     return FALSE;
   hash = _cs_name_hash (name);
   for (guint i = 0; i < dir->claims->len; i++)

@@ -2,8 +2,8 @@
 #pragma once
 
 /*
- * The job's insides, shared by the controller (cs-job.c), the scanner, the
- * copy workers and the sampler. Workers touch only their item, the atomic
+ * The job's insides, shared by the job's own files (cs-job.c, cs-job-*.c),
+ * the scanner, the copy workers and the sampler. Workers touch only their item, the atomic
  * counters and lock-protected plain fields — never a GObject the UI observes.
  */
 
@@ -71,196 +71,321 @@ typedef enum {
   CS_STOP_FATAL,
 } CsStopReason;
 
+/*
+ * The job's state, grouped by the room that owns it. Each group names its
+ * owning file and which thread writes it, under which lock or atomically.
+ * Another room reads a field that moves while the job runs through its
+ * owner's function (the inline accessors below), not the field itself.
+ */
 struct _CsJob {
   GObject       parent_instance;
 
-  /* Settings, fixed once running */
-  GPtrArray    *sources;          /* char*, filename encoding */
-  GPtrArray    *source_targets;   /* char* or NULL, one per source: its exact destination path */
-  /* Filled by the check, one per source: why it is not copied (char*, or NULL:
-   * it is), and where it is read (char*, or NULL: the source as given, its
-   * trailing slashes trimmed; "link/" names the folder the link points to). */
-  GPtrArray    *refusals;
-  GPtrArray    *read_paths;
-  char         *destination;
-  gboolean      into;             /* each source to destination/NAME, the folder made if missing */
-  /* Where a location was a GVfs path the job reaches at the server itself
-   * (cs-route.c): the locations as given, for the record; else NULL. */
-  GPtrArray    *given_sources;
-  char         *given_destination;
-  char         *route;            /* how an SMB share is reached, for the record; or NULL */
-  CsRunSettings settings;
-  GPtrArray    *excludes;         /* GPatternSpec* */
-  char         *cache_mode;
-  CsJobPlanFunc plan_func;
-  gpointer      plan_data;
-  gboolean      has_conflict_handler;
+  /* Settings (cs-job.c; cs-route.c maps the locations): written by the main
+   * thread before the run starts, read-only by every thread once it runs. */
+  struct {
+    GPtrArray    *sources;          /* char*, filename encoding */
+    GPtrArray    *source_targets;   /* char* or NULL, one per source: its exact destination path */
+    char         *destination;
+    gboolean      into;             /* each source to destination/NAME, the folder made if missing */
+    /* Where a location was a GVfs path the job reaches at the server itself
+     * (cs-route.c): the locations as given, for the record; else NULL. */
+    GPtrArray    *given_sources;
+    char         *given_destination;
+    char         *route;            /* how an SMB share is reached, for the record; or NULL */
+    CsRunSettings settings;
+    GPtrArray    *excludes;         /* GPatternSpec* */
+    char         *cache_mode;
+    CsJobPlanFunc plan_func;
+    gpointer      plan_data;
+    gboolean      confirm_deletions;
+    CsStaging     staging;
+    CsChunking    chunking;
+    int           log_fd;
+    char         *manifest_path;    /* the checksum list asked for (cs-manifest.c), or NULL */
+    CsManifestAlgo manifest_algo;
+  } setup;
 
-  /* Owned */
-  CsRun        *run;
-  GThreadPool  *pool;
-  GThread      *controller;
-  GThread      *sampler;
-  struct _CsSampler *sampler_state; /* handed to the sampler thread */
-  GMainContext *context;          /* where signals are emitted */
-  GTask        *task;             /* run_async's, returned in finish_on_main */
-  GCancellable *cancellable;
-  gulong        cancelled_id;
-  char          job_tag[17];      /* 16 hex digits in temporary names: ours, from this run */
-  int           presence_fd;      /* says this tag's run is alive (cs-names.c), or -1 */
-  uid_t         euid;
-  gid_t         egid;
+  /* The check (cs-job-check.c): main thread before the run starts, then
+   * read-only (scanner, count-ahead). One per source: why it is not copied
+   * (char*, or NULL: it is), and where it is read (char*, or NULL: the
+   * source as given, its trailing slashes trimmed; "link/" names the folder
+   * the link points to). */
+  struct {
+    GPtrArray    *refusals;
+    GPtrArray    *read_paths;
+  } check;
 
+  /* The run's identity and lifetime (cs-job.c): main thread, as the run
+   * starts and ends; read-only by the threads in between. */
+  struct {
+    CsRun        *run;              /* locks itself: any thread adds to it */
+    GTask        *task;             /* run_async's, returned in _cs_job_finish_on_main */
+    GCancellable *cancellable;
+    gulong        cancelled_id;
+    char          job_tag[17];      /* 16 hex digits in temporary names: ours, from this run */
+    int           presence_fd;      /* says this tag's run is alive (cs-names.c), or -1; the
+                                     * controller closes it */
+    uid_t         euid;
+    gid_t         egid;
+  } life;
+
+  /* The record's counters (cs-counters.h): atomics, bumped by any thread. */
   CsCounters    counters;
 
-  /* Found and done, bumped by the scanner and the workers */
-  atomic_uint_fast64_t dirs_found, files_found, bytes_found;
-  atomic_uint_fast64_t totals[CS_N_CLASSES][CS_N_KINDS];
-  atomic_uint_fast64_t temp_seq;
-  atomic_uint_fast64_t bytes_partial;  /* of files still being copied */
-  atomic_int    scanning;
-  /* Everything is copied; the destination's data is being flushed to its disk */
-  atomic_int    flushing;
+  /* Control and the job's own threads (cs-job-control.c). */
+  struct {
+    GThread      *controller;       /* main thread: started and joined */
+    GThread      *sampler;          /* started by the main thread, joined by the controller */
+    struct _CsSampler *sampler_state; /* handed to the sampler thread */
+    /* The sampler's own, with gate.lock: it waits only for the end, and on
+     * gate.cond it woke with every broadcast the workers make for the scanner. */
+    GCond         sampler_cond;
+    gboolean      finished;         /* controller thread, under gate.lock */
+    atomic_int    scanning;         /* main thread sets, controller clears */
+    /* Everything is copied; the destination's data is being flushed to its
+     * disk (controller thread, atomic) */
+    atomic_int    flushing;
+    GError       *run_error;        /* controller thread; read once it is joined */
+  } control;
+
+  /* Found and done (cs-job-account.c): atomics, bumped by the scanner and
+   * the workers (moved_* by cs-move.c, deleted_* by cs-mirror.c). */
+  struct {
+    atomic_uint_fast64_t dirs_found, files_found, bytes_found;
+    atomic_uint_fast64_t totals[CS_N_CLASSES][CS_N_KINDS];
+    atomic_uint_fast64_t bytes_partial;  /* of files still being copied */
+    /* What a move took out of the source and a mirror out of the
+     * destination (CsRemovals) */
+    atomic_uint_fast64_t moved_files, moved_bytes, moved_dirs, kept_files;
+    atomic_uint_fast64_t deleted_files, deleted_dirs, deleted_bytes, not_deleted;
+    /* Why skipped files were skipped (CsSkips) */
+    atomic_uint_fast64_t identical_files, identical_bytes, chosen_files, chosen_bytes;
+  } tally;
+
   /* The count ahead (cs-count-ahead.c): what the scanner will find, once
-   * counted is set */
-  GThread      *counter;
-  atomic_int    count_stop;
-  atomic_int    counted;
-  atomic_uint_fast64_t files_counted, bytes_counted;
-  atomic_int    active;
-  atomic_uint   threads;
-  atomic_int    stop;             /* CsStopReason */
-  atomic_int    no_clone;         /* the fast paths answered "not supported" once */
-  atomic_int    keep_partial;     /* a cancel keeps big files' partials for a later run */
-  atomic_uint   partials_open;    /* big files being written to a partial now (cs-resume.c) */
-  atomic_uint_fast64_t partials_proven;  /* their bytes the journals prove */
-  atomic_int    no_copy_range;
-  atomic_int    no_noreplace;
-  atomic_int    no_link;          /* hard links refused (EPERM) or not supported */
-  atomic_int    no_unnamed;       /* no O_TMPFILE, or no way to link one in */
-  atomic_int    unnamed_via_proc; /* linkat AT_EMPTY_PATH refused: link /proc/self/fd/N */
-  atomic_int    no_noatime;
-  atomic_int    auto_threads;
-  atomic_int    no_xattr;         /* a source filesystem without extended attributes */
-  CsMetadataLoss metadata;        /* what the destination did not keep (cs-metadata.c) */
-  GPtrArray    *dest_filesystems; /* CsDestFs*, each met once (scanner thread) */
-  CsAutoTuner   tuner;            /* sampler thread only */
-  guint         auto_settled;     /* the count Auto last held */
-  /* Auto's first look at the work (scanner thread): the mean size of the first
-   * files picks the count to start from, so a copy too short to measure runs at
-   * a count that suits it. */
-  guint         sized_files;
-  guint64       sized_bytes;
-  gboolean      sized;
-  atomic_int    size_class;       /* CsSizeClass + 1; 0 before the first look */
+   * counted is set. Its thread writes the atomics; the controller starts and
+   * stops it. */
+  struct {
+    GThread      *counter;
+    atomic_int    count_stop;
+    atomic_int    counted;
+    atomic_uint_fast64_t files_counted, bytes_counted;
+  } ahead;
 
-  /* Speed limits, set from the main thread at any time */
-  CsLimiter     byte_limit;       /* data copied, bytes per second */
-  CsLimiter     file_limit;       /* files written, moved or deleted per second */
+  /* What the filesystems refused once, so no worker asks again (cs-copy.c;
+   * no_xattr cs-xattrs.c): atomics, set by any worker. */
+  struct {
+    atomic_int    no_clone;         /* the fast paths answered "not supported" once */
+    atomic_int    no_copy_range;
+    atomic_int    no_noreplace;
+    atomic_int    no_link;          /* hard links refused (EPERM) or not supported */
+    atomic_int    no_unnamed;       /* no O_TMPFILE, or no way to link one in */
+    atomic_int    unnamed_via_proc; /* linkat AT_EMPTY_PATH refused: link /proc/self/fd/N */
+    atomic_int    no_noatime;
+    atomic_int    no_xattr;         /* a source filesystem without extended attributes */
+    atomic_uint_fast64_t temp_seq;  /* temporary names, any thread */
+  } caps;
 
-  /* What a move took out of the source and a mirror out of the destination
-   * (CsRemovals), bumped by whoever did it */
-  atomic_uint_fast64_t moved_files, moved_bytes, moved_dirs, kept_files;
-  atomic_uint_fast64_t deleted_files, deleted_dirs, deleted_bytes, not_deleted;
-  /* Why skipped files were skipped (CsSkips) */
-  atomic_uint_fast64_t identical_files, identical_bytes, chosen_files, chosen_bytes;
-  /* Sources waiting for a flush of the destination (cs-move.c) */
-  GMutex        move_lock;
-  GPtrArray    *removals;
-  gint64        removals_since;
-  gboolean      draining;
+  /* The destination's filesystems (cs-dest-fs.c, cs-scanner.c): the scanner
+   * thread writes; workers read the atomics. */
+  struct {
+    GPtrArray    *dest_filesystems; /* CsDestFs*, each met once (scanner thread) */
+    CsMetadataLoss metadata;        /* what the destination did not keep (cs-metadata.c; atomics) */
+    atomic_int    dst_remote;       /* the destination is a network share */
+    atomic_int    dst_cannot_flush; /* its backend has no flush, smb:// */
+  } dest;
 
-  /* Mirror (cs-mirror.c) */
-  CsDeletions  *deletions;        /* the extras, listed by the scanner */
-  gboolean      confirm_deletions;
-  GPtrArray    *mirror_replaced;  /* scanner, then controller: CsReplaced, entries of another type */
+  /* The thread count and Auto (cs-job-control.c) */
+  struct {
+    atomic_uint   threads;          /* any thread through _cs_job_apply_threads; read with _cs_job_threads */
+    atomic_int    auto_threads;     /* main thread sets, sampler thread restarts the tuner on 2 */
+    CsAutoTuner   tuner;            /* sampler thread only */
+    guint         auto_settled;     /* sampler thread; the controller reads it after the sampler is joined */
+    /* Auto's first look at the work (scanner thread): the mean size of the
+     * first files picks the count to start from, so a copy too short to
+     * measure runs at a count that suits it. */
+    guint         sized_files;
+    guint64       sized_bytes;
+    gboolean      sized;
+    atomic_int    size_class;       /* CsSizeClass + 1; 0 before the first look */
+  } tune;
 
-  CsLog        *log;              /* the per-file log, or NULL */
-  int           log_fd;
+  /* Speed limits (cs-limiter.c): set from the main thread at any time; each
+   * limiter locks itself. */
+  struct {
+    CsLimiter     byte_limit;       /* data copied, bytes per second */
+    CsLimiter     file_limit;       /* files written, moved or deleted per second */
+  } limits;
 
-  /* The checksum manifest (cs-manifest-private.h), or NULL */
-  char         *manifest_path;
-  CsManifestAlgo manifest_algo;
-  CsManifest   *manifest;
+  /* A move (cs-move.c): sources waiting for a flush of the destination,
+   * under move_lock, from the workers and the controller. */
+  struct {
+    GMutex        move_lock;
+    GPtrArray    *removals;
+    gint64        removals_since;
+    gboolean      draining;
+  } move;
 
-  CsChunking    chunking;
-  gboolean      split_big;        /* scanner: this source's big files go in chunks */
-  atomic_int    dst_remote;       /* the destination is a network share (set by the scanner) */
-  atomic_int    dst_cannot_flush; /* its backend has no flush, smb:// (set by the scanner) */
+  /* A mirror (cs-mirror.c) */
+  struct {
+    CsDeletions  *deletions;        /* the extras, listed by the scanner (locks itself) */
+    GPtrArray    *mirror_replaced;  /* scanner, then controller: CsReplaced, entries of another type */
+  } mirror;
+
+  /* Partials kept for a later run (cs-resume.c): atomics, any thread. */
+  struct {
+    atomic_int    keep_partial;     /* a cancel keeps big files' partials for a later run */
+    atomic_uint   partials_open;    /* big files being written to a partial now */
+    atomic_uint_fast64_t partials_proven;  /* their bytes the journals prove */
+  } resume;
+
+  /* The per-file log (cs-log.c) and the checksum list (cs-manifest.c), or
+   * NULL: made by the main thread as the run starts, each locks itself; the
+   * controller frees the log after the sampler is joined. */
+  struct {
+    CsLog        *log;
+    CsManifest   *manifest;
+  } lists;
 
   /* Staging folders (cs-stage.c) */
-  CsStaging     staging;
-  int           stage_root_fd;    /* -1: temporaries go beside their files */
-  gboolean      stage_swept;      /* scanner: the container's leftover ones removed */
-  GMutex        stage_lock;
-  GPtrArray    *stages;           /* CsStage*, every one created */
-  GPtrArray    *free_stages;      /* CsStage*, not in use by a worker */
-  atomic_uint   stage_seq;
-  atomic_int    no_staging;       /* creating one failed: beside from now on */
-  GMutex        link_locks[CS_JOB_LINK_LOCKS];  /* see publish_link */
+  struct {
+    int           stage_root_fd;    /* scanner sets, controller closes; -1: temporaries go beside */
+    gboolean      stage_swept;      /* scanner: the container's leftover ones removed */
+    GMutex        stage_lock;
+    GPtrArray    *stages;           /* CsStage*, every one created; under stage_lock */
+    GPtrArray    *free_stages;      /* CsStage*, not in use by a worker; under stage_lock */
+    atomic_uint   stage_seq;
+    atomic_int    no_staging;       /* creating one failed: beside from now on */
+    GMutex        link_locks[CS_JOB_LINK_LOCKS];  /* see publish_link in cs-copy.c */
+  } stage;
 
   /* Big buffers (CS_BIG_BUFFER_SIZE) for big files on a share, made when
-   * first asked for and freed when the workers are gone */
-  GMutex        big_lock;
-  GPtrArray    *free_big_buffers; /* guint8*, not lent */
-  guint         big_buffers;      /* made, lent or not */
+   * first asked for and freed when the workers are gone (cs-job-queue.c;
+   * any worker, under big_lock). */
+  struct {
+    GMutex        big_lock;
+    GPtrArray    *free_big_buffers; /* guint8*, not lent */
+    guint         big_buffers;      /* made, lent or not */
+  } bigbuf;
 
   /* Hard links (cs-links.c) */
-  GHashTable   *links;            /* scanner only: files with names not met yet */
-  GMutex        link_lock;        /* every entry's state and waiters */
+  struct {
+    GHashTable   *links;            /* scanner only: files with names not met yet */
+    GMutex        link_lock;        /* every entry's state and waiters */
+  } hardlinks;
 
-  /* The pause gate and the bounded queue */
-  GMutex        lock;
-  GCond         cond;
-  /* The sampler's own, with lock: it waits only for the end, and on cond it
-   * woke with every broadcast the workers make for the scanner. */
-  GCond         sampler_cond;
-  gboolean      paused;
-  guint         asking;           /* questions open: the copy waits for the answer */
-  atomic_int    gate_closed;      /* paused or asking: workers and scanner wait */
-  guint         pending;          /* files queued or running (a batch counts its members);
-                                   * written with atomics */
-  guint         max_pending;
-  /* Descriptor budget, for when the limit is low (ulimit -n 64): at most this
-   * many items in flight, and this many folder descriptors open. */
-  guint         max_items;
-  guint         items_active;
-  guint         max_dir_fds;
-  guint         dir_fds;
-  gboolean      finished;
-  char         *fatal_message;
-  gboolean      fatal_reported;   /* the file that hit it is in the error list */
-  CsJobState    state;            /* written under the lock, read atomically */
-  GMutex        ask_lock;         /* one question at a time */
-  CsItem       *batch;            /* scanner only: small files not queued yet */
-  guint         batch_n;
-  guint64       batch_bytes;
-  CsConflictAnswer all_answer;
-  gboolean      has_all_answer;
+  /* The scanner's own (cs-scanner.c): scanner thread only. */
+  struct {
+    CsItem       *batch;            /* small files not queued yet */
+    guint         batch_n;
+    guint64       batch_bytes;
+    gboolean      split_big;        /* this source's big files go in chunks */
+  } scan;
 
-  /* The clock: paused while the job is paused or a question is open, and the
-   * copy with it (the gate), so every byte is counted against time the clock
-   * ran.  Holds are counted under the lock; the time is read from two atomics
-   * without it, so the window never waits behind a worker holding the lock. */
-  gint64        start_mono;       /* 0 until it runs */
-  gint64        clock_origin;     /* start_mono plus every hold that ended */
-  gint64        clock_frozen;     /* during a hold, the µs elapsed; else -1 */
-  gint64        held_since;
-  guint         holds;
-  gboolean      hold_paused;      /* the user paused during the current hold */
+  /* The pause gate, the stop and the bounded queue (cs-job-queue.c): under
+   * lock, which cs-job-control.c takes too for pause, resume and the state. */
+  struct {
+    GMutex        lock;
+    GCond         cond;
+    GThreadPool  *pool;             /* main thread makes it, the controller frees it; under lock */
+    gboolean      paused;
+    guint         asking;           /* questions open: the copy waits for the answer */
+    atomic_int    gate_closed;      /* paused or asking: workers and scanner wait; read with
+                                     * _cs_job_gate_closed */
+    atomic_int    stop;             /* CsStopReason; read with _cs_job_stopping */
+    atomic_int    active;           /* workers on an item (atomic) */
+    guint         pending;          /* files queued or running (a batch counts its members);
+                                     * written with atomics, read with _cs_job_pending */
+    guint         max_pending;
+    /* Descriptor budget, for when the limit is low (ulimit -n 64): at most this
+     * many items in flight, and this many folder descriptors open. */
+    guint         max_items;
+    guint         items_active;
+    guint         max_dir_fds;
+    guint         dir_fds;          /* under lock, written with atomics: a move peeks */
+    char         *fatal_message;
+    gboolean      fatal_reported;   /* the file that hit it is in the error list (the worker
+                                     * that won _cs_job_fatal; read after the workers end) */
+    CsJobState    state;            /* written under the lock, read atomically */
+  } gate;
 
-  /* The channel to the main context: dirty flags under a lock, one pending source */
-  GMutex        notify_lock;
-  GSource      *notify_source;
-  GArray       *pending_samples;  /* CsSample */
-  GPtrArray    *pending_conflicts;
-  CsDeletions  *pending_deletions;
-  GArray       *pending_thread_changes; /* guint pairs: from, to */
-  gboolean      progress_dirty;
-  gboolean      done_pending;
-  gboolean      run_ok;
-  GError       *run_error;
+  /* The clock (cs-job-queue.c): paused while the job is paused or a question
+   * is open, and the copy with it (the gate), so every byte is counted
+   * against time the clock ran. Holds are counted under gate.lock; the time
+   * is read from two atomics without it, so the window never waits behind a
+   * worker holding the lock. */
+  struct {
+    gint64        start_mono;       /* 0 until it runs */
+    gint64        clock_origin;     /* start_mono plus every hold that ended */
+    gint64        clock_frozen;     /* during a hold, the µs elapsed; else -1 */
+    gint64        held_since;
+    guint         holds;
+    gboolean      hold_paused;      /* the user paused during the current hold */
+  } clock;
+
+  /* The channel to the main context (cs-job-channel.c): dirty flags under
+   * notify_lock from any thread, one pending source; and the questions, one
+   * at a time under ask_lock (workers, the controller). */
+  struct {
+    GMainContext *context;          /* where signals are emitted; main thread, at start */
+    gboolean      has_conflict_handler;
+    GMutex        notify_lock;
+    GSource      *notify_source;
+    GArray       *pending_samples;  /* CsSample */
+    GPtrArray    *pending_conflicts;
+    CsDeletions  *pending_deletions;
+    GArray       *pending_thread_changes; /* guint pairs: from, to */
+    gboolean      progress_dirty;
+    gboolean      done_pending;
+    GMutex        ask_lock;         /* one question at a time */
+    CsConflictAnswer all_answer;
+    gboolean      has_all_answer;
+  } channel;
 };
+
+/* any thread: what other rooms read of the job while it runs */
+static inline guint
+_cs_job_threads (CsJob *job)
+{
+  return atomic_load_explicit (&job->tune.threads, memory_order_relaxed);
+}
+
+/* any thread: a peek without the lock (the scanner's batching) */
+static inline guint
+_cs_job_pending (CsJob *job)
+{
+  return __atomic_load_n (&job->gate.pending, __ATOMIC_RELAXED);
+}
+
+/* any thread: paused or a question open (a peek; _cs_job_wait_if_paused waits) */
+static inline gboolean
+_cs_job_gate_closed (CsJob *job)
+{
+  return atomic_load_explicit (&job->gate.gate_closed, memory_order_relaxed) != 0;
+}
+
+/* any thread: the job stops on a fatal error (the destination is gone) */
+static inline gboolean
+_cs_job_stopped_fatally (CsJob *job)
+{
+  return atomic_load (&job->gate.stop) == CS_STOP_FATAL;
+}
+
+/* any thread: fewer than @n folder descriptors left in the budget; a hint
+ * read without the lock (a move flushes its batch early then) */
+static inline gboolean
+_cs_job_dir_fds_short (CsJob *job,
+                       guint  n)
+{
+  return __atomic_load_n (&job->gate.dir_fds, __ATOMIC_RELAXED) + n > job->gate.max_dir_fds;
+}
+
+/* any thread: the destination is a network share (the scanner sets it) */
+static inline gboolean
+_cs_job_destination_remote (CsJob *job)
+{
+  return atomic_load (&job->dest.dst_remote) != 0;
+}
 
 /* cs-job.c */
 double    _cs_job_elapsed          (CsJob        *job);
@@ -413,6 +538,43 @@ void      _cs_job_release_dir_fds  (CsJob        *job,
  * operation's room. */
 void      _cs_job_dir_finished     (CsJob        *job,
                                     CsDir        *dir);
+
+/*
+ * Among the job's own files only (cs-job*.c, one room for tools/engine-calls):
+ * the lifecycle (cs-job.c), the check (cs-job-check.c), the gate and queue
+ * (cs-job-queue.c), the tallies (cs-job-account.c), the channel
+ * (cs-job-channel.c), control and the job's threads (cs-job-control.c).
+ */
+/* cs-job-queue.c: the clock and the gate, under job->gate.lock */
+void      _cs_job_clock_start      (CsJob        *job);
+void      _cs_job_hold_locked      (CsJob        *job,
+                                    gboolean      paused);
+gboolean  _cs_job_release_locked   (CsJob        *job,
+                                    CsRunEvent   *out_event);
+void      _cs_job_update_gate_locked (CsJob      *job);
+/* TRUE for the first stop of the job */
+gboolean  _cs_job_stop             (CsJob        *job,
+                                    CsStopReason  reason,
+                                    const char   *message);
+void      _cs_job_queue_open       (CsJob        *job);
+void      _cs_job_queue_resize     (CsJob        *job,
+                                    guint         n_threads);
+void      _cs_job_queue_close      (CsJob        *job);
+void      _cs_job_wait_for_items   (CsJob        *job);
+void      _cs_job_free_big_buffers (CsJob        *job);
+/* cs-job-channel.c */
+void      _cs_job_channel_class_init (CsJobClass *klass);
+void      _cs_job_channel_open     (CsJob        *job,
+                                    GMainContext *context);
+void      _cs_job_mark_progress    (CsJob        *job);
+void      _cs_job_post_thread_change (CsJob      *job,
+                                      guint       from,
+                                      guint       to);
+void      _cs_job_post_done        (CsJob        *job);
+/* cs-job-control.c */
+void      _cs_job_start_threads    (CsJob        *job);
+/* cs-job.c */
+void      _cs_job_finish_on_main   (CsJob        *job);
 
 /* main thread, before the check: the route to SMB shares, mounted by GVfs
  * or by URL (cs-route.c). */

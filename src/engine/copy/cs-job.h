@@ -56,7 +56,6 @@ typedef enum {
   CS_JOB_ERROR_INSIDE_SOURCE,    /* the destination lies inside a source */
   CS_JOB_ERROR_DUPLICATE_SOURCE,
   CS_JOB_ERROR_DESTINATION,      /* destination unusable: not a folder, unwritable, full, vanished */
-  CS_JOB_ERROR_CANCELLED,
   CS_JOB_ERROR_SOURCE_INSIDE,    /* mirror: a source lies inside the destination, which it would delete */
 } CsJobErrorCode;
 
@@ -246,9 +245,10 @@ CsRun      *cs_job_get_run          (CsJob          *self);
  *   "deletions"       (CsDeletions*)       — a mirror's, with cs_job_set_confirm_deletions
  * run_sync iterates its own main context, so these are delivered on its thread.
  * The result is TRUE when the job ran to its end (failed files do not count as
- * an error); FALSE with CS_JOB_ERROR for refusals, fatal destination errors and
- * cancellation (cancelling @cancellable cancels the job, as cs_job_cancel()
- * does). The run record is complete either way.
+ * an error); FALSE with CS_JOB_ERROR for refusals and fatal destination
+ * errors, and with G_IO_ERROR_CANCELLED, the one cancellation error of the
+ * engine, once cancelled (cancelling @cancellable cancels the job, as
+ * cs_job_cancel() does). The run record is complete either way.
  */
 gboolean    cs_job_run_sync         (CsJob          *self,
                                      GCancellable   *cancellable,

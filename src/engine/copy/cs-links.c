@@ -20,8 +20,8 @@ struct _CsLink {
   CsLinkKey    key;
   atomic_int   ref;
   nlink_t      unseen;        /* scanner: names not met yet */
-  CsLinkState  state;         /* job->link_lock */
-  CsItem      *waiters;       /* job->link_lock; linked by ->next */
+  CsLinkState  state;         /* job->hardlinks.link_lock */
+  CsItem      *waiters;       /* job->hardlinks.link_lock; linked by ->next */
   char         target[];
 };
 
@@ -54,17 +54,17 @@ _cs_links_meet (CsJob             *job,
   CsLink *link;
   gsize len;
 
-  if (job->links == NULL)
-    job->links = g_hash_table_new_full (key_hash, key_equal, NULL, (GDestroyNotify) _cs_link_unref);
+  if (job->hardlinks.links == NULL)
+    job->hardlinks.links = g_hash_table_new_full (key_hash, key_equal, NULL, (GDestroyNotify) _cs_link_unref);
 
-  link = g_hash_table_lookup (job->links, &key);
+  link = g_hash_table_lookup (job->hardlinks.links, &key);
   if (link != NULL)
     {
       *out_first = FALSE;
       atomic_fetch_add (&link->ref, 1);
       /* Its last name: nothing more will ask for it here. */
       if (--link->unseen == 0)
-        g_hash_table_remove (job->links, &key);
+        g_hash_table_remove (job->hardlinks.links, &key);
       return link;
     }
 
@@ -78,14 +78,14 @@ _cs_links_meet (CsJob             *job,
   link->state = CS_LINK_PENDING;
   link->waiters = NULL;
   memcpy (link->target, target, len + 1);
-  g_hash_table_add (job->links, link);
+  g_hash_table_add (job->hardlinks.links, link);
   return link;
 }
 
 void
 _cs_links_clear (CsJob *job)
 {
-  g_clear_pointer (&job->links, g_hash_table_unref);
+  g_clear_pointer (&job->hardlinks.links, g_hash_table_unref);
 }
 
 void
@@ -111,7 +111,7 @@ _cs_link_wait (CsJob  *job,
   CsLink *link = item->link;
   CsLinkState state;
 
-  _cs_mutex_lock (&job->link_lock);
+  _cs_mutex_lock (&job->hardlinks.link_lock);
   state = link->state;
   if (state == CS_LINK_PENDING)
     {
@@ -119,7 +119,7 @@ _cs_link_wait (CsJob  *job,
       item->next = link->waiters;
       link->waiters = item;
     }
-  _cs_mutex_unlock (&job->link_lock);
+  _cs_mutex_unlock (&job->hardlinks.link_lock);
 
   return state;
 }
@@ -131,11 +131,11 @@ _cs_link_settle (CsJob   *job,
 {
   CsItem *waiters;
 
-  _cs_mutex_lock (&job->link_lock);
+  _cs_mutex_lock (&job->hardlinks.link_lock);
   if (link->state == CS_LINK_PENDING)
     link->state = ready ? CS_LINK_READY : CS_LINK_NONE;
   waiters = g_steal_pointer (&link->waiters);
-  _cs_mutex_unlock (&job->link_lock);
+  _cs_mutex_unlock (&job->hardlinks.link_lock);
 
   return waiters;
 }

@@ -130,11 +130,11 @@ cs_job_set_manifest (CsJob          *self,
                      CsManifestAlgo  algo)
 {
   g_return_if_fail (CS_IS_JOB (self));
-  g_return_if_fail (self->state == CS_JOB_STATE_READY);
+  g_return_if_fail (self->gate.state == CS_JOB_STATE_READY);
 
-  g_clear_pointer (&self->manifest_path, g_free);
-  self->manifest_path = path != NULL ? g_canonicalize_filename (path, NULL) : NULL;
-  self->manifest_algo = algo;
+  g_clear_pointer (&self->setup.manifest_path, g_free);
+  self->setup.manifest_path = path != NULL ? g_canonicalize_filename (path, NULL) : NULL;
+  self->setup.manifest_algo = algo;
 }
 
 /* lock held */
@@ -192,24 +192,24 @@ _cs_manifest_open (CsJob   *job,
   CsManifest *m;
   char tmp[96];
 
-  if (job->manifest_path == NULL || job->settings.dry_run)
+  if (job->setup.manifest_path == NULL || job->setup.settings.dry_run)
     return TRUE;
 
-  if (!_cs_io_is_path (job->manifest_path))
+  if (!_cs_io_is_path (job->setup.manifest_path))
     {
       g_set_error (error, CS_JOB_ERROR, CS_JOB_ERROR_INVALID,
-                   _("A checksum list is written to a local file, not to %s"), job->manifest_path);
+                   _("A checksum list is written to a local file, not to %s"), job->setup.manifest_path);
       return FALSE;
     }
 
   m = g_new0 (CsManifest, 1);
-  m->algo = job->manifest_algo;
-  m->path = g_strdup (job->manifest_path);
+  m->algo = job->setup.manifest_algo;
+  m->path = g_strdup (job->setup.manifest_path);
   m->folder = g_path_get_dirname (m->path);
   g_mutex_init (&m->lock);
   m->pending = g_string_sized_new (FLUSH_BYTES + 4096);
 
-  dest = g_canonicalize_filename (job->destination, NULL);
+  dest = g_canonicalize_filename (job->setup.destination, NULL);
   m->root = g_steal_pointer (&dest);
   if (g_str_has_prefix (m->path, m->root) && m->path[strlen (m->root)] == '/')
     m->self_rel = g_strdup (m->path + strlen (m->root) + 1);
@@ -228,8 +228,8 @@ _cs_manifest_open (CsJob   *job,
       m->tmp_folder = parent;
     }
   sweep_leftovers (m->tmp_folder);
-  g_snprintf (tmp, sizeof tmp, CS_TEMP_PREFIX "%s-%" G_GUINT64_FORMAT CS_TEMP_SUFFIX, job->job_tag,
-              (guint64) atomic_fetch_add (&job->temp_seq, 1));
+  g_snprintf (tmp, sizeof tmp, CS_TEMP_PREFIX "%s-%" G_GUINT64_FORMAT CS_TEMP_SUFFIX, job->life.job_tag,
+              (guint64) atomic_fetch_add (&job->caps.temp_seq, 1));
   m->tmp = g_build_filename (m->tmp_folder, tmp, NULL);
   m->fd = open (m->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (m->fd < 0)
@@ -243,14 +243,14 @@ _cs_manifest_open (CsJob   *job,
       _cs_manifest_free (m);
       return FALSE;
     }
-  job->manifest = m;
+  job->lists.manifest = m;
   return TRUE;
 }
 
 gboolean
 _cs_manifest_wants_sha256 (CsJob *job)
 {
-  return job->manifest != NULL && job->manifest->algo == CS_MANIFEST_SHA256;
+  return job->lists.manifest != NULL && job->lists.manifest->algo == CS_MANIFEST_SHA256;
 }
 
 /* @dir/@name as a path below the destination root, or NULL where it is not
@@ -301,7 +301,7 @@ list_from_destination (CsJob      *job,
                        const char *name,
                        const char *rel)
 {
-  CsManifest *m = job->manifest;
+  CsManifest *m = job->lists.manifest;
   guint8 digest[CS_MANIFEST_MAX_DIGEST];
   guint64 bytes = 0;
   struct stat st;
@@ -348,7 +348,7 @@ _cs_manifest_copied (CsJob    *job,
                      CsItem   *item)
 {
   CsWorker *worker = worker_ptr;
-  CsManifest *m = job->manifest;
+  CsManifest *m = job->lists.manifest;
   g_autofree char *rel = NULL;
 
   if (m == NULL || (item->kind != CS_ITEM_FILE && item->kind != CS_ITEM_CHUNK))
@@ -370,7 +370,7 @@ _cs_manifest_kept (CsJob    *job,
                    gpointer  worker_ptr,
                    CsItem   *item)
 {
-  CsManifest *m = job->manifest;
+  CsManifest *m = job->lists.manifest;
   g_autofree char *rel = NULL;
 
   if (m == NULL || !S_ISREG (item->st.st_mode))
@@ -388,7 +388,7 @@ _cs_manifest_moved (CsJob    *job,
                     CsItem   *item,
                     int       action)
 {
-  CsManifest *m = job->manifest;
+  CsManifest *m = job->lists.manifest;
   struct stat st;
 
   if (m == NULL || !S_ISREG (item->st.st_mode) || action == CS_ACTION_FAIL)
@@ -417,10 +417,10 @@ _cs_manifest_is_self (CsJob      *job,
 {
   g_autofree char *rel = NULL;
 
-  if (job->manifest == NULL || job->manifest->self_rel == NULL)
+  if (job->lists.manifest == NULL || job->lists.manifest->self_rel == NULL)
     return FALSE;
-  rel = relative_path (job->manifest, dir, name);
-  return g_strcmp0 (rel, job->manifest->self_rel) == 0;
+  rel = relative_path (job->lists.manifest, dir, name);
+  return g_strcmp0 (rel, job->lists.manifest->self_rel) == 0;
 }
 
 /* fsync of the folder holding @path: the rename is on disk too. */
@@ -439,7 +439,7 @@ sync_folder (const char *folder)
 void
 _cs_manifest_finish (CsJob *job)
 {
-  CsManifest *m = job->manifest;
+  CsManifest *m = job->lists.manifest;
   int code = 0;
 
   if (m == NULL)
@@ -470,7 +470,7 @@ _cs_manifest_finish (CsJob *job)
   if (code != 0)
     {
       g_unlink (m->tmp);
-      _cs_run_add_error (job->run, m->path, "write checksum list", code, NULL, 1);
+      _cs_run_add_error (job->life.run, m->path, "write checksum list", code, NULL, 1);
       return;
     }
   g_clear_pointer (&m->tmp, g_free);
@@ -487,7 +487,7 @@ _cs_manifest_finish (CsJob *job)
       .bytes_read = atomic_load (&m->bytes_read),
     };
 
-    _cs_run_set_manifest (job->run, &record);
+    _cs_run_set_manifest (job->life.run, &record);
   }
 }
 

@@ -52,7 +52,7 @@ gboolean
 _cs_metadata_refused (CsJob      *job,
                       CsMetadata  what)
 {
-  return atomic_load_explicit (&job->metadata.refused[what], memory_order_relaxed) != 0;
+  return atomic_load_explicit (&job->dest.metadata.refused[what], memory_order_relaxed) != 0;
 }
 
 /* What "keeps none at all" sounds like for each kind: for extended attributes
@@ -95,7 +95,7 @@ _cs_metadata_refuse (CsJob      *job,
 
   if (!means_refused (what, code))
     return FALSE;
-  atomic_compare_exchange_strong (&job->metadata.refused[what], &expected, code);
+  atomic_compare_exchange_strong (&job->dest.metadata.refused[what], &expected, code);
   return TRUE;
 }
 
@@ -106,7 +106,7 @@ _cs_metadata_lost (CsJob      *job,
                    const char *name,
                    gboolean    is_dir)
 {
-  CsMetadataLoss *loss = &job->metadata;
+  CsMetadataLoss *loss = &job->dest.metadata;
 
   if (atomic_fetch_add_explicit (is_dir ? &loss->dirs[what] : &loss->files[what], 1,
                                  memory_order_relaxed) != 0)
@@ -230,13 +230,13 @@ _cs_metadata_mode (CsJob             *job,
 void
 _cs_metadata_report (CsJob *job)
 {
-  CsMetadataLoss *loss = &job->metadata;
+  CsMetadataLoss *loss = &job->dest.metadata;
 
   /* A run that ended on a fatal error says that one thing. A destination
    * that went away (a server gone, a share unmounted) failed what it was
    * asked last, times and modes included, which says nothing about what it
    * keeps; the rerun the message calls for says what holds. */
-  if (atomic_load (&job->stop) == CS_STOP_FATAL)
+  if (_cs_job_stopped_fatally (job))
     return;
 
   for (guint i = 0; i < CS_N_METADATA; i++)
@@ -258,10 +258,10 @@ _cs_metadata_report (CsJob *job)
        * as failed; every other loss is a note: the data is there, and a
        * retry would lose the same. */
       if (i == CS_METADATA_LINKS)
-        _cs_job_report (job, NULL, job->destination, operations[i],
+        _cs_job_report (job, NULL, job->setup.destination, operations[i],
                         atomic_load (&loss->refused[i]), message, 0);
       else
-        _cs_job_note (job, NULL, job->destination, operations[i],
+        _cs_job_note (job, NULL, job->setup.destination, operations[i],
                       atomic_load (&loss->refused[i]), message);
     }
 }

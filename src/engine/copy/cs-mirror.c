@@ -21,11 +21,11 @@ _cs_mirror_add_root (CsJob *job,
   g_autofree char *path = NULL;
   struct stat st;
 
-  if (job->deletions == NULL || dir->dst_fd < 0
+  if (job->mirror.deletions == NULL || dir->dst_fd < 0
       || _cs_io_fstat (&job->counters, dir->dst_fd, &st) != 0)
     return;
   path = _cs_dir_dup_path (dir, NULL, TRUE);
-  dir->mirror_root = (int) _cs_deletions_add_root (job->deletions, path, &st);
+  dir->mirror_root = (int) _cs_deletions_add_root (job->mirror.deletions, path, &st);
   dir->is_mirror_root = TRUE;
 }
 
@@ -64,8 +64,8 @@ not_deleted (CsJob      *job,
              int         code,
              const char *message)
 {
-  atomic_fetch_add (&job->not_deleted, 1);
-  _cs_run_add_error (job->run, path, "delete", code, message, 1);
+  atomic_fetch_add (&job->tally.not_deleted, 1);
+  _cs_run_add_error (job->life.run, path, "delete", code, message, 1);
   _cs_job_log_path (job, path, folder, "failed", 0, message);
 }
 
@@ -124,7 +124,7 @@ list_folder (CsJob             *job,
         /* A copy in progress writes here: its temporaries stay, and so the
          * folder. Those of a run that died are leftovers like any other. */
         if ((_cs_name_is_our_temp (d->d_name) || _cs_name_is_our_stage (d->d_name))
-            && (cst.st_uid != job->euid || _cs_name_run_alive (d->d_name)))
+            && (cst.st_uid != job->life.euid || _cs_name_run_alive (d->d_name)))
           {
             complete = FALSE;
             continue;
@@ -134,7 +134,7 @@ list_folder (CsJob             *job,
           {
             if (is_mount_point (job, fd, d->d_name))
               {
-                g_autofree char *path = g_build_filename (_cs_deletions_get_root (job->deletions, root, NULL),
+                g_autofree char *path = g_build_filename (_cs_deletions_get_root (job->mirror.deletions, root, NULL),
                                                           child, NULL);
 
                 not_deleted (job, path, TRUE, 0,
@@ -148,7 +148,7 @@ list_folder (CsJob             *job,
               complete = FALSE;
           }
         else
-          _cs_deletions_add (job->deletions, root, child, &cst);
+          _cs_deletions_add (job->mirror.deletions, root, child, &cst);
       }
   if (n < 0)
     complete = FALSE;
@@ -156,13 +156,13 @@ list_folder (CsJob             *job,
   /* A folder that keeps something is not listed: it is never emptied. As
    * rsync does, it stays without an error, and the note says why. */
   if (complete)
-    _cs_deletions_add (job->deletions, root, rel, st);
+    _cs_deletions_add (job->mirror.deletions, root, rel, st);
   else if (excluded)
     {
-      g_autofree char *path = g_build_filename (_cs_deletions_get_root (job->deletions, root, NULL),
+      g_autofree char *path = g_build_filename (_cs_deletions_get_root (job->mirror.deletions, root, NULL),
                                                 rel, NULL);
 
-      _cs_run_add_note (job->run, path, "delete", 0,
+      _cs_run_add_note (job->life.run, path, "delete", 0,
                         "Kept: its source folder is gone, but it holds names the mirror "
                         "excludes (--exclude), which a mirror never deletes");
     }
@@ -178,9 +178,9 @@ _cs_mirror_note_extras (CsJob      *job,
   gpointer key;
   guint64 before;
 
-  if (job->deletions == NULL || dir->mirror_root < 0 || dir->dst_fd < 0)
+  if (job->mirror.deletions == NULL || dir->mirror_root < 0 || dir->dst_fd < 0)
     return;
-  before = _cs_deletions_count (job->deletions);
+  before = _cs_deletions_count (job->mirror.deletions);
 
   g_hash_table_iter_init (&iter, existing);
   while (g_hash_table_iter_next (&iter, &key, NULL))
@@ -209,14 +209,14 @@ _cs_mirror_note_extras (CsJob      *job,
           list_folder (job, (guint) dir->mirror_root, dir->dst_fd, name, rel, &st);
         }
       else
-        _cs_deletions_add (job->deletions, (guint) dir->mirror_root, rel, &st);
+        _cs_deletions_add (job->mirror.deletions, (guint) dir->mirror_root, rel, &st);
     }
   /* Deleting in it changes its times, which were its source folder's. */
-  if (_cs_deletions_count (job->deletions) > before)
+  if (_cs_deletions_count (job->mirror.deletions) > before)
     {
       g_autofree char *self_rel = rel_path (dir, NULL);
 
-      _cs_deletions_add_folder (job->deletions, (guint) dir->mirror_root, self_rel, &dir->st);
+      _cs_deletions_add_folder (job->mirror.deletions, (guint) dir->mirror_root, self_rel, &dir->st);
     }
 }
 
@@ -236,12 +236,12 @@ _cs_mirror_replace (CsJob             *job,
   g_autofree char *rel = NULL;
   CsReplaced *r;
 
-  if (job->deletions == NULL || dir->mirror_root < 0 || dir->dst_fd < 0
+  if (job->mirror.deletions == NULL || dir->mirror_root < 0 || dir->dst_fd < 0
       || _cs_job_is_excluded (job, listed))
     return FALSE;
-  if (job->mirror_replaced == NULL)
-    job->mirror_replaced = g_ptr_array_new_with_free_func ((GDestroyNotify) _cs_mirror_replaced_free);
-  if (job->mirror_replaced->len >= REPLACED_MAX)
+  if (job->mirror.mirror_replaced == NULL)
+    job->mirror.mirror_replaced = g_ptr_array_new_with_free_func ((GDestroyNotify) _cs_mirror_replaced_free);
+  if (job->mirror.mirror_replaced->len >= REPLACED_MAX)
     return FALSE;
 
   rel = rel_path (dir, listed);
@@ -259,21 +259,21 @@ _cs_mirror_replace (CsJob             *job,
       list_folder (job, (guint) dir->mirror_root, dir->dst_fd, listed, rel, dst);
     }
   else
-    _cs_deletions_add (job->deletions, (guint) dir->mirror_root, rel, dst);
+    _cs_deletions_add (job->mirror.deletions, (guint) dir->mirror_root, rel, dst);
 
   r = g_new0 (CsReplaced, 1);
   r->dir = _cs_dir_ref (dir);
   r->name = g_strdup (name);
   r->dst_name = g_strdup (dst_name);
   r->depth = depth;
-  g_ptr_array_add (job->mirror_replaced, r);
+  g_ptr_array_add (job->mirror.mirror_replaced, r);
   return TRUE;
 }
 
 GPtrArray *
 _cs_mirror_take_replaced (CsJob *job)
 {
-  return g_steal_pointer (&job->mirror_replaced);
+  return g_steal_pointer (&job->mirror.mirror_replaced);
 }
 
 void
@@ -339,7 +339,7 @@ delete_listed (CsJob       *job,
       gboolean folder = e.type == S_IFDIR;
       struct stat now;
 
-      if (!_cs_limiter_take (&job->file_limit, 1))
+      if (!_cs_limiter_take (&job->limits.file_limit, 1))
         break;
       if (e.root != root)
         {
@@ -402,11 +402,11 @@ delete_listed (CsJob       *job,
           continue;
         }
       if (folder)
-        atomic_fetch_add (&job->deleted_dirs, 1);
+        atomic_fetch_add (&job->tally.deleted_dirs, 1);
       else
         {
-          atomic_fetch_add (&job->deleted_files, 1);
-          atomic_fetch_add (&job->deleted_bytes, e.size);
+          atomic_fetch_add (&job->tally.deleted_files, 1);
+          atomic_fetch_add (&job->tally.deleted_bytes, e.size);
         }
       _cs_job_log_path (job, e.path, folder, "deleted", e.size, NULL);
     }
@@ -451,7 +451,7 @@ retouch_folders (CsJob       *job,
 void
 _cs_mirror_finish (CsJob *job)
 {
-  CsDeletions *deletions = job->deletions;
+  CsDeletions *deletions = job->mirror.deletions;
   guint64 count;
   gint64 max;
 
@@ -460,12 +460,12 @@ _cs_mirror_finish (CsJob *job)
   count = _cs_deletions_count (deletions);
   max = cs_deletions_get_max (deletions);
 
-  if (job->settings.dry_run)
+  if (job->setup.settings.dry_run)
     {
       CsExtra e;
 
-      for (guint i = 0; job->plan_func != NULL && _cs_deletions_get (deletions, i, &e); i++)
-        job->plan_func (e.type == S_IFDIR ? "delete folder" : "delete", NULL, e.path, job->plan_data);
+      for (guint i = 0; job->setup.plan_func != NULL && _cs_deletions_get (deletions, i, &e); i++)
+        job->setup.plan_func (e.type == S_IFDIR ? "delete folder" : "delete", NULL, e.path, job->setup.plan_data);
     }
   if (count == 0 || _cs_job_stopping (job))
     return;
@@ -481,17 +481,17 @@ _cs_mirror_finish (CsJob *job)
         message = g_strdup_printf ("The mirror would delete %" G_GUINT64_FORMAT " files and folders, "
                                    "more than the maximum of %" G_GINT64_FORMAT " (--max-delete); "
                                    "nothing was deleted", count, max);
-      atomic_fetch_add (&job->not_deleted, count);
+      atomic_fetch_add (&job->tally.not_deleted, count);
       if (max != 0)
-        _cs_run_add_error (job->run, job->destination, "delete", 0, message, 1);
+        _cs_run_add_error (job->life.run, job->setup.destination, "delete", 0, message, 1);
       return;
     }
-  if (job->settings.dry_run)
+  if (job->setup.settings.dry_run)
     return;
 
-  if (job->confirm_deletions && !_cs_job_confirm_deletions (job, deletions))
+  if (job->setup.confirm_deletions && !_cs_job_confirm_deletions (job, deletions))
     {
-      atomic_fetch_add (&job->not_deleted, count);
+      atomic_fetch_add (&job->tally.not_deleted, count);
       return;
     }
   delete_listed (job, deletions);

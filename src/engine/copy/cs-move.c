@@ -66,7 +66,7 @@ log_moved (CsJob      *job,
 {
   g_autofree char *path = NULL;
 
-  if (job->log == NULL)
+  if (job->lists.log == NULL)
     return;
   path = _cs_dir_dup_path (dir, name, FALSE);
   _cs_job_log_path (job, path, folder, "moved", size, why);
@@ -84,7 +84,7 @@ _cs_move_rename_whole (CsJob             *job,
 
   if (!atomic_load (&parent->same_fs) || parent->dst_fd < 0)
     return FALSE;
-  if (!_cs_limiter_take (&job->file_limit, 1))
+  if (!_cs_limiter_take (&job->limits.file_limit, 1))
     return TRUE;    /* stopping: nothing more happens to it */
 
   if (_cs_io_renameat2 (&job->counters, parent->src_fd, name, parent->dst_fd, dst_name,
@@ -98,19 +98,19 @@ _cs_move_rename_whole (CsJob             *job,
 
   if (folder)
     {
-      atomic_fetch_add (&job->dirs_found, 1);
+      atomic_fetch_add (&job->tally.dirs_found, 1);
       _cs_job_add_dir_total (job, CS_CLASS_TOTAL);
       _cs_job_add_dir_total (job, CS_CLASS_COPIED);
-      atomic_fetch_add (&job->moved_dirs, 1);
+      atomic_fetch_add (&job->tally.moved_dirs, 1);
     }
   else
     {
-      atomic_fetch_add (&job->files_found, 1);
-      atomic_fetch_add (&job->bytes_found, size);
+      atomic_fetch_add (&job->tally.files_found, 1);
+      atomic_fetch_add (&job->tally.bytes_found, size);
       _cs_job_add_total (job, CS_CLASS_TOTAL, 1, size);
       _cs_job_count_done (job, CS_CLASS_COPIED, size);
-      atomic_fetch_add (&job->moved_files, 1);
-      atomic_fetch_add (&job->moved_bytes, size);
+      atomic_fetch_add (&job->tally.moved_files, 1);
+      atomic_fetch_add (&job->tally.moved_bytes, size);
     }
   log_moved (job, parent, name, folder, size, NULL);
   return TRUE;
@@ -189,7 +189,7 @@ move_identical (CsJob      *job,
                   "but different contents", 1);
   _cs_job_log (job, item->dir, item->name, "kept", size,
                "the file at the destination has the same size and time but different contents");
-  atomic_fetch_add (&job->kept_files, 1);
+  atomic_fetch_add (&job->tally.kept_files, 1);
   atomic_fetch_add_explicit (&job->counters.files_done, 1, memory_order_relaxed);
   atomic_fetch_add_explicit (&job->counters.bytes_done, size, memory_order_relaxed);
 }
@@ -234,7 +234,7 @@ _cs_move_item (CsJob    *job,
 
   if (!atomic_load (&item->dir->same_fs))
     return FALSE;
-  if (!_cs_limiter_take (&job->file_limit, 1))
+  if (!_cs_limiter_take (&job->limits.file_limit, 1))
     return TRUE;
 
   /* rename () replaces atomically: the old file stays whole until this instant. */
@@ -266,13 +266,13 @@ _cs_move_item (CsJob    *job,
                                             "it was left untouched, and the source kept"
                                           : NULL, 1);
       _cs_job_count_done (job, CS_CLASS_FAILED, size);
-      atomic_fetch_add (&job->kept_files, 1);
+      atomic_fetch_add (&job->tally.kept_files, 1);
       return TRUE;
     }
 
   _cs_job_count_done (job, CS_CLASS_COPIED, size);
-  atomic_fetch_add (&job->moved_files, 1);
-  atomic_fetch_add (&job->moved_bytes, size);
+  atomic_fetch_add (&job->tally.moved_files, 1);
+  atomic_fetch_add (&job->tally.moved_bytes, size);
   log_moved (job, item->dir, item->name, FALSE, size, NULL);
   return TRUE;
 }
@@ -289,7 +289,7 @@ remove_folder (CsJob      *job,
         _cs_job_report_item (job, parent, name, NULL, 0, TRUE, "remove source folder", errno, NULL, 1);
       return;
     }
-  atomic_fetch_add (&job->moved_dirs, 1);
+  atomic_fetch_add (&job->tally.moved_dirs, 1);
   log_moved (job, parent, name, TRUE, 0, NULL);
 }
 
@@ -333,7 +333,7 @@ remove_batch (CsJob     *job,
 
           _cs_job_report_item (job, r->dir, r->name, NULL, size, r->folder, "flush", code, message, 1);
           if (!r->folder)
-            atomic_fetch_add (&job->kept_files, 1);
+            atomic_fetch_add (&job->tally.kept_files, 1);
           continue;
         }
       if (r->folder)
@@ -348,7 +348,7 @@ remove_batch (CsJob     *job,
           _cs_job_report (job, r->dir, r->name, "remove source", 0,
                           "Left in the source: it changed after it was copied", 1);
           _cs_job_log (job, r->dir, r->name, "kept", size, "it changed after it was copied");
-          atomic_fetch_add (&job->kept_files, 1);
+          atomic_fetch_add (&job->tally.kept_files, 1);
           continue;
         }
       else if (_cs_io_unlinkat (&job->counters, r->dir->src_fd, r->name, 0) != 0)
@@ -358,11 +358,11 @@ remove_batch (CsJob     *job,
         {
           _cs_job_report_item (job, r->dir, r->name, NULL, size, FALSE, "remove source", code,
                                "The copy is complete; the source could not be removed", 1);
-          atomic_fetch_add (&job->kept_files, 1);
+          atomic_fetch_add (&job->tally.kept_files, 1);
           continue;
         }
-      atomic_fetch_add (&job->moved_files, 1);
-      atomic_fetch_add (&job->moved_bytes, size);
+      atomic_fetch_add (&job->tally.moved_files, 1);
+      atomic_fetch_add (&job->tally.moved_bytes, size);
       log_moved (job, r->dir, r->name, FALSE, size, NULL);
     }
 }
@@ -374,15 +374,15 @@ take_batch_locked (CsJob    *job,
 {
   gboolean due;
 
-  if (job->removals == NULL || job->removals->len == 0 || job->draining)
+  if (job->move.removals == NULL || job->move.removals->len == 0 || job->move.draining)
     return NULL;
-  due = all || job->removals->len >= CS_MOVE_BATCH
-        || g_get_monotonic_time () - job->removals_since >= CS_MOVE_BATCH_US
-        || job->dir_fds + 8 > job->max_dir_fds;
+  due = all || job->move.removals->len >= CS_MOVE_BATCH
+        || g_get_monotonic_time () - job->move.removals_since >= CS_MOVE_BATCH_US
+        || _cs_job_dir_fds_short (job, 8);
   if (!due)
     return NULL;
-  job->draining = TRUE;
-  return g_steal_pointer (&job->removals);
+  job->move.draining = TRUE;
+  return g_steal_pointer (&job->move.removals);
 }
 
 static void
@@ -392,9 +392,9 @@ drain_batch (CsJob     *job,
   remove_batch (job, batch);
   /* Dropping the folders may finish them: their source folders go if empty. */
   g_ptr_array_unref (batch);
-  _cs_mutex_lock (&job->move_lock);
-  job->draining = FALSE;
-  _cs_mutex_unlock (&job->move_lock);
+  _cs_mutex_lock (&job->move.move_lock);
+  job->move.draining = FALSE;
+  _cs_mutex_unlock (&job->move.move_lock);
 }
 
 static void
@@ -412,15 +412,15 @@ remove_later (CsJob             *job,
   r->st = *st;
   r->folder = folder;
 
-  _cs_mutex_lock (&job->move_lock);
-  if (job->removals == NULL)
+  _cs_mutex_lock (&job->move.move_lock);
+  if (job->move.removals == NULL)
     {
-      job->removals = g_ptr_array_new_with_free_func (removal_free);
-      job->removals_since = g_get_monotonic_time ();
+      job->move.removals = g_ptr_array_new_with_free_func (removal_free);
+      job->move.removals_since = g_get_monotonic_time ();
     }
-  g_ptr_array_add (job->removals, r);
+  g_ptr_array_add (job->move.removals, r);
   batch = take_batch_locked (job, FALSE);
-  _cs_mutex_unlock (&job->move_lock);
+  _cs_mutex_unlock (&job->move.move_lock);
 
   if (batch != NULL)
     drain_batch (job, batch);
@@ -442,9 +442,9 @@ _cs_move_drain (CsJob    *job,
   /* Removing a batch finishes folders, whose removals make another. */
   do
     {
-      _cs_mutex_lock (&job->move_lock);
+      _cs_mutex_lock (&job->move.move_lock);
       batch = take_batch_locked (job, all);
-      _cs_mutex_unlock (&job->move_lock);
+      _cs_mutex_unlock (&job->move.move_lock);
       if (batch != NULL)
         drain_batch (job, batch);
     }

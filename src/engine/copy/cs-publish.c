@@ -27,7 +27,7 @@ placeholder_text (CsJob *job,
                   char  *buf,
                   gsize  size)
 {
-  return (gsize) g_snprintf (buf, size, CS_PLACEHOLDER_PREFIX "%s\n", job->job_tag);
+  return (gsize) g_snprintf (buf, size, CS_PLACEHOLDER_PREFIX "%s\n", job->life.job_tag);
 }
 
 /* Whether @name, with @st from lstat, is a claim of any run of ours: exactly the
@@ -45,7 +45,7 @@ _cs_publish_is_placeholder (CsJob             *job,
   int fd;
 
   if (!S_ISREG (st->st_mode) || st->st_size != (off_t) CS_PLACEHOLDER_SIZE
-      || st->st_uid != job->euid)
+      || st->st_uid != job->life.euid)
     return FALSE;
   fd = _cs_io_openat (&job->counters, dir->dst_fd, name, O_RDONLY | O_NOFOLLOW, 0);
   if (fd < 0)
@@ -67,9 +67,9 @@ _cs_publish_temp_name (CsJob *job,
                        char  *buf,
                        gsize  size)
 {
-  guint64 seq = atomic_fetch_add (&job->temp_seq, 1);
+  guint64 seq = atomic_fetch_add (&job->caps.temp_seq, 1);
 
-  g_snprintf (buf, size, CS_TEMP_PREFIX "%s-%" G_GUINT64_FORMAT CS_TEMP_SUFFIX, job->job_tag, seq);
+  g_snprintf (buf, size, CS_TEMP_PREFIX "%s-%" G_GUINT64_FORMAT CS_TEMP_SUFFIX, job->life.job_tag, seq);
 }
 
 /* Whether a file written beside its final name in @dir is published by a
@@ -79,9 +79,9 @@ gboolean
 _cs_publishes_by_claim (CsJob *job,
                         CsDir *dir)
 {
-  return (atomic_load_explicit (&job->no_noreplace, memory_order_relaxed)
+  return (atomic_load_explicit (&job->caps.no_noreplace, memory_order_relaxed)
           || (dir->fs != NULL && dir->fs->noreplace_racy))
-         && atomic_load_explicit (&job->no_link, memory_order_relaxed);
+         && atomic_load_explicit (&job->caps.no_link, memory_order_relaxed);
 }
 
 /* Links @tmp to @final and drops @tmp: 0, or the errno of the link.
@@ -107,7 +107,7 @@ publish_link (CsJob      *job,
     code = _cs_io_linkat (&job->counters, tmp_fd, tmp, fd, final, 0) == 0 ? 0 : errno;
   else
     {
-      GMutex *lock = &job->link_locks[(guint) fd % CS_JOB_LINK_LOCKS];
+      GMutex *lock = &job->stage.link_locks[(guint) fd % CS_JOB_LINK_LOCKS];
 
       g_mutex_lock (lock);
       /* A worker that queued here behind the one that found the folder on
@@ -164,12 +164,12 @@ publish_by_link (CsJob      *job,
 {
   int code;
 
-  if (atomic_load_explicit (&job->no_link, memory_order_relaxed))
+  if (atomic_load_explicit (&job->caps.no_link, memory_order_relaxed))
     return FALSE;
   code = publish_link (job, tmp_fd, tmp, dir, final);
   if (link_settled (code, link_unsupported (code), "rename", out))
     return TRUE;
-  atomic_store (&job->no_link, 1);
+  atomic_store (&job->caps.no_link, 1);
   return FALSE;
 }
 
@@ -208,7 +208,7 @@ _cs_publish_intent_name (CsJob      *job,
                          gsize       size)
 {
   g_snprintf (buf, size, CS_TEMP_PREFIX "%s-%" G_GUINT64_FORMAT CS_CLAIM_SUFFIX "%016"
-              G_GINT64_MODIFIER "x", job->job_tag, (guint64) atomic_fetch_add (&job->temp_seq, 1),
+              G_GINT64_MODIFIER "x", job->life.job_tag, (guint64) atomic_fetch_add (&job->caps.temp_seq, 1),
               _cs_name_hash (final));
 }
 
@@ -355,7 +355,7 @@ publish_noreplace (CsJob      *job,
 
   /* Where RENAME_NOREPLACE is a check and a plain rename (GVfs), a name
    * created between the two would be clobbered: a hard link, or the claim. */
-  if (!atomic_load_explicit (&job->no_noreplace, memory_order_relaxed)
+  if (!atomic_load_explicit (&job->caps.no_noreplace, memory_order_relaxed)
       && !(dir->fs != NULL && dir->fs->noreplace_racy))
     {
       if (_cs_io_renameat2 (&job->counters, tmp_fd, tmp, fd, final, RENAME_NOREPLACE) == 0)
@@ -365,7 +365,7 @@ publish_noreplace (CsJob      *job,
       /* From a staging folder on another filesystem: the caller writes beside. */
       if (errno == EXDEV || !_cs_io_is_unsupported (errno))
         return _cs_fail (errno, "rename");
-      atomic_store (&job->no_noreplace, 1);
+      atomic_store (&job->caps.no_noreplace, 1);
     }
 
   /* Without RENAME_NOREPLACE, a hard link fails just as safely on an existing name. */
@@ -453,7 +453,7 @@ link_unnamed (CsJob      *job,
 static CsOutcome
 no_unnamed (CsJob *job)
 {
-  atomic_store (&job->no_unnamed, 1);
+  atomic_store (&job->caps.no_unnamed, 1);
   return _cs_fail (CS_ERR_NO_UNNAMED, "link");
 }
 
@@ -476,7 +476,7 @@ _cs_publish_unnamed (CsJob      *job,
   CsOutcome o;
   int code;
 
-  if (!atomic_load_explicit (&job->unnamed_via_proc, memory_order_relaxed))
+  if (!atomic_load_explicit (&job->caps.unnamed_via_proc, memory_order_relaxed))
     {
       if (link_unnamed (job, tmp_fd, "", dir, final, AT_EMPTY_PATH, &o, &code))
         return o;
@@ -484,7 +484,7 @@ _cs_publish_unnamed (CsJob      *job,
        * cannot link refuses both. */
       if (!lacks_privilege (code))
         return no_unnamed (job);
-      atomic_store (&job->unnamed_via_proc, 1);
+      atomic_store (&job->caps.unnamed_via_proc, 1);
     }
 
   g_snprintf (proc, sizeof proc, "/proc/self/fd/%d", tmp_fd);

@@ -68,7 +68,7 @@ _cs_resume_wanted (CsJob             *job,
                    const struct stat *st)
 {
   /* A sparse file's holes would be written as data: it is copied as before. */
-  return !job->settings.dry_run
+  return !job->setup.settings.dry_run
          && S_ISREG (st->st_mode) && (guint64) st->st_size >= CS_RESUME_MIN
          && (guint64) st->st_blocks * 512 >= (guint64) st->st_size;
 }
@@ -283,8 +283,8 @@ opened (CsJob    *job,
         CsResume *r)
 {
   r->proven = r->kept_bytes;
-  atomic_fetch_add (&job->partials_open, 1);
-  atomic_fetch_add (&job->partials_proven, r->proven);
+  atomic_fetch_add (&job->resume.partials_open, 1);
+  atomic_fetch_add (&job->resume.partials_proven, r->proven);
 }
 
 guint64
@@ -370,7 +370,7 @@ _cs_resume_open (CsJob             *job,
   r->locked = 1 + code;
   if (_cs_io_fstat (&job->counters, r->fd, &pst) != 0)
     goto refuse;
-  if (!S_ISREG (pst.st_mode) || pst.st_uid != job->euid || pst.st_nlink != 1)
+  if (!S_ISREG (pst.st_mode) || pst.st_uid != job->life.euid || pst.st_nlink != 1)
     {
       /* Not one we could have written: left alone. */
       errno = EEXIST;
@@ -387,7 +387,7 @@ _cs_resume_open (CsJob             *job,
       CsRunEvent event = { _cs_job_elapsed (job), (char *) "resume", (double) r->kept_bytes,
                            r->size, checked, r->display };
 
-      _cs_run_add_event (job->run, &event);
+      _cs_run_add_event (job->life.run, &event);
       opened (job, r);
       return r;
     }
@@ -541,7 +541,7 @@ _cs_resume_wrote_block (CsJob    *job,
     {
       resume->journal_end += sizeof rec;
       resume->proven += length;
-      atomic_fetch_add (&job->partials_proven, length);
+      atomic_fetch_add (&job->resume.partials_proven, length);
     }
   code = n == (ssize_t) sizeof rec ? 0 : n < 0 ? errno : EIO;
   _cs_mutex_unlock (&resume->lock);
@@ -558,14 +558,14 @@ _cs_resume_close (CsJob    *job,
 
   /* The block handed over last is journaled first: it was written whole. */
   stop_hasher (resume);
-  atomic_fetch_sub (&job->partials_open, 1);
-  atomic_fetch_sub (&job->partials_proven, resume->proven);
+  atomic_fetch_sub (&job->resume.partials_open, 1);
+  atomic_fetch_sub (&job->resume.partials_proven, resume->proven);
   if (!published && keep)
     {
       CsRunEvent event = { _cs_job_elapsed (job), (char *) "kept", (double) resume->proven,
                            resume->size, 0, resume->display };
 
-      _cs_run_add_event (job->run, &event);
+      _cs_run_add_event (job->life.run, &event);
     }
   /* A share removes no file open on it, so the journal is closed first; a
    * lock on the partial's handle (flock) holds until the end. */
@@ -651,7 +651,7 @@ _cs_resume_sweep (CsJob      *job,
       if (fd < 0)
         continue;
       g_snprintf (lock_name, sizeof lock_name, CS_RESUME_PREFIX "%016" G_GINT64_MODIFIER "x" LOCK_SUFFIX, hash);
-      if (_cs_io_fstat (&job->counters, fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == job->euid
+      if (_cs_io_fstat (&job->counters, fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == job->life.euid
           && _cs_io_lock (&job->counters, fd, dir->dst_fd, lock_name) >= 0)
         {
           g_snprintf (partner, sizeof partner, CS_RESUME_PREFIX "%016" G_GINT64_MODIFIER "x" JOURNAL_SUFFIX, hash);

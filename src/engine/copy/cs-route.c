@@ -62,11 +62,11 @@ _cs_route_choose (CsJob *job)
   gboolean any_path = FALSE;
 
   g_array_set_clear_func (mapped, mapped_clear);
-  for (guint i = 0; i < job->sources->len; i++)
-    map_location (mapped, (char **) &job->sources->pdata[i]);
-  for (guint i = 0; i < job->source_targets->len; i++)
-    map_location (mapped, (char **) &job->source_targets->pdata[i]);
-  map_location (mapped, &job->destination);
+  for (guint i = 0; i < job->setup.sources->len; i++)
+    map_location (mapped, (char **) &job->setup.sources->pdata[i]);
+  for (guint i = 0; i < job->setup.source_targets->len; i++)
+    map_location (mapped, (char **) &job->setup.source_targets->pdata[i]);
+  map_location (mapped, &job->setup.destination);
   if (mapped->len == 0)
     return;
 
@@ -80,17 +80,17 @@ _cs_route_choose (CsJob *job)
       if (_cs_smb_login_connect (m->share, &why))
         continue;
       if (!m->url)
-        job->route = g_strdup_printf (_("through GVfs's mount (SMB directly to %s/%s: %s)"),
+        job->setup.route = g_strdup_printf (_("through GVfs's mount (SMB directly to %s/%s: %s)"),
                                       m->share->server, m->share->share, why);
       return;
     }
 
   if (any_path)
     {
-      job->given_sources = g_ptr_array_new_with_free_func (g_free);
-      for (guint i = 0; i < job->sources->len; i++)
-        g_ptr_array_add (job->given_sources, g_strdup (g_ptr_array_index (job->sources, i)));
-      job->given_destination = g_strdup (job->destination);
+      job->setup.given_sources = g_ptr_array_new_with_free_func (g_free);
+      for (guint i = 0; i < job->setup.sources->len; i++)
+        g_ptr_array_add (job->setup.given_sources, g_strdup (g_ptr_array_index (job->setup.sources, i)));
+      job->setup.given_destination = g_strdup (job->setup.destination);
     }
   for (guint i = 0; i < mapped->len; i++)
     {
@@ -101,5 +101,5 @@ _cs_route_choose (CsJob *job)
       g_free (*m->location);
       *m->location = g_strdup (m->share->url);
     }
-  job->route = g_strdup_printf (_("SMB directly to %s/%s"), named->server, named->share);
+  job->setup.route = g_strdup_printf (_("SMB directly to %s/%s"), named->server, named->share);
 }

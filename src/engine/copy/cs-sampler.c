@@ -70,7 +70,7 @@ CsSampler *
 _cs_sampler_new (CsJob *job)
 {
   CsSampler *self = g_new0 (CsSampler, 1);
-  guint interval_ms = job->settings.interval_ms > 0 ? job->settings.interval_ms : 250;
+  guint interval_ms = job->setup.settings.interval_ms > 0 ? job->setup.settings.interval_ms : 250;
 
   self->job = job;
   self->min_dt = interval_ms / 2000.0;
@@ -138,7 +138,7 @@ make_sample (CsJob          *job,
   sample->values[CS_COUNTER_PROCESS_CPU_USAGE] =
     wall_dt > 0 ? 100.0 * (double) (to->process_cpu - from->process_cpu) / 1e6 / wall_dt : 0.0;
   sample->values[CS_COUNTER_PROCESS_MEMORY] = (double) _cs_env_process_rss () / 1e6;
-  sample->values[CS_COUNTER_THREADS] = atomic_load (&job->threads);
+  sample->values[CS_COUNTER_THREADS] = _cs_job_threads (job);
   sample->files_done = to->files_done;
   sample->bytes_done = to->bytes_done;
 
@@ -204,9 +204,9 @@ _cs_sampler_take (CsSampler *self,
   if (record)
     {
       if (replace)
-        _cs_run_replace_last_sample (job->run, &sample);
+        _cs_run_replace_last_sample (job->life.run, &sample);
       else
-        _cs_run_add_sample (job->run, &sample);
+        _cs_run_add_sample (job->life.run, &sample);
       _cs_job_post_sample (job, &sample);
     }
   else

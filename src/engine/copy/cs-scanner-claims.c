@@ -65,7 +65,7 @@ _cs_scanner_count_unreadable (CsJob    *job,
       _cs_job_add_dir_total (job, CS_CLASS_FAILED);
       return;
     }
-  atomic_fetch_add (&job->files_found, 1);
+  atomic_fetch_add (&job->tally.files_found, 1);
   _cs_job_add_total (job, CS_CLASS_TOTAL, 1, 0);
   _cs_job_add_total (job, CS_CLASS_FAILED, 1, 0);
 }
@@ -93,14 +93,14 @@ _cs_scanner_not_held (CsJob             *job,
 
   if (folder)
     {
-      atomic_fetch_add (&job->dirs_found, 1);
+      atomic_fetch_add (&job->tally.dirs_found, 1);
       _cs_job_add_dir_total (job, CS_CLASS_TOTAL);
       _cs_job_add_dir_total (job, CS_CLASS_FAILED);
     }
   else
     {
-      atomic_fetch_add (&job->files_found, 1);
-      atomic_fetch_add (&job->bytes_found, size);
+      atomic_fetch_add (&job->tally.files_found, 1);
+      atomic_fetch_add (&job->tally.bytes_found, size);
       _cs_job_add_total (job, CS_CLASS_TOTAL, 1, size);
       _cs_job_add_total (job, CS_CLASS_FAILED, 1, size);
       atomic_fetch_add (&job->counters.files_done, 1);

@@ -34,7 +34,7 @@ remove_leftover (CsJob      *job,
   struct stat st;
   guint64 hash;
 
-  if (job->settings.dry_run || _cs_name_run_alive (name))
+  if (job->setup.settings.dry_run || _cs_name_run_alive (name))
     return;
   if (_cs_name_is_our_stage (name))
     {
@@ -42,7 +42,7 @@ remove_leftover (CsJob      *job,
       return;
     }
   if (_cs_io_fstatat (&job->counters, dir->dst_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0
-      || S_ISDIR (st.st_mode) || st.st_uid != job->euid)
+      || S_ISDIR (st.st_mode) || st.st_uid != job->life.euid)
     return;
   if (_cs_name_claim_hash (name, &hash))
     _cs_dir_add_claim (dir, hash, &st.st_ctim);
@@ -94,7 +94,7 @@ _cs_scanner_prepare_existing_dir (CsJob      *job,
             remove_leftover (job, dir, name);
           else if (_cs_name_is_resume (name, NULL))
             {
-              if (job->settings.dry_run)
+              if (job->setup.settings.dry_run)
                 continue;
               /* Kept for the file it belongs to; swept once the folder is read. */
               if (dir->resumes == NULL)

@@ -41,11 +41,11 @@ _cs_scanner_plan (CsJob      *job,
   g_autofree char *src = NULL;
   g_autofree char *dst = NULL;
 
-  if (job->plan_func == NULL)
+  if (job->setup.plan_func == NULL)
     return;
   src = _cs_dir_dup_path (dir, name, FALSE);
   dst = _cs_dir_dup_path (dir, dst_name, TRUE);
-  job->plan_func (action, src, dst, job->plan_data);
+  job->setup.plan_func (action, src, dst, job->setup.plan_data);
 }
 
 static void walk_dir (CsJob *job, CsDir *dir, guint depth, GPtrArray *members);
@@ -57,12 +57,12 @@ static void walk_dir (CsJob *job, CsDir *dir, guint depth, GPtrArray *members);
 void
 _cs_scanner_flush_batch (CsJob *job)
 {
-  CsItem *batch = g_steal_pointer (&job->batch);
+  CsItem *batch = g_steal_pointer (&job->scan.batch);
 
   if (batch != NULL)
-    batch->n_files = job->batch_n;
-  job->batch_n = 0;
-  job->batch_bytes = 0;
+    batch->n_files = job->scan.batch_n;
+  job->scan.batch_n = 0;
+  job->scan.batch_bytes = 0;
   if (batch != NULL)
     _cs_job_push (job, batch);
 }
@@ -77,8 +77,8 @@ static void
 queue_item (CsJob  *job,
             CsItem *item)
 {
-  guint threads = atomic_load (&job->threads);
-  guint pending = __atomic_load_n (&job->pending, __ATOMIC_RELAXED);
+  guint threads = _cs_job_threads (job);
+  guint pending = _cs_job_pending (job);
   guint64 size = item->kind == CS_ITEM_FILE ? (guint64) item->st.st_size : 0;
 
   atomic_fetch_add_explicit (&item->dir->n_files, 1, memory_order_relaxed);
@@ -89,16 +89,16 @@ queue_item (CsJob  *job,
       return;
     }
 
-  if (job->batch == NULL)
+  if (job->scan.batch == NULL)
     {
-      job->batch = g_new0 (CsItem, 1);
-      job->batch->kind = CS_ITEM_BATCH;
+      job->scan.batch = g_new0 (CsItem, 1);
+      job->scan.batch->kind = CS_ITEM_BATCH;
     }
-  item->next = job->batch->next;
-  job->batch->next = item;
-  job->batch_n++;
-  job->batch_bytes += size;
-  if (job->batch_n >= BATCH_FILES || job->batch_bytes >= BATCH_BYTES)
+  item->next = job->scan.batch->next;
+  job->scan.batch->next = item;
+  job->scan.batch_n++;
+  job->scan.batch_bytes += size;
+  if (job->scan.batch_n >= BATCH_FILES || job->scan.batch_bytes >= BATCH_BYTES)
     _cs_scanner_flush_batch (job);
 }
 
@@ -119,7 +119,7 @@ open_merged (CsJob   *job,
       _cs_scanner_count_unreadable (job, TRUE);
       return NULL;
     }
-  atomic_fetch_add (&job->dirs_found, 1);
+  atomic_fetch_add (&job->tally.dirs_found, 1);
   _cs_job_add_dir_total (job, CS_CLASS_TOTAL);
   dir = _cs_dir_new (job, later->parent, later->name, into->dst_name);
   dir->st = st;
@@ -140,7 +140,7 @@ open_merged (CsJob   *job,
   dir->fs = into->fs;
   dir->merged_into = _cs_dir_ref (into);
   _cs_job_add_dir_total (job, CS_CLASS_SKIPPED);
-  if (job->settings.operation == CS_OPERATION_MOVE)
+  if (job->setup.settings.operation == CS_OPERATION_MOVE)
     _cs_move_probe_dir (job, dir);
   return dir;
 }
@@ -160,7 +160,7 @@ enter_dir (CsJob             *job,
   CsDir *dir;
   int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 
-  atomic_fetch_add (&job->dirs_found, 1);
+  atomic_fetch_add (&job->tally.dirs_found, 1);
   _cs_job_add_dir_total (job, CS_CLASS_TOTAL);
 
   dir = _cs_dir_new (job, parent, name, dst_name);
@@ -176,7 +176,7 @@ enter_dir (CsJob             *job,
     }
   _cs_dir_note_source (job, dir, parent);
 
-  if (job->settings.dry_run)
+  if (job->setup.settings.dry_run)
     {
       if (parent->dst_fd >= 0)
         dir->dst_fd = _cs_io_openat (&job->counters, parent->dst_fd, dir->dst_name, flags, 0);
@@ -211,7 +211,7 @@ enter_dir (CsJob             *job,
       return;
     }
 
-  if (!job->settings.dry_run)
+  if (!job->setup.settings.dry_run)
     {
       /* O_NOFOLLOW: a symlink planted where a folder should be is never written through. */
       dir->dst_fd = _cs_io_openat (&job->counters, parent->dst_fd, dir->dst_name, flags, 0);
@@ -247,9 +247,9 @@ enter_dir (CsJob             *job,
     }
   dir->fs = _cs_dest_fs_for (job, dir->dst_fd, parent->fs);
 
-  if (job->settings.operation == CS_OPERATION_MOVE)
+  if (job->setup.settings.operation == CS_OPERATION_MOVE)
     _cs_move_probe_dir (job, dir);
-  if (job->settings.operation == CS_OPERATION_MIRROR && parent->parent == NULL)
+  if (job->setup.settings.operation == CS_OPERATION_MIRROR && parent->parent == NULL)
     _cs_mirror_add_root (job, dir);
   if (later != NULL && later->len > 0)
     {
@@ -333,7 +333,7 @@ handle_one (CsJob        *job,
       /* A move takes a whole folder by one rename when its name is free —
        * and no later source's folder merges into it; not with a manifest,
        * whose workers must meet every file. */
-      if (job->settings.operation == CS_OPERATION_MOVE && !job->settings.dry_run && job->manifest == NULL
+      if (job->setup.settings.operation == CS_OPERATION_MOVE && !job->setup.settings.dry_run && job->lists.manifest == NULL
           && (later == NULL || later->len == 0)
           && _cs_move_rename_whole (job, dir, name, dst_name != NULL ? dst_name : name, &st))
         return;
@@ -351,8 +351,8 @@ handle_one (CsJob        *job,
       CsLink *link = NULL;
       gboolean first = TRUE;
 
-      atomic_fetch_add (&job->files_found, 1);
-      atomic_fetch_add (&job->bytes_found, size);
+      atomic_fetch_add (&job->tally.files_found, 1);
+      atomic_fetch_add (&job->tally.bytes_found, size);
       _cs_job_add_total (job, CS_CLASS_TOTAL, 1, size);
 
       /* Devices and FIFOs too: several names of one node stay one node. */
@@ -367,7 +367,7 @@ handle_one (CsJob        *job,
           g_hash_table_add (dir->resumes_wanted, g_memdup2 (&hash, sizeof hash));
         }
 
-      if (job->settings.dry_run)
+      if (job->setup.settings.dry_run)
         {
           CsAction action = dir->dst_fd >= 0
             ? _cs_copy_decide (job, dir, name, final, &st)
@@ -379,7 +379,7 @@ handle_one (CsJob        *job,
                                               "keep", "fail" };
 
           _cs_link_unref (link);
-          _cs_scanner_plan (job, job->settings.operation == CS_OPERATION_MOVE ? move_names[action]
+          _cs_scanner_plan (job, job->setup.settings.operation == CS_OPERATION_MOVE ? move_names[action]
                      : action <= CS_ACTION_REPLACE && !first ? "hard link" : names[action],
                             dir, name, final);
           if (action <= CS_ACTION_KEEP_BOTH)
@@ -403,9 +403,9 @@ handle_one (CsJob        *job,
        * worker would skip without a word; every other decision, and every
        * share (where the workers' stats overlap their round trips), stays
        * with the pool, and so does every file a checksum list must read. */
-      if (listed != NULL && link == NULL && job->settings.operation != CS_OPERATION_MOVE
-          && job->manifest == NULL
-          && (size < CS_BIG_FILE_MIN || !job->split_big) && _cs_copy_dest_is_local (job, dir)
+      if (listed != NULL && link == NULL && job->setup.settings.operation != CS_OPERATION_MOVE
+          && job->lists.manifest == NULL
+          && (size < CS_BIG_FILE_MIN || !job->scan.split_big) && _cs_copy_dest_is_local (job, dir)
           && _cs_copy_decide_identical (job, dir, name, final, &st))
         {
           _cs_job_account (job, dir, name, final, CS_ACTION_SKIP, size);
@@ -413,7 +413,7 @@ handle_one (CsJob        *job,
         }
 
       /* A later name of a file is linked, not copied, whatever its size. */
-      if (S_ISREG (st.st_mode) && size >= CS_BIG_FILE_MIN && job->split_big && first)
+      if (S_ISREG (st.st_mode) && size >= CS_BIG_FILE_MIN && job->scan.split_big && first)
         {
           /* Decided here, once, so every chunk agrees on what to do. */
           CsAction action = _cs_copy_decide (job, dir, name, final, &st);
@@ -422,11 +422,11 @@ handle_one (CsJob        *job,
 
           /* A move decides for itself in the worker (renaming, or comparing
            * before removing the source). */
-          if (job->settings.operation == CS_OPERATION_MOVE
+          if (job->setup.settings.operation == CS_OPERATION_MOVE
               && (action >= CS_ACTION_SKIP || atomic_load (&dir->same_fs)))
             goto whole;
           /* A file already there is read for the manifest by a worker. */
-          if (job->manifest != NULL && action >= CS_ACTION_SKIP && action != CS_ACTION_FAIL)
+          if (job->lists.manifest != NULL && action >= CS_ACTION_SKIP && action != CS_ACTION_FAIL)
             goto whole;
           if (action >= CS_ACTION_SKIP)
             {
@@ -502,7 +502,7 @@ handle_one (CsJob        *job,
     const char *message = S_ISSOCK (st.st_mode) ? "Not copied: a socket belongs to the program that listens on it"
                                                 : "Not copied: not a file, folder, link, FIFO or device";
 
-    atomic_fetch_add (&job->files_found, 1);
+    atomic_fetch_add (&job->tally.files_found, 1);
     _cs_job_add_total (job, CS_CLASS_TOTAL, 1, 0);
     _cs_job_add_total (job, CS_CLASS_SKIPPED, 1, 0);
     _cs_job_note (job, dir, name, "special file", 0, message);
@@ -586,7 +586,7 @@ walk_dir (CsJob     *job,
   if (!dir->dst_new && dir->dst_fd >= 0)
     {
       existing = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-      if (job->settings.operation == CS_OPERATION_MIRROR && dir->mirror_root >= 0)
+      if (job->setup.settings.operation == CS_OPERATION_MIRROR && dir->mirror_root >= 0)
         types = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
       _cs_scanner_prepare_existing_dir (job, dir, existing, types);
     }
@@ -626,7 +626,7 @@ walk_dir (CsJob     *job,
     {
       _cs_scanner_count_extras (job, dir, existing);
       /* Only a folder read to its end tells what its source no longer has. */
-      if (n == 0 && job->settings.operation == CS_OPERATION_MIRROR)
+      if (n == 0 && job->setup.settings.operation == CS_OPERATION_MIRROR)
         _cs_mirror_note_extras (job, dir, existing);
     }
 }

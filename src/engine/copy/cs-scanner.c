@@ -38,13 +38,13 @@ open_container (CsJob      *job,
   dir->apply_attrs = FALSE;
   dir->src_fd = _cs_io_openat (&job->counters, CS_IO_AT_LOCATION, src_parent, O_RDONLY | O_DIRECTORY, 0);
   dir->dst_fd = _cs_io_openat (&job->counters, CS_IO_AT_LOCATION, dst_parent, O_RDONLY | O_DIRECTORY, 0);
-  if (dir->src_fd < 0 || (dir->dst_fd < 0 && !job->settings.dry_run))
+  if (dir->src_fd < 0 || (dir->dst_fd < 0 && !job->setup.settings.dry_run))
     {
       _cs_dir_unref (dir);
       return NULL;
     }
   _cs_dir_note_source (job, dir, NULL);
-  if (job->settings.operation == CS_OPERATION_MOVE)
+  if (job->setup.settings.operation == CS_OPERATION_MOVE)
     _cs_move_probe_dir (job, dir);
   dir->fs = _cs_dest_fs_for (job, dir->dst_fd, NULL);
 
@@ -62,7 +62,7 @@ make_destination (CsJob      *job,
 
   if (_cs_io_mkdirat (&job->counters, CS_IO_AT_LOCATION, path, 0755) == 0 || errno == EEXIST)
     return 0;
-  if (errno != ENOENT || !job->into)
+  if (errno != ENOENT || !job->setup.into)
     return -1;
   trimmed = g_strdup (path);
   while (strlen (trimmed) > 1 && g_str_has_suffix (trimmed, "/"))
@@ -79,10 +79,10 @@ make_destination (CsJob      *job,
 static gboolean
 any_accepted (CsJob *job)
 {
-  for (guint i = 0; job->refusals != NULL && i < job->refusals->len; i++)
-    if (g_ptr_array_index (job->refusals, i) == NULL)
+  for (guint i = 0; job->check.refusals != NULL && i < job->check.refusals->len; i++)
+    if (g_ptr_array_index (job->check.refusals, i) == NULL)
       return TRUE;
-  return job->refusals == NULL;
+  return job->check.refusals == NULL;
 }
 
 /* Where source @i goes: the path it is read from (without trailing slashes;
@@ -115,10 +115,10 @@ source_target (CsJob    *job,
                gboolean  dest_is_dir,
                Target   *t)
 {
-  const char *source = g_ptr_array_index (job->sources, i);
-  const char *explicit_target = g_ptr_array_index (job->source_targets, i);
-  const char *read_path = job->read_paths != NULL ? g_ptr_array_index (job->read_paths, i) : NULL;
-  const char *dest = job->destination;
+  const char *source = g_ptr_array_index (job->setup.sources, i);
+  const char *explicit_target = g_ptr_array_index (job->setup.source_targets, i);
+  const char *read_path = job->check.read_paths != NULL ? g_ptr_array_index (job->check.read_paths, i) : NULL;
+  const char *dest = job->setup.destination;
   g_autofree char *given_name = NULL;
 
   t->trimmed = g_strdup (source);
@@ -167,16 +167,16 @@ first_of_each (CsJob    *job,
                gboolean  dest_is_dir)
 {
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  guint *first = g_new (guint, job->sources->len);
+  guint *first = g_new (guint, job->setup.sources->len);
 
-  for (guint i = 0; i < job->sources->len; i++)
+  for (guint i = 0; i < job->setup.sources->len; i++)
     {
       Target t = { 0 };
       char *key;
       gpointer found;
 
       /* A source the check refused lands nowhere and takes no name. */
-      if (job->refusals != NULL && g_ptr_array_index (job->refusals, i) != NULL)
+      if (job->check.refusals != NULL && g_ptr_array_index (job->check.refusals, i) != NULL)
         {
           first[i] = i;
           continue;
@@ -240,7 +240,7 @@ merging_sources (CsJob       *job,
   if (_cs_io_fstatat (&job->counters, container->src_fd, t->src_name, &st, AT_SYMLINK_NOFOLLOW) != 0
       || !S_ISDIR (st.st_mode))
     return NULL;
-  for (guint k = i + 1; k < job->sources->len; k++)
+  for (guint k = i + 1; k < job->setup.sources->len; k++)
     {
       g_auto(Target) kt = { 0 };
       CsDir *other;
@@ -266,7 +266,7 @@ merging_sources (CsJob       *job,
 void
 _cs_scanner_run (CsJob *job)
 {
-  const char *dest = job->destination;
+  const char *dest = job->setup.destination;
   g_autofree guint *first = NULL;
   g_autofree gboolean *merged = NULL;
   g_autofree gboolean *has_later = NULL;
@@ -279,7 +279,7 @@ _cs_scanner_run (CsJob *job)
   /* cp -r: several sources into a folder that does not exist yet make that
    * folder; so does one when it is copied into the destination. Not when
    * every source was refused: nothing goes there. */
-  if (!dest_is_dir && (job->sources->len > 1 || job->into) && !job->settings.dry_run && any_accepted (job))
+  if (!dest_is_dir && (job->setup.sources->len > 1 || job->setup.into) && !job->setup.settings.dry_run && any_accepted (job))
     {
       if (make_destination (job, dest) != 0)
         {
@@ -290,20 +290,20 @@ _cs_scanner_run (CsJob *job)
         }
       dest_is_dir = TRUE;
     }
-  else if (!dest_is_dir && (job->sources->len > 1 || job->into))
+  else if (!dest_is_dir && (job->setup.sources->len > 1 || job->setup.into))
     dest_is_dir = TRUE;
 
   first = first_of_each (job, dest_is_dir);
-  merged = g_new0 (gboolean, job->sources->len);
-  has_later = g_new0 (gboolean, job->sources->len);
-  for (guint k = 0; k < job->sources->len; k++)
+  merged = g_new0 (gboolean, job->setup.sources->len);
+  has_later = g_new0 (gboolean, job->setup.sources->len);
+  for (guint k = 0; k < job->setup.sources->len; k++)
     if (first[k] != k)
       has_later[first[k]] = TRUE;
 
-  for (guint i = 0; i < job->sources->len && !_cs_job_stopping (job); i++)
+  for (guint i = 0; i < job->setup.sources->len && !_cs_job_stopping (job); i++)
     {
-      const char *source = g_ptr_array_index (job->sources, i);
-      const char *refusal = job->refusals != NULL ? g_ptr_array_index (job->refusals, i) : NULL;
+      const char *source = g_ptr_array_index (job->setup.sources, i);
+      const char *refusal = job->check.refusals != NULL ? g_ptr_array_index (job->check.refusals, i) : NULL;
       g_auto(Target) t = { 0 };
       g_autoptr(GPtrArray) later = NULL;
       const char *trimmed, *src_parent, *src_name, *dst_parent, *dst_name;
@@ -343,7 +343,7 @@ _cs_scanner_run (CsJob *job)
           _cs_scanner_count_unreadable (job, folder);
           continue;
         }
-      if (job->settings.dry_run && container->dst_fd < 0)
+      if (job->setup.settings.dry_run && container->dst_fd < 0)
         container->dst_new = TRUE;
       if (first[i] != i)
         {
@@ -374,26 +374,26 @@ _cs_scanner_run (CsJob *job)
         later = merging_sources (job, container, &t, i, first, merged, dest_is_dir);
       /* A folder source's own folder is swept when it is entered; what a
        * killed copy of a file left lies beside it, in the container. */
-      if (container->dst_fd >= 0 && !job->settings.dry_run
+      if (container->dst_fd >= 0 && !job->setup.settings.dry_run
           && _cs_io_fstatat (&job->counters, container->src_fd, src_name, &src_st, AT_SYMLINK_NOFOLLOW) == 0
           && !S_ISDIR (src_st.st_mode))
         _cs_scanner_prepare_existing_dir (job, container, NULL, NULL);
       /* Every source is copied into the same folder: staging goes there. */
       _cs_stage_setup (job, container->dst_fd);
       if (container->dst_fd >= 0 && _cs_is_remote_filesystem (container->dst_fd))
-        atomic_store (&job->dst_remote, 1);
+        atomic_store (&job->dest.dst_remote, 1);
       /* A backend with no flush (smb://): the job says so at its end. */
       if (container->dst_fd >= 0)
         {
           const CsIoTable *backend = _cs_io_backend (container->dst_fd, NULL);
 
           if (backend != NULL && backend->cannot_flush)
-            atomic_store (&job->dst_cannot_flush, 1);
+            atomic_store (&job->dest.dst_cannot_flush, 1);
         }
-      job->split_big = job->chunking == CS_CHUNKING_ALWAYS
-                       || (job->chunking == CS_CHUNKING_AUTO
+      job->scan.split_big = job->setup.chunking == CS_CHUNKING_ALWAYS
+                       || (job->setup.chunking == CS_CHUNKING_AUTO
                            && (_cs_is_remote_filesystem (container->src_fd)
-                               || atomic_load (&job->dst_remote)));
+                               || _cs_job_destination_remote (job)));
       _cs_scanner_handle_entry (job, container, src_name, strcmp (src_name, dst_name) != 0 ? dst_name : NULL,
                                 DT_UNKNOWN, NULL, 0, later);
       _cs_dir_unref (container);
@@ -411,14 +411,14 @@ _cs_scanner_run_replaced (CsJob     *job,
       struct stat st;
 
       /* A dry run deleted nothing: what it would copy is planned as new. */
-      if (job->settings.dry_run
+      if (job->setup.settings.dry_run
           && _cs_io_fstatat (&job->counters, r->dir->src_fd, r->name, &st, AT_SYMLINK_NOFOLLOW) == 0
           && !S_ISDIR (st.st_mode))
         {
           guint64 size = S_ISREG (st.st_mode) ? (guint64) st.st_size : 0;
 
-          atomic_fetch_add (&job->files_found, 1);
-          atomic_fetch_add (&job->bytes_found, size);
+          atomic_fetch_add (&job->tally.files_found, 1);
+          atomic_fetch_add (&job->tally.bytes_found, size);
           _cs_job_add_total (job, CS_CLASS_TOTAL, 1, size);
           _cs_job_add_total (job, CS_CLASS_COPIED, 1, size);
           atomic_fetch_add (&job->counters.files_done, 1);

@@ -82,13 +82,13 @@ _cs_stage_setup (CsJob *job,
 {
   gboolean stage;
 
-  if (job->stage_root_fd >= 0 || job->stage_swept || root_fd < 0 || job->settings.dry_run)
+  if (job->stage.stage_root_fd >= 0 || job->stage.stage_swept || root_fd < 0 || job->setup.settings.dry_run)
     return;
 
-  job->stage_swept = TRUE;
+  job->stage.stage_swept = TRUE;
   remove_leftover_stages (job, root_fd);
 
-  switch (job->staging)
+  switch (job->setup.staging)
     {
     case CS_STAGING_ALWAYS:
       stage = TRUE;
@@ -102,7 +102,7 @@ _cs_stage_setup (CsJob *job,
       break;
     }
   if (stage)
-    job->stage_root_fd = _cs_io_openat (&job->counters, root_fd, ".", O_RDONLY | O_DIRECTORY, 0);
+    job->stage.stage_root_fd = _cs_io_openat (&job->counters, root_fd, ".", O_RDONLY | O_DIRECTORY, 0);
 }
 
 static CsStage *
@@ -113,17 +113,17 @@ stage_create (CsJob *job,
 
   stage->index = index;
   g_snprintf (stage->name, sizeof stage->name, CS_TEMP_PREFIX "%s-%u" CS_STAGE_SUFFIX,
-              job->job_tag, index);
-  if (_cs_io_mkdirat (&job->counters, job->stage_root_fd, stage->name, 0700) != 0)
+              job->life.job_tag, index);
+  if (_cs_io_mkdirat (&job->counters, job->stage.stage_root_fd, stage->name, 0700) != 0)
     {
       g_free (stage);
       return NULL;
     }
-  stage->fd = _cs_io_openat (&job->counters, job->stage_root_fd, stage->name,
+  stage->fd = _cs_io_openat (&job->counters, job->stage.stage_root_fd, stage->name,
                              O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
   if (stage->fd < 0)
     {
-      _cs_io_unlinkat (&job->counters, job->stage_root_fd, stage->name, AT_REMOVEDIR);
+      _cs_io_unlinkat (&job->counters, job->stage.stage_root_fd, stage->name, AT_REMOVEDIR);
       g_free (stage);
       return NULL;
     }
@@ -136,28 +136,28 @@ _cs_stage_acquire (CsJob *job)
 {
   CsStage *stage = NULL;
 
-  if (job->stage_root_fd < 0 || atomic_load_explicit (&job->no_staging, memory_order_relaxed))
+  if (job->stage.stage_root_fd < 0 || atomic_load_explicit (&job->stage.no_staging, memory_order_relaxed))
     return NULL;
 
-  _cs_mutex_lock (&job->stage_lock);
-  if (job->free_stages->len > 0)
-    stage = g_ptr_array_steal_index_fast (job->free_stages, job->free_stages->len - 1);
-  _cs_mutex_unlock (&job->stage_lock);
+  _cs_mutex_lock (&job->stage.stage_lock);
+  if (job->stage.free_stages->len > 0)
+    stage = g_ptr_array_steal_index_fast (job->stage.free_stages, job->stage.free_stages->len - 1);
+  _cs_mutex_unlock (&job->stage.stage_lock);
   if (stage != NULL)
     return stage;
 
   /* Created outside the lock: on a share a mkdir is a round trip, and the
    * other workers need not wait for it. There are never more folders than
    * workers that ran at once. */
-  stage = stage_create (job, atomic_fetch_add (&job->stage_seq, 1));
+  stage = stage_create (job, atomic_fetch_add (&job->stage.stage_seq, 1));
   if (stage == NULL)
     {
-      atomic_store (&job->no_staging, 1);   /* no room for folders: beside from now on */
+      atomic_store (&job->stage.no_staging, 1);   /* no room for folders: beside from now on */
       return NULL;
     }
-  _cs_mutex_lock (&job->stage_lock);
-  g_ptr_array_add (job->stages, stage);
-  _cs_mutex_unlock (&job->stage_lock);
+  _cs_mutex_lock (&job->stage.stage_lock);
+  g_ptr_array_add (job->stage.stages, stage);
+  _cs_mutex_unlock (&job->stage.stage_lock);
 
   return stage;
 }
@@ -168,32 +168,32 @@ _cs_stage_release (CsJob   *job,
 {
   if (stage == NULL)
     return;
-  _cs_mutex_lock (&job->stage_lock);
-  g_ptr_array_add (job->free_stages, stage);
-  _cs_mutex_unlock (&job->stage_lock);
+  _cs_mutex_lock (&job->stage.stage_lock);
+  g_ptr_array_add (job->stage.free_stages, stage);
+  _cs_mutex_unlock (&job->stage.stage_lock);
 }
 
 void
 _cs_stage_teardown (CsJob *job)
 {
-  if (job->stage_root_fd < 0)
+  if (job->stage.stage_root_fd < 0)
     return;
 
-  for (guint i = 0; i < job->stages->len; i++)
+  for (guint i = 0; i < job->stage.stages->len; i++)
     {
-      CsStage *stage = g_ptr_array_index (job->stages, i);
+      CsStage *stage = g_ptr_array_index (job->stage.stages, i);
 
       _cs_io_close (&job->counters, stage->fd);
       /* Every temporary was published or removed by its worker; a folder that
        * is not empty anyway is cleaned the way a crashed run's is. */
-      if (_cs_io_unlinkat (&job->counters, job->stage_root_fd, stage->name, AT_REMOVEDIR) != 0
+      if (_cs_io_unlinkat (&job->counters, job->stage.stage_root_fd, stage->name, AT_REMOVEDIR) != 0
           && errno == ENOTEMPTY)
-        _cs_stage_remove_leftover (job, job->stage_root_fd, stage->name);
+        _cs_stage_remove_leftover (job, job->stage.stage_root_fd, stage->name);
     }
-  g_ptr_array_set_size (job->free_stages, 0);
-  g_ptr_array_set_size (job->stages, 0);   /* frees them */
-  _cs_io_close (&job->counters, job->stage_root_fd);
-  job->stage_root_fd = -1;
+  g_ptr_array_set_size (job->stage.free_stages, 0);
+  g_ptr_array_set_size (job->stage.stages, 0);   /* frees them */
+  _cs_io_close (&job->counters, job->stage.stage_root_fd);
+  job->stage.stage_root_fd = -1;
 }
 
 void
@@ -206,13 +206,13 @@ _cs_stage_remove_leftover (CsJob      *job,
   ssize_t n;
   int fd;
 
-  if (job->settings.dry_run)
+  if (job->setup.settings.dry_run)
     return;
   fd = _cs_io_openat (&job->counters, dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
   if (fd < 0)
     return;
   /* Only a folder we own: the pattern alone proves nothing about someone else's. */
-  if (_cs_io_fstat (&job->counters, fd, &st) != 0 || st.st_uid != job->euid)
+  if (_cs_io_fstat (&job->counters, fd, &st) != 0 || st.st_uid != job->life.euid)
     {
       _cs_io_close (&job->counters, fd);
       return;
@@ -231,7 +231,7 @@ _cs_stage_remove_leftover (CsJob      *job,
             continue;
           if (_cs_name_is_our_temp (d->d_name)
               && _cs_io_fstatat (&job->counters, fd, d->d_name, &tst, AT_SYMLINK_NOFOLLOW) == 0
-              && (S_ISREG (tst.st_mode) || S_ISLNK (tst.st_mode)) && tst.st_uid == job->euid)
+              && (S_ISREG (tst.st_mode) || S_ISLNK (tst.st_mode)) && tst.st_uid == job->life.euid)
             _cs_io_unlinkat (&job->counters, fd, d->d_name, 0);
           /* The empty folders a probe of names makes (cs-dest-fs.c), under
            * whatever name the filesystem gave them; a folder with anything

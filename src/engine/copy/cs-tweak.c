@@ -152,16 +152,16 @@ _cs_tweak_metadata (CsJob             *job,
                     const struct stat *src,
                     const struct stat *dst)
 {
-  gboolean owner = job->euid == 0 && (dst->st_uid != src->st_uid || dst->st_gid != src->st_gid)
+  gboolean owner = job->life.euid == 0 && (dst->st_uid != src->st_uid || dst->st_gid != src->st_gid)
                    && !_cs_metadata_refused (job, CS_METADATA_OWNERS);
   gboolean xattrs = S_ISREG (src->st_mode) && changed_after (src, dst)
-                    && !atomic_load_explicit (&job->no_xattr, memory_order_relaxed)
+                    && !atomic_load_explicit (&job->caps.no_xattr, memory_order_relaxed)
                     && !(_cs_metadata_refused (job, CS_METADATA_XATTRS)
                          && _cs_metadata_refused (job, CS_METADATA_ACLS));
   int src_fd, dst_fd;
 
-  if (job->settings.dry_run || dir->src_pseudo || dir->dst_fd < 0
-      || job->settings.operation == CS_OPERATION_MOVE)
+  if (job->setup.settings.dry_run || dir->src_pseudo || dir->dst_fd < 0
+      || job->setup.settings.operation == CS_OPERATION_MOVE)
     return;
 
   /* Owner first: a chown clears the set-id bits the mode then puts back. */

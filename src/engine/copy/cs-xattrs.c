@@ -39,7 +39,7 @@ copy_with (CsJob *job,
         return FALSE;
       /* A source filesystem without them says so once; nothing to copy. */
       if (errno == ENOTSUP || errno == ENOSYS)
-        atomic_store (&job->no_xattr, 1);
+        atomic_store (&job->caps.no_xattr, 1);
       return TRUE;
     }
 
@@ -78,7 +78,7 @@ _cs_xattrs_copy (CsJob *job,
   g_autofree char *big = NULL;
   guint lost = 0;
 
-  if (atomic_load_explicit (&job->no_xattr, memory_order_relaxed))
+  if (atomic_load_explicit (&job->caps.no_xattr, memory_order_relaxed))
     return 0;
   if (buffer != NULL)
     {

@@ -489,7 +489,7 @@ run_all (CsSweep         *sweep,
 
         if (!ok)
           {
-            if (g_error_matches (local_error, CS_JOB_ERROR, CS_JOB_ERROR_CANCELLED)
+            if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
                 || g_cancellable_is_cancelled (cancellable))
               {
                 g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "The sweep was cancelled");
