@@ -123,7 +123,7 @@ run_report_command (int      argc,
   guint n_paths;
   GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
-      N_("Output format: md, html, csv, json, png, svg or pdf (default: from the output name, else md)"), "FORMAT" },
+      N_("Output format: md, html, csv, json, png, svg, pdf, trace or sysprof (default: from the output name, else md)"), "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       N_("Write to FILE (“-”: standard output, text formats only)"), "FILE" },
     { "label", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &labels,
@@ -153,10 +153,10 @@ run_report_command (int      argc,
     return usage_error (context, command, _("more --label options than run files"));
 
   if (!resolve_format (format_name, output, &format))
-    return usage_error (context, command, _("unknown format; use md, html, csv, json, png, svg or pdf"));
+    return usage_error (context, command, _("unknown format; use md, html, csv, json, png, svg, pdf, trace or sysprof"));
 
   if ((output == NULL || strcmp (output, "-") == 0) && !cs_report_format_is_text (format))
-    return usage_error (context, command, _("binary formats (png, svg, pdf) need --output FILE"));
+    return usage_error (context, command, _("binary formats (png, svg, pdf, sysprof) need --output FILE"));
 
   runs = g_ptr_array_new_with_free_func ((GDestroyNotify) cs_run_unref);
   for (guint i = 0; i < n_paths; i++)

@@ -14,6 +14,8 @@
 
 #include "cs-report.h"
 #include "cs-report-csv.h"
+#include "cs-report-phases.h"
+#include "cs-report-trace.h"
 #include "cs-compare.h"
 #include "cs-figures.h"
 #include "cs-chart.h"
@@ -46,6 +48,9 @@ static const struct {
   { "png", CS_REPORT_FORMAT_PNG },
   { "svg", CS_REPORT_FORMAT_SVG },
   { "pdf", CS_REPORT_FORMAT_PDF },
+  { "trace", CS_REPORT_FORMAT_TRACE },
+  { "sysprof", CS_REPORT_FORMAT_SYSPROF },
+  { "syscap", CS_REPORT_FORMAT_SYSPROF },
 };
 
 gboolean
@@ -86,6 +91,10 @@ cs_report_format_get_extension (CsReportFormat format)
       return "svg";
     case CS_REPORT_FORMAT_PDF:
       return "pdf";
+    case CS_REPORT_FORMAT_TRACE:
+      return "json";
+    case CS_REPORT_FORMAT_SYSPROF:
+      return "syscap";
     default:
       g_return_val_if_reached (NULL);
     }
@@ -110,6 +119,10 @@ cs_report_format_get_content_type (CsReportFormat format)
       return "image/svg+xml";
     case CS_REPORT_FORMAT_PDF:
       return "application/pdf";
+    case CS_REPORT_FORMAT_TRACE:
+      return "application/json";
+    case CS_REPORT_FORMAT_SYSPROF:
+      return "application/octet-stream";
     default:
       g_return_val_if_reached (NULL);
     }
@@ -124,10 +137,12 @@ cs_report_format_is_text (CsReportFormat format)
     case CS_REPORT_FORMAT_HTML:
     case CS_REPORT_FORMAT_CSV:
     case CS_REPORT_FORMAT_JSON:
+    case CS_REPORT_FORMAT_TRACE:
       return TRUE;
     case CS_REPORT_FORMAT_PNG:
     case CS_REPORT_FORMAT_SVG:
     case CS_REPORT_FORMAT_PDF:
+    case CS_REPORT_FORMAT_SYSPROF:
     default:
       return FALSE;
     }
@@ -1013,6 +1028,7 @@ render_markdown (CsCompare *compare)
       md_table (out, counters);
       g_string_append_c (out, '\n');
     }
+  _cs_report_phases_md (out, compare);
   md_failures (out, compare);
 
   return g_string_free (out, FALSE);
@@ -1030,7 +1046,11 @@ render_json (CsCompare *compare)
   guint n = cs_compare_get_n_runs (compare);
 
   if (n == 1)
-    return cs_run_to_json_string (cs_compare_get_run (compare, 0), TRUE);
+    {
+      root = cs_run_to_json (cs_compare_get_run (compare, 0));
+      _cs_report_phases_json (json_node_get_object (root), compare);
+      return cs_json_to_string (root, TRUE);
+    }
 
   /* A comparison keeps every run whole, so it can be imported again. */
   builder = json_builder_new ();
@@ -1125,6 +1145,7 @@ render_json (CsCompare *compare)
   json_builder_end_object (builder);
 
   root = json_builder_get_root (builder);
+  _cs_report_phases_json (json_node_get_object (root), compare);
 
   return cs_json_to_string (root, TRUE);
 }
@@ -1356,6 +1377,7 @@ render_html (CsCompare  *compare,
       g_string_append (out, "<h2>Performance counters</h2>\n");
       html_table (out, counters);
     }
+  _cs_report_phases_html (out, compare);
 
   g_string_append (out, "<h2>Settings, environment and method</h2>\n");
   html_table (out, info);
@@ -1405,6 +1427,16 @@ cs_report_render (CsRun               **runs,
       return render_chart (compare, CS_PLOT_FORMAT_SVG, CHART_WIDTH, CHART_HEIGHT, error);
     case CS_REPORT_FORMAT_PDF:
       return render_chart (compare, CS_PLOT_FORMAT_PDF, CHART_WIDTH, CHART_HEIGHT, error);
+    case CS_REPORT_FORMAT_TRACE:
+    case CS_REPORT_FORMAT_SYSPROF:
+      if (n_runs != 1)
+        {
+          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                               "A trace holds one run");
+          return NULL;
+        }
+      return format == CS_REPORT_FORMAT_TRACE ? _cs_report_trace_render (runs[0], error)
+                                              : _cs_report_sysprof_render (runs[0], error);
     default:
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "Unknown report format %d", format);
       return NULL;
