@@ -11,7 +11,14 @@
 #include <math.h>
 #include <string.h>
 
+#include <gio/gio.h>
+
+#include "cs-plot.h"
+#include "cs-report.h"
 #include "cs-report-phases.h"
+
+#define PHASE_CHART_WIDTH  960.0
+#define PHASE_CHART_HEIGHT 420.0
 
 const double cs_report_percentiles[CS_REPORT_N_PERCENTILES] = { 50, 90, 99 };
 
@@ -316,6 +323,101 @@ latency_table (GString          *out,
     g_string_append (out, "</table>\n");
 }
 
+typedef struct {
+  GArray *series;
+  GArray *timeline;
+} PhaseChart;
+
+static void
+draw_phase_chart (cairo_t  *cr,
+                  double    width,
+                  double    height,
+                  gpointer  user_data)
+{
+  PhaseChart *chart = user_data;
+
+  cs_plot_draw_phases (cr, width, height, NULL,
+                       (const CsPhaseBucket *) (gpointer) chart->series->data, chart->series->len,
+                       (const CsThreadChange *) (gpointer) chart->timeline->data, chart->timeline->len);
+}
+
+static GBytes *
+render_phase_chart (CsRun         *run,
+                    CsPlotFormat   format,
+                    double         width,
+                    double         height,
+                    GError       **error)
+{
+  g_autoptr(GArray) series = cs_run_dup_phase_series (run);
+  g_autoptr(GArray) timeline = NULL;
+  PhaseChart chart;
+
+  if (series == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                           "The run has no phase data to chart");
+      return NULL;
+    }
+  timeline = cs_run_dup_timeline (run);
+  chart.series = series;
+  chart.timeline = timeline;
+
+  return cs_plot_render (format, width, height, draw_phase_chart, &chart, error);
+}
+
+GBytes *
+cs_report_render_phase_chart (CsRun           *run,
+                              CsReportFormat   format,
+                              GError         **error)
+{
+  CsPlotFormat plot_format;
+
+  g_return_val_if_fail (run != NULL, NULL);
+
+  switch (format)
+    {
+    case CS_REPORT_FORMAT_PNG:
+      plot_format = CS_PLOT_FORMAT_PNG;
+      break;
+    case CS_REPORT_FORMAT_SVG:
+      plot_format = CS_PLOT_FORMAT_SVG;
+      break;
+    case CS_REPORT_FORMAT_PDF:
+      plot_format = CS_PLOT_FORMAT_PDF;
+      break;
+    case CS_REPORT_FORMAT_MARKDOWN:
+    case CS_REPORT_FORMAT_HTML:
+    case CS_REPORT_FORMAT_CSV:
+    case CS_REPORT_FORMAT_JSON:
+    case CS_REPORT_FORMAT_TRACE:
+    case CS_REPORT_FORMAT_SYSPROF:
+    default:
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           "The phase chart is written as PNG, SVG or PDF");
+      return NULL;
+    }
+
+  return render_phase_chart (run, plot_format, PHASE_CHART_WIDTH, PHASE_CHART_HEIGHT, error);
+}
+
+/* A single run's chart in the HTML report, as an image: the page's policy
+ * lets data: images in, and an <img> keeps its SVG's ids to itself. */
+static void
+html_phase_chart (GString *out,
+                  CsRun   *run)
+{
+  g_autoptr(GBytes) svg = render_phase_chart (run, CS_PLOT_FORMAT_SVG, 880.0, 385.0, NULL);
+  g_autofree char *base64 = NULL;
+
+  if (svg == NULL)
+    return;
+  base64 = g_base64_encode (g_bytes_get_data (svg, NULL), g_bytes_get_size (svg));
+  g_string_append (out, "<figure class=\"chart\"><img alt=\"Workers by phase over the copy, "
+                        "stacked\" style=\"max-width:100%;height:auto\" src=\"data:image/svg+xml;base64,");
+  g_string_append (out, base64);
+  g_string_append (out, "\"></figure>\n");
+}
+
 static const char phases_note[] =
   "Worker-time is the sum over the workers of the time each spent in a phase: with 8 workers, "
   "a second of the copy is 8 worker-seconds. Per file: worker-time by phase divided by the "
@@ -344,6 +446,10 @@ write_section (GString   *out,
   g_string_append (out, format == OUT_HTML ? "<h2>Where the time goes</h2>\n" : "## Where the time goes\n\n");
   if (any_phases)
     {
+      if (format == OUT_HTML)
+        for (guint i = 0; i < n; i++)
+          if (b[i].known)
+            html_phase_chart (out, cs_compare_get_run (compare, i));
       phases_table (out, format, compare, b);
       for (guint i = 0; i < n; i++)
         {

@@ -47,6 +47,12 @@ GBytes     *cs_report_render                  (CsRun               **runs,
                                                CsReportFormat        format,
                                                GError              **error);
 
+/* The phase chart of one run (cs_plot_draw_phases ()): PNG, SVG or PDF; an
+ * error for a run without phase data or another format. */
+GBytes     *cs_report_render_phase_chart      (CsRun                *run,
+                                               CsReportFormat        format,
+                                               GError              **error);
+
 /* One CSV cell per RFC 4180, with text starting with =, +, -, @, tab or CR
  * prefixed by a single quote so spreadsheets do not run it as a formula. */
 void        cs_report_append_csv_text         (GString              *out,

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include <sysprof-capture.h>
 #endif
 
+#include "cs-plot.h"
 #include "cs-report.h"
 #include "report-fixtures.h"
 
@@ -307,6 +309,76 @@ test_trace_refused (void)
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
 }
 
+/* The phase chart: every export format, the stack in the phase's colour,
+ * and a time axis that reads in hours for a day's copy. */
+static void
+test_phase_chart (void)
+{
+  static const struct {
+    CsReportFormat format;
+    const char    *magic;
+  } formats[] = {
+    { CS_REPORT_FORMAT_PNG, "\x89PNG" },
+    { CS_REPORT_FORMAT_SVG, "<?xml" },
+    { CS_REPORT_FORMAT_PDF, "%PDF" },
+  };
+  static const struct {
+    double      span;
+    double      divisor;
+  } units[] = {
+    { 10, 1 }, { 120, 1 }, { 121, 60 }, { 7200, 60 }, { 7201, 3600 }, { 86400, 3600 },
+  };
+  g_autoptr(CsRun) run = run_with_phases (ID_A);
+  g_autoptr(CsRun) plain = fixture_run ("plain", ID_B, 2, 1.0);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) none = NULL;
+  CsPhaseBucket series[2] = { { 0 } };
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  CsPlotColor writing;
+  guchar *pixel;
+
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    {
+      g_autoptr(GBytes) bytes = cs_report_render_phase_chart (run, formats[i].format, &error);
+
+      g_assert_no_error (error);
+      g_assert_true (g_str_has_prefix (g_bytes_get_data (bytes, NULL), formats[i].magic));
+    }
+  none = cs_report_render_phase_chart (plain, CS_REPORT_FORMAT_PNG, &error);
+  g_assert_null (none);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    {
+      double divisor;
+      const char *label;
+
+      cs_plot_time_unit (units[i].span, &divisor, &label);
+      g_assert_cmpfloat (divisor, ==, units[i].divisor);
+    }
+
+  /* Four workers writing the whole time: the plot's lower part is green. */
+  for (guint i = 0; i < 2; i++)
+    {
+      series[i].t_start = i * 43200.0;
+      series[i].t = (i + 1) * 43200.0;
+      series[i].seconds[CS_PHASE_WRITING] = 4 * 43200.0;
+      series[i].n = 1;
+    }
+  surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 600, 300);
+  cr = cairo_create (surface);
+  cs_plot_draw_phases (cr, 600, 300, NULL, series, 2, NULL, 0);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  cs_plot_phase_colour (CS_PHASE_WRITING, &writing);
+  pixel = cairo_image_surface_get_data (surface) + 240 * cairo_image_surface_get_stride (surface) + 300 * 4;
+  /* BGRx; the fill is 85 % over the white background. */
+  g_assert_cmpint (abs (pixel[1] - (int) round ((writing.g * 0.85 + 0.15) * 255)), <=, 2);
+  g_assert_cmpint (abs (pixel[2] - (int) round ((writing.r * 0.85 + 0.15) * 255)), <=, 2);
+  cairo_surface_destroy (surface);
+}
+
 #ifdef HAVE_SYSPROF
 static void
 test_sysprof (void)
@@ -426,6 +498,7 @@ main (int   argc,
   g_test_add_func ("/report-phases/compare", test_compare);
   g_test_add_func ("/report-phases/trace", test_trace);
   g_test_add_func ("/report-phases/trace-refused", test_trace_refused);
+  g_test_add_func ("/report-phases/phase-chart", test_phase_chart);
 #ifdef HAVE_SYSPROF
   g_test_add_func ("/report-phases/sysprof", test_sysprof);
 #endif
