@@ -115,6 +115,7 @@ run_report_command (int      argc,
   const char *command = compare ? "compare" : "report";
   g_autofree char *format_name = NULL;
   g_autofree char *output = NULL;
+  g_autofree char *chart = NULL;
   g_auto(GStrv) labels = NULL;
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GPtrArray) runs = NULL;
@@ -124,9 +125,12 @@ run_report_command (int      argc,
   guint n_paths;
   GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
-      N_("Output format: md, html, csv, json, png, svg or pdf (default: from the output name, else md)"), "FORMAT" },
+      N_("Output format: md, html, csv, json, png, svg, pdf, trace or sysprof (default: from the output name, else md)"), "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       N_("Write to FILE (“-”: standard output, text formats only)"), "FILE" },
+    { "chart", 'c', 0, G_OPTION_ARG_STRING, &chart,
+      N_("The chart png, svg and pdf hold: throughput (default) or phases, where the workers' time went"),
+      "CHART" },
     { "label", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &labels,
       compare ? N_("Name a run in the report, once per run in order (e.g. --label T1 --label T2)")
               : N_("Name the run in the report"), "LABEL" },
@@ -154,10 +158,17 @@ run_report_command (int      argc,
     return usage_error (context, command, _("more --label options than run files"));
 
   if (!resolve_format (format_name, output, &format))
-    return usage_error (context, command, _("unknown format; use md, html, csv, json, png, svg or pdf"));
+    return usage_error (context, command, _("unknown format; use md, html, csv, json, png, svg, pdf, trace or sysprof"));
 
   if ((output == NULL || strcmp (output, "-") == 0) && !cs_report_format_is_text (format))
-    return usage_error (context, command, _("binary formats (png, svg, pdf) need --output FILE"));
+    return usage_error (context, command, _("binary formats (png, svg, pdf, sysprof) need --output FILE"));
+
+  if (chart != NULL && !g_str_equal (chart, "throughput") && !g_str_equal (chart, "phases"))
+    return usage_error (context, command, _("unknown chart; use throughput or phases"));
+  if (chart != NULL && g_str_equal (chart, "phases") &&
+      (compare || (format != CS_REPORT_FORMAT_PNG && format != CS_REPORT_FORMAT_SVG &&
+                   format != CS_REPORT_FORMAT_PDF)))
+    return usage_error (context, command, _("--chart phases draws one run as png, svg or pdf"));
 
   runs = g_ptr_array_new_with_free_func ((GDestroyNotify) cs_run_unref);
   for (guint i = 0; i < n_paths; i++)
@@ -195,8 +206,11 @@ run_report_command (int      argc,
           }
       }
 
-    bytes = cs_report_render ((CsRun **) runs->pdata, runs->len,
-                              (const char * const *) names, format, &error);
+    if (chart != NULL && g_str_equal (chart, "phases"))
+      bytes = cs_report_render_phase_chart (g_ptr_array_index (runs, 0), format, &error);
+    else
+      bytes = cs_report_render ((CsRun **) runs->pdata, runs->len,
+                                (const char * const *) names, format, &error);
   }
 
   if (bytes == NULL)

@@ -131,6 +131,28 @@ double   cs_plot_sweep_min_width     (const CsPlotPalette    *palette,
                                       guint                   recommended,
                                       const char             *recommended_label);
 
+/* The phase chart (cs-phases.h): worker-time as a stacked area of workers
+ * by phase over the copy, a step per entry of the record's series
+ * (cs_run_dup_phase_series ()), a legend of the phases that took any time,
+ * the thread changes marked, and a time axis in seconds, minutes or hours
+ * as the copy's length suits. */
+void     cs_plot_draw_phases         (cairo_t              *cr,
+                                      double                width,
+                                      double                height,
+                                      const CsPlotPalette  *palette,
+                                      const CsPhaseBucket  *series,
+                                      guint                 n_series,
+                                      const CsThreadChange *changes,
+                                      guint                 n_changes);
+/* A phase's colour, the same in every chart and export. */
+void     cs_plot_phase_colour        (CsPhase               phase,
+                                      CsPlotColor          *out_colour);
+/* The unit a time axis spanning @span seconds reads in: seconds up to two
+ * minutes, minutes up to two hours, then hours (translated label). */
+void     cs_plot_time_unit           (double                span,
+                                      double               *out_divisor,
+                                      const char          **out_label);
+
 /* "Nice" numbers: the smallest 1, 2 or 5 × 10^n >= @value (value > 0). */
 double   cs_plot_nice_ceiling        (double               value);
 /* The time axis of a live chart whose copy has run @t_end seconds, showing at

@@ -13,6 +13,7 @@
 
 #include "cs-report.h"
 #include "cs-report-csv.h"
+#include "cs-report-phases.h"
 #include "cs-compare.h"
 #include "cs-figures.h"
 
@@ -325,6 +326,81 @@ csv_failures (GString   *out,
     }
 }
 
+/* Where the time went: a row per run and phase, then per run and request
+ * kind; nothing when no run has phase data. */
+static void
+csv_phases (GString   *out,
+            CsCompare *compare)
+{
+  guint n = cs_compare_get_n_runs (compare);
+  gboolean any_latency = FALSE;
+
+  if (!_cs_report_phases_any (compare))
+    return;
+
+  g_string_append (out, "\r\n");
+  if (n > 1)
+    g_string_append (out, "run,");
+  g_string_append (out, "phase,label,worker_seconds,share,seconds_per_file\r\n");
+  for (guint i = 0; i < n; i++)
+    {
+      CsPhaseBreakdown b;
+
+      _cs_report_phase_breakdown (cs_compare_get_run (compare, i), &b);
+      for (guint k = 0; k < CS_LATENCY_N; k++)
+        any_latency |= b.latency_known[k];
+      /* A run without phase data has no rows: never zeros. */
+      for (guint p = 0; b.known && p < CS_PHASE_N; p++)
+        {
+          if (n > 1)
+            {
+              cs_report_append_csv_text (out, cs_compare_get_label (compare, i));
+              g_string_append_c (out, ',');
+            }
+          g_string_append_printf (out, "%s,", cs_phase_get_id (p));
+          cs_report_append_csv_text (out, cs_phase_get_label (p));
+          g_string_append_c (out, ',');
+          append_double (out, b.seconds[p]);
+          g_string_append_c (out, ',');
+          append_double (out, b.share[p]);
+          g_string_append_c (out, ',');
+          append_double (out, b.per_file[p]);
+          g_string_append (out, "\r\n");
+        }
+    }
+  if (!any_latency)
+    return;
+
+  g_string_append (out, "\r\n");
+  if (n > 1)
+    g_string_append (out, "run,");
+  g_string_append (out, "request,count,mean_ns");
+  for (guint q = 0; q < CS_REPORT_N_PERCENTILES; q++)
+    g_string_append_printf (out, ",p%.0f_ns", cs_report_percentiles[q]);
+  g_string_append (out, ",max_ns\r\n");
+  for (guint k = 0; k < CS_LATENCY_N; k++)
+    for (guint i = 0; i < n; i++)
+      {
+        CsLatencyHistogram h;
+
+        if (!cs_run_get_latency (cs_compare_get_run (compare, i), k, &h))
+          continue;
+        if (n > 1)
+          {
+            cs_report_append_csv_text (out, cs_compare_get_label (compare, i));
+            g_string_append_c (out, ',');
+          }
+        g_string_append_printf (out, "%s,%" G_GUINT64_FORMAT ",", cs_latency_kind_get_id (k), h.count);
+        append_double (out, cs_latency_histogram_mean (&h));
+        for (guint q = 0; q < CS_REPORT_N_PERCENTILES; q++)
+          {
+            g_string_append_c (out, ',');
+            append_double (out, cs_latency_histogram_percentile (&h, cs_report_percentiles[q]));
+          }
+        g_string_append_printf (out, ",%" G_GUINT64_FORMAT "\r\n", h.max_ns);
+      }
+}
+
 char *
 _cs_report_csv_render (CsCompare *compare)
 {
@@ -337,6 +413,7 @@ _cs_report_csv_render (CsCompare *compare)
   csv_samples (out, compare);
   csv_failures (out, compare, FALSE);
   csv_failures (out, compare, TRUE);
+  csv_phases (out, compare);
 
   return g_string_free (out, FALSE);
 }

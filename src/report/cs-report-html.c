@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "cs-report-private.h"
+#include "cs-report-phases.h"
 
 #define HTML_CHART_WIDTH   880.0
 #define HTML_CHART_HEIGHT  495.0
@@ -305,6 +306,7 @@ _cs_report_render_html (CsCompare  *compare,
       g_string_append (out, "<h2>Performance counters</h2>\n");
       html_table (out, counters);
     }
+  _cs_report_phases_html (out, compare);
 
   g_string_append (out, "<h2>Settings, environment and method</h2>\n");
   html_table (out, info);

@@ -8,6 +8,7 @@
 #include "cs-json-io.h"
 
 #include "cs-report-private.h"
+#include "cs-report-phases.h"
 
 char *
 _cs_report_render_json (CsCompare *compare)
@@ -19,7 +20,11 @@ _cs_report_render_json (CsCompare *compare)
   guint n = cs_compare_get_n_runs (compare);
 
   if (n == 1)
-    return cs_run_to_json_string (cs_compare_get_run (compare, 0), TRUE);
+    {
+      root = cs_run_to_json (cs_compare_get_run (compare, 0));
+      _cs_report_phases_json (json_node_get_object (root), compare);
+      return cs_json_to_string (root, TRUE);
+    }
 
   /* A comparison keeps every run whole, so it can be imported again. */
   builder = json_builder_new ();
@@ -114,6 +119,7 @@ _cs_report_render_json (CsCompare *compare)
   json_builder_end_object (builder);
 
   root = json_builder_get_root (builder);
+  _cs_report_phases_json (json_node_get_object (root), compare);
 
   return cs_json_to_string (root, TRUE);
 }

@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "cs-report-private.h"
+#include "cs-report-phases.h"
 #include "cs-text.h"
 
 /* Markdown as GitHub, GitLab and wikis render it: tables in pipes, every
@@ -235,6 +236,7 @@ _cs_report_render_markdown (CsCompare *compare)
       md_table (out, counters);
       g_string_append_c (out, '\n');
     }
+  _cs_report_phases_md (out, compare);
   md_failures (out, compare);
 
   return g_string_free (out, FALSE);

@@ -15,6 +15,7 @@
 #include "cs-report.h"
 #include "cs-report-private.h"
 #include "cs-report-csv.h"
+#include "cs-report-trace.h"
 #include "cs-compare.h"
 #include "cs-figures.h"
 #include "cs-chart.h"
@@ -45,6 +46,9 @@ static const struct {
   { "png", CS_REPORT_FORMAT_PNG },
   { "svg", CS_REPORT_FORMAT_SVG },
   { "pdf", CS_REPORT_FORMAT_PDF },
+  { "trace", CS_REPORT_FORMAT_TRACE },
+  { "sysprof", CS_REPORT_FORMAT_SYSPROF },
+  { "syscap", CS_REPORT_FORMAT_SYSPROF },
 };
 
 gboolean
@@ -85,6 +89,10 @@ cs_report_format_get_extension (CsReportFormat format)
       return "svg";
     case CS_REPORT_FORMAT_PDF:
       return "pdf";
+    case CS_REPORT_FORMAT_TRACE:
+      return "json";
+    case CS_REPORT_FORMAT_SYSPROF:
+      return "syscap";
     default:
       g_return_val_if_reached (NULL);
     }
@@ -109,6 +117,10 @@ cs_report_format_get_content_type (CsReportFormat format)
       return "image/svg+xml";
     case CS_REPORT_FORMAT_PDF:
       return "application/pdf";
+    case CS_REPORT_FORMAT_TRACE:
+      return "application/json";
+    case CS_REPORT_FORMAT_SYSPROF:
+      return "application/octet-stream";
     default:
       g_return_val_if_reached (NULL);
     }
@@ -123,10 +135,12 @@ cs_report_format_is_text (CsReportFormat format)
     case CS_REPORT_FORMAT_HTML:
     case CS_REPORT_FORMAT_CSV:
     case CS_REPORT_FORMAT_JSON:
+    case CS_REPORT_FORMAT_TRACE:
       return TRUE;
     case CS_REPORT_FORMAT_PNG:
     case CS_REPORT_FORMAT_SVG:
     case CS_REPORT_FORMAT_PDF:
+    case CS_REPORT_FORMAT_SYSPROF:
     default:
       return FALSE;
     }
@@ -724,6 +738,16 @@ cs_report_render (CsRun               **runs,
       return _cs_report_render_chart (compare, CS_PLOT_FORMAT_SVG, CHART_WIDTH, CHART_HEIGHT, error);
     case CS_REPORT_FORMAT_PDF:
       return _cs_report_render_chart (compare, CS_PLOT_FORMAT_PDF, CHART_WIDTH, CHART_HEIGHT, error);
+    case CS_REPORT_FORMAT_TRACE:
+    case CS_REPORT_FORMAT_SYSPROF:
+      if (n_runs != 1)
+        {
+          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                               "A trace holds one run");
+          return NULL;
+        }
+      return format == CS_REPORT_FORMAT_TRACE ? _cs_report_trace_render (runs[0], error)
+                                              : _cs_report_sysprof_render (runs[0], error);
     default:
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "Unknown report format %d", format);
       return NULL;

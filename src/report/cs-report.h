@@ -22,9 +22,12 @@ typedef enum {
   CS_REPORT_FORMAT_PNG,
   CS_REPORT_FORMAT_SVG,
   CS_REPORT_FORMAT_PDF,
+  CS_REPORT_FORMAT_TRACE,    /* Chrome's Trace Event JSON of the workers' phases, one run */
+  CS_REPORT_FORMAT_SYSPROF,  /* a Sysprof capture of the same, one run */
 } CsReportFormat;
 
-/* "md" (or "markdown"), "html", "csv", "json", "png", "svg", "pdf"; case-insensitive. */
+/* "md" (or "markdown"), "html", "csv", "json", "png", "svg", "pdf", "trace",
+ * "sysprof" (or "syscap"); case-insensitive. */
 gboolean    cs_report_format_from_string      (const char           *str,
                                                CsReportFormat       *out_format);
 /* The usual file name extension, without the dot: "md", "html", … */
@@ -41,6 +44,12 @@ gboolean    cs_report_format_is_text          (CsReportFormat        format);
 GBytes     *cs_report_render                  (CsRun               **runs,
                                                guint                 n_runs,
                                                const char * const   *labels,
+                                               CsReportFormat        format,
+                                               GError              **error);
+
+/* The phase chart of one run (cs_plot_draw_phases ()): PNG, SVG or PDF; an
+ * error for a run without phase data or another format. */
+GBytes     *cs_report_render_phase_chart      (CsRun                *run,
                                                CsReportFormat        format,
                                                GError              **error);
 

@@ -199,6 +199,78 @@ test_report_charts (Fixture       *f,
   }
 }
 
+/* report --format trace, sysprof and --chart phases: a record with phases
+ * (made through the writers, as the engine does not record them yet) gives
+ * each; a real copy's record, without them, is refused with a message. */
+void
+test_report_trace (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *plain = saved_run (f);
+  g_autofree char *json = fixture_path (f, "phases.json");
+  g_autofree char *trace = fixture_path (f, "copy.json");
+  g_autofree char *capture = fixture_path (f, "copy.syscap");
+  g_autofree char *chart = fixture_path (f, "phases.png");
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(JsonNode) record = load_json (plain);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  /* The phases as the record's writer puts them (cs-run-phases.c). */
+  json_parser_load_from_data (parser,
+                              "{\"ids\": [\"opening\", \"writing\"],"
+                              " \"totals\": {\"opening\": 0.5, \"writing\": 0.5},"
+                              " \"samples\": {\"t\": [1.0], \"opening\": [500], \"writing\": [500]},"
+                              " \"buckets\": {\"width\": 1.0, \"t\": [], \"t_start\": [], \"n\": []},"
+                              " \"lanes\": [{\"worker\": 0, \"t_us\": [0, 500000], \"phase\": [0, 1]}]}",
+                              -1, &error);
+  g_assert_no_error (error);
+  json_object_set_member (json_node_get_object (record), "phases",
+                          json_node_copy (json_parser_get_root (parser)));
+  text = json_to_string (record, FALSE);
+  g_assert_true (g_file_set_contents (json, text, -1, &error));
+  g_assert_no_error (error);
+
+  {
+    g_auto(CliResult) r = { 0 };
+
+    run_cli (&r, "report", json, "--format", "trace", "-o", trace, NULL);
+    g_assert_cmpint (r.status, ==, 0);
+    root = load_json (trace);
+    g_assert_nonnull (json_object_get_array_member (json_node_get_object (root), "traceEvents"));
+  }
+#ifdef HAVE_SYSPROF
+  {
+    g_auto(CliResult) r = { 0 };
+
+    run_cli (&r, "report", json, "--format", "sysprof", "-o", capture, NULL);
+    g_assert_cmpint (r.status, ==, 0);
+    g_assert_true (g_file_test (capture, G_FILE_TEST_IS_REGULAR));
+  }
+#endif
+  {
+    g_auto(CliResult) r = { 0 };
+
+    run_cli (&r, "report", json, "--chart", "phases", "-o", chart, NULL);
+    g_assert_cmpint (r.status, ==, 0);
+    assert_file_starts_with (chart, "\x89PNG\r\n\x1a\n", 8);
+  }
+  {
+    g_auto(CliResult) r = { 0 };
+
+    run_cli (&r, "report", plain, "--format", "trace", "-o", trace, NULL);
+    g_assert_cmpint (r.status, ==, 3);
+    g_assert_nonnull (strstr (r.err, "no phase data"));
+  }
+  {
+    g_auto(CliResult) r = { 0 };
+
+    run_cli (&r, "report", json, "--format", "sysprof", NULL);
+    g_assert_cmpint (r.status, ==, 2);
+  }
+}
+
 /* The record says where the files were and went, absolute, wherever the CLI
  * ran from; `history` shows the same. */
 void

@@ -461,6 +461,7 @@ main (int    argc,
   add ("/cli/json/stdout", NULL, test_json_stdout);
   add ("/cli/csv", NULL, test_csv);
   add ("/cli/report/charts", NULL, test_report_charts);
+  add ("/cli/report/trace", NULL, test_report_trace);
   add ("/cli/semantics/into-existing", NULL, test_semantics_into_existing);
   add ("/cli/semantics/new-path", NULL, test_semantics_new_path);
   add ("/cli/semantics/several-sources", NULL, test_semantics_several_sources);

@@ -169,6 +169,8 @@ void test_json_stdout (Fixture       *f,
                        gconstpointer  data);
 void test_csv (Fixture       *f,
                gconstpointer  data);
+void test_report_trace (Fixture       *f,
+                        gconstpointer  data);
 void test_report_charts (Fixture       *f,
                          gconstpointer  data);
 void test_record_absolute_paths (Fixture       *f,

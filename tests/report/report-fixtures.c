@@ -143,3 +143,40 @@ fixture_run_with_stats (const char   *label,
 
   return run;
 }
+
+void
+fixture_add_phases (CsRun *run,
+                    guint  workers)
+{
+  CsLatencyHistogram open = { { 0 } }, write = { { 0 } };
+
+  for (guint i = 1; i <= 8; i++)
+    {
+      double seconds[CS_PHASE_N] = { 0 };
+
+      /* Each sample a quarter second of every worker. */
+      seconds[CS_PHASE_OPENING] = 0.0625 * workers;
+      seconds[CS_PHASE_WRITING] = (0.125 + (i % 2) * 0.03125) * workers;
+      seconds[CS_PHASE_WAITING] = (0.0625 - (i % 2) * 0.03125) * workers;
+      _cs_run_add_phase_sample (run, i * 0.25, seconds);
+    }
+
+  for (guint w = 0; w < workers; w++)
+    {
+      const CsPhaseChange changes[] = {
+        { 0.0, CS_PHASE_WAITING },
+        { 0.001 + w * 0.0005, CS_PHASE_OPENING },
+        { 0.25, CS_PHASE_WRITING },
+        { 1.5, CS_PHASE_PUBLISHING },
+        { 1.75, CS_PHASE_WAITING },
+      };
+
+      _cs_run_add_phase_changes (run, w, changes, G_N_ELEMENTS (changes));
+    }
+
+  for (guint i = 0; i < 10; i++)
+    cs_latency_histogram_add (&open, 20000 + i * 1000);
+  cs_latency_histogram_add (&write, 3000000);
+  _cs_run_add_latency (run, CS_LATENCY_OPEN, &open);
+  _cs_run_add_latency (run, CS_LATENCY_WRITE, &write);
+}

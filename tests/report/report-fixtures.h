@@ -23,4 +23,11 @@ CsRun *fixture_run_with_stats  (const char   *label,
 CsRun *fixture_run_set_id      (CsRun        *run,
                                 const char   *id);
 
+/* Where the workers' time went, recorded as the sampler would (the engine
+ * does not yet): @workers workers for 2 s in 8 samples, each worker's lane
+ * with five changes, and open and write latencies. Totals: opening
+ * workers/2 s, writing 9 workers/8 s, waiting 3 workers/8 s. */
+void   fixture_add_phases      (CsRun        *run,
+                                guint         workers);
+
 G_END_DECLS

@@ -14,6 +14,8 @@
  *   cs-run-read-columns.c  the samples' columns, from the tree or from their text
  *   cs-run-read.c          the record read back: its fields, limits, old records
  *   cs-run-summary.c       the typed summary the history's index keeps
+ *   cs-run-phases.c        where the workers' time went (cs-phases.h): its
+ *                          store, its writers and getters, its JSON both ways
  *
  * Calls go down this list's dependencies only (tools/engine-calls checks
  * there is no circle): the readers and writers use the store and the type,
@@ -26,6 +28,14 @@
 
 G_BEGIN_DECLS
 
+/* Samples are kept whole for this long back from the newest; older ones are
+ * merged into buckets. */
+#define RECENT_SECONDS    600.0
+/* The whole run in at most this many buckets: when they are more, neighbours
+ * are merged in pairs and the width doubles. A 24-hour run ends in buckets of
+ * 128 s, 675 of them. */
+#define MAX_BUCKETS       1024
+
 /* What a record may hold; a value beyond these is a corrupt file. */
 #define MAX_SAMPLES       (10 * 1000 * 1000)
 #define MAX_COUNT         1e15
@@ -37,6 +47,18 @@ G_BEGIN_DECLS
 
 /* The whole run in buckets this wide at first (cs-run-samples.c). */
 #define FIRST_BUCKET_WIDTH 1.0
+
+/* Where the workers' time went (cs-run-phases.c): by phase per sample, at
+ * the samples' two resolutions, and the lanes of the last seconds. */
+typedef struct {
+  GArray  *recent;                      /* of CsPhaseBucket, whole samples */
+  guint    recent_first;
+  GArray  *buckets;                     /* of CsPhaseBucket, sums */
+  double   bucket_width;
+  double   totals[CS_PHASE_N];          /* exact, whatever the buckets merge */
+  GArray  *lanes[CS_PHASE_MAX_WORKERS]; /* of CsPhaseChange; NULL: none */
+  double   lanes_newest;
+} CsRunPhases;
 
 typedef struct {
   double  sum;
@@ -90,6 +112,8 @@ struct _CsRun
   guint             n_notes;      /* its notes, likewise */
   guint64           errors_omitted;
   guint64           events_omitted;
+  CsRunPhases      *phases;       /* NULL: no phase data */
+  CsLatencyHistogram *latency[CS_LATENCY_N];  /* NULL: none of that kind */
 };
 
 /* cs-run.c */
@@ -118,6 +142,11 @@ double          _cs_run_stat_sum_locked    (CsRun          *run,
                                             CsCounter       counter);
 guint64         _cs_run_stat_count_locked  (CsRun          *run,
                                             CsCounter       counter);
+
+/* cs-run-phases.c; every one called with the run's lock held. */
+void _cs_run_phases_free  (CsRun       *run);
+void _cs_run_build_phases (JsonBuilder *builder,
+                           CsRun       *run);
 
 /* cs-run-reader.c: every field is checked for presence, type and range; the
  * first problem ends the import with a message naming the field, and every
@@ -216,5 +245,11 @@ void _cs_run_store_columns     (CsRun        *run,
                                 gboolean      count);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CsRunColumns, _cs_run_columns_clear)
+
+/* cs-run-phases.c: the "phases" and "latency" members, when there; a record
+ * without them has no phase data. */
+void _cs_run_read_phases (CsRunReader *r,
+                          JsonObject  *root,
+                          CsRun       *run);
 
 G_END_DECLS

@@ -71,6 +71,34 @@ void _cs_run_set_outcome       (CsRun                  *run,
                                 const char             *outcome,
                                 const char             *fatal_error);
 
+/*
+ * Where the workers' time went (cs-phases.h). The sampler calls these; the
+ * workers never do (they keep their phase changes in their own memory and
+ * the sampler hands them over).
+ *
+ * The worker-seconds each phase took in (previous phase sample's t, @t],
+ * called after _cs_run_add_sample () with the same t. @t must grow.
+ */
+void _cs_run_add_phase_sample  (CsRun                  *run,
+                                double                  t,
+                                const double            seconds[CS_PHASE_N]);
+/* After _cs_run_replace_last_sample (): the closing piece made again. */
+void _cs_run_replace_last_phase_sample (CsRun          *run,
+                                        double          t,
+                                        const double    seconds[CS_PHASE_N]);
+/* Worker @worker (< CS_PHASE_MAX_WORKERS) changed phase at each of
+ * @changes' times (seconds since the run started, growing). The lane keeps
+ * the last CS_PHASE_LANE_SECONDS, at most CS_PHASE_LANE_MAX_CHANGES. */
+void _cs_run_add_phase_changes (CsRun                  *run,
+                                guint                   worker,
+                                const CsPhaseChange    *changes,
+                                guint                   n_changes);
+/* A worker's (or the job's) latencies of one request kind, added to the
+ * run's: call once per worker at the end, or whenever, as they add up. */
+void _cs_run_add_latency       (CsRun                  *run,
+                                CsLatencyKind           kind,
+                                const CsLatencyHistogram *histogram);
+
 void _cs_run_settings_copy     (CsRunSettings          *dest,
                                 const CsRunSettings    *src);
 void _cs_run_settings_clear    (CsRunSettings          *settings);

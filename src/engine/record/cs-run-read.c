@@ -689,6 +689,8 @@ run_from_json (JsonNode  *node,
       read_buckets (&r, root, run);
       read_stats (&r, root, run);
       if (!r.failed)
+        _cs_run_read_phases (&r, root, run);
+      if (!r.failed)
         _cs_run_store_columns (run, &columns, FALSE);
     }
 

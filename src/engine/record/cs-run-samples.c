@@ -18,14 +18,6 @@
 #include "cs-run-private.h"
 #include "cs-tsan-private.h"
 
-/* Samples are kept whole for this long back from the newest; older ones are
- * merged into buckets. */
-#define RECENT_SECONDS    600.0
-/* The whole run in at most this many buckets: when they are more, neighbours
- * are merged in pairs and the width doubles. A 24-hour run ends in buckets of
- * 128 s, 675 of them. */
-#define MAX_BUCKETS       1024
-
 guint
 _cs_run_recent_len (CsRun *run)
 {

@@ -555,6 +555,7 @@ run_to_json (CsRun    *run,
     {
       build_samples (builder, run);
       build_buckets (builder, run);
+      _cs_run_build_phases (builder, run);
     }
 
   json_builder_end_object (builder);

@@ -314,6 +314,7 @@ cs_run_unref (CsRun *run)
   g_array_unref (run->timeline);
   g_array_unref (run->events);
   g_ptr_array_unref (run->errors);
+  _cs_run_phases_free (run);
   g_mutex_clear (&run->mutex);
   g_free (run);
 }

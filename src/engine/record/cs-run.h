@@ -6,6 +6,7 @@
 
 #include "cs-counters.h"
 #include "cs-figures.h"
+#include "cs-phases.h"
 
 G_BEGIN_DECLS
 
@@ -272,6 +273,20 @@ guint                    cs_run_get_n_notes       (CsRun       *run);
 gboolean                 cs_run_get_stat          (CsRun       *run,
                                                    CsCounter    counter,
                                                    CsStat      *out_stat);
+
+/* Where the workers' time went (cs-phases.h). Each returns FALSE (or NULL)
+ * for a run without phase data, never zeros. */
+/* Worker-seconds in each phase over the whole run. */
+gboolean                 cs_run_get_phase_totals  (CsRun       *run,
+                                                   double       out_seconds[CS_PHASE_N]);
+/* By phase over time, oldest first: the buckets, then the whole samples. */
+GArray                  *cs_run_dup_phase_series  (CsRun       *run);  /* of CsPhaseBucket */
+/* The lanes, by worker number; each lane's changes within the last
+ * CS_PHASE_LANE_SECONDS of the newest one. */
+GArray                  *cs_run_dup_phase_lanes   (CsRun       *run);  /* of CsPhaseLane */
+gboolean                 cs_run_get_latency       (CsRun       *run,
+                                                   CsLatencyKind kind,
+                                                   CsLatencyHistogram *out_histogram);
 
 /* Files. Numbers are written independently of the locale. */
 JsonNode                *cs_run_to_json           (CsRun       *run);
