@@ -118,6 +118,9 @@ struct _CsJob {
   atomic_uint_fast64_t totals[CS_N_CLASSES][CS_N_KINDS];
   atomic_uint_fast64_t temp_seq;
   atomic_uint_fast64_t bytes_partial;  /* of files still being copied */
+  /* Files decided so far (_cs_job_count_decided), and those of them to be
+   * copied, in flight included: a rerun's progress is deciding, not copying */
+  atomic_uint_fast64_t files_checked, files_to_copy;
   atomic_int    scanning;
   /* Everything is copied; the destination's data is being flushed to its disk */
   atomic_int    flushing;
@@ -280,6 +283,10 @@ typedef enum {
   CS_ACTION_FAIL,        /* reported already */
 } CsAction;
 
+/* Counts one file's decision, once, where it is made (scanner or worker):
+ * checked, and to copy for a copy, a replacement or a kept-both copy. */
+void      _cs_job_count_decided    (CsJob        *job,
+                                    CsAction      action);
 /* Counts and reports a file that is not copied (skip, skip-newer, fail). */
 void      _cs_job_account          (CsJob        *job,
                                     CsDir        *dir,

@@ -1296,6 +1296,15 @@ _cs_job_account (CsJob      *job,
 }
 
 void
+_cs_job_count_decided (CsJob    *job,
+                       CsAction  action)
+{
+  atomic_fetch_add_explicit (&job->files_checked, 1, memory_order_relaxed);
+  if (action <= CS_ACTION_KEEP_BOTH)
+    atomic_fetch_add_explicit (&job->files_to_copy, 1, memory_order_relaxed);
+}
+
+void
 _cs_job_count_done (CsJob   *job,
                     CsClass  klass,
                     guint64  size)
@@ -1930,6 +1939,8 @@ cs_job_get_progress (CsJob      *self,
   out->bytes_copied = atomic_load (&self->totals[CS_CLASS_COPIED][CS_KIND_BYTES]);
   out->bytes_copying = atomic_load (&self->bytes_partial);
   out->files_skipped = atomic_load (&self->totals[CS_CLASS_SKIPPED][CS_KIND_FILES]);
+  out->files_checked = atomic_load (&self->files_checked);
+  out->files_to_copy = atomic_load (&self->files_to_copy);
   out->files_failed = atomic_load (&self->totals[CS_CLASS_FAILED][CS_KIND_FILES])
                       + atomic_load (&self->totals[CS_CLASS_MISMATCH][CS_KIND_FILES]);
   out->n_errors = cs_run_get_n_errors (self->run);
