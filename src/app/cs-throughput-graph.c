@@ -364,10 +364,9 @@ cs_throughput_graph_measure (GtkWidget      *widget,
                              int            *minimum_baseline,
                              int            *natural_baseline)
 {
-  CsThroughputGraph *self = CS_THROUGHPUT_GRAPH (widget);
-
-  /* Two stacked charts need room for their axes and labels; a third, files
-   * checked/s, a little more. */
+  /* Two stacked charts need room for their axes and labels. A third, files
+   * checked/s, shares theirs: asking for more height as a rerun starts
+   * would make a narrow window widen itself rather than grow. */
   if (orientation == GTK_ORIENTATION_HORIZONTAL)
     {
       *minimum = 240;
@@ -375,8 +374,8 @@ cs_throughput_graph_measure (GtkWidget      *widget,
     }
   else
     {
-      *minimum = self->show_checks ? 300 : 220;
-      *natural = self->show_checks ? 420 : 340;
+      *minimum = 220;
+      *natural = 340;
     }
 }
 
@@ -696,7 +695,7 @@ cs_throughput_graph_set_show_checks (CsThroughputGraph *self,
   self->show_checks = show_checks;
   self->axes.check_max = 0;
   cs_throughput_graph_update_description (self, TRUE);
-  gtk_widget_queue_resize (GTK_WIDGET (self));
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 gboolean
