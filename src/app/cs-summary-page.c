@@ -3,6 +3,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include <adwaita.h>
@@ -308,6 +309,17 @@ cs_summary_page_show_outcome (CsSummaryPage  *self,
     copied = g_strdup_printf (ngettext ("Copied %s file (%s) in %s", "Copied %s files (%s) in %s",
                                         (gulong) files),
                               count, bytes, duration);
+  /* A rerun's files per second are the ones it checked: its copied ones,
+   * few or none, would read as a stall. */
+  if (run_was_checking (totals) && figures.duration > 0)
+    {
+      g_autofree char *checks = _cs_format_count ((guint64) round ((double) run_checked (totals)
+                                                                   / figures.duration));
+
+      g_free (file_rate);
+      /* Translators: a rerun's files checked per second, like "12,345 files checked/s" */
+      file_rate = g_strdup_printf (_("%s files checked/s"), checks);
+    }
   if (figures.held > 0.005)
     {
       g_autofree char *held = cs_figure_format_localized (CS_FIGURE_DURATION, figures.held);

@@ -143,7 +143,11 @@ test_rerun_checking (void)
 
   /* The summary says what was checked and what copied. */
   g_assert_cmpstr (cs_ui_visible_page (window), ==, "summary");
-  g_assert_nonnull (cs_ui_find_label (window, checked));
+  g_assert_nonnull (cs_ui_find_label (summary_page (window), checked));
+  g_assert_nonnull (cs_ui_find_label (summary_page (window), " files checked/s · "));
+  g_assert_true (cs_throughput_graph_get_show_checks (
+    CS_THROUGHPUT_GRAPH (cs_ui_find (GTK_WIDGET (summary_page (window)), CS_TYPE_THROUGHPUT_GRAPH))));
+  cs_ui_screenshot (window, "rerun-summary.png");
 
   cs_ui_window_destroy (window);
   cs_test_tree_remove (root);
