@@ -172,6 +172,7 @@ job_progress_cb (CsCopyPage *self,
 
   cs_job_get_progress (job, &progress);
   cs_progress_view_update (self->progress_view, &progress);
+  cs_throughput_graph_set_show_checks (self->graph, cs_progress_view_get_checking (self->progress_view));
   cs_copy_page_show_errors (self, progress.n_errors, progress.n_notes);
 }
 
@@ -455,6 +456,7 @@ cs_copy_page_set_job (CsCopyPage *self,
                            G_CONNECT_SWAPPED);
 
   cs_progress_view_reset (self->progress_view);
+  cs_throughput_graph_set_show_checks (self->graph, FALSE);
   cs_counter_view_set_sample (self->counter_view, NULL);
   cs_copy_page_reset_errors (self);
   cs_throughput_graph_set_run (self->graph, cs_job_get_run (job));

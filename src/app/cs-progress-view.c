@@ -19,6 +19,12 @@
  * view says so: files and bytes found and done, a bar that only shows the
  * copy moves, no percentage and no time left. Once the total is known the
  * bar goes by bytes, and the files are counted beside it.
+ *
+ * A rerun onto a destination that already holds most files is deciding, not
+ * copying: its MB/s sits near 0 and would read as stuck. While more than
+ * half the files decided so far were left as they are, the view says
+ * "Checking N of M files — K to copy so far" and how many files it checks a
+ * second; a fresh copy never reads so (nothing there to leave).
  */
 
 struct _CsProgressView
@@ -35,6 +41,10 @@ struct _CsProgressView
 
   /* Owned */
   CsEta          *eta;
+  gboolean        checking;
+  double          check_t;        /* the run's clock at the last check-rate point */
+  guint64         check_n;        /* files checked then */
+  double          check_rate;     /* files checked/s over the last second or so; < 0: none yet */
 };
 
 G_DEFINE_FINAL_TYPE (CsProgressView, cs_progress_view, GTK_TYPE_WIDGET)
@@ -108,6 +118,11 @@ cs_progress_view_reset (CsProgressView *self)
 
   cs_eta_reset (self->eta);
 
+  self->checking = FALSE;
+  self->check_t = 0;
+  self->check_n = 0;
+  self->check_rate = -1;
+
   gtk_label_set_label (self->headline_label, _("Starting…"));
   gtk_label_set_label (self->eta_label, "");
   gtk_label_set_label (self->bytes_label, "");
@@ -153,6 +168,41 @@ format_time_left (CsEta *eta)
   return g_strdup_printf (_("%s to %s left"), low_text, high_text);
 }
 
+gboolean
+cs_progress_reads_as_checking (guint64  checked,
+                               guint64  skipped,
+                               gboolean was)
+{
+  /* By counts of files, not bytes: what the user waits for on a rerun is a
+   * decision per file, and a few changed big files do not make the tens of
+   * thousands unchanged ones read as copying. */
+  if (checked == 0)
+    return FALSE;
+  skipped = MIN (skipped, checked);
+  return was ? skipped * 3 > checked : skipped * 2 > checked;
+}
+
+/* Files checked per second, measured over a second or more of the run's
+ * clock, so one update's few files do not jump the figure. */
+static void
+update_check_rate (CsProgressView   *self,
+                   const CsProgress *progress)
+{
+  double dt = progress->elapsed - self->check_t;
+
+  if (progress->files_checked < self->check_n || dt < 0)
+    {
+      self->check_t = progress->elapsed;
+      self->check_n = progress->files_checked;
+      return;
+    }
+  if (dt < 1.0)
+    return;
+  self->check_rate = (double) (progress->files_checked - self->check_n) / dt;
+  self->check_t = progress->elapsed;
+  self->check_n = progress->files_checked;
+}
+
 /* main thread */
 void
 cs_progress_view_update (CsProgressView   *self,
@@ -171,6 +221,9 @@ cs_progress_view_update (CsProgressView   *self,
   g_return_if_fail (progress != NULL);
 
   cs_eta_push (self->eta, progress);
+  update_check_rate (self, progress);
+  self->checking = cs_progress_reads_as_checking (progress->files_checked, progress->files_skipped,
+                                                  self->checking);
 
   files_done = _cs_format_count (progress->files_done);
   files_total = _cs_format_count (progress->files_total);
@@ -182,6 +235,27 @@ cs_progress_view_update (CsProgressView   *self,
     headline = g_strdup_printf (ngettext ("Paused at %s of %s file", "Paused at %s of %s files",
                                           (gulong) progress->files_total),
                                 files_done, files_total);
+  else if (self->checking && progress->state == CS_JOB_STATE_RUNNING && !progress->flushing)
+    {
+      g_autofree char *checked = _cs_format_count (progress->files_checked);
+      g_autofree char *to_copy = _cs_format_count (progress->files_to_copy);
+
+      if (!progress->total_known)
+        /* Translators: a rerun deciding which files changed while the
+         * sources are still scanned, like "Checking 48,000 of 60,000 files
+         * found so far — 312 to copy so far" */
+        headline = g_strdup_printf (ngettext ("Checking %s of %s file found so far — %s to copy so far",
+                                              "Checking %s of %s files found so far — %s to copy so far",
+                                              (gulong) progress->files_total),
+                                    checked, files_total, to_copy);
+      else
+        /* Translators: a rerun deciding which files changed, like
+         * "Checking 48,000 of 100,000 files — 312 to copy so far" */
+        headline = g_strdup_printf (ngettext ("Checking %s of %s file — %s to copy so far",
+                                              "Checking %s of %s files — %s to copy so far",
+                                              (gulong) progress->files_total),
+                                    checked, files_total, to_copy);
+    }
   else if (!progress->total_known)
     /* Translators: the total is still growing while the sources are scanned,
      * like "1,234 files done · 5,678 found so far" */
@@ -207,7 +281,18 @@ cs_progress_view_update (CsProgressView   *self,
   gtk_widget_set_visible (GTK_WIDGET (self->scanning_label), !progress->total_known);
 
   speed = cs_figure_format_localized (CS_FIGURE_SPEED, cs_eta_get_speed (self->eta) / 1e6);
-  gtk_label_set_label (self->rate_label, speed);
+  if (self->checking && self->check_rate >= 0)
+    {
+      g_autofree char *checks = _cs_format_count ((guint64) round (self->check_rate));
+      g_autofree char *both = NULL;
+
+      /* Translators: a rerun's rates, files checked per second and the copy
+       * speed, like "12,345 files checked/s · 0.4 MB/s" */
+      both = g_strdup_printf (_("%s files checked/s · %s"), checks, speed);
+      gtk_label_set_label (self->rate_label, both);
+    }
+  else
+    gtk_label_set_label (self->rate_label, speed);
 
   /* A share of a total still growing would pretend: the bar only moves. */
   if (!progress->total_known)
@@ -246,4 +331,13 @@ cs_progress_view_get_rate (CsProgressView *self)
   g_return_val_if_fail (CS_IS_PROGRESS_VIEW (self), 0);
 
   return cs_eta_get_speed (self->eta);
+}
+
+/* Whether the copy reads as a rerun checking what is there (see above). */
+gboolean
+cs_progress_view_get_checking (CsProgressView *self)
+{
+  g_return_val_if_fail (CS_IS_PROGRESS_VIEW (self), FALSE);
+
+  return self->checking;
 }

@@ -3,6 +3,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include <adwaita.h>
@@ -13,6 +14,7 @@
 #include "cs-fold-box.h"
 #include "cs-format.h"
 #include "cs-history.h"
+#include "cs-progress-view.h"
 #include "cs-summary-page.h"
 #include "cs-throughput-graph.h"
 #include "cs-toast.h"
@@ -217,6 +219,24 @@ cs_summary_page_show_check_outcome (CsSummaryPage  *self,
   gtk_label_set_label (self->description_label, checked);
 }
 
+
+/* The files a run decided: copied, left as they were, failed. */
+static guint64
+run_checked (const CsTotals *totals)
+{
+  return totals->v[CS_CLASS_COPIED][CS_KIND_FILES] + totals->v[CS_CLASS_SKIPPED][CS_KIND_FILES]
+         + totals->v[CS_CLASS_MISMATCH][CS_KIND_FILES] + totals->v[CS_CLASS_FAILED][CS_KIND_FILES];
+}
+
+/* A rerun that found most files unchanged, by the rule the copy's progress
+ * read by (cs_progress_reads_as_checking ()). */
+static gboolean
+run_was_checking (const CsTotals *totals)
+{
+  return cs_progress_reads_as_checking (run_checked (totals), totals->v[CS_CLASS_SKIPPED][CS_KIND_FILES],
+                                        FALSE);
+}
+
 static void
 cs_summary_page_show_outcome (CsSummaryPage  *self,
                               const CsTotals *totals)
@@ -273,10 +293,33 @@ cs_summary_page_show_outcome (CsSummaryPage  *self,
   file_rate = cs_figure_format_localized (CS_FIGURE_FILE_RATE, figures.file_rate);
   threads = _cs_format_figures_threads (&figures);
 
-  /* Translators: like "Copied 345 files (1.2 GB) in 12.47 s" */
-  copied = g_strdup_printf (ngettext ("Copied %s file (%s) in %s", "Copied %s files (%s) in %s",
-                                      (gulong) files),
-                            count, bytes, duration);
+  if (run_was_checking (totals))
+    {
+      g_autofree char *checked = _cs_format_count (run_checked (totals));
+
+      /* Translators: a rerun that found most files unchanged, like "Checked
+       * 20,000 files, copied 12 (1.2 MB) in 0.87 s" */
+      copied = g_strdup_printf (ngettext ("Checked %s file, copied %s (%s) in %s",
+                                          "Checked %s files, copied %s (%s) in %s",
+                                          (gulong) run_checked (totals)),
+                                checked, count, bytes, duration);
+    }
+  else
+    /* Translators: like "Copied 345 files (1.2 GB) in 12.47 s" */
+    copied = g_strdup_printf (ngettext ("Copied %s file (%s) in %s", "Copied %s files (%s) in %s",
+                                        (gulong) files),
+                              count, bytes, duration);
+  /* A rerun's files per second are the ones it checked: its copied ones,
+   * few or none, would read as a stall. */
+  if (run_was_checking (totals) && figures.duration > 0)
+    {
+      g_autofree char *checks = _cs_format_count ((guint64) round ((double) run_checked (totals)
+                                                                   / figures.duration));
+
+      g_free (file_rate);
+      /* Translators: a rerun's files checked per second, like "12,345 files checked/s" */
+      file_rate = g_strdup_printf (_("%s files checked/s"), checks);
+    }
   if (figures.held > 0.005)
     {
       g_autofree char *held = cs_figure_format_localized (CS_FIGURE_DURATION, figures.held);
@@ -920,6 +963,7 @@ cs_summary_page_set_run (CsSummaryPage *self,
   cs_summary_page_show_failures (self);
   cs_summary_page_show_environment (self);
   cs_throughput_graph_set_run (self->graph, run);
+  cs_throughput_graph_set_show_checks (self->graph, !is_check (self) && run_was_checking (&totals));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "summary.export", TRUE);
 }
 

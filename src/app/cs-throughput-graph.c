@@ -3,6 +3,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include <adwaita.h>
@@ -50,6 +51,7 @@ struct _CsThroughputGraph
   gint64           record_read_at;
   gint64           a11y_updated_at;
   gboolean         show_all;
+  gboolean         show_checks;     /* a third chart: files checked/s */
   double           time_span;       /* of the whole-run view; 0: the run's length */
   guint            n_run_events;    /* the run's events, all kinds, when last read */
 };
@@ -87,6 +89,7 @@ cs_throughput_graph_get_options (CsThroughputGraph *self,
   options->show_markers = TRUE;
   options->hover_t = self->hover_t;
   options->axes = &self->axes;
+  options->show_checks = self->show_checks;
 
   if (self->show_all)
     {
@@ -225,6 +228,15 @@ cs_throughput_graph_update_description (CsThroughputGraph *self,
                           s->values[CS_COUNTER_DATA_REQUEST_RATE],
                           s->values[CS_COUNTER_REQUEST_RATE],
                           s->values[CS_COUNTER_THREADS]);
+  if (self->show_checks && !isnan (s->values[CS_COUNTER_CHECK_RATE]))
+    {
+      /* Translators: added to the graph's accessible description on a rerun */
+      char *more = g_strdup_printf (_("%s, %.0f files checked per second"), text,
+                                    s->values[CS_COUNTER_CHECK_RATE]);
+
+      g_free (text);
+      text = more;
+    }
   gtk_accessible_update_property (GTK_ACCESSIBLE (self),
                                   GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text,
                                   -1);
@@ -352,7 +364,9 @@ cs_throughput_graph_measure (GtkWidget      *widget,
                              int            *minimum_baseline,
                              int            *natural_baseline)
 {
-  /* Two stacked charts need room for their axes and labels. */
+  /* Two stacked charts need room for their axes and labels. A third, files
+   * checked/s, shares theirs: asking for more height as a rerun starts
+   * would make a narrow window widen itself rather than grow. */
   if (orientation == GTK_ORIENTATION_HORIZONTAL)
     {
       *minimum = 240;
@@ -663,4 +677,31 @@ cs_throughput_graph_set_show_all (CsThroughputGraph *self,
   cs_throughput_graph_rebuild_view (self, TRUE);
   gtk_widget_queue_draw (GTK_WIDGET (self));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_ALL]);
+}
+
+/* Whether files checked/s get a chart of their own: while a rerun finds most
+ * files unchanged (cs_progress_view_get_checking ()), or on the summary of
+ * such a run. */
+void
+cs_throughput_graph_set_show_checks (CsThroughputGraph *self,
+                                     gboolean           show_checks)
+{
+  g_return_if_fail (CS_IS_THROUGHPUT_GRAPH (self));
+
+  show_checks = !!show_checks;
+  if (show_checks == self->show_checks)
+    return;
+
+  self->show_checks = show_checks;
+  self->axes.check_max = 0;
+  cs_throughput_graph_update_description (self, TRUE);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+gboolean
+cs_throughput_graph_get_show_checks (CsThroughputGraph *self)
+{
+  g_return_val_if_fail (CS_IS_THROUGHPUT_GRAPH (self), FALSE);
+
+  return self->show_checks;
 }

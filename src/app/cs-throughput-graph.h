@@ -19,6 +19,9 @@ guint     cs_throughput_graph_get_n_samples    (CsThroughputGraph *self);
 gboolean  cs_throughput_graph_get_show_all     (CsThroughputGraph *self);
 void      cs_throughput_graph_set_show_all     (CsThroughputGraph *self,
                                                 gboolean           show_all);
+void      cs_throughput_graph_set_show_checks  (CsThroughputGraph *self,
+                                                gboolean           show_checks);
+gboolean  cs_throughput_graph_get_show_checks  (CsThroughputGraph *self);
 
 void      cs_throughput_graph_set_time_span    (CsThroughputGraph *self,
                                                 double             seconds);

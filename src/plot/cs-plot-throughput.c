@@ -248,9 +248,12 @@ cs_plot_draw_throughput (cairo_t             *cr,
   g_autofree CsPlotSeries *request_series = NULL;
   g_autofree CsPlotLegendItem *rate_legend = NULL;
   g_autofree CsPlotLegendItem *request_legend = NULL;
+  CsPlotSeries check_series[1];
+  CsPlotLegendItem check_legend[1];
   g_autoptr(GArray) markers = NULL;
   CsPlotPalette fallback;
-  Chart charts[2];
+  Chart charts[3];
+  guint n_charts;
   CsPlotPainter p = { 0 };
   double time_ticks[CS_PLOT_MAX_TICKS];
   double time_step;
@@ -351,26 +354,44 @@ cs_plot_draw_throughput (cairo_t             *cr,
     .n_series = n_series,
     .legend = request_legend,
   };
+  /* Files checked/s on its own axis: thousands of them a second next to a
+   * few MB/s would flatten one or the other. Only for one run, live or
+   * whole, whose window asks for it. */
+  n_charts = 2;
+  if (options->show_checks && n_runs == 1)
+    {
+      check_series[0] = (CsPlotSeries) { &runs[0], CS_COUNTER_CHECK_RATE, 4, _("Checked") };
+      check_legend[0] = (CsPlotLegendItem) { check_series[0].label, check_series[0].style,
+                                             CS_PLOT_SWATCH_LINE };
+      charts[2] = (Chart) {
+        .title = _("files checked/s"),
+        .unit = _("files/s"),
+        .series = check_series,
+        .n_series = 1,
+        .legend = check_legend,
+      };
+      n_charts = 3;
+    }
 
-  for (guint c = 0; c < G_N_ELEMENTS (charts); c++)
+  for (guint c = 0; c < n_charts; c++)
     charts[c].header_height = chart_header_height (&p, &charts[c], CS_PLOT_PADDING, right);
 
   /* Vertical layout: header, plot, header, plot, time labels, axis title. */
   {
     double header_gap = ceil (p.line_height / 2.0) + 3.0;
     double fixed = CS_PLOT_PADDING
-                   + charts[0].header_height + header_gap
-                   + 10.0 + charts[1].header_height + header_gap
                    + 4.0 + p.line_height
                    + 2.0 + p.line_height
                    + CS_PLOT_PADDING;
 
-    plot_height = floor ((height - fixed) / 2.0);
+    for (guint c = 0; c < n_charts; c++)
+      fixed += (c > 0 ? 10.0 : 0.0) + charts[c].header_height + header_gap;
+    plot_height = floor ((height - fixed) / n_charts);
     if (plot_height < CS_PLOT_MIN_PLOT_SIZE)
       goto out;
 
     y = CS_PLOT_PADDING;
-    for (guint c = 0; c < G_N_ELEMENTS (charts); c++)
+    for (guint c = 0; c < n_charts; c++)
       {
         if (c > 0)
           y += 10.0;
@@ -397,11 +418,14 @@ cs_plot_draw_throughput (cairo_t             *cr,
         charts[0].y_max = axis_max (rate_max, options->axes ? &options->axes->rate_max : NULL);
         charts[1].y_max = axis_max (request_max,
                                     options->axes ? &options->axes->request_max : NULL);
+        if (n_charts > 2)
+          charts[2].y_max = axis_max (_cs_plot_series_max (check_series, 1, t_lo, t_hi),
+                                      options->axes ? &options->axes->check_max : NULL);
       }
     else
       {
-        charts[0].y_max = 1.0;
-        charts[1].y_max = 1.0;
+        for (guint c = 0; c < n_charts; c++)
+          charts[c].y_max = 1.0;
       }
   }
 
@@ -413,7 +437,7 @@ cs_plot_draw_throughput (cairo_t             *cr,
   if (options->show_markers)
     _cs_plot_layout_marker_labels (&p, markers, &charts[0].plot, t_lo, t_hi);
 
-  for (guint c = 0; c < G_N_ELEMENTS (charts); c++)
+  for (guint c = 0; c < n_charts; c++)
     {
       const Chart *chart = &charts[c];
 
@@ -445,13 +469,13 @@ cs_plot_draw_throughput (cairo_t             *cr,
     }
   else if (options->hover_t >= 0.0 && options->hover_t >= t_lo && options->hover_t <= t_hi)
     {
-      for (guint c = 0; c < G_N_ELEMENTS (charts); c++)
+      for (guint c = 0; c < n_charts; c++)
         _cs_plot_draw_hover (&p, charts[c].series, charts[c].n_series, &charts[c].plot, t_lo, t_hi,
                              charts[c].y_max, options->hover_t, charts[c].unit, c == 0);
     }
 
-  y = charts[1].plot.y + charts[1].plot.height + 4.0;
-  draw_time_labels (&p, &charts[1].plot, width, t_lo, t_hi, time_ticks, n_time_ticks,
+  y = charts[n_charts - 1].plot.y + charts[n_charts - 1].plot.height + 4.0;
+  draw_time_labels (&p, &charts[n_charts - 1].plot, width, t_lo, t_hi, time_ticks, n_time_ticks,
                     time_step, y);
   y += p.line_height + 2.0;
   _cs_plot_painter_text (&p, _("seconds"), FALSE, &p.palette->foreground, 0.8,

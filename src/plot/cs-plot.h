@@ -59,6 +59,7 @@ typedef struct {
 typedef struct {
   double rate_max;      /* MB/s axis; 0 = not set yet */
   double request_max;   /* requests/s axis */
+  double check_max;     /* files checked/s axis */
 } CsPlotAxisState;
 
 typedef struct {
@@ -67,6 +68,7 @@ typedef struct {
   double           hover_t;       /* < 0: no hover line */
   gboolean         show_markers;
   CsPlotAxisState *axes;          /* in/out; NULL: computed fresh */
+  gboolean         show_checks;   /* a single run: a third chart of files checked/s */
 } CsPlotOptions;
 
 /*
@@ -76,7 +78,10 @@ typedef struct {
  * per run when overlaid), with a labelled vertical marker ("8 → 16 threads") at
  * every thread change and speed-limit change, a dotted one ("paused 12 s")
  * where the clock stood still for a pause or a question, and a single run's
- * MB/s limit as a line. Series differ by dash as well as colour.
+ * MB/s limit as a line. Series differ by dash as well as colour. With
+ * @show_checks, a single run gets a third chart under them, files checked/s:
+ * on a rerun that finds most files unchanged the work is deciding, and its
+ * rate says how fast that goes where MB/s and requests/s read as idle.
  */
 void     cs_plot_draw_throughput     (cairo_t             *cr,
                                       double               width,

@@ -145,6 +145,56 @@ test_rerun_skip_all (Fixture       *f,
   cs_test_tree_assert_snapshot (rr.copy, before);
 }
 
+/* The record of a rerun holds the rate of files checked, a column of its
+ * samples like the file rate, whose sum over the run's time is every file
+ * checked: all of them, none copied. A fresh copy checks each file it
+ * copies. */
+static double
+column_integral (JsonObject *samples,
+                 const char *key,
+                 guint      *out_len)
+{
+  JsonArray *t = json_object_get_array_member (samples, "t");
+  JsonArray *column;
+  double sum = 0, last_t = 0;
+
+  g_assert_true (json_object_has_member (samples, key));
+  column = json_object_get_array_member (samples, key);
+  g_assert_cmpuint (json_array_get_length (column), ==, json_array_get_length (t));
+  for (guint i = 0; i < json_array_get_length (t); i++)
+    {
+      double ti = json_array_get_double_element (t, i);
+
+      sum += json_array_get_double_element (column, i) * (ti - last_t);
+      last_t = ti;
+    }
+  *out_len = json_array_get_length (t);
+  return sum;
+}
+
+void
+test_rerun_check_rate (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_auto(Rerun) rr = { 0 };
+  g_autoptr(JsonNode) root = NULL;
+  g_auto(CliResult) r = { 0 };
+  JsonObject *samples;
+  guint n = 0;
+
+  rerun_setup (f, &rr);
+  run_cli (&r, "copy", "-q", "--no-flush", "--interval", "100", "--json", rr.json,
+           rr.src, rr.out, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  root = load_json (rr.json);
+  g_assert_cmpint (json_total (root, "skipped", "files"), ==, rr.n_items);
+  samples = json_object_get_object_member (json_node_get_object (root), "samples");
+  g_assert_cmpfloat_with_epsilon (column_integral (samples, "check_rate", &n), rr.n_items, 0.01 * rr.n_items);
+  g_assert_cmpuint (n, >=, 1);
+  g_assert_true (json_object_has_member (json_object_get_object_member (json_node_get_object (root), "stats"),
+                                         "check_rate"));
+}
+
 void
 test_rerun_source_newer (Fixture       *f,
                          gconstpointer  data)

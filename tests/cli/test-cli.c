@@ -480,6 +480,7 @@ main (int    argc,
   add ("/cli/dry-run/new", NULL, test_dry_run_new);
   add ("/cli/dry-run/existing", NULL, test_dry_run_existing);
   add ("/cli/rerun/skip-all", NULL, test_rerun_skip_all);
+  add ("/cli/rerun/check-rate", NULL, test_rerun_check_rate);
   add ("/cli/rerun/source-newer", NULL, test_rerun_source_newer);
   add ("/cli/rerun/destination-newer", NULL, test_rerun_destination_newer);
   add ("/cli/rerun/overwrite-always", NULL, test_rerun_always);

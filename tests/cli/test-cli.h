@@ -211,6 +211,8 @@ void test_dry_run_new (Fixture       *f,
                        gconstpointer  data);
 void test_dry_run_existing (Fixture       *f,
                             gconstpointer  data);
+void test_rerun_check_rate (Fixture       *f,
+                            gconstpointer  data);
 void test_rerun_skip_all (Fixture       *f,
                           gconstpointer  data);
 void test_rerun_source_newer (Fixture       *f,

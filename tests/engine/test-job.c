@@ -1752,6 +1752,116 @@ test_run_async (void)
   cs_test_tree_remove (root);
 }
 
+/* A rerun counts what it decided: every file checked once, whichever
+ * thread decided it (the scanner's own look at an unchanged local file, a
+ * worker, the scanner for a big file in chunks, a dry run), and as "to
+ * copy" only the changed and new ones; the record's samples hold the rate
+ * of those decisions (issue 40, "the window shows the phase"). */
+static void
+rerun_and_check (const char *src,
+                 const char *dst,
+                 guint       threads,
+                 gboolean    dry_run,
+                 guint64     n_files,
+                 guint64     n_changed)
+{
+  g_autoptr(CsJob) job = job_for (src, dst, threads);
+  CsProgress p;
+  CsStat stat;
+
+  cs_job_set_into (job, TRUE);
+  cs_job_set_chunking (job, CS_CHUNKING_ALWAYS);
+  cs_job_set_dry_run (job, dry_run, NULL, NULL);
+  g_assert_true (cs_job_run_sync (job, NULL, NULL));
+  cs_job_get_progress (job, &p);
+  g_assert_cmpuint (p.files_total, ==, n_files);
+  g_assert_cmpuint (p.files_checked, ==, n_files);
+  g_assert_cmpuint (p.files_to_copy, ==, n_changed);
+  g_assert_cmpuint (p.files_skipped, ==, n_files - n_changed);
+  g_assert_cmpuint (p.files_failed, ==, 0);
+  if (!dry_run)
+    g_assert_cmpuint (p.files_copied, ==, n_changed);
+
+  /* The checks' rate is a column of the samples, and counts them all. */
+  g_assert_true (cs_run_get_stat (cs_job_get_run (job), CS_COUNTER_CHECK_RATE, &stat));
+  g_assert_cmpfloat (stat.max, >, 0);
+}
+
+static void
+test_rerun_counts_checks (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *src = g_build_filename (root, "src", NULL);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autofree char *big = g_build_filename (src, "big.img", NULL);
+  g_autofree char *link = g_build_filename (src, "link", NULL);
+  guint64 n_files = 0;
+  CsProgress first;
+  int fd;
+
+  g_mkdir (src, 0755);
+  g_mkdir (dst, 0755);
+  for (guint d = 0; d < 4; d++)
+    {
+      g_autofree char *dir = g_strdup_printf ("%s/d%u", src, d);
+
+      g_mkdir (dir, 0755);
+      for (guint i = 0; i < 50; i++)
+        {
+          g_autofree char *path = g_strdup_printf ("%s/f%02u", dir, i);
+
+          write_file (path, 100 + i, d * 100 + i);
+          n_files++;
+        }
+    }
+  /* A big file copied in chunks, decided by the scanner; sparse, so cheap. */
+  fd = open (big, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (ftruncate (fd, (off_t) CS_BIG_FILE_MIN + 4096), ==, 0);
+  close (fd);
+  n_files++;
+  g_assert_cmpint (symlink ("d0/f00", link), ==, 0);
+  n_files++;
+
+  {
+    g_autoptr(CsJob) job = job_for (src, dst, 4);
+
+    cs_job_set_into (job, TRUE);
+    cs_job_set_chunking (job, CS_CHUNKING_ALWAYS);
+    g_assert_true (cs_job_run_sync (job, NULL, NULL));
+    cs_job_get_progress (job, &first);
+  }
+  /* A fresh copy decides every file, all of them to copy. */
+  g_assert_cmpuint (first.files_checked, ==, n_files);
+  g_assert_cmpuint (first.files_to_copy, ==, n_files);
+  g_assert_cmpuint (first.files_skipped, ==, 0);
+
+  /* Unchanged: all checked, none to copy, at 1 thread and at 8. */
+  rerun_and_check (src, dst, 1, FALSE, n_files, 0);
+  rerun_and_check (src, dst, 8, FALSE, n_files, 0);
+
+  /* Changed: five files grow, two are new, the big one is newer. */
+  for (guint i = 0; i < 5; i++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/d%u/f%02u", src, i % 4, i * 7);
+
+      write_file (path, 1000 + i, i);
+    }
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/d3/new%u", src, i);
+
+      write_file (path, 10, i);
+      n_files++;
+    }
+  set_mtime (big, time (NULL) + 100, 0);
+  rerun_and_check (src, dst, 8, TRUE, n_files, 8);
+  rerun_and_check (src, dst, 8, FALSE, n_files, 8);
+  rerun_and_check (src, dst, 8, FALSE, n_files, 0);
+
+  cs_test_tree_remove (root);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1761,6 +1871,7 @@ main (int    argc,
   g_test_add_func ("/job/copy-tree", test_copy_tree);
   g_test_add_func ("/job/cp-semantics", test_cp_semantics);
   g_test_add_func ("/job/into", test_into);
+  g_test_add_func ("/job/rerun-counts-checks", test_rerun_counts_checks);
   g_test_add_func ("/job/refusals", test_refusals);
   g_test_add_func ("/job/live-threads", test_live_threads);
   g_test_add_func ("/job/cancel", test_cancel);

@@ -361,6 +361,93 @@ test_throughput_pixels (void)
   synthetic_run_clear (&synthetic);
 }
 
+/* Pixels close to @color: a series' line where no other series has it. */
+static guint
+count_pixels_of (CsPlotDrawFunc     draw,
+                 gpointer           user_data,
+                 const CsPlotColor *color)
+{
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  const guchar *pixels;
+  int stride;
+  guint count = 0;
+
+  surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) CHART_WIDTH,
+                                        (int) CHART_HEIGHT);
+  cr = cairo_create (surface);
+  draw (cr, CHART_WIDTH, CHART_HEIGHT, user_data);
+  g_assert_cmpint (cairo_status (cr), ==, CAIRO_STATUS_SUCCESS);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+
+  pixels = cairo_image_surface_get_data (surface);
+  stride = cairo_image_surface_get_stride (surface);
+  for (int y = 0; y < (int) CHART_HEIGHT; y++)
+    {
+      const guint32 *row = (const guint32 *) (pixels + y * stride);
+
+      for (int x = 0; x < (int) CHART_WIDTH; x++)
+        if (ABS ((int) ((row[x] >> 16) & 0xff) - (int) (color->r * 255)) < 24
+            && ABS ((int) ((row[x] >> 8) & 0xff) - (int) (color->g * 255)) < 24
+            && ABS ((int) (row[x] & 0xff) - (int) (color->b * 255)) < 24)
+          count++;
+    }
+  cairo_surface_destroy (surface);
+
+  return count;
+}
+
+/* Files checked/s get a chart of their own, in a colour no other series
+ * has, only when asked and only for one run; a record from before the
+ * counter (no values) draws the chart empty. */
+static void
+test_throughput_checks (void)
+{
+  SyntheticRun synthetic;
+  SyntheticRun other;
+  CsPlotRun runs[2];
+  ThroughputData data;
+  const CsPlotColor *color;
+  guint with, without;
+
+  synthetic_run_init (&synthetic, 100, 11, 1.0);
+  synthetic_run_init (&other, 100, 12, 1.0);
+  for (guint i = 0; i < synthetic.n_samples; i++)
+    {
+      synthetic.samples[i].values[CS_COUNTER_CHECK_RATE] = 4000.0 + 50.0 * (i % 7);
+      other.samples[i].values[CS_COUNTER_CHECK_RATE] = 3000.0;
+    }
+  runs[0] = synthetic_run_plot (&synthetic, "A");
+  runs[1] = synthetic_run_plot (&other, "B");
+  throughput_data_init (&data, runs, 1);
+  color = &data.palette.series[4];
+
+  without = count_pixels_of (draw_throughput, &data, color);
+  data.options.show_checks = TRUE;
+  with = count_pixels_of (draw_throughput, &data, color);
+  g_test_message ("check-rate colour: %u pixels without, %u with", without, with);
+  g_assert_cmpuint (without, ==, 0);
+  /* A line across the plot and its legend swatch. */
+  g_assert_cmpuint (with, >, 300);
+
+  /* Several runs overlaid keep their two charts (a few of their
+   * blended pixels come near the colour, never a line's worth). */
+  throughput_data_init (&data, runs, 2);
+  data.options.show_checks = TRUE;
+  g_assert_cmpuint (count_pixels_of (draw_throughput, &data, color), <, 100);
+
+  /* No values: the chart and its legend, no line. */
+  for (guint i = 0; i < synthetic.n_samples; i++)
+    synthetic.samples[i].values[CS_COUNTER_CHECK_RATE] = NAN;
+  throughput_data_init (&data, runs, 1);
+  data.options.show_checks = TRUE;
+  g_assert_cmpuint (count_pixels_of (draw_throughput, &data, color), <, 100);
+
+  synthetic_run_clear (&synthetic);
+  synthetic_run_clear (&other);
+}
+
 /* A day of samples in a chart 900 px wide: one point per pixel column, and
  * where columns merge many, their range as a band behind the mean. The band
  * shows a spike the mean line smooths away. */
@@ -1198,6 +1285,7 @@ main (int   argc,
 
   g_test_add_func ("/plot/throughput/render", test_throughput_render);
   g_test_add_func ("/plot/throughput/pixels", test_throughput_pixels);
+  g_test_add_func ("/plot/throughput/checks", test_throughput_checks);
   g_test_add_func ("/plot/throughput/band", test_throughput_band);
   g_test_add_func ("/plot/throughput/compare", test_throughput_compare);
   g_test_add_func ("/plot/throughput/holds", test_throughput_holds);

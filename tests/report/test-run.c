@@ -956,6 +956,72 @@ test_run_manifest (void)
   }
 }
 
+/* A record from before the check rate (issue 40) has no such column in its
+ * samples, buckets or statistics: it reads, from a tree and from its text,
+ * with the check rate as none and every other counter as it was. */
+static void
+test_run_without_check_rate (void)
+{
+  g_autoptr(CsRun) run = fixture_run ("T1", RUN_ID, 4, 2.0);
+  g_autofree char *json = cs_run_to_json_string (run, FALSE);
+  g_autofree char *dir = g_dir_make_tmp ("cs-run-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "old.json", NULL);
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *object;
+  const char *parts[] = { "samples", "buckets", "stats" };
+
+  root = json_from_string (json, &error);
+  g_assert_no_error (error);
+  object = json_node_get_object (root);
+  for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
+    {
+      JsonObject *part;
+
+      if (!json_object_has_member (object, parts[i])
+          || JSON_NODE_TYPE (json_object_get_member (object, parts[i])) != JSON_NODE_OBJECT)
+        continue;
+      part = json_object_get_object_member (object, parts[i]);
+      g_assert_true (json_object_has_member (part, "check_rate") || g_str_equal (parts[i], "buckets"));
+      json_object_remove_member (part, "check_rate");
+      json_object_remove_member (part, "check_rate_min");
+      json_object_remove_member (part, "check_rate_max");
+    }
+  {
+    g_autofree char *text = json_to_string (root, FALSE);
+
+    g_assert_null (strstr (text, "check_rate"));
+    g_assert_true (g_file_set_contents (path, text, -1, &error));
+    g_assert_no_error (error);
+  }
+
+  for (guint way = 0; way < 2; way++)
+    {
+      g_autoptr(CsRun) old = way == 0 ? cs_run_new_from_json (root, &error) : cs_run_load (path, &error);
+      g_autofree CsSample *samples = NULL;
+      g_autofree CsSample *want = NULL;
+      guint n = 0, n_want = 0;
+      CsStat stat;
+
+      g_assert_no_error (error);
+      g_assert_nonnull (old);
+      samples = cs_run_dup_samples (old, &n);
+      want = cs_run_dup_samples (run, &n_want);
+      g_assert_cmpuint (n, ==, n_want);
+      g_assert_cmpuint (n, >, 0);
+      for (guint i = 0; i < n; i++)
+        {
+          g_assert_true (isnan (samples[i].values[CS_COUNTER_CHECK_RATE]));
+          g_assert_cmpfloat (samples[i].values[CS_COUNTER_FILE_RATE], ==, want[i].values[CS_COUNTER_FILE_RATE]);
+        }
+      g_assert_false (cs_run_get_stat (old, CS_COUNTER_CHECK_RATE, &stat));
+      g_assert_true (cs_run_get_stat (old, CS_COUNTER_FILE_RATE, &stat));
+    }
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -970,6 +1036,7 @@ main (int   argc,
   g_test_add_func ("/run/round-trip", test_run_round_trip);
   g_test_add_func ("/run/manifest", test_run_manifest);
   g_test_add_func ("/run/save-load", test_run_save_load);
+  g_test_add_func ("/run/without-check-rate", test_run_without_check_rate);
   g_test_add_func ("/run/summary", test_run_summary);
   g_test_add_func ("/run/notes", test_run_notes);
   g_test_add_func ("/run/errors-capped", test_run_errors_capped);

@@ -45,6 +45,114 @@ test_copy (void)
   cs_test_tree_remove (root);
 }
 
+/* A rerun onto a complete destination reads as checking, with its own
+ * rate on the graph; a fresh copy never does (issue 40). */
+static CsIoTable slow_table;
+
+/* Each look at a file a little slow, so the rerun lasts long enough to be
+ * seen in the middle. */
+static int
+slow_fstatat (int          dirfd,
+              const char  *path,
+              struct stat *st,
+              int          flags)
+{
+  g_usleep (300);
+  return _cs_io_get_default ()->fstatat (dirfd, path, st, flags);
+}
+
+typedef struct {
+  CsWindow *window;
+  gboolean  seen_checking;
+} Watch;
+
+static CsProgressView *
+progress_view (CsWindow *window)
+{
+  return CS_PROGRESS_VIEW (cs_ui_find (window, CS_TYPE_PROGRESS_VIEW));
+}
+
+/* Until the job ends, notes whether the window ever read as checking. */
+static gboolean
+done_watching (gpointer data)
+{
+  Watch *watch = data;
+
+  if (cs_ui_find_label (watch->window, "to copy so far") != NULL
+      || cs_progress_view_get_checking (progress_view (watch->window)))
+    watch->seen_checking = TRUE;
+  return cs_ui_job_done (watch->window);
+}
+
+static gboolean
+shows_checking (gpointer data)
+{
+  CsWindow *window = data;
+
+  return cs_ui_find_label (window, "to copy so far") != NULL || cs_ui_job_done (window);
+}
+
+void
+test_rerun_checking (void)
+{
+  g_autofree char *root = cs_test_tree_make_tmp ();
+  g_autofree char *source = g_build_filename (root, "source", NULL);
+  g_autofree char *destination = g_build_filename (root, "destination", NULL);
+  g_autofree char *copied = g_build_filename (destination, "source", NULL);
+  /* Counts group as the locale says. */
+  g_autofree char *files = g_strdup_printf ("of %'d files — ", 3000);
+  g_autofree char *checked = g_strdup_printf ("Checked %'d files, copied 0 (", 3000);
+  Watch watch = { 0 };
+  GtkLabel *headline;
+  const char *text;
+  CsWindow *window;
+
+  generate (source, 3000, 100);
+  g_assert_cmpint (g_mkdir (destination, 0755), ==, 0);
+
+  /* A fresh copy: the usual progress, never "Checking". */
+  window = window_with_copy (source, destination, 2);
+  watch.window = window;
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_true (cs_ui_wait_until (done_watching, &watch, WAIT_SECONDS));
+  g_assert_false (watch.seen_checking);
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "summary");
+  g_assert_null (cs_ui_find_label (window, "Checked "));
+  cs_test_tree_assert_equal (source, copied);
+  cs_ui_window_destroy (window);
+
+  /* The same copy again: every file is there. */
+  slow_table = *_cs_io_get_default ();
+  slow_table.fstatat = slow_fstatat;
+  _cs_io_set (&slow_table);
+  window = window_with_copy (source, destination, 2);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_true (cs_ui_wait_until (shows_checking, window, WAIT_SECONDS));
+  g_assert_false (cs_ui_job_done (window));
+  headline = GTK_LABEL (cs_ui_find_label (window, "to copy so far"));
+  g_assert_nonnull (headline);
+  text = gtk_label_get_label (headline);
+  g_assert_true (g_str_has_prefix (text, "Checking "));
+  g_assert_nonnull (strstr (text, files));
+  g_assert_nonnull (strstr (text, " — 0 to copy so far"));
+  g_assert_true (cs_progress_view_get_checking (progress_view (window)));
+  g_assert_true (cs_throughput_graph_get_show_checks (
+    CS_THROUGHPUT_GRAPH (cs_ui_find (cs_ui_find (window, CS_TYPE_COPY_PAGE), CS_TYPE_THROUGHPUT_GRAPH))));
+  g_assert_true (cs_ui_wait_until (cs_ui_job_done, window, WAIT_SECONDS));
+  _cs_io_set (NULL);
+
+  /* The summary says what was checked and what copied. */
+  g_assert_cmpstr (cs_ui_visible_page (window), ==, "summary");
+  g_assert_nonnull (cs_ui_find_label (summary_page (window), checked));
+  g_assert_nonnull (cs_ui_find_label (summary_page (window), " files checked/s · "));
+  g_assert_true (cs_throughput_graph_get_show_checks (
+    CS_THROUGHPUT_GRAPH (cs_ui_find (GTK_WIDGET (summary_page (window)), CS_TYPE_THROUGHPUT_GRAPH))));
+  cs_ui_screenshot (window, "rerun-summary.png");
+
+  cs_ui_window_destroy (window);
+  cs_test_tree_remove (root);
+}
+
 /* Names in the history folder that start with @prefix and end with @suffix. */
 static guint
 count_in_history (const char *prefix,

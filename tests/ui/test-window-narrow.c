@@ -276,6 +276,23 @@ test_progress_narrow (void)
 
       assert_whole (progress_time_left (card));
       assert_whole (progress_headline (card));
+
+      /* A rerun's headline, the longest: "Checking 1,235 of 2,000 files —
+       * 12 to copy so far", whole, on two lines if need be. */
+      p.files_checked = p.files_done;
+      p.files_to_copy = 12;
+      p.files_skipped = p.files_done - 12;
+      p.elapsed += 1.5;
+      cs_progress_view_update (card, &p);
+      g_assert_true (cs_progress_view_get_checking (card));
+      settle ();
+      {
+        g_autofree char *rerun = g_strdup_printf ("21-progress-600-rerun-%s.png", languages[l].language);
+
+        cs_ui_screenshot (window, rerun);
+      }
+      assert_whole (progress_headline (card));
+      assert_whole (progress_time_left (card));
       assert_words_whole (cs_ui_find (window, CS_TYPE_COPY_PAGE));
       gtk_stack_set_visible_child_name (cs_ui_page_stack (window), "setup");
       settle ();

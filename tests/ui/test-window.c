@@ -263,6 +263,7 @@ main (int   argc,
   g_test_add_func ("/window/choose-destination", test_choose_destination);
   g_test_add_func ("/window/refusal", test_refusal);
   g_test_add_func ("/window/copy", test_copy);
+  g_test_add_func ("/window/rerun-checking", test_rerun_checking);
   g_test_add_func ("/window/log", test_log);
   g_test_add_func ("/window/manifest", test_manifest);
   g_test_add_func ("/window/copy-into", test_copy_into);

@@ -130,6 +130,7 @@ void test_progress_narrow (void);
 
 /* test-window-copy.c */
 void test_copy (void);
+void test_rerun_checking (void);
 void test_log (void);
 void test_manifest (void);
 void test_move (void);

@@ -712,6 +712,7 @@ _cs_copy_item (CsJob    *job,
   if (linked && action == CS_ACTION_SKIP && job->setup.settings.operation != CS_OPERATION_MOVE
       && !same_file_as_target (job, item, final))
     action = CS_ACTION_REPLACE;
+  _cs_job_count_decided (job, action);
   if (job->setup.settings.operation == CS_OPERATION_MOVE && _cs_move_item (job, worker, item, action))
     {
       _cs_manifest_moved (job, worker, item, action);

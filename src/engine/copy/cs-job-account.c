@@ -90,6 +90,15 @@ _cs_job_account (CsJob      *job,
 }
 
 void
+_cs_job_count_decided (CsJob    *job,
+                       CsAction  action)
+{
+  atomic_fetch_add_explicit (&job->tally.files_checked, 1, memory_order_relaxed);
+  if (action <= CS_ACTION_KEEP_BOTH)
+    atomic_fetch_add_explicit (&job->tally.files_to_copy, 1, memory_order_relaxed);
+}
+
+void
 _cs_job_count_done (CsJob   *job,
                     CsClass  klass,
                     guint64  size)

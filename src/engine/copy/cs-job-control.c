@@ -332,6 +332,8 @@ cs_job_get_progress (CsJob      *self,
   out->bytes_copied = atomic_load (&self->tally.totals[CS_CLASS_COPIED][CS_KIND_BYTES]);
   out->bytes_copying = atomic_load (&self->tally.bytes_partial);
   out->files_skipped = atomic_load (&self->tally.totals[CS_CLASS_SKIPPED][CS_KIND_FILES]);
+  out->files_checked = atomic_load (&self->tally.files_checked);
+  out->files_to_copy = atomic_load (&self->tally.files_to_copy);
   out->files_failed = atomic_load (&self->tally.totals[CS_CLASS_FAILED][CS_KIND_FILES])
                       + atomic_load (&self->tally.totals[CS_CLASS_MISMATCH][CS_KIND_FILES]);
   out->n_errors = cs_run_get_n_errors (self->life.run);

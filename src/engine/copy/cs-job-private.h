@@ -154,6 +154,9 @@ struct _CsJob {
     atomic_uint_fast64_t dirs_found, files_found, bytes_found;
     atomic_uint_fast64_t totals[CS_N_CLASSES][CS_N_KINDS];
     atomic_uint_fast64_t bytes_partial;  /* of files still being copied */
+    /* Files decided so far (_cs_job_count_decided), and those of them to be
+     * copied, in flight included: a rerun's progress is deciding, not copying */
+    atomic_uint_fast64_t files_checked, files_to_copy;
     /* What a move took out of the source and a mirror out of the
      * destination (CsRemovals) */
     atomic_uint_fast64_t moved_files, moved_bytes, moved_dirs, kept_files;
@@ -405,6 +408,10 @@ typedef enum {
   CS_ACTION_FAIL,        /* reported already */
 } CsAction;
 
+/* Counts one file's decision, once, where it is made (scanner or worker):
+ * checked, and to copy for a copy, a replacement or a kept-both copy. */
+void      _cs_job_count_decided    (CsJob        *job,
+                                    CsAction      action);
 /* Counts and reports a file that is not copied (skip, skip-newer, fail). */
 void      _cs_job_account          (CsJob        *job,
                                     CsDir        *dir,

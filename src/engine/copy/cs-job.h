@@ -41,6 +41,8 @@ typedef struct {
   guint64    bytes_copying;   /* written so far of files not published yet */
   guint64    files_skipped;
   guint64    files_failed;
+  guint64    files_checked;   /* decided so far: left as they are, to copy, or failed to decide */
+  guint64    files_to_copy;   /* decided to copy (or replace) so far, in flight included */
   guint      n_errors;        /* failures listed */
   guint      n_notes;         /* notes listed (CsRunError.note): nothing failed */
   double     elapsed;         /* seconds, not counting pauses and open questions */

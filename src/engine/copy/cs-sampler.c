@@ -25,7 +25,7 @@ typedef struct {
   double  t;                  /* the run's clock */
   gint64  mono;
   guint64 requests, reads, writes, copies, bytes_read, bytes_written, read_ns, write_ns;
-  guint64 files_done, bytes_done;
+  guint64 files_done, bytes_done, files_checked;
   guint64 cpu_total, cpu_idle, cpu_system;
   guint64 process_cpu;
 } Snapshot;
@@ -59,6 +59,7 @@ snapshot (CsJob    *job,
   s->write_ns = atomic_load_explicit (&c->write_ns, memory_order_relaxed);
   s->files_done = atomic_load_explicit (&c->files_done, memory_order_relaxed);
   s->bytes_done = atomic_load_explicit (&c->bytes_done, memory_order_relaxed);
+  s->files_checked = atomic_load_explicit (&job->tally.files_checked, memory_order_relaxed);
   s->process_cpu = _cs_env_process_cpu_usec ();
   _cs_env_read_cpu_times (&cpu_total, &cpu_idle, &cpu_system);
   s->cpu_total = cpu_total;
@@ -120,6 +121,7 @@ make_sample (CsJob          *job,
   sample->values[CS_COUNTER_READ_TRANSFER_RATE] = (double) d_rbytes / 1e6 / dt;
   sample->values[CS_COUNTER_WRITE_TRANSFER_RATE] = (double) d_wbytes / 1e6 / dt;
   sample->values[CS_COUNTER_FILE_RATE] = (double) (to->files_done - from->files_done) / dt;
+  sample->values[CS_COUNTER_CHECK_RATE] = (double) (to->files_checked - from->files_checked) / dt;
   sample->values[CS_COUNTER_AVG_REQUEST_SIZE] = ratio ((double) (d_rbytes + d_wbytes), read_reqs + write_reqs) / 1e3;
   sample->values[CS_COUNTER_AVG_READ_REQUEST_SIZE] = ratio ((double) d_rbytes, read_reqs) / 1e3;
   sample->values[CS_COUNTER_AVG_WRITE_REQUEST_SIZE] = ratio ((double) d_wbytes, write_reqs) / 1e3;

@@ -378,6 +378,7 @@ handle_one (CsJob        *job,
                                               "remove source (identical)", "keep (destination is newer)",
                                               "keep", "fail" };
 
+          _cs_job_count_decided (job, action);
           _cs_link_unref (link);
           _cs_scanner_plan (job, job->setup.settings.operation == CS_OPERATION_MOVE ? move_names[action]
                      : action <= CS_ACTION_REPLACE && !first ? "hard link" : names[action],
@@ -408,6 +409,7 @@ handle_one (CsJob        *job,
           && (size < CS_BIG_FILE_MIN || !job->scan.split_big) && _cs_copy_dest_is_local (job, dir)
           && _cs_copy_decide_identical (job, dir, name, final, &st))
         {
+          _cs_job_count_decided (job, CS_ACTION_SKIP);
           _cs_job_account (job, dir, name, final, CS_ACTION_SKIP, size);
           return;
         }
@@ -428,6 +430,7 @@ handle_one (CsJob        *job,
           /* A file already there is read for the manifest by a worker. */
           if (job->lists.manifest != NULL && action >= CS_ACTION_SKIP && action != CS_ACTION_FAIL)
             goto whole;
+          _cs_job_count_decided (job, action);
           if (action >= CS_ACTION_SKIP)
             {
               if (link != NULL)

@@ -29,6 +29,11 @@ static const CsCounterInfo counter_info[CS_N_COUNTERS] = {
   { CS_COUNTER_PROCESS_CPU_USAGE, "process_cpu_usage", N_("Process CPU Usage"), "%", CS_DIRECTION_LESS_IS_BETTER },
   { CS_COUNTER_PROCESS_MEMORY, "process_memory", N_("Process Memory Used"), N_("MB"), CS_DIRECTION_LESS_IS_BETTER },
   { CS_COUNTER_THREADS, "threads", N_("Threads"), "", CS_DIRECTION_NONE },
+  /* How fast a rerun decides what is already there. No direction: it is not
+   * one of the seed reviews' counters, whose "N out of M tests" a comparison
+   * keeps, and on a fresh copy it only repeats the file rate. Records from
+   * before it have no such column: their value reads as none (NaN). */
+  { CS_COUNTER_CHECK_RATE, "check_rate", N_("Check Rate"), N_("files/s"), CS_DIRECTION_NONE },
 };
 
 const CsCounterInfo *

@@ -34,6 +34,8 @@ typedef enum {
   CS_COUNTER_PROCESS_CPU_USAGE,     /* this process, % of one CPU */
   CS_COUNTER_PROCESS_MEMORY,        /* resident set size, MB */
   CS_COUNTER_THREADS,               /* workers allowed */
+  /* Added after the seed reviews' counters, so their order stays theirs */
+  CS_COUNTER_CHECK_RATE,            /* files checked/s: decided, skipped or to copy */
   CS_N_COUNTERS
 } CsCounter;
 
