@@ -14,6 +14,7 @@
 #include "cs-progress-view.h"
 #include "cs-queue-row.h"
 #include "cs-speed-limit.h"
+#include "cs-phase-view.h"
 #include "cs-throughput-graph.h"
 
 /*
@@ -36,6 +37,7 @@ struct _CsCopyPage
   CsProgressView    *progress_view;
   GtkToggleButton   *show_all_button;
   CsThroughputGraph *graph;
+  CsPhaseView       *phase_view;
   CsLimitHint       *limit_hint;
   CsThreadSlider    *thread_slider;
   CsSpeedLimit      *speed_limit;
@@ -72,6 +74,7 @@ job_sample_cb (CsCopyPage *self,
   const CsSample *sample = sample_pointer;
 
   cs_throughput_graph_push_sample (self->graph, sample);
+  cs_phase_view_refresh (self->phase_view, FALSE);
   cs_counter_view_set_sample (self->counter_view, sample);
   cs_limit_hint_set_limited (self->limit_hint, cs_job_get_limited (job));
   cs_limit_hint_set_remote (self->limit_hint, cs_job_get_destination_remote (job));
@@ -186,6 +189,7 @@ job_threads_changed_cb (CsCopyPage *self,
   g_autoptr(GArray) timeline = NULL;
 
   cs_throughput_graph_update_timeline (self->graph);
+  cs_phase_view_refresh (self->phase_view, TRUE);
 
   timeline = cs_run_dup_timeline (cs_job_get_run (job));
   if (timeline != NULL && timeline->len > 0)
@@ -373,12 +377,14 @@ cs_copy_page_class_init (CsCopyPageClass *klass)
   g_type_ensure (CS_TYPE_SPEED_LIMIT);
   g_type_ensure (CS_TYPE_THREAD_SLIDER);
   g_type_ensure (CS_TYPE_THROUGHPUT_GRAPH);
+  g_type_ensure (CS_TYPE_PHASE_VIEW);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/copyscope/Copyscope/ui/cs-copy-page.ui");
   gtk_widget_class_bind_template_child (widget_class, CsCopyPage, progress_view);
   gtk_widget_class_bind_template_child (widget_class, CsCopyPage, show_all_button);
   gtk_widget_class_bind_template_child (widget_class, CsCopyPage, graph);
+  gtk_widget_class_bind_template_child (widget_class, CsCopyPage, phase_view);
   gtk_widget_class_bind_template_child (widget_class, CsCopyPage, limit_hint);
   gtk_widget_class_bind_template_child (widget_class, CsCopyPage, thread_slider);
   gtk_widget_class_bind_template_child (widget_class, CsCopyPage, speed_limit);
@@ -460,6 +466,7 @@ cs_copy_page_set_job (CsCopyPage *self,
   cs_counter_view_set_sample (self->counter_view, NULL);
   cs_copy_page_reset_errors (self);
   cs_throughput_graph_set_run (self->graph, cs_job_get_run (job));
+  cs_phase_view_set_run (self->phase_view, cs_job_get_run (job));
   cs_limit_hint_reset (self->limit_hint);
   cs_thread_slider_set_threads (self->thread_slider, cs_job_get_threads (job));
 }

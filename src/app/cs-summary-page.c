@@ -16,6 +16,8 @@
 #include "cs-history.h"
 #include "cs-progress-view.h"
 #include "cs-summary-page.h"
+#include "cs-phase-breakdown.h"
+#include "cs-phase-view.h"
 #include "cs-throughput-graph.h"
 #include "cs-toast.h"
 
@@ -59,6 +61,8 @@ struct _CsSummaryPage
   GtkLabel          *skips_label;
   GtkGrid           *stats_grid;
   CsThroughputGraph *graph;
+  CsPhaseView       *phase_view;
+  CsPhaseBreakdown  *phase_breakdown;
   AdwPreferencesGroup *failures_group;
   GtkListBox        *failures_list;
   AdwPreferencesGroup *notes_group;
@@ -896,6 +900,8 @@ cs_summary_page_class_init (CsSummaryPageClass *klass)
   /* Something to tell the user, such as how an export went. */
   g_type_ensure (CS_TYPE_FOLD_BOX);
   g_type_ensure (CS_TYPE_THROUGHPUT_GRAPH);
+  g_type_ensure (CS_TYPE_PHASE_VIEW);
+  g_type_ensure (CS_TYPE_PHASE_BREAKDOWN);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/copyscope/Copyscope/ui/cs-summary-page.ui");
@@ -911,6 +917,8 @@ cs_summary_page_class_init (CsSummaryPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, skips_label);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, stats_grid);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, graph);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, phase_view);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, phase_breakdown);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, failures_group);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, failures_list);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, notes_group);
@@ -964,6 +972,8 @@ cs_summary_page_set_run (CsSummaryPage *self,
   cs_summary_page_show_environment (self);
   cs_throughput_graph_set_run (self->graph, run);
   cs_throughput_graph_set_show_checks (self->graph, !is_check (self) && run_was_checking (&totals));
+  cs_phase_view_set_run (self->phase_view, run);
+  cs_phase_breakdown_set_run (self->phase_breakdown, run);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "summary.export", TRUE);
 }
 

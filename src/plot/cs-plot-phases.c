@@ -76,15 +76,16 @@ bucket_workers (const CsPhaseBucket *b,
   return width > 0 ? _cs_plot_sane_value (b->seconds[phase] / width) : 0;
 }
 
-void
-cs_plot_draw_phases (cairo_t              *cr,
-                     double                width,
-                     double                height,
-                     const CsPlotPalette  *palette,
-                     const CsPhaseBucket  *series,
-                     guint                 n_series,
-                     const CsThreadChange *changes,
-                     guint                 n_changes)
+static void
+draw_phases (cairo_t              *cr,
+             double                width,
+             double                height,
+             const CsPlotPalette  *palette,
+             const CsPhaseBucket  *series,
+             guint                 n_series,
+             const CsThreadChange *changes,
+             guint                 n_changes,
+             gboolean              with_header)
 {
   static const double marker_dash[] = { 3.0, 3.0 };
   CsPlotPalette fallback;
@@ -132,6 +133,8 @@ cs_plot_draw_phases (cairo_t              *cr,
 
   /* Title, then the legend: the phases that took any time, wrapped. */
   y = CS_PLOT_PADDING;
+  if (!with_header)
+    goto plot_area;
   _cs_plot_painter_text (&p, _("Where the time goes: workers by phase"), TRUE,
                          &palette->foreground, 1.0, CS_PLOT_PADDING, y, 0.0, 0.0);
   y += p.line_height + 4.0;
@@ -158,6 +161,7 @@ cs_plot_draw_phases (cairo_t              *cr,
     }
   y += p.line_height + 6.0;
 
+plot_area:
   plot.x = left;
   plot.y = y;
   plot.width = MAX (right - left, CS_PLOT_MIN_PLOT_SIZE);
@@ -239,4 +243,30 @@ cs_plot_draw_phases (cairo_t              *cr,
 out:
   _cs_plot_painter_clear (&p);
   cairo_restore (cr);
+}
+
+void
+cs_plot_draw_phases (cairo_t              *cr,
+                     double                width,
+                     double                height,
+                     const CsPlotPalette  *palette,
+                     const CsPhaseBucket  *series,
+                     guint                 n_series,
+                     const CsThreadChange *changes,
+                     guint                 n_changes)
+{
+  draw_phases (cr, width, height, palette, series, n_series, changes, n_changes, TRUE);
+}
+
+void
+cs_plot_draw_phases_area (cairo_t              *cr,
+                          double                width,
+                          double                height,
+                          const CsPlotPalette  *palette,
+                          const CsPhaseBucket  *series,
+                          guint                 n_series,
+                          const CsThreadChange *changes,
+                          guint                 n_changes)
+{
+  draw_phases (cr, width, height, palette, series, n_series, changes, n_changes, FALSE);
 }

@@ -52,6 +52,7 @@ draw_time_labels (CsPlotPainter    *p,
                   const double     *ticks,
                   guint             n_ticks,
                   double            step,
+                  double            divisor,
                   double            y)
 {
   double last_right = -G_MAXDOUBLE;
@@ -63,7 +64,8 @@ draw_time_labels (CsPlotPainter    *p,
       double label_width;
       double left;
 
-      _cs_plot_format_number (label, sizeof label, ticks[i], step);
+      /* The ticks are in seconds; their labels in the axis's unit. */
+      _cs_plot_format_number (label, sizeof label, ticks[i] / divisor, step);
       _cs_plot_painter_text_size (p, label, FALSE, &label_width, NULL);
 
       left = CLAMP (x - label_width / 2.0, CS_PLOT_PADDING, width - CS_PLOT_PADDING - label_width);
@@ -257,6 +259,8 @@ cs_plot_draw_throughput (cairo_t             *cr,
   CsPlotPainter p = { 0 };
   double time_ticks[CS_PLOT_MAX_TICKS];
   double time_step;
+  double time_divisor;
+  const char *time_unit;
   guint n_time_ticks;
   double left, right;
   double t_lo, t_hi;
@@ -429,9 +433,14 @@ cs_plot_draw_throughput (cairo_t             *cr,
       }
   }
 
-  n_time_ticks = _cs_plot_axis_ticks (t_lo, t_hi,
+  /* A day's copy reads in hours, as the phase chart's axis does: nice
+   * steps of the unit, kept in seconds for the grid. */
+  cs_plot_time_unit (t_hi - t_lo, &time_divisor, &time_unit);
+  n_time_ticks = _cs_plot_axis_ticks (t_lo / time_divisor, t_hi / time_divisor,
                                       (guint) CLAMP ((right - left) / 70.0, 1.0, 12.0),
                                       &time_step, time_ticks, G_N_ELEMENTS (time_ticks));
+  for (guint i = 0; i < n_time_ticks; i++)
+    time_ticks[i] *= time_divisor;
 
   markers = _cs_plot_collect_markers (palette, runs, n_runs, t_lo, t_hi);
   if (options->show_markers)
@@ -476,9 +485,9 @@ cs_plot_draw_throughput (cairo_t             *cr,
 
   y = charts[n_charts - 1].plot.y + charts[n_charts - 1].plot.height + 4.0;
   draw_time_labels (&p, &charts[n_charts - 1].plot, width, t_lo, t_hi, time_ticks, n_time_ticks,
-                    time_step, y);
+                    time_step, time_divisor, y);
   y += p.line_height + 2.0;
-  _cs_plot_painter_text (&p, _("seconds"), FALSE, &p.palette->foreground, 0.8,
+  _cs_plot_painter_text (&p, time_unit, FALSE, &p.palette->foreground, 0.8,
                          left + (right - left) / 2.0, y, 0.5, 0.0);
 
 out:

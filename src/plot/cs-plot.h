@@ -149,6 +149,16 @@ void     cs_plot_draw_phases         (cairo_t              *cr,
                                       guint                 n_series,
                                       const CsThreadChange *changes,
                                       guint                 n_changes);
+/* The same without its title and legend, for a window that shows them
+ * with its own widgets (and translates the phases' labels there). */
+void     cs_plot_draw_phases_area    (cairo_t              *cr,
+                                      double                width,
+                                      double                height,
+                                      const CsPlotPalette  *palette,
+                                      const CsPhaseBucket  *series,
+                                      guint                 n_series,
+                                      const CsThreadChange *changes,
+                                      guint                 n_changes);
 /* A phase's colour, the same in every chart and export. */
 void     cs_plot_phase_colour        (CsPhase               phase,
                                       CsPlotColor          *out_colour);

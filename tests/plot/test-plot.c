@@ -1277,6 +1277,81 @@ test_palettes (void)
     }
 }
 
+/* The ink extent, in columns, of the chart's lowest line of text: the time
+ * axis's unit, alone and centred under the plot. */
+static int
+time_unit_ink_width (double duration)
+{
+  const int width = (int) CHART_WIDTH, height = (int) CHART_HEIGHT;
+  CsSample samples[2] = { { 0 } };
+  CsPlotRun run = { 0 };
+  CsPlotPalette palette;
+  CsPlotOptions options = { 0.0, 0.0, -1.0, FALSE, NULL };
+  cairo_surface_t *surface;
+  const guchar *data;
+  cairo_t *cr;
+  int stride, bottom = -1, lo = width, hi = -1;
+
+  samples[0].t = duration / 2;
+  samples[1].t = duration;
+  run.samples = samples;
+  run.n_samples = 2;
+  cs_plot_palette_init_light (&palette);
+  palette.background.a = 0;
+
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+  cr = cairo_create (surface);
+  cs_plot_draw_throughput (cr, width, height, &palette, &run, 1, &options);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  data = cairo_image_surface_get_data (surface);
+  stride = cairo_image_surface_get_stride (surface);
+
+  for (int y = height - 1; y >= 0 && bottom < 0; y--)
+    for (int x = 0; x < width && bottom < 0; x++)
+      if (data[y * stride + x * 4 + 3] > 64)
+        bottom = y;
+  g_assert_cmpint (bottom, >, height / 2);
+
+  /* The letters' x-height: every letter of the unit has ink there, and the
+   * tick labels above end well before it. */
+  for (int y = bottom - 5; y <= bottom; y++)
+    for (int x = 0; x < width; x++)
+      if (data[y * stride + x * 4 + 3] > 64)
+        {
+          lo = MIN (lo, x);
+          hi = MAX (hi, x);
+        }
+  cairo_surface_destroy (surface);
+  g_assert_cmpint (hi, >=, lo);
+
+  return hi - lo + 1;
+}
+
+/* A day's copy reads in hours, not in 80,000 seconds: the unit under the
+ * axis is shorter ("hours") than a minute's ("seconds"). */
+static void
+test_throughput_time_unit (void)
+{
+  int day = time_unit_ink_width (86400.0);
+  int minute = time_unit_ink_width (60.0);
+  int hour = time_unit_ink_width (3600.0);
+  double divisor;
+  const char *label;
+
+  g_test_message ("unit ink: day %d px, hour %d px, minute %d px", day, hour, minute);
+  g_assert_cmpint (day, <, minute - 8);
+  /* "minutes" and "seconds" are near in width, but not both "hours". */
+  g_assert_cmpint (hour, >, day + 8);
+
+  cs_plot_time_unit (86400.0, &divisor, &label);
+  g_assert_cmpfloat (divisor, ==, 3600.0);
+  cs_plot_time_unit (3600.0, &divisor, &label);
+  g_assert_cmpfloat (divisor, ==, 60.0);
+  cs_plot_time_unit (60.0, &divisor, &label);
+  g_assert_cmpfloat (divisor, ==, 1.0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1296,6 +1371,7 @@ main (int   argc,
   g_test_add_func ("/plot/throughput/axis-state", test_throughput_axis_state);
   g_test_add_func ("/plot/throughput/time-at", test_throughput_time_at);
   g_test_add_func ("/plot/throughput/marker-labels", test_throughput_marker_labels);
+  g_test_add_func ("/plot/throughput/time-unit", test_throughput_time_unit);
   g_test_add_func ("/plot/sweep/render", test_sweep_render);
   g_test_add_func ("/plot/sweep/marked-label", test_sweep_marked_label);
   g_test_add_func ("/plot/sweep/min-width", test_sweep_min_width);
