@@ -338,7 +338,12 @@ f_fstat_mode (int fd, mode_t *mode)
 static int
 f_fstatat (int dirfd, const char *path, struct stat *st, int flags)
 {
-  DEST_GUARD (at_in_dest (dirfd, path));
+  g_autofree char *base = path != NULL ? g_path_get_basename (path) : NULL;
+  gboolean in_dest = at_in_dest (dirfd, path);
+
+  DEST_GUARD (in_dest);
+  if (inject (in_dest ? CS_FAULT_STAT_DEST : CS_FAULT_STAT, base))
+    return -1;
   return real->fstatat (dirfd, path, st, flags);
 }
 

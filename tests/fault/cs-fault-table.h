@@ -35,6 +35,8 @@ typedef enum {
                            * on it, as Samba behind GVfs does (an errno rule only:
                            * the close itself succeeds) */
   CS_FAULT_ANY_DEST,      /* every call on a descriptor or path in the destination */
+  CS_FAULT_STAT,          /* fstatat of a name outside the destination (the source) */
+  CS_FAULT_STAT_DEST,     /* fstatat of a name in the destination */
   CS_FAULT_N_OPS
 } CsFaultOp;
 

@@ -295,6 +295,12 @@ main (int    argc,
   ADD ("enospc/replacing", test_enospc_replace, 0);
   ADD ("destination/vanishes", test_destination_vanishes, 0);
   ADD ("destination/folder-removed", test_destination_folder_removed, 0);
+  ADD ("rerun/decided-in-pool", test_rerun_decided_in_pool, 0);
+  ADD ("rerun/changed-after-listing-newer", test_rerun_changed_after_listing, CS_OVERWRITE_NEWER);
+  ADD ("rerun/changed-after-listing-never", test_rerun_changed_after_listing, CS_OVERWRITE_NEVER);
+  ADD ("rerun/changed-after-listing-different", test_rerun_changed_after_listing, CS_OVERWRITE_DIFFERENT);
+  ADD ("rerun/appeared-before-publish", test_rerun_appeared_before_publish, 0);
+  ADD ("rerun/placeholder-replaced", test_rerun_placeholder_replaced, 0);
   ADD ("publish/noreplace-einval", test_noreplace_einval, 0);
   ADD ("publish/created-meanwhile", test_created_meanwhile, PUBLISH_UNNAMED);
   ADD ("publish/created-meanwhile-named", test_created_meanwhile, PUBLISH_NAMED);

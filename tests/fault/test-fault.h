@@ -218,6 +218,16 @@ void test_big_file_full (Fixture       *f,
 void test_big_file_opens (Fixture       *f,
                           gconstpointer  data);
 
+/* test-fault-rerun.c */
+void test_rerun_decided_in_pool (Fixture       *f,
+                                 gconstpointer  data);
+void test_rerun_changed_after_listing (Fixture       *f,
+                                       gconstpointer  data);
+void test_rerun_appeared_before_publish (Fixture       *f,
+                                         gconstpointer  data);
+void test_rerun_placeholder_replaced (Fixture       *f,
+                                      gconstpointer  data);
+
 /* test-fault-load.c */
 void test_threads_agree (Fixture       *f,
                          gconstpointer  data);

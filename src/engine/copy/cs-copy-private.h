@@ -16,18 +16,8 @@ CsAction  _cs_copy_decide          (CsJob        *job,
                                     const char   *name,
                                     const char   *dst_name,
                                     const struct stat *src);
-/* scanner thread: whether @name (with @src from lstat) is at @dst_name in
- * @dir's destination identical, as _cs_copy_decide would decide it
- * (CS_ACTION_SKIP), its metadata given in place where it differs. FALSE
- * for anything else, which is left to a worker's decision: nothing is
- * reported or asked here. */
-gboolean  _cs_copy_decide_identical (CsJob       *job,
-                                    CsDir        *dir,
-                                    const char   *name,
-                                    const char   *dst_name,
-                                    const struct stat *src);
-/* Whether @dir's destination is on a local filesystem, where a stat costs
- * less than handing the file to a worker. */
+/* Whether @dir's destination is on a local filesystem, where its files are
+ * decided in batches (cs-decide-batch.c). */
 gboolean  _cs_copy_dest_is_local   (CsJob        *job,
                                     CsDir        *dir);
 /* worker thread: copies, links or skips @item. FALSE when the item was put

@@ -282,6 +282,9 @@ struct _CsJob {
     CsItem       *batch;            /* small files not queued yet */
     guint         batch_n;
     guint64       batch_bytes;
+    CsItem       *decide;           /* files of a rerun to decide in a worker (cs-decide-batch.c) */
+    guint         decide_n;
+    guint64       decide_bytes;
     gboolean      split_big;        /* this source's big files go in chunks */
   } scan;
 

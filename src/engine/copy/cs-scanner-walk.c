@@ -11,6 +11,7 @@
 #include "cs-scanner-walk-private.h"
 #include "cs-big-file-private.h"
 #include "cs-copy-private.h"
+#include "cs-decide-batch-private.h"
 #include "cs-dest-fs-private.h"
 #include "cs-dir-private.h"
 #include "cs-errno-private.h"
@@ -81,6 +82,8 @@ queue_item (CsJob  *job,
   guint pending = _cs_job_pending (job);
   guint64 size = item->kind == CS_ITEM_FILE ? (guint64) item->st.st_size : 0;
 
+  /* Files decided in batches go first: they came first. */
+  _cs_decide_batch_flush (job);
   atomic_fetch_add_explicit (&item->dir->n_files, 1, memory_order_relaxed);
   if (size >= BATCH_BYTES || pending < 2 * threads)
     {
@@ -398,19 +401,16 @@ handle_one (CsJob        *job,
         _cs_job_size_up (job, size);
 
       /* A rerun onto a local disk: a file the destination's listing holds
-       * is decided here when it is there unchanged, not handed to a worker
-       * and back (at 8 threads the hand-off made the no-op of 100,000
-       * files 2.4 times as slow as at 1). Only the identical ones, which a
-       * worker would skip without a word; every other decision, and every
-       * share (where the workers' stats overlap their round trips), stays
-       * with the pool, and so does every file a checksum list must read. */
+       * is decided by a worker in a batch of them (cs-decide-batch.c), so
+       * the destination's stats run beside the scanner's and a queue trip
+       * serves many files. Not a later name of a linked file, a move, a
+       * checksum list's file or a big file in chunks: those keep their
+       * own way below. */
       if (listed != NULL && link == NULL && job->setup.settings.operation != CS_OPERATION_MOVE
           && job->lists.manifest == NULL
-          && (size < CS_BIG_FILE_MIN || !job->scan.split_big) && _cs_copy_dest_is_local (job, dir)
-          && _cs_copy_decide_identical (job, dir, name, final, &st))
+          && (size < CS_BIG_FILE_MIN || !job->scan.split_big) && _cs_decide_batch_wanted (job, dir))
         {
-          _cs_job_count_decided (job, CS_ACTION_SKIP);
-          _cs_job_account (job, dir, name, final, CS_ACTION_SKIP, size);
+          _cs_decide_batch_add (job, dir, name, dst_name, &st);
           return;
         }
 
@@ -564,8 +564,9 @@ read_folder (CsJob        *job,
   if (n < 0)
     _cs_job_report_item (job, dir->parent, dir->name, NULL, 0, TRUE, "read folder", errno, NULL, 1);
 
-  /* Hand over what this folder left in the batch before the scan moves on. */
+  /* Hand over what this folder left in the batches before the scan moves on. */
   _cs_scanner_flush_batch (job);
+  _cs_decide_batch_flush (job);
   *out_n = n;
   return TRUE;
 }
