@@ -7,9 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cs-count-ahead-private.h"
 #include "cs-io-quiet-private.h"
@@ -40,8 +38,6 @@
 #define COUNT_MAX_DEPTH 64
 /* While the copy is held, how often the count looks whether it should end. */
 #define COUNT_HOLD_NAP_US (50 * 1000)
-/* Its nice value: a tenth of a copy thread's share of a busy CPU. */
-#define COUNT_NICE 10
 /* A folder's listing is read this much at a time, as readdir does. */
 #define COUNT_LIST_SIZE (32 * 1024)
 
@@ -141,15 +137,6 @@ count_thread (gpointer data)
 {
   CsJob *job = data;
   Count count = { 0 };
-
-  /* The count is a courtesy to the progress, and it stats every source file
-   * a second time: on a rerun, where the scanner does little more than that,
-   * it took a quarter of the copy's CPU and on two cores slowed the no-op
-   * of 100,000 files by as much. Behind the copy's own threads, it counts
-   * with the CPU they leave, which while data is copied is most of it. On
-   * Linux a thread's nice value is its own; if refused, it counts as before. */
-  if (setpriority (PRIO_PROCESS, (id_t) gettid (), COUNT_NICE) != 0)
-    g_debug ("The count ahead keeps its priority: %s", g_strerror (errno));
 
   for (guint i = 0; i < job->setup.sources->len; i++)
     {
