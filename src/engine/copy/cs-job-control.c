@@ -49,14 +49,14 @@ _cs_job_apply_threads (CsJob      *job,
   guint old;
 
   /* The count's integral moves with it: the phases add up to it. */
-  g_mutex_lock (&job->phases.thread_lock);
+  _cs_mutex_lock (&job->phases.thread_lock);
   old = atomic_exchange (&job->tune.threads, n_threads);
   if (job->phases.threads_since != 0 && old != n_threads)
     {
       job->phases.thread_seconds += (double) old * (double) MAX (now - job->phases.threads_since, 0) / G_USEC_PER_SEC;
       job->phases.threads_since = now;
     }
-  g_mutex_unlock (&job->phases.thread_lock);
+  _cs_mutex_unlock (&job->phases.thread_lock);
 
   if (old == n_threads)
     return;

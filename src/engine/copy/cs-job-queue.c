@@ -152,11 +152,11 @@ _cs_job_thread_seconds (CsJob  *job,
 {
   double seconds = 0;
 
-  g_mutex_lock (&job->phases.thread_lock);
+  _cs_mutex_lock (&job->phases.thread_lock);
   if (job->phases.threads_since != 0)
     seconds = job->phases.thread_seconds
               + (double) _cs_job_threads (job) * (double) MAX (now_us - job->phases.threads_since, 0) / G_USEC_PER_SEC;
-  g_mutex_unlock (&job->phases.thread_lock);
+  _cs_mutex_unlock (&job->phases.thread_lock);
 
   return seconds;
 }

@@ -33,8 +33,13 @@ _cs_worker_phase_read (CsWorkerPhase *w,
       CsPhase phase;
       guint64 since;
 
+      /* Its worker is between the two stores; it may have been preempted
+       * there, on a machine with fewer cores than workers. */
       if (seq & 1)
-        continue;
+        {
+          g_thread_yield ();
+          continue;
+        }
       for (guint p = 0; p < CS_PHASE_N; p++)
         out_ns[p] = atomic_load_explicit (&w->ns[p], memory_order_relaxed);
       phase = atomic_load_explicit (&w->phase, memory_order_relaxed);
