@@ -188,7 +188,7 @@ make_phases (const Snapshot *from,
              double          seconds[CS_PHASE_N])
 {
   double wall_dt = (double) (to->mono - from->mono) / G_USEC_PER_SEC;
-  double held = MAX (wall_dt - (to->t - from->t), 0.0);
+  double held = wall_dt - (to->t - from->t);
   double busy = 0, rest;
 
   for (guint p = 0; p < CS_PHASE_N; p++)
@@ -197,6 +197,10 @@ make_phases (const Snapshot *from,
       if (p != CS_PHASE_WAITING)
         busy += seconds[p];
     }
+  /* The clock and the wall time are read a few µs apart: less than a
+   * millisecond between them is no hold. */
+  if (held < 0.001)
+    held = 0;
   rest = MAX (to->thread_seconds - from->thread_seconds - busy, 0.0);
   if (wall_dt > 0 && held > 0)
     {
