@@ -200,8 +200,9 @@ test_report_charts (Fixture       *f,
 }
 
 /* report --format trace, sysprof and --chart phases: a record with phases
- * (made through the writers, as the engine does not record them yet) gives
- * each; a real copy's record, without them, is refused with a message. */
+ * made through the writers gives each, and so does a real copy's (the
+ * engine records them); a record without them (one from before they were
+ * kept) is refused with a message. */
 void
 test_report_trace (Fixture       *f,
                    gconstpointer  data)
@@ -258,8 +259,24 @@ test_report_trace (Fixture       *f,
   }
   {
     g_auto(CliResult) r = { 0 };
+    g_autoptr(JsonNode) real = NULL;
 
     run_cli (&r, "report", plain, "--format", "trace", "-o", trace, NULL);
+    g_assert_cmpint (r.status, ==, 0);
+    real = load_json (trace);
+    g_assert_cmpuint (json_array_get_length (json_object_get_array_member (json_node_get_object (real), "traceEvents")), >, 0);
+  }
+  {
+    g_auto(CliResult) r = { 0 };
+    g_autofree char *bare = fixture_path (f, "bare.json");
+    g_autofree char *bare_text = NULL;
+
+    json_object_remove_member (json_node_get_object (record), "phases");
+    json_object_remove_member (json_node_get_object (record), "latency");
+    bare_text = json_to_string (record, FALSE);
+    g_assert_true (g_file_set_contents (bare, bare_text, -1, &error));
+    g_assert_no_error (error);
+    run_cli (&r, "report", bare, "--format", "trace", "-o", trace, NULL);
     g_assert_cmpint (r.status, ==, 3);
     g_assert_nonnull (strstr (r.err, "no phase data"));
   }

@@ -493,6 +493,126 @@ test_live_threads (void)
   cs_test_tree_remove (root);
 }
 
+/* ---- Where the workers' time goes ---------------------------------------- */
+
+#define PHASE_FILES   400
+#define PHASE_FROM    2
+#define PHASE_TO      6
+#define PHASE_HOLD_MS 300
+
+typedef struct {
+  CsJob   *job;
+  gboolean changed;
+  gboolean paused;
+  gboolean resumed;
+} PhaseState;
+
+static gboolean
+phase_resume_cb (gpointer user_data)
+{
+  PhaseState *state = user_data;
+
+  cs_job_resume (state->job);
+  state->resumed = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_sample_phases (CsJob    *job,
+                  gpointer  sample,
+                  gpointer  user_data)
+{
+  PhaseState *state = user_data;
+  CsProgress p;
+
+  cs_job_get_progress (job, &p);
+  if (!state->changed && p.files_done >= 20)
+    {
+      cs_job_set_threads (job, PHASE_TO, "test");
+      state->changed = TRUE;
+    }
+  else if (state->changed && !state->paused && p.files_done >= PHASE_FILES / 2)
+    {
+      cs_job_pause (job);
+      state->paused = TRUE;
+      {
+        /* run_sync's own context, where this signal came */
+        g_autoptr(GSource) source = g_timeout_source_new (PHASE_HOLD_MS);
+
+        g_source_set_callback (source, phase_resume_cb, state, NULL);
+        g_source_attach (source, g_main_context_get_thread_default ());
+      }
+    }
+}
+
+/* The workers' time by phase adds up to the thread count's integral over the
+ * copy's wall time: the slider's change and the pause included. The integral
+ * is the record's own, from its thread timeline, its clock and its holds,
+ * not the sampler's. */
+static void
+test_phases_add_up (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *src = make_many_files (root, PHASE_FILES, 4096);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autoptr(CsJob) job = job_for (src, dst, PHASE_FROM);
+  g_autoptr(GArray) timeline = NULL;
+  g_autoptr(GArray) lanes = NULL;
+  PhaseState state = { job };
+  CsRun *run = cs_job_get_run (job);
+  double seconds[CS_PHASE_N], sum = 0, integral, t_change, held;
+  CsLatencyHistogram read_latency;
+
+  install_faults ();
+  atomic_store (&fault_delay_us, 3000);
+  g_signal_connect (job, "sample", G_CALLBACK (on_sample_phases), &state);
+  g_assert_true (cs_job_run_sync (job, NULL, NULL));
+  remove_faults ();
+  g_assert_true (state.resumed);
+  cs_test_tree_assert_equal (src, dst);
+
+  timeline = cs_run_dup_timeline (run);
+  g_assert_cmpuint (timeline->len, ==, 1);
+  g_assert_cmpuint (g_array_index (timeline, CsThreadChange, 0).from, ==, PHASE_FROM);
+  g_assert_cmpuint (g_array_index (timeline, CsThreadChange, 0).to, ==, PHASE_TO);
+  t_change = g_array_index (timeline, CsThreadChange, 0).t;
+  held = cs_run_get_held (run);
+  g_assert_cmpfloat (held, >=, PHASE_HOLD_MS / 1000.0 - 0.05);
+  /* The pause came after the change: all of it at PHASE_TO threads. */
+  integral = PHASE_FROM * t_change + PHASE_TO * (cs_run_get_duration (run) - t_change) + PHASE_TO * held;
+
+  g_assert_true (cs_run_get_phase_totals (run, seconds));
+  for (guint p = 0; p < CS_PHASE_N; p++)
+    {
+      g_test_message ("%s: %.3f worker-s", cs_phase_get_id (p), seconds[p]);
+      sum += seconds[p];
+    }
+  g_test_message ("phases %.3f worker-s, integral %.3f", sum, integral);
+  g_assert_cmpfloat (fabs (sum - integral), <=, 0.02 * integral);
+
+  /* What the workers did is measured, not the remainder: every file's data
+   * was read through the slowed read, and the pause held the workers. */
+  g_assert_cmpfloat (seconds[CS_PHASE_READING], >=, 0.5 * PHASE_FILES * 0.003 / PHASE_TO);
+  g_assert_cmpfloat (seconds[CS_PHASE_PAUSED], >=, 0.5 * PHASE_TO * held);
+  g_assert_cmpfloat (seconds[CS_PHASE_LIMITED], ==, 0);
+  g_assert_cmpfloat (seconds[CS_PHASE_QUESTION], <, 0.01);
+
+  /* The lanes: one per worker, each starting waiting. */
+  lanes = cs_run_dup_phase_lanes (run);
+  g_assert_nonnull (lanes);
+  g_assert_cmpuint (lanes->len, >=, PHASE_TO);
+  g_assert_cmpuint (lanes->len, <=, 2 * PHASE_TO);
+  for (guint i = 0; i < lanes->len; i++)
+    g_assert_cmpuint (g_array_index (lanes, CsPhaseLane, i).changes->len, >, 0);
+
+  /* A read per file at least, each slowed by the fault table's 3 ms. */
+  g_assert_true (cs_run_get_latency (run, CS_LATENCY_READ, &read_latency));
+  g_assert_cmpuint (read_latency.count, >=, PHASE_FILES);
+  g_assert_cmpfloat (cs_latency_histogram_percentile (&read_latency, 90), >=, 2e6);
+
+  cs_test_tree_remove (root);
+}
+
 /* A tree more than a queue's length of files (the scanner waits for the copy
  * behind that many), with what the count must take as the scanner does:
  * nested folders, a link, a FIFO, an excluded file and an excluded folder. */
@@ -1874,6 +1994,7 @@ main (int    argc,
   g_test_add_func ("/job/rerun-counts-checks", test_rerun_counts_checks);
   g_test_add_func ("/job/refusals", test_refusals);
   g_test_add_func ("/job/live-threads", test_live_threads);
+  g_test_add_func ("/job/phases-add-up", test_phases_add_up);
   g_test_add_func ("/job/cancel", test_cancel);
   g_test_add_func ("/job/count-ahead", test_count_ahead);
   g_test_add_func ("/job/count-ahead/cancel", test_count_ahead_cancel);

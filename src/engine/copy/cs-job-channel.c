@@ -225,9 +225,13 @@ _cs_job_ask (CsJob             *job,
   g_autofree char *dst_path = NULL;
   CsConflictAnswer answer = CS_CONFLICT_SKIP;
   gboolean all = FALSE;
+  CsPhase was;
 
   if (!job->channel.has_conflict_handler)
     return CS_CONFLICT_SKIP;
+
+  /* Waiting for another worker's question to be answered is waiting too. */
+  was = _cs_worker_phase_set (CS_PHASE_QUESTION);
 
   /* One question at a time; an "apply to all" answer ends the questions. */
   _cs_mutex_lock (&job->channel.ask_lock);
@@ -235,6 +239,7 @@ _cs_job_ask (CsJob             *job,
     {
       answer = job->channel.all_answer;
       _cs_mutex_unlock (&job->channel.ask_lock);
+      _cs_worker_phase_restore (was);
       *out_apply_all = TRUE;
       return answer;
     }
@@ -259,6 +264,7 @@ _cs_job_ask (CsJob             *job,
       job->channel.has_all_answer = TRUE;
     }
   _cs_mutex_unlock (&job->channel.ask_lock);
+  _cs_worker_phase_restore (was);
 
   *out_apply_all = all;
   return answer;

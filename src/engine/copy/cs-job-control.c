@@ -45,7 +45,18 @@ _cs_job_apply_threads (CsJob      *job,
                        guint       n_threads,
                        const char *reason)
 {
-  guint old = atomic_exchange (&job->tune.threads, n_threads);
+  gint64 now = g_get_monotonic_time ();
+  guint old;
+
+  /* The count's integral moves with it: the phases add up to it. */
+  _cs_mutex_lock (&job->phases.thread_lock);
+  old = atomic_exchange (&job->tune.threads, n_threads);
+  if (job->phases.threads_since != 0 && old != n_threads)
+    {
+      job->phases.thread_seconds += (double) old * (double) MAX (now - job->phases.threads_since, 0) / G_USEC_PER_SEC;
+      job->phases.threads_since = now;
+    }
+  _cs_mutex_unlock (&job->phases.thread_lock);
 
   if (old == n_threads)
     return;

@@ -22,6 +22,7 @@
 #include "cs-metadata-private.h"
 #include "cs-run-private.h"
 #include "cs-tsan-private.h"
+#include "cs-worker-phase-private.h"
 
 G_BEGIN_DECLS
 
@@ -50,6 +51,10 @@ G_BEGIN_DECLS
 #define CS_BIG_BUFFER_THREADS 8
 /* Locks taken by staged publications, one per destination folder by hash. */
 #define CS_JOB_LINK_LOCKS 16
+/* Phase slots (cs-worker-phase-private.h): one per worker thread the job
+ * ever had; the slider's changes end threads and start others, so twice the
+ * most it runs at once. A thread beyond them records no phases. */
+#define CS_JOB_PHASE_SLOTS (2 * CS_JOB_MAX_THREADS)
 
 /* Per-worker state, kept across items. */
 typedef struct {
@@ -63,6 +68,10 @@ typedef struct {
   /* The published file's digest for the manifest, from --verify's pass */
   guint8   digest[CS_MANIFEST_MAX_DIGEST];
   gboolean has_digest;
+  /* Its phases (cs-job-queue.c): the slot it keeps for @phase_job, or NULL */
+  CsWorkerPhase *phase;
+  guint64        phase_run;     /* the job run's number (phases.run), not its address: one
+                                 * job may be freed and the next made at the same */
 } CsWorker;
 
 typedef enum {
@@ -327,7 +336,21 @@ struct _CsJob {
     gint64        held_since;
     guint         holds;
     gboolean      hold_paused;      /* the user paused during the current hold */
+    gint64        paused_us;        /* every ended hold the user paused in, µs of wall time */
   } clock;
+
+  /* Where the workers' time goes (cs-job-queue.c claims, cs-sampler.c
+   * reads). Each worker claims a slot as it takes its first item and alone
+   * writes it; the sampler reads them. The thread-seconds integral is kept
+   * under thread_lock by _cs_job_apply_threads and read by the sampler. */
+  struct {
+    CsWorkerPhase *_Atomic slots[CS_JOB_PHASE_SLOTS];
+    atomic_uint   n_slots;          /* claimed, perhaps beyond CS_JOB_PHASE_SLOTS */
+    guint64       run;              /* this run's number in the process, from 1 (main thread, at start) */
+    GMutex        thread_lock;
+    gint64        threads_since;    /* µs, monotonic: when the count last changed (0: not yet running) */
+    double        thread_seconds;   /* the count's integral up to threads_since */
+  } phases;
 
   /* The channel to the main context (cs-job-channel.c): dirty flags under
    * notify_lock from any thread, one pending source; and the questions, one
@@ -393,6 +416,12 @@ _cs_job_destination_remote (CsJob *job)
   return atomic_load (&job->dest.dst_remote) != 0;
 }
 
+/* cs-job-queue.c: the integral of the thread count over wall time, from
+ * the start to @now_us (monotonic µs), in thread-seconds; any thread. */
+double    _cs_job_thread_seconds   (CsJob        *job,
+                                    gint64        now_us);
+gint64    _cs_job_paused_us        (CsJob        *job,
+                                    gint64        now_us);
 /* cs-job.c */
 double    _cs_job_elapsed          (CsJob        *job);
 gboolean  _cs_job_wait_if_paused   (CsJob        *job);   /* FALSE when stopping */

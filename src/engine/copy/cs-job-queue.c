@@ -117,6 +117,48 @@ _cs_job_clock_start (CsJob *job)
   job->clock.start_mono = g_get_monotonic_time ();
   job->clock.clock_origin = job->clock.start_mono;
   job->clock.clock_frozen = -1;
+  job->phases.threads_since = job->clock.start_mono;
+}
+
+/* main thread, before the pool starts: the runs' numbers, which a worker
+ * thread GLib hands from one job's pool to another's tells apart. */
+static void
+number_run (CsJob *job)
+{
+  static atomic_uint_fast64_t runs;
+
+  job->phases.run = atomic_fetch_add (&runs, 1) + 1;
+}
+
+/* The wall time the user held the copy, µs, up to @now_us; any thread. */
+gint64
+_cs_job_paused_us (CsJob  *job,
+                   gint64  now_us)
+{
+  gint64 paused;
+
+  _cs_mutex_lock (&job->gate.lock);
+  paused = job->clock.paused_us;
+  if (job->clock.holds > 0 && job->clock.hold_paused)
+    paused += MAX (now_us - job->clock.held_since, 0);
+  _cs_mutex_unlock (&job->gate.lock);
+
+  return paused;
+}
+
+double
+_cs_job_thread_seconds (CsJob  *job,
+                        gint64  now_us)
+{
+  double seconds = 0;
+
+  _cs_mutex_lock (&job->phases.thread_lock);
+  if (job->phases.threads_since != 0)
+    seconds = job->phases.thread_seconds
+              + (double) _cs_job_threads (job) * (double) MAX (now_us - job->phases.threads_since, 0) / G_USEC_PER_SEC;
+  _cs_mutex_unlock (&job->phases.thread_lock);
+
+  return seconds;
 }
 
 /* job->gate.lock held; @paused: the user's pause, else a question */
@@ -155,6 +197,8 @@ _cs_job_release_locked (CsJob      *job,
     .kind = job->clock.hold_paused ? "pause" : "question",
     .value = (double) held / G_USEC_PER_SEC,
   };
+  if (job->clock.hold_paused)
+    job->clock.paused_us += held;
   __atomic_store_n (&job->clock.clock_origin, job->clock.clock_origin + held, __ATOMIC_RELAXED);
   __atomic_store_n (&job->clock.clock_frozen, -1, __ATOMIC_RELEASE);
 
@@ -189,7 +233,12 @@ _cs_job_wait_if_paused (CsJob *job)
 
   _cs_mutex_lock (&job->gate.lock);
   while ((job->gate.paused || job->gate.asking > 0) && !_cs_job_stopping (job))
-    _cs_cond_wait (&job->gate.cond, &job->gate.lock);
+    {
+      CsPhase was = _cs_worker_phase_set (job->gate.paused ? CS_PHASE_PAUSED : CS_PHASE_QUESTION);
+
+      _cs_cond_wait (&job->gate.cond, &job->gate.lock);
+      _cs_worker_phase_restore (was);
+    }
   _cs_mutex_unlock (&job->gate.lock);
 
   return !_cs_job_stopping (job);
@@ -355,6 +404,35 @@ _cs_job_dir_finished (CsJob *job,
     _cs_move_finish_dir (job, dir);
 }
 
+/* The worker's phase slot for @job, claimed with its first item there. */
+static CsWorkerPhase *
+worker_phase (CsJob    *job,
+              CsWorker *worker)
+{
+  guint i;
+
+  if (worker->phase_run == job->phases.run)
+    return worker->phase;
+  worker->phase_run = job->phases.run;
+  worker->phase = NULL;
+  /* A job that records no samples keeps no phases either: the seam then
+   * costs a thread-local load (bench/run's --sampling-overhead baseline). */
+  if (job->setup.settings.interval_ms == 0)
+    return NULL;
+  i = atomic_fetch_add (&job->phases.n_slots, 1);
+  if (i < CS_JOB_PHASE_SLOTS)
+    {
+      CsWorkerPhase *w;
+
+      if (posix_memalign ((void **) &w, 64, sizeof *w) != 0)
+        g_error ("Out of memory");
+      _cs_worker_phase_init (w, CS_PHASE_WAITING, _cs_worker_phase_now ());
+      atomic_store_explicit (&job->phases.slots[i], w, memory_order_release);
+      worker->phase = w;
+    }
+  return worker->phase;
+}
+
 static void
 worker_func (gpointer data,
              gpointer user_data)
@@ -385,6 +463,11 @@ worker_func (gpointer data,
       _cs_mutex_unlock (&job->gate.lock);
     }
 
+  /* Set per item, not per thread: GLib may hand this thread to another
+   * pool once the job's is freed. Until its first request the worker is
+   * opening the item. */
+  _cs_worker_phase = worker_phase (job, worker);
+  _cs_worker_phase_set (CS_PHASE_OPENING);
   atomic_fetch_add (&job->gate.active, 1);
   if (item->kind == CS_ITEM_BATCH)
     {
@@ -404,6 +487,8 @@ worker_func (gpointer data,
            || _cs_copy_item (job, worker, item))
     _cs_item_free (item);
   atomic_fetch_sub (&job->gate.active, 1);
+  _cs_worker_phase_set (CS_PHASE_WAITING);
+  _cs_worker_phase = NULL;
 
   /* Only a few waiters care: the scanner when the queue was full or it waits for
    * folder descriptors, and the controller when the queue empties. Waking them
@@ -438,6 +523,7 @@ _cs_job_queue_open (CsJob *job)
 {
   job->gate.max_pending = 4096;
   plan_fd_budget (job);
+  number_run (job);
 
 #ifdef CS_TSAN
   /* GLib hands a finished pool's idle threads to the next pool through its own

@@ -96,6 +96,9 @@ cs_job_finalize (GObject *object)
   g_mutex_clear (&self->stage.stage_lock);
   g_mutex_clear (&self->hardlinks.link_lock);
   g_mutex_clear (&self->move.move_lock);
+  g_mutex_clear (&self->phases.thread_lock);
+  for (guint i = 0; i < MIN (atomic_load (&self->phases.n_slots), CS_JOB_PHASE_SLOTS); i++)
+    free (atomic_load (&self->phases.slots[i]));
   for (guint i = 0; i < CS_JOB_LINK_LOCKS; i++)
     g_mutex_clear (&self->stage.link_locks[i]);
   g_ptr_array_unref (self->stage.free_stages);
@@ -142,6 +145,7 @@ cs_job_init (CsJob *self)
   g_mutex_init (&self->gate.lock);
   g_mutex_init (&self->channel.ask_lock);
   g_mutex_init (&self->channel.notify_lock);
+  g_mutex_init (&self->phases.thread_lock);
   g_mutex_init (&self->stage.stage_lock);
   g_mutex_init (&self->hardlinks.link_lock);
   g_mutex_init (&self->move.move_lock);

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "cs-limiter-private.h"
+#include "cs-worker-phase-private.h"
 
 /* The bucket's depth and the longest a taker sleeps before it looks again. */
 #define BURST_SECONDS  0.1
@@ -90,6 +91,7 @@ _cs_limiter_take (CsLimiter *limiter,
                   double     amount)
 {
   gboolean ok = TRUE;
+  CsPhase was = CS_PHASE_N;
 
   if (!_cs_limiter_is_on (limiter))
     return !atomic_load (&limiter->stopped);
@@ -115,9 +117,12 @@ _cs_limiter_take (CsLimiter *limiter,
         }
       wait_us = (gint64) (-limiter->tokens / limiter->rate * G_USEC_PER_SEC) + 1;
       atomic_store_explicit (&limiter->last_wait, now, memory_order_relaxed);
+      if (was == CS_PHASE_N)
+        was = _cs_worker_phase_set (CS_PHASE_LIMITED);
       _cs_cond_wait_until (&limiter->cond, &limiter->lock, now + MIN (wait_us, MAX_WAIT_US));
     }
   _cs_mutex_unlock (&limiter->lock);
+  _cs_worker_phase_restore (was);
 
   return ok;
 }

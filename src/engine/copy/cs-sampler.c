@@ -28,6 +28,11 @@ typedef struct {
   guint64 files_done, bytes_done, files_checked;
   guint64 cpu_total, cpu_idle, cpu_system;
   guint64 process_cpu;
+  /* Where the workers' time went: every slot's time in each phase, added
+   * up, and the thread count's integral, both over wall time. */
+  guint64 phase_ns[CS_PHASE_N];
+  double  thread_seconds;
+  double  paused;             /* wall seconds the user held the copy, so far */
 } Snapshot;
 
 struct _CsSampler {
@@ -36,6 +41,7 @@ struct _CsSampler {
   Snapshot  last;             /* at the last recorded sample (or the start) */
   Snapshot  before_last;      /* at the one before it */
   gboolean  have_sample;
+  double    lane_t[CS_PHASE_MAX_WORKERS];  /* the newest change handed to each lane */
 };
 
 static void
@@ -45,8 +51,28 @@ snapshot (CsJob    *job,
   CsCounters *c = &job->counters;
   guint64 cpu_total = 0, cpu_idle = 0, cpu_system = 0;
 
+  guint64 now_ns;
+  guint n_slots;
+
   s->t = _cs_job_elapsed (job);
-  s->mono = g_get_monotonic_time ();
+  now_ns = _cs_worker_phase_now ();
+  s->mono = (gint64) (now_ns / 1000);
+  s->thread_seconds = _cs_job_thread_seconds (job, s->mono);
+  s->paused = (double) _cs_job_paused_us (job, s->mono) / G_USEC_PER_SEC;
+  memset (s->phase_ns, 0, sizeof s->phase_ns);
+  n_slots = MIN (atomic_load (&job->phases.n_slots), CS_JOB_PHASE_SLOTS);
+  for (guint i = 0; i < n_slots; i++)
+    {
+      CsWorkerPhase *w = atomic_load_explicit (&job->phases.slots[i], memory_order_acquire);
+      guint64 ns[CS_PHASE_N];
+
+      /* Claimed but not stored yet: its time so far is waiting. */
+      if (w == NULL)
+        continue;
+      _cs_worker_phase_read (w, now_ns, ns);
+      for (guint p = 0; p < CS_PHASE_N; p++)
+        s->phase_ns[p] += ns[p];
+    }
   s->requests = 0;
   for (guint i = 0; i < CS_N_REQ; i++)
     s->requests += atomic_load_explicit (&c->requests[i], memory_order_relaxed);
@@ -149,6 +175,102 @@ make_sample (CsJob          *job,
       sample->values[i] = 0;
 }
 
+/*
+ * The worker-seconds in each phase between two snapshots. The slots say
+ * what the workers on items did; the rest of the thread count's time is the
+ * workers waiting for work (or threads not started yet, or ended), or, for
+ * the part of it the clock was held, paused or waiting for an answer. So
+ * the phases add up to the count's integral, slider changes and pauses
+ * included, except where workers finishing their items after the slider
+ * went down take more than it allows: that is measured, not trimmed.
+ */
+static void
+make_phases (const Snapshot *from,
+             const Snapshot *to,
+             double          seconds[CS_PHASE_N])
+{
+  double wall_dt = (double) (to->mono - from->mono) / G_USEC_PER_SEC;
+  double held = wall_dt - (to->t - from->t);
+  double busy = 0, rest;
+
+  for (guint p = 0; p < CS_PHASE_N; p++)
+    {
+      seconds[p] = to->phase_ns[p] > from->phase_ns[p] ? (double) (to->phase_ns[p] - from->phase_ns[p]) / 1e9 : 0.0;
+      if (p != CS_PHASE_WAITING)
+        busy += seconds[p];
+    }
+  /* The clock and the wall time are read a few µs apart: less than a
+   * millisecond between them is no hold. */
+  if (held < 0.001)
+    held = 0;
+  rest = MAX (to->thread_seconds - from->thread_seconds - busy, 0.0);
+  if (wall_dt > 0 && held > 0)
+    {
+      double paused = CLAMP (to->paused - from->paused, 0.0, held);
+      double rest_paused = rest * MIN (paused / wall_dt, 1.0);
+      double rest_asked = rest * MIN ((held - paused) / wall_dt, 1.0 - paused / wall_dt);
+
+      seconds[CS_PHASE_PAUSED] += rest_paused;
+      seconds[CS_PHASE_QUESTION] += rest_asked;
+      rest = MAX (rest - rest_paused - rest_asked, 0.0);
+    }
+  seconds[CS_PHASE_WAITING] = rest;
+}
+
+/* The lanes: each worker's recent changes, on the run's clock. A change is
+ * placed back from @now by the wall time since it; inside a hold the clock
+ * stood still, so those land at the hold's start. */
+static void
+hand_over_lanes (CsSampler      *self,
+                 const Snapshot *now)
+{
+  CsJob *job = self->job;
+  guint n_slots = MIN (atomic_load (&job->phases.n_slots), CS_PHASE_MAX_WORKERS);
+  g_autofree CsWorkerPhaseChange *raw = g_new (CsWorkerPhaseChange, CS_WORKER_PHASE_RING);
+  g_autofree CsPhaseChange *changes = g_new (CsPhaseChange, CS_WORKER_PHASE_RING);
+
+  for (guint i = 0; i < n_slots; i++)
+    {
+      CsWorkerPhase *w = atomic_load_explicit (&job->phases.slots[i], memory_order_acquire);
+      guint n;
+
+      if (w == NULL)
+        continue;
+      n = _cs_worker_phase_drain (w, raw, CS_WORKER_PHASE_RING);
+      for (guint k = 0; k < n; k++)
+        {
+          double ago = (double) MAX (now->mono * 1000 - (gint64) raw[k].ns, 0) / 1e9;
+          double t = CLAMP (now->t - ago, self->lane_t[i], MAX (now->t, self->lane_t[i]));
+
+          changes[k] = (CsPhaseChange) { t, raw[k].phase };
+          self->lane_t[i] = t;
+        }
+      if (n > 0)
+        _cs_run_add_phase_changes (job->life.run, i, changes, n);
+    }
+}
+
+/* After the workers are gone: their latencies, added up by kind. */
+static void
+hand_over_latencies (CsJob *job)
+{
+  guint n_slots = MIN (atomic_load (&job->phases.n_slots), CS_JOB_PHASE_SLOTS);
+  CsLatencyHistogram all[CS_LATENCY_N];
+
+  memset (all, 0, sizeof all);
+  for (guint i = 0; i < n_slots; i++)
+    {
+      CsWorkerPhase *w = atomic_load_explicit (&job->phases.slots[i], memory_order_acquire);
+
+      if (w != NULL)
+        for (guint k = 0; k < CS_LATENCY_N; k++)
+          cs_latency_histogram_merge (&all[k], &w->latency[k]);
+    }
+  for (guint k = 0; k < CS_LATENCY_N; k++)
+    if (all[k].count > 0)
+      _cs_run_add_latency (job->life.run, k, &all[k]);
+}
+
 /* sampler thread. @final: the job has ended; this sample closes the record. */
 void
 _cs_sampler_take (CsSampler *self,
@@ -160,6 +282,7 @@ _cs_sampler_take (CsSampler *self,
   Snapshot now;
   const Snapshot *from = &self->last;
   gboolean replace = FALSE;
+  double seconds[CS_PHASE_N];
 
   snapshot (job, &now);
   /* /proc/stat could not be read: keep the last figures as the baseline. */
@@ -179,9 +302,20 @@ _cs_sampler_take (CsSampler *self,
         }
       if (self->have_sample)
         {
-          /* Nothing since the last sample: it already ends the record. */
+          /* Nothing since the last sample: it already ends the record,
+           * but its phases take in the time since, which the workers'
+           * count spent all the same. */
           if (now.requests == self->last.requests && now.files_done == self->last.files_done)
             {
+              if (record)
+                {
+                  double seconds[CS_PHASE_N];
+
+                  make_phases (&self->before_last, &now, seconds);
+                  _cs_run_replace_last_phase_sample (job->life.run, self->last.t, seconds);
+                  hand_over_lanes (self, &now);
+                  hand_over_latencies (job);
+                }
               _cs_job_post_sample (job, NULL);
               return;
             }
@@ -192,6 +326,8 @@ _cs_sampler_take (CsSampler *self,
     }
 
   make_sample (job, from, &now, &sample);
+  /* Before the snapshots move on: @from is one of them. */
+  make_phases (from, &now, seconds);
 
   if (!replace)
     _cs_job_auto_feed (job, &sample,
@@ -206,9 +342,18 @@ _cs_sampler_take (CsSampler *self,
   if (record)
     {
       if (replace)
-        _cs_run_replace_last_sample (job->life.run, &sample);
+        {
+          _cs_run_replace_last_sample (job->life.run, &sample);
+          _cs_run_replace_last_phase_sample (job->life.run, sample.t, seconds);
+        }
       else
-        _cs_run_add_sample (job->life.run, &sample);
+        {
+          _cs_run_add_sample (job->life.run, &sample);
+          _cs_run_add_phase_sample (job->life.run, sample.t, seconds);
+        }
+      hand_over_lanes (self, &now);
+      if (final)
+        hand_over_latencies (job);
       _cs_job_post_sample (job, &sample);
     }
   else

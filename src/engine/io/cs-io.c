@@ -20,6 +20,7 @@
 #include "cs-env-private.h"
 #include "cs-io-private.h"
 #include "cs-io-smb-private.h"
+#include "cs-worker-phase-private.h"
 
 static int
 default_openat (int dirfd, const char *path, int flags, mode_t mode)
@@ -377,6 +378,76 @@ now_ns (void)
   return (guint64) ts.tv_sec * G_GUINT64_CONSTANT (1000000000) + (guint64) ts.tv_nsec;
 }
 
+/*
+ * Each request a worker makes puts it in the request's phase and times it
+ * by kind (cs-worker-phase-private.h): here, the one place every counted
+ * request passes. A thread that keeps no phases (the scanner, the
+ * controller) pays one thread-local load. CS_PHASE_N, CS_LATENCY_N: none.
+ */
+static const guint8 request_phase[CS_N_REQ] = {
+  [CS_REQ_OPEN] = CS_PHASE_OPENING,
+  [CS_REQ_CREATE] = CS_PHASE_OPENING,
+  [CS_REQ_STAT] = CS_PHASE_OPENING,
+  [CS_REQ_READ] = CS_PHASE_READING,
+  [CS_REQ_WRITE] = CS_PHASE_WRITING,
+  [CS_REQ_COPY] = CS_PHASE_WRITING,
+  [CS_REQ_FSYNC] = CS_PHASE_FLUSHING,
+  [CS_REQ_MKDIR] = CS_PHASE_OPENING,
+  [CS_REQ_RENAME] = CS_PHASE_PUBLISHING,
+  [CS_REQ_SETATTR] = CS_PHASE_METADATA,
+  [CS_REQ_READDIR] = CS_PHASE_LISTING,
+  [CS_REQ_CLOSE] = CS_PHASE_FLUSHING,
+  [CS_REQ_UNLINK] = CS_PHASE_DELETING,
+  [CS_REQ_OTHER] = CS_PHASE_N,
+};
+
+static const guint8 request_latency[CS_N_REQ] = {
+  [CS_REQ_OPEN] = CS_LATENCY_OPEN,
+  [CS_REQ_CREATE] = CS_LATENCY_OPEN,
+  [CS_REQ_STAT] = CS_LATENCY_N,
+  [CS_REQ_READ] = CS_LATENCY_READ,
+  [CS_REQ_WRITE] = CS_LATENCY_WRITE,
+  [CS_REQ_COPY] = CS_LATENCY_WRITE,
+  [CS_REQ_FSYNC] = CS_LATENCY_N,
+  [CS_REQ_MKDIR] = CS_LATENCY_N,
+  [CS_REQ_RENAME] = CS_LATENCY_RENAME,
+  [CS_REQ_SETATTR] = CS_LATENCY_SET_TIMES,
+  [CS_REQ_READDIR] = CS_LATENCY_LIST,
+  [CS_REQ_CLOSE] = CS_LATENCY_CLOSE,
+  [CS_REQ_UNLINK] = CS_LATENCY_N,
+  [CS_REQ_OTHER] = CS_LATENCY_N,
+};
+
+/* Before a request: its start in ns, or 0 where nothing is timed. */
+static inline guint64
+begin (CsRequestKind kind)
+{
+  CsWorkerPhase *w = _cs_worker_phase;
+  guint64 now;
+
+  if (G_LIKELY (w == NULL) || (request_phase[kind] == CS_PHASE_N && request_latency[kind] == CS_LATENCY_N))
+    return 0;
+  now = now_ns ();
+  if (request_phase[kind] != CS_PHASE_N)
+    _cs_worker_phase_set_at (w, (CsPhase) request_phase[kind], now);
+  return now;
+}
+
+/* After it, with its end if the caller has read the clock already (else 0). */
+static inline void
+finish (CsRequestKind kind,
+        guint64       start,
+        guint64       end)
+{
+  CsWorkerPhase *w = _cs_worker_phase;
+
+  if (start == 0 || w == NULL || request_latency[kind] == CS_LATENCY_N)
+    return;
+  if (end == 0)
+    end = now_ns ();
+  cs_latency_histogram_add (&w->latency[request_latency[kind]], end > start ? end - start : 0);
+}
+
 /* Repeats a call interrupted by a signal; a plain loop would hide the count. */
 #define RETRY_EINTR(expr) ({ __typeof__ (expr) _r; do _r = (expr); while (_r < 0 && errno == EINTR); _r; })
 
@@ -384,38 +455,54 @@ int
 _cs_io_openat (CsCounters *c, int dirfd, const char *path, int flags, mode_t mode)
 {
   Target d;
+  CsRequestKind kind;
+  guint64 start;
+  int fd;
 
   if (!find (dirfd, path, &d))
     return -1;
-  count (c, (flags & O_CREAT) ? CS_REQ_CREATE : CS_REQ_OPEN);
-  return handed_out (&d, RETRY_EINTR (d.table->openat (d.handle, path, flags | O_CLOEXEC, mode)));
+  kind = (flags & O_CREAT) ? CS_REQ_CREATE : CS_REQ_OPEN;
+  count (c, kind);
+  start = begin (kind);
+  fd = RETRY_EINTR (d.table->openat (d.handle, path, flags | O_CLOEXEC, mode));
+  finish (kind, start, 0);
+  return handed_out (&d, fd);
 }
 
 int
 _cs_io_close (CsCounters *c, int fd)
 {
   Target f;
+  guint64 start;
+  int r;
 
   if (!find (fd, NULL, &f))
     return -1;
   count (c, CS_REQ_CLOSE);
+  start = begin (CS_REQ_CLOSE);
   /* close() must not be retried on Linux: the descriptor is gone either way. */
-  return f.table->close (f.handle);
+  r = f.table->close (f.handle);
+  finish (CS_REQ_CLOSE, start, 0);
+  return r;
 }
 
 ssize_t
 _cs_io_pread (CsCounters *c, int fd, void *buf, size_t len, off_t offset)
 {
   Target f;
-  guint64 start;
+  guint64 start, end;
   ssize_t n;
 
   if (!find (fd, NULL, &f))
     return -1;
-  start = now_ns ();
+  start = begin (CS_REQ_READ);
+  if (start == 0)
+    start = now_ns ();
   n = RETRY_EINTR (f.table->pread (f.handle, buf, len, offset));
+  end = now_ns ();
   count (c, CS_REQ_READ);
-  atomic_fetch_add_explicit (&c->read_ns, now_ns () - start, memory_order_relaxed);
+  atomic_fetch_add_explicit (&c->read_ns, end - start, memory_order_relaxed);
+  finish (CS_REQ_READ, start, end);
   if (n > 0)
     atomic_fetch_add_explicit (&c->bytes_read, (guint64) n, memory_order_relaxed);
   return n;
@@ -425,15 +512,19 @@ ssize_t
 _cs_io_pwrite (CsCounters *c, int fd, const void *buf, size_t len, off_t offset)
 {
   Target f;
-  guint64 start;
+  guint64 start, end;
   ssize_t n;
 
   if (!find (fd, NULL, &f))
     return -1;
-  start = now_ns ();
+  start = begin (CS_REQ_WRITE);
+  if (start == 0)
+    start = now_ns ();
   n = RETRY_EINTR (f.table->pwrite (f.handle, buf, len, offset));
+  end = now_ns ();
   count (c, CS_REQ_WRITE);
-  atomic_fetch_add_explicit (&c->write_ns, now_ns () - start, memory_order_relaxed);
+  atomic_fetch_add_explicit (&c->write_ns, end - start, memory_order_relaxed);
+  finish (CS_REQ_WRITE, start, end);
   if (n > 0)
     atomic_fetch_add_explicit (&c->bytes_written, (guint64) n, memory_order_relaxed);
   return n;
@@ -444,8 +535,10 @@ count_copy (CsCounters *c,
             guint64     start,
             ssize_t     n)
 {
-  guint64 elapsed = now_ns () - start;
+  guint64 end = now_ns ();
+  guint64 elapsed = end - start;
 
+  finish (CS_REQ_COPY, start, end);
   count (c, CS_REQ_COPY);
   atomic_fetch_add_explicit (&c->read_ns, elapsed, memory_order_relaxed);
   atomic_fetch_add_explicit (&c->write_ns, elapsed, memory_order_relaxed);
@@ -466,7 +559,9 @@ _cs_io_copy_range (CsCounters *c, int fd_in, off_t *off_in, int fd_out, off_t *o
 
   if (!find_pair (fd_in, NULL, fd_out, NULL, &in, &out))
     return -1;
-  start = now_ns ();
+  start = begin (CS_REQ_COPY);
+  if (start == 0)
+    start = now_ns ();
   n = RETRY_EINTR (in.table->copy_file_range (in.handle, off_in, out.handle, off_out, len, 0));
   count_copy (c, start, n);
   return n;
@@ -481,7 +576,9 @@ _cs_io_clone (CsCounters *c, int dst_fd, int src_fd, guint64 size)
 
   if (!find_pair (dst_fd, NULL, src_fd, NULL, &dst, &src))
     return -1;
-  start = now_ns ();
+  start = begin (CS_REQ_COPY);
+  if (start == 0)
+    start = now_ns ();
   r = RETRY_EINTR (dst.table->clone (dst.handle, src.handle));
   count_copy (c, start, r == 0 ? (ssize_t) size : 0);
   return r;
@@ -492,8 +589,12 @@ _cs_io_clone (CsCounters *c, int dst_fd, int src_fd, guint64 size)
     Target t;                                                              \
     if (!find (handle, location, &t))                                      \
       return -1;                                                           \
+    guint64 start_ = begin (kind);                                         \
+    __typeof__ (t.table->call) r_;                                         \
     count (c, kind);                                                       \
-    return RETRY_EINTR (t.table->call);                                    \
+    r_ = RETRY_EINTR (t.table->call);                                      \
+    finish (kind, start_, 0);                                              \
+    return r_;                                                             \
   } while (0)
 
 /* The same for a call joining two handles of one backend. */
@@ -501,8 +602,12 @@ _cs_io_clone (CsCounters *c, int dst_fd, int src_fd, guint64 size)
     Target ta, tb;                                                         \
     if (!find_pair (a, a_location, b, b_location, &ta, &tb))               \
       return -1;                                                           \
+    guint64 start_ = begin (kind);                                         \
+    __typeof__ (ta.table->call) r_;                                        \
     count (c, kind);                                                       \
-    return RETRY_EINTR (ta.table->call);                                   \
+    r_ = RETRY_EINTR (ta.table->call);                                     \
+    finish (kind, start_, 0);                                              \
+    return r_;                                                             \
   } while (0)
 
 /* Routed by the folder, so a lock by name alone (@fd -1) finds its backend. */

@@ -20,9 +20,9 @@
  *  - Per request kind, a histogram of latencies in log2 buckets of
  *    nanoseconds, merged by addition; percentiles as fio computes them.
  *
- * A record without phase data (every record before issue 42, and every
- * record until the engine's workers record phases: that is the next step)
- * reads as "no phase data": the getters return FALSE or NULL, never zeros.
+ * A record without phase data (every record before issue 42, and one of a
+ * run without samples) reads as "no phase data": the getters return FALSE
+ * or NULL, never zeros.
  */
 
 #include <glib.h>

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/*
+ * Which phase a worker is in (cs-phases.h), kept by the worker itself in
+ * memory of its own, without locks: the copy's hot path changes phase at
+ * every request, so a change costs one clock read and a few stores to a
+ * cache line no other thread writes.
+ *
+ * A worker thread points _cs_worker_phase at its slot for the job it works
+ * for; threads without one (the scanner, the controller) record nothing, and
+ * the hooks cost them one thread-local load. The I/O seam (cs-io.c) changes
+ * the phase by request kind before each request and leaves it there: the
+ * work between two requests belongs with the request it follows. The copy
+ * sets what no request says (waiting for work, the speed limit, a question,
+ * a pause) and puts the phase back after it.
+ *
+ * The sampler reads a slot's totals under the slot's sequence number: odd
+ * while its worker writes, so a read that saw it move is made again. The
+ * recent changes go to a ring the sampler drains for the lanes; a sampler
+ * that fell behind by a lap keeps only what was not overwritten.
+ */
+
+#include <stdatomic.h>
+#include <time.h>
+
+#include "cs-phases.h"
+
+G_BEGIN_DECLS
+
+#define CS_WORKER_PHASE_RING 256
+
+typedef struct {
+  guint64 ns;      /* CLOCK_MONOTONIC */
+  CsPhase phase;
+} CsWorkerPhaseChange;
+
+/* A change in the ring: written by the worker while the sampler may read. */
+typedef struct {
+  atomic_uint_fast64_t ns;
+  atomic_uint          phase;
+} CsWorkerPhaseSlotChange;
+
+typedef struct {
+  /* Written by the worker only. */
+  atomic_uint        seq;
+  atomic_uint        phase;
+  atomic_uint_fast64_t since_ns;
+  atomic_uint_fast64_t ns[CS_PHASE_N];      /* time in each phase before since_ns */
+  atomic_uint        ring_head;             /* changes written so far */
+  CsWorkerPhaseSlotChange ring[CS_WORKER_PHASE_RING];
+  /* Per request kind; read once the worker is done with the job. */
+  CsLatencyHistogram latency[CS_LATENCY_N];
+  /* The sampler's own: what it read last. */
+  guint              ring_tail;
+} __attribute__ ((aligned (64))) CsWorkerPhase;
+
+extern __thread CsWorkerPhase *_cs_worker_phase;
+
+static inline guint64
+_cs_worker_phase_now (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (guint64) ts.tv_sec * G_GUINT64_CONSTANT (1000000000) + (guint64) ts.tv_nsec;
+}
+
+/* The worker, at @now: from now on it is in @phase. Returns the phase it
+ * was in. */
+static inline CsPhase
+_cs_worker_phase_set_at (CsWorkerPhase *w,
+                         CsPhase        phase,
+                         guint64        now)
+{
+  CsPhase old = atomic_load_explicit (&w->phase, memory_order_relaxed);
+  guint64 since;
+  guint seq, head;
+
+  if (old == phase)
+    return old;
+  since = atomic_load_explicit (&w->since_ns, memory_order_relaxed);
+  seq = atomic_load_explicit (&w->seq, memory_order_relaxed);
+  atomic_store_explicit (&w->seq, seq + 1, memory_order_relaxed);
+  atomic_thread_fence (memory_order_release);
+  atomic_store_explicit (&w->ns[old],
+                         atomic_load_explicit (&w->ns[old], memory_order_relaxed) + (now > since ? now - since : 0),
+                         memory_order_relaxed);
+  atomic_store_explicit (&w->since_ns, now > since ? now : since, memory_order_relaxed);
+  atomic_store_explicit (&w->phase, phase, memory_order_relaxed);
+  atomic_store_explicit (&w->seq, seq + 2, memory_order_release);
+
+  head = atomic_load_explicit (&w->ring_head, memory_order_relaxed);
+  atomic_store_explicit (&w->ring[head % CS_WORKER_PHASE_RING].ns, now, memory_order_relaxed);
+  atomic_store_explicit (&w->ring[head % CS_WORKER_PHASE_RING].phase, phase, memory_order_relaxed);
+  atomic_store_explicit (&w->ring_head, head + 1, memory_order_release);
+
+  return old;
+}
+
+/* The calling worker's phase from now on, if it keeps one; returns the one
+ * it was in (CS_PHASE_N for a thread without a slot). */
+static inline CsPhase
+_cs_worker_phase_set (CsPhase phase)
+{
+  CsWorkerPhase *w = _cs_worker_phase;
+
+  if (w == NULL)
+    return CS_PHASE_N;
+  return _cs_worker_phase_set_at (w, phase, _cs_worker_phase_now ());
+}
+
+/* Back to what _cs_worker_phase_set returned. */
+static inline void
+_cs_worker_phase_restore (CsPhase phase)
+{
+  if (phase < CS_PHASE_N)
+    _cs_worker_phase_set (phase);
+}
+
+/* A new slot, in @phase since @now, with its ring's first change. */
+void     _cs_worker_phase_init  (CsWorkerPhase *w,
+                                 CsPhase        phase,
+                                 guint64        now);
+/* Sampler: the slot's time in each phase up to @now, read consistently. */
+void     _cs_worker_phase_read  (CsWorkerPhase *w,
+                                 guint64        now,
+                                 guint64        out_ns[CS_PHASE_N]);
+/* Sampler: the changes since the last drain, oldest first, at most
+ * @max_changes; returns how many. */
+guint    _cs_worker_phase_drain (CsWorkerPhase       *w,
+                                 CsWorkerPhaseChange *out,
+                                 guint                max_changes);
+
+G_END_DECLS
