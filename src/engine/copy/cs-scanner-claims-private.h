@@ -25,6 +25,9 @@ typedef struct {
   GPtrArray  *members;
   guint       member;
   GHashTable *claimed;
+  /* On a share: the destination's listed names → CsIoListed, what a stat of
+   * each would say (cs-dest-listing-private.h). Else NULL. */
+  GHashTable *stats;
 } CsFolderScan;
 
 CsLater  *_cs_scanner_later_new    (CsDir        *parent,

@@ -12,6 +12,7 @@
 #include "cs-big-file-private.h"
 #include "cs-copy-private.h"
 #include "cs-dest-fs-private.h"
+#include "cs-dest-listing-private.h"
 #include "cs-dir-private.h"
 #include "cs-errno-private.h"
 #include "cs-job-private.h"
@@ -412,6 +413,19 @@ handle_one (CsJob        *job,
           return;
         }
 
+      /* A rerun onto a share: decided from the folder's listing, which
+       * gave every entry's stat (cs-dest-listing.c); what needs work goes
+       * on to the pool. */
+      if (listed != NULL && scan->stats != NULL && link == NULL
+          && job->setup.settings.operation != CS_OPERATION_MOVE && job->lists.manifest == NULL
+          && (size < CS_BIG_FILE_MIN || !job->scan.split_big))
+        {
+          CsIoListed *there = g_hash_table_lookup (scan->stats, listed);
+
+          if (there != NULL && _cs_dest_listing_decide (job, dir, name, final, &st, &there->st))
+            return;
+        }
+
       /* A later name of a file is linked, not copied, whatever its size. */
       if (S_ISREG (st.st_mode) && size >= CS_BIG_FILE_MIN && job->scan.split_big && first)
         {
@@ -579,6 +593,7 @@ walk_dir (CsJob     *job,
   g_autoptr(GHashTable) taken = NULL;
   g_autoptr(GHashTable) claimed = NULL;
   g_autoptr(GHashTable) types = NULL;
+  g_autoptr(GHashTable) stats = NULL;
   g_autoptr(GPtrArray) all = NULL;
   CsFolderScan scan;
   ssize_t n = 0;
@@ -588,12 +603,14 @@ walk_dir (CsJob     *job,
       existing = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
       if (job->setup.settings.operation == CS_OPERATION_MIRROR && dir->mirror_root >= 0)
         types = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-      _cs_scanner_prepare_existing_dir (job, dir, existing, types);
+      stats = _cs_scanner_prepare_listed_dir (job, dir, existing, types);
+      if (stats == NULL)
+        _cs_scanner_prepare_existing_dir (job, dir, existing, types);
     }
   /* Only where case is ignored: a name per entry of the folder, freed with it. */
   if (dir->fs != NULL && dir->fs->case_insensitive)
     taken = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  scan = (CsFolderScan) { existing, taken, types, NULL, 0, NULL };
+  scan = (CsFolderScan) { existing, taken, types, NULL, 0, NULL, stats };
   if (members != NULL && members->len > 0)
     {
       /* Only where folders merge: a name per entry of this one level. */
@@ -624,7 +641,7 @@ walk_dir (CsJob     *job,
 
   if (existing != NULL && !_cs_job_stopping (job))
     {
-      _cs_scanner_count_extras (job, dir, existing);
+      _cs_scanner_count_extras (job, dir, existing, stats);
       /* Only a folder read to its end tells what its source no longer has. */
       if (n == 0 && job->setup.settings.operation == CS_OPERATION_MIRROR)
         _cs_mirror_note_extras (job, dir, existing);
