@@ -29,4 +29,23 @@ gboolean   _cs_dest_listing_decide (CsJob             *job,
                                     const struct stat *src,
                                     const struct stat *dst);
 
+/* A destination subfolder opened and listed ahead by a thread of its own,
+ * while the scanner is busy elsewhere: on a share each folder costs a few
+ * round trips, which would otherwise follow one another. */
+typedef struct _CsPrefetch CsPrefetch;
+
+/* scanner thread: starts opening and listing each folder @stats (the
+ * listed names of @dir's destination folder → CsIoListed) shows, up to a
+ * bound: the listed names → CsPrefetch, in a new table whose end waits for
+ * each and closes what was not taken. NULL where there is none. */
+GHashTable *_cs_dest_listing_prefetch (CsJob      *job,
+                                       CsDir      *dir,
+                                       GHashTable *stats);
+/* scanner thread: @prefetch's folder, opened as the scanner would open it
+ * (O_DIRECTORY | O_NOFOLLOW in its parent), once it is: its handle, now the
+ * caller's, and its listing in @out_entries (or NULL). -1 if it could not be
+ * opened: the caller goes its own way, which says why. */
+int         _cs_dest_listing_take     (CsPrefetch *prefetch,
+                                       GPtrArray **out_entries);
+
 G_END_DECLS

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 
 #include "cs-dest-listing-private.h"
 #include "cs-copy-data-private.h"
@@ -30,6 +31,9 @@ _cs_dest_listing_read (CsJob *job,
 {
   g_autoptr(GPtrArray) entries = NULL;
 
+  /* Listed ahead, when the folder was opened (_cs_dest_listing_take). */
+  if (dir->dst_listed != NULL)
+    return g_steal_pointer (&dir->dst_listed);
   if (dir->dst_fd < 0 || dir->dst_new || !_cs_copy_on_share (dir->dst_fd))
     return NULL;
   entries = g_ptr_array_new_with_free_func (g_free);
@@ -95,4 +99,142 @@ _cs_dest_listing_decide (CsJob             *job,
     return FALSE;
   _cs_job_account (job, dir, name, dst_name, action, size);
   return TRUE;
+}
+
+/* ---- Folders listed ahead ------------------------------------------------ */
+
+/* How many subfolders of one folder are opened ahead at most: each holds a
+ * handle (on a share, a URL) until the scanner reaches it. */
+#define PREFETCH_MAX 256
+/* The threads that list ahead, for every job: enough to overlap round trips. */
+#define PREFETCH_THREADS 8
+
+struct _CsPrefetch {
+  atomic_int  ref;
+  CsJob      *job;
+  int         parent_fd;   /* borrowed: the table ends before its folder's walk does */
+  char       *name;
+  GMutex      lock;
+  GCond       cond;
+  gboolean    done;
+  gboolean    taken;
+  int         fd;
+  GPtrArray  *entries;
+};
+
+static void
+prefetch_unref (CsPrefetch *p)
+{
+  if (atomic_fetch_sub (&p->ref, 1) != 1)
+    return;
+  g_mutex_clear (&p->lock);
+  g_cond_clear (&p->cond);
+  g_clear_pointer (&p->entries, g_ptr_array_unref);
+  g_free (p->name);
+  g_free (p);
+}
+
+static void
+prefetch_wait (CsPrefetch *p)
+{
+  g_mutex_lock (&p->lock);
+  while (!p->done)
+    g_cond_wait (&p->cond, &p->lock);
+  g_mutex_unlock (&p->lock);
+}
+
+/* The end of a folder's table: what the scanner did not take is closed. */
+static void
+prefetch_end (gpointer data)
+{
+  CsPrefetch *p = data;
+
+  prefetch_wait (p);
+  if (!p->taken && p->fd >= 0)
+    _cs_io_close (&p->job->counters, p->fd);
+  prefetch_unref (p);
+}
+
+static void
+prefetch_run (gpointer data,
+              gpointer user_data)
+{
+  CsPrefetch *p = data;
+  int fd = -1;
+  GPtrArray *entries = NULL;
+
+  if (!_cs_job_stopping (p->job))
+    fd = _cs_io_openat (&p->job->counters, p->parent_fd, p->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+  if (fd >= 0)
+    {
+      entries = g_ptr_array_new_with_free_func (g_free);
+      if (_cs_io_readdirplus (&p->job->counters, fd, entries) != 0)
+        g_clear_pointer (&entries, g_ptr_array_unref);
+    }
+  g_mutex_lock (&p->lock);
+  p->fd = fd;
+  p->entries = entries;
+  p->done = TRUE;
+  g_cond_signal (&p->cond);
+  g_mutex_unlock (&p->lock);
+  prefetch_unref (p);
+}
+
+static gpointer
+make_pool (gpointer data)
+{
+  return g_thread_pool_new (prefetch_run, NULL, PREFETCH_THREADS, FALSE, NULL);
+}
+
+GHashTable *
+_cs_dest_listing_prefetch (CsJob      *job,
+                           CsDir      *dir,
+                           GHashTable *stats)
+{
+  static GOnce pool_once = G_ONCE_INIT;
+  GThreadPool *pool;
+  GHashTable *table = NULL;
+  GHashTableIter iter;
+  gpointer value;
+  guint n = 0;
+
+  if (stats == NULL || dir->dst_fd < 0 || job->setup.settings.dry_run)
+    return NULL;
+  pool = g_once (&pool_once, make_pool, NULL);
+  g_hash_table_iter_init (&iter, stats);
+  while (g_hash_table_iter_next (&iter, NULL, &value) && n < PREFETCH_MAX)
+    {
+      CsIoListed *listed = value;
+      CsPrefetch *p;
+
+      if (!S_ISDIR (listed->st.st_mode) || _cs_job_is_excluded (job, listed->name))
+        continue;
+      if (table == NULL)
+        table = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, prefetch_end);
+      p = g_new0 (CsPrefetch, 1);
+      atomic_init (&p->ref, 2);   /* the table's, the thread's */
+      p->job = job;
+      p->parent_fd = dir->dst_fd;
+      p->name = g_strdup (listed->name);
+      p->fd = -1;
+      g_mutex_init (&p->lock);
+      g_cond_init (&p->cond);
+      g_hash_table_insert (table, p->name, p);
+      g_thread_pool_push (pool, p, NULL);
+      n++;
+    }
+  return table;
+}
+
+int
+_cs_dest_listing_take (CsPrefetch *prefetch,
+                       GPtrArray **out_entries)
+{
+  prefetch_wait (prefetch);
+  *out_entries = NULL;
+  if (prefetch->taken || prefetch->fd < 0)
+    return -1;
+  prefetch->taken = TRUE;
+  *out_entries = g_steal_pointer (&prefetch->entries);
+  return prefetch->fd;
 }

@@ -147,7 +147,8 @@ open_merged (CsJob   *job,
 }
 
 /* Creates (or opens) the destination folder for @name and walks it, with
- * the folders of @later (or NULL) merged into it. */
+ * the folders of @later (or NULL) merged into it; @ahead (or NULL): the
+ * folder there, opened and listed ahead (cs-dest-listing-private.h). */
 static void
 enter_dir (CsJob             *job,
            CsDir             *parent,
@@ -155,11 +156,14 @@ enter_dir (CsJob             *job,
            const char        *dst_name,
            const struct stat *st,
            guint              depth,
-           GPtrArray         *later)
+           GPtrArray         *later,
+           CsPrefetch        *ahead)
 {
   g_autoptr(GPtrArray) members = NULL;
+  g_autoptr(GPtrArray) listed = NULL;
   CsDir *dir;
   int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
+  int opened = -1;
 
   atomic_fetch_add (&job->tally.dirs_found, 1);
   _cs_job_add_dir_total (job, CS_CLASS_TOTAL);
@@ -176,6 +180,9 @@ enter_dir (CsJob             *job,
       return;
     }
   _cs_dir_note_source (job, dir, parent);
+  /* A folder there already, opened as below: no create to be refused. */
+  if (ahead != NULL && !job->setup.settings.dry_run)
+    opened = _cs_dest_listing_take (ahead, &listed);
 
   if (job->setup.settings.dry_run)
     {
@@ -184,6 +191,12 @@ enter_dir (CsJob             *job,
       dir->dst_new = dir->dst_fd < 0;
       _cs_scanner_plan (job, dir->dst_new ? "mkdir" : "enter", parent, name, dir->dst_name);
       _cs_job_add_dir_total (job, dir->dst_new ? CS_CLASS_COPIED : CS_CLASS_SKIPPED);
+    }
+  else if (opened >= 0)
+    {
+      dir->dst_new = FALSE;
+      dir->dst_listed = g_steal_pointer (&listed);
+      _cs_job_add_dir_total (job, CS_CLASS_SKIPPED);
     }
   else if (_cs_io_mkdirat (&job->counters, parent->dst_fd, dir->dst_name, 0700) == 0)
     {
@@ -215,7 +228,7 @@ enter_dir (CsJob             *job,
   if (!job->setup.settings.dry_run)
     {
       /* O_NOFOLLOW: a symlink planted where a folder should be is never written through. */
-      dir->dst_fd = _cs_io_openat (&job->counters, parent->dst_fd, dir->dst_name, flags, 0);
+      dir->dst_fd = opened >= 0 ? opened : _cs_io_openat (&job->counters, parent->dst_fd, dir->dst_name, flags, 0);
       if (dir->dst_fd < 0)
         {
           int saved = errno;
@@ -338,7 +351,9 @@ handle_one (CsJob        *job,
           && (later == NULL || later->len == 0)
           && _cs_move_rename_whole (job, dir, name, dst_name != NULL ? dst_name : name, &st))
         return;
-      enter_dir (job, dir, name, dst_name != NULL ? dst_name : name, &st, depth, later);
+      enter_dir (job, dir, name, dst_name != NULL ? dst_name : name, &st, depth, later,
+                 scan != NULL && scan->prefetches != NULL && listed != NULL
+                 ? g_hash_table_lookup (scan->prefetches, listed) : NULL);
       return;
     }
 
@@ -594,6 +609,7 @@ walk_dir (CsJob     *job,
   g_autoptr(GHashTable) claimed = NULL;
   g_autoptr(GHashTable) types = NULL;
   g_autoptr(GHashTable) stats = NULL;
+  g_autoptr(GHashTable) prefetches = NULL;
   g_autoptr(GPtrArray) all = NULL;
   CsFolderScan scan;
   ssize_t n = 0;
@@ -610,7 +626,9 @@ walk_dir (CsJob     *job,
   /* Only where case is ignored: a name per entry of the folder, freed with it. */
   if (dir->fs != NULL && dir->fs->case_insensitive)
     taken = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  scan = (CsFolderScan) { existing, taken, types, NULL, 0, NULL, stats };
+  /* Declared after @stats: freed first, each waited for. */
+  prefetches = _cs_dest_listing_prefetch (job, dir, stats);
+  scan = (CsFolderScan) { existing, taken, types, NULL, 0, NULL, stats, prefetches };
   if (members != NULL && members->len > 0)
     {
       /* Only where folders merge: a name per entry of this one level. */
