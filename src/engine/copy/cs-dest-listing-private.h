@@ -48,4 +48,8 @@ GHashTable *_cs_dest_listing_prefetch (CsJob      *job,
 int         _cs_dest_listing_take     (CsPrefetch *prefetch,
                                        GPtrArray **out_entries);
 
+/* scanner thread, once its walk is over: the threads that listed ahead
+ * end, and with them their connections. */
+void        _cs_dest_listing_finish   (CsJob      *job);
+
 G_END_DECLS

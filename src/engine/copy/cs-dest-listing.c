@@ -106,7 +106,7 @@ _cs_dest_listing_decide (CsJob             *job,
 /* How many subfolders of one folder are opened ahead at most: each holds a
  * handle (on a share, a URL) until the scanner reaches it. */
 #define PREFETCH_MAX 256
-/* The threads that list ahead, for every job: enough to overlap round trips. */
+/* The threads that list ahead, a job's own: enough to overlap round trips. */
 #define PREFETCH_THREADS 8
 
 struct _CsPrefetch {
@@ -180,19 +180,12 @@ prefetch_run (gpointer data,
   prefetch_unref (p);
 }
 
-static gpointer
-make_pool (gpointer data)
-{
-  return g_thread_pool_new (prefetch_run, NULL, PREFETCH_THREADS, FALSE, NULL);
-}
 
 GHashTable *
 _cs_dest_listing_prefetch (CsJob      *job,
                            CsDir      *dir,
                            GHashTable *stats)
 {
-  static GOnce pool_once = G_ONCE_INIT;
-  GThreadPool *pool;
   GHashTable *table = NULL;
   GHashTableIter iter;
   gpointer value;
@@ -200,7 +193,6 @@ _cs_dest_listing_prefetch (CsJob      *job,
 
   if (stats == NULL || dir->dst_fd < 0 || job->setup.settings.dry_run)
     return NULL;
-  pool = g_once (&pool_once, make_pool, NULL);
   g_hash_table_iter_init (&iter, stats);
   while (g_hash_table_iter_next (&iter, NULL, &value) && n < PREFETCH_MAX)
     {
@@ -220,7 +212,16 @@ _cs_dest_listing_prefetch (CsJob      *job,
       g_mutex_init (&p->lock);
       g_cond_init (&p->cond);
       g_hash_table_insert (table, p->name, p);
-      g_thread_pool_push (pool, p, NULL);
+      /* The job's own threads, each with its connection, ended with the
+       * walk (_cs_dest_listing_finish). */
+      if (job->scan.prefetch == NULL)
+        job->scan.prefetch = g_thread_pool_new (prefetch_run, NULL, PREFETCH_THREADS, TRUE, NULL);
+      if (job->scan.prefetch == NULL || !g_thread_pool_push (job->scan.prefetch, p, NULL))
+        {
+          /* No thread: done at once, opened by nobody; the scanner goes its own way. */
+          p->done = TRUE;
+          atomic_fetch_sub (&p->ref, 1);
+        }
       n++;
     }
   return table;
@@ -237,4 +238,11 @@ _cs_dest_listing_take (CsPrefetch *prefetch,
   prefetch->taken = TRUE;
   *out_entries = g_steal_pointer (&prefetch->entries);
   return prefetch->fd;
+}
+
+void
+_cs_dest_listing_finish (CsJob *job)
+{
+  if (job->scan.prefetch != NULL)
+    g_thread_pool_free (g_steal_pointer (&job->scan.prefetch), FALSE, TRUE);
 }

@@ -280,6 +280,7 @@ struct _CsJob {
     guint         batch_n;
     guint64       batch_bytes;
     gboolean      split_big;        /* this source's big files go in chunks */
+    GThreadPool  *prefetch;         /* share folders listed ahead (cs-dest-listing.c), or NULL */
   } scan;
 
   /* The pause gate, the stop and the bounded queue (cs-job-queue.c): under

@@ -10,6 +10,7 @@
 
 #include "cs-scanner-private.h"
 #include "cs-dest-fs-private.h"
+#include "cs-dest-listing-private.h"
 #include "cs-dir-private.h"
 #include "cs-job-private.h"
 #include "cs-mirror-private.h"
@@ -399,6 +400,7 @@ _cs_scanner_run (CsJob *job)
       _cs_dir_unref (container);
     }
   _cs_scanner_flush_batch (job);
+  _cs_dest_listing_finish (job);
 }
 
 void
@@ -429,5 +431,6 @@ _cs_scanner_run_replaced (CsJob     *job,
       _cs_scanner_handle_entry (job, r->dir, r->name, r->dst_name, DT_UNKNOWN, NULL, r->depth, NULL);
     }
   _cs_scanner_flush_batch (job);
+  _cs_dest_listing_finish (job);
   g_clear_pointer (&replaced, g_ptr_array_unref);
 }
