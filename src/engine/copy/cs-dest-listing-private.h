@@ -43,10 +43,13 @@ GHashTable *_cs_dest_listing_prefetch (CsJob      *job,
                                        GHashTable *stats);
 /* scanner thread: @prefetch's folder, opened as the scanner would open it
  * (O_DIRECTORY | O_NOFOLLOW in its parent), once it is: its handle, now the
- * caller's, and its listing in @out_entries (or NULL). -1 if it could not be
- * opened: the caller goes its own way, which says why. */
-int         _cs_dest_listing_take     (CsPrefetch *prefetch,
-                                       GPtrArray **out_entries);
+ * caller's, its listing in @out_entries (or NULL) and its fstat in @out_st
+ * where @out_has_st. -1 if it could not be opened: the caller goes its own
+ * way, which says why. */
+int         _cs_dest_listing_take     (CsPrefetch  *prefetch,
+                                       GPtrArray  **out_entries,
+                                       struct stat *out_st,
+                                       gboolean    *out_has_st);
 
 /* scanner thread, once its walk is over: the threads that listed ahead
  * end, and with them their connections. */

@@ -119,6 +119,8 @@ struct _CsPrefetch {
   gboolean    done;
   gboolean    taken;
   int         fd;
+  struct stat st;          /* of the folder opened, when has_st */
+  gboolean    has_st;
   GPtrArray  *entries;
 };
 
@@ -162,11 +164,15 @@ prefetch_run (gpointer data,
   CsPrefetch *p = data;
   int fd = -1;
   GPtrArray *entries = NULL;
+  struct stat st;
+  gboolean has_st = FALSE;
 
   if (!_cs_job_stopping (p->job))
     fd = _cs_io_openat (&p->job->counters, p->parent_fd, p->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
   if (fd >= 0)
     {
+      /* What the scanner asks first of a folder it opens (_cs_dest_fs_for). */
+      has_st = _cs_io_fstat (&p->job->counters, fd, &st) == 0;
       entries = g_ptr_array_new_with_free_func (g_free);
       if (_cs_io_readdirplus (&p->job->counters, fd, entries) != 0)
         g_clear_pointer (&entries, g_ptr_array_unref);
@@ -174,6 +180,9 @@ prefetch_run (gpointer data,
   g_mutex_lock (&p->lock);
   p->fd = fd;
   p->entries = entries;
+  if (has_st)
+    p->st = st;
+  p->has_st = has_st;
   p->done = TRUE;
   g_cond_signal (&p->cond);
   g_mutex_unlock (&p->lock);
@@ -228,15 +237,21 @@ _cs_dest_listing_prefetch (CsJob      *job,
 }
 
 int
-_cs_dest_listing_take (CsPrefetch *prefetch,
-                       GPtrArray **out_entries)
+_cs_dest_listing_take (CsPrefetch  *prefetch,
+                       GPtrArray  **out_entries,
+                       struct stat *out_st,
+                       gboolean    *out_has_st)
 {
   prefetch_wait (prefetch);
   *out_entries = NULL;
+  *out_has_st = FALSE;
   if (prefetch->taken || prefetch->fd < 0)
     return -1;
   prefetch->taken = TRUE;
   *out_entries = g_steal_pointer (&prefetch->entries);
+  *out_has_st = prefetch->has_st;
+  if (prefetch->has_st)
+    *out_st = prefetch->st;
   return prefetch->fd;
 }
 

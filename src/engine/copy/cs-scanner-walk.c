@@ -164,6 +164,8 @@ enter_dir (CsJob             *job,
   CsDir *dir;
   int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
   int opened = -1;
+  struct stat opened_st;
+  gboolean opened_st_known = FALSE;
 
   atomic_fetch_add (&job->tally.dirs_found, 1);
   _cs_job_add_dir_total (job, CS_CLASS_TOTAL);
@@ -182,7 +184,7 @@ enter_dir (CsJob             *job,
   _cs_dir_note_source (job, dir, parent);
   /* A folder there already, opened as below: no create to be refused. */
   if (ahead != NULL && !job->setup.settings.dry_run)
-    opened = _cs_dest_listing_take (ahead, &listed);
+    opened = _cs_dest_listing_take (ahead, &listed, &opened_st, &opened_st_known);
 
   if (job->setup.settings.dry_run)
     {
@@ -259,7 +261,8 @@ enter_dir (CsJob             *job,
           return;
         }
     }
-  dir->fs = _cs_dest_fs_for (job, dir->dst_fd, parent->fs);
+  dir->fs = opened >= 0 && opened_st_known ? _cs_dest_fs_for_stat (job, dir->dst_fd, &opened_st, parent->fs)
+                                           : _cs_dest_fs_for (job, dir->dst_fd, parent->fs);
 
   if (job->setup.settings.operation == CS_OPERATION_MOVE)
     _cs_move_probe_dir (job, dir);
