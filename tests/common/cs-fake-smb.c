@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cs-fake-smb.h"
 #include "cs-io-private.h"
@@ -126,11 +127,19 @@ local_path (const char *location)
       (path) = local;                                                      \
     }
 
+static char *entry_ignoring_case (int dirfd, const char *path);
+
 static int
 fake_openat (int dirfd, const char *path, int flags, mode_t mode)
 {
+  g_autofree char *other = NULL;
+  int r;
+
   AT_LOCATION (dirfd, path, local);
-  return _cs_io_get_default ()->openat (dirfd, path, flags, mode);
+  r = _cs_io_get_default ()->openat (dirfd, path, flags, mode);
+  if (r < 0 && errno == ENOENT && !(flags & O_CREAT) && (other = entry_ignoring_case (dirfd, path)) != NULL)
+    r = _cs_io_get_default ()->openat (dirfd, other, flags, mode);
+  return r;
 }
 
 static int
@@ -140,11 +149,122 @@ fake_statx (int dirfd, const char *path, int flags, unsigned int mask, struct st
   return _cs_io_get_default ()->statx (dirfd, path, flags, mask, stx);
 }
 
+/* What the share's listings and stats did (cs_fake_smb_io), and the
+ * switches a test sets. */
+static CsFakeSmbIo io;
+static gboolean no_listing;
+static gboolean ignore_case;
+static CsFakeSmbListed listed_func;
+static gpointer listed_data;
+
+static void
+count_stat (void)
+{
+  g_mutex_lock (&lock);
+  io.stats++;
+  g_mutex_unlock (&lock);
+}
+
+/* On a share that ignores case: the entry of @dirfd whose name is @path
+ * but for case, as Samba answers on a case-insensitive share. Single names
+ * only; NULL if none. */
+static char *
+entry_ignoring_case (int         dirfd,
+                     const char *path)
+{
+  g_autofree char *folded = g_utf8_casefold (path, -1);
+  g_autofree guint8 *buf = g_malloc (32 * 1024);
+  char *found = NULL;
+  ssize_t n;
+  int fd;
+
+  if (!ignore_case || dirfd == CS_IO_AT_LOCATION || strchr (path, '/') != NULL)
+    return NULL;
+  fd = _cs_io_get_default ()->openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  if (fd < 0)
+    return NULL;
+  while (found == NULL && (n = _cs_io_get_default ()->getdents (fd, buf, 32 * 1024)) > 0)
+    for (ssize_t off = 0; off < n && found == NULL;)
+      {
+        struct linux_dirent64 *d = (struct linux_dirent64 *) (buf + off);
+        g_autofree char *other = g_utf8_casefold (d->d_name, -1);
+
+        off += d->d_reclen;
+        if (strcmp (other, folded) == 0)
+          found = g_strdup (d->d_name);
+      }
+  _cs_io_get_default ()->close (fd);
+  return found;
+}
+
 static int
 fake_fstatat (int dirfd, const char *path, struct stat *st, int flags)
 {
+  g_autofree char *other = NULL;
+  int r;
+
   AT_LOCATION (dirfd, path, local);
-  return _cs_io_get_default ()->fstatat (dirfd, path, st, flags);
+  count_stat ();
+  r = _cs_io_get_default ()->fstatat (dirfd, path, st, flags);
+  if (r != 0 && errno == ENOENT && (other = entry_ignoring_case (dirfd, path)) != NULL)
+    r = _cs_io_get_default ()->fstatat (dirfd, other, st, flags);
+  return r;
+}
+
+/* SMB's directory query: every entry with its attributes, in one listing;
+ * then the test's function, if any, may change the folder behind it. */
+static int
+fake_readdirplus (int fd, GPtrArray *entries)
+{
+  g_autofree guint8 *buf = g_malloc (32 * 1024);
+  CsFakeSmbListed func;
+  gpointer data;
+  ssize_t n;
+  int dup;
+
+  if (no_listing)
+    {
+      errno = ENOTSUP;
+      return -1;
+    }
+  dup = _cs_io_get_default ()->openat (fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  if (dup < 0)
+    return -1;
+  while ((n = _cs_io_get_default ()->getdents (dup, buf, 32 * 1024)) > 0)
+    for (ssize_t off = 0; off < n;)
+      {
+        struct linux_dirent64 *d = (struct linux_dirent64 *) (buf + off);
+        struct stat st;
+
+        off += d->d_reclen;
+        if (strcmp (d->d_name, ".") == 0 || strcmp (d->d_name, "..") == 0
+            || _cs_io_get_default ()->fstatat (dup, d->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+          continue;
+        /* A listing numbers files its own way (never compared with a stat's). */
+        st.st_ino ^= 0x5a5a5a;
+        g_ptr_array_add (entries, _cs_io_listed_new (d->d_name, &st));
+      }
+  _cs_io_get_default ()->close (dup);
+  g_mutex_lock (&lock);
+  io.listings++;
+  func = listed_func;
+  data = listed_data;
+  g_mutex_unlock (&lock);
+  if (func != NULL)
+    {
+      char link[64];
+      char target[4096];
+      ssize_t len;
+
+      g_snprintf (link, sizeof link, "/proc/self/fd/%d", fd);
+      len = readlink (link, target, sizeof target - 1);
+      if (len > 0)
+        {
+          target[len] = '\0';
+          func (target, data);
+        }
+    }
+  return n < 0 ? -1 : 0;
 }
 
 static int
@@ -176,7 +296,6 @@ fake_mount_root (int dirfd, const char *path)
 }
 
 /* What moved through the share's reads and writes (cs_fake_smb_io). */
-static CsFakeSmbIo io;
 static GPtrArray *big_buffers;
 
 static void
@@ -235,6 +354,10 @@ cs_fake_smb_install (const char *folder,
   g_free (fake_password);
   fake_password = g_strdup (password);
   refusals = 0;
+  no_listing = FALSE;
+  ignore_case = FALSE;
+  listed_func = NULL;
+  listed_data = NULL;
   g_clear_pointer (&last_user, g_free);
   memset (&io, 0, sizeof io);
   g_clear_pointer (&big_buffers, g_ptr_array_unref);
@@ -256,6 +379,7 @@ cs_fake_smb_install (const char *folder,
       fake_table.describe = fake_describe;
       fake_table.pread = fake_pread;
       fake_table.pwrite = fake_pwrite;
+      fake_table.readdirplus = fake_readdirplus;
     }
   /* The last backend registered for a scheme takes its locations. */
   _cs_io_register (&fake_table);
@@ -288,6 +412,32 @@ cs_fake_smb_io (CsFakeSmbIo *out)
 {
   g_mutex_lock (&lock);
   *out = io;
+  g_mutex_unlock (&lock);
+}
+
+void
+cs_fake_smb_set_listing (gboolean with_stats)
+{
+  g_mutex_lock (&lock);
+  no_listing = !with_stats;
+  g_mutex_unlock (&lock);
+}
+
+void
+cs_fake_smb_set_ignore_case (gboolean ignore)
+{
+  g_mutex_lock (&lock);
+  ignore_case = ignore;
+  g_mutex_unlock (&lock);
+}
+
+void
+cs_fake_smb_on_listed (CsFakeSmbListed func,
+                       gpointer        data)
+{
+  g_mutex_lock (&lock);
+  listed_func = func;
+  listed_data = data;
   g_mutex_unlock (&lock);
 }
 

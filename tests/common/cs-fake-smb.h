@@ -37,9 +37,26 @@ typedef struct {
   guint  writes;
   gsize  largest;
   guint  big_buffers;
+  guint  listings;     /* folders listed with every entry's stat (readdirplus) */
+  guint  stats;        /* stats of a name (a round trip each on a real share) */
 } CsFakeSmbIo;
 
 void  cs_fake_smb_io       (CsFakeSmbIo *out);
+
+/* Whether folders are listed with each entry's stat, as libsmbclient's
+ * readdirplus2 does (the default), or by names only (ENOTSUP: an older
+ * libsmbclient). Reset by install. */
+void  cs_fake_smb_set_listing (gboolean with_stats);
+/* Names compared ignoring case, as on a Samba share of the default
+ * "case sensitive = auto" (stats and opens of a single name). Reset by
+ * install. */
+void  cs_fake_smb_set_ignore_case (gboolean ignore);
+/* Called with the local path of each folder just listed with stats, before
+ * the job sees the listing: a test may change the folder behind it. NULL
+ * to stop; reset by install. */
+typedef void (*CsFakeSmbListed) (const char *folder, gpointer data);
+void  cs_fake_smb_on_listed (CsFakeSmbListed func,
+                             gpointer        data);
 
 /* No secret service for the process: the keyring this machine may have is
  * not the test's. @runtime: an empty folder, the XDG_RUNTIME_DIR it gets. */

@@ -16,6 +16,31 @@ CsAction  _cs_copy_decide          (CsJob        *job,
                                     const char   *name,
                                     const char   *dst_name,
                                     const struct stat *src);
+/* The same decision given what is at @dst_name (@there, from a stat or a
+ * folder's listing; never NULL): reports, asks and tweaks as it does. */
+CsAction  _cs_copy_decide_against  (CsJob        *job,
+                                    CsDir        *dir,
+                                    const char   *name,
+                                    const char   *dst_name,
+                                    const struct stat *src,
+                                    const struct stat *there);
+/* scanner thread: whether @name (with @src from lstat) is at @dst_name in
+ * @dir's destination identical, as _cs_copy_decide would decide it
+ * (CS_ACTION_SKIP), its metadata given in place where it differs. FALSE
+ * for anything else, which is left to a worker's decision: nothing is
+ * reported or asked here. */
+gboolean  _cs_copy_decide_identical (CsJob       *job,
+                                    CsDir        *dir,
+                                    const char   *name,
+                                    const char   *dst_name,
+                                    const struct stat *src);
+/* The same given what is at @dst_name (@dst, from a stat or a listing). */
+gboolean  _cs_copy_identical_to    (CsJob        *job,
+                                    CsDir        *dir,
+                                    const char   *name,
+                                    const char   *dst_name,
+                                    const struct stat *src,
+                                    const struct stat *dst);
 /* Whether @dir's destination is on a local filesystem, where its files are
  * decided in batches (cs-decide-batch.c). */
 gboolean  _cs_copy_dest_is_local   (CsJob        *job,

@@ -98,6 +98,19 @@ _cs_copy_decide (CsJob             *job,
                            "stat destination", errno, NULL, 1);
       return CS_ACTION_FAIL;
     }
+  return _cs_copy_decide_against (job, dir, name, dst_name, src, &dst);
+}
+
+/* any worker, or the scanner from a folder's listing */
+CsAction
+_cs_copy_decide_against (CsJob             *job,
+                         CsDir             *dir,
+                         const char        *name,
+                         const char        *dst_name,
+                         const struct stat *src,
+                         const struct stat *there)
+{
+  struct stat dst = *there;
 
   /* A claim a killed run left: ours, holding no data, replaced like a
    * temporary — with its text, or killed before the text was written. */
@@ -160,6 +173,44 @@ _cs_copy_decide (CsJob             *job,
     default:
       return CS_ACTION_REPLACE;
     }
+}
+
+/* scanner thread */
+gboolean
+_cs_copy_decide_identical (CsJob             *job,
+                           CsDir             *dir,
+                           const char        *name,
+                           const char        *dst_name,
+                           const struct stat *src)
+{
+  struct stat dst;
+
+  if (dir->dst_new || dir->dst_fd < 0 || job->setup.settings.overwrite == CS_OVERWRITE_ALWAYS
+      || _cs_io_fstatat (&job->counters, dir->dst_fd, dst_name, &dst, AT_SYMLINK_NOFOLLOW) != 0)
+    return FALSE;
+  return _cs_copy_identical_to (job, dir, name, dst_name, src, &dst);
+}
+
+/* scanner thread */
+gboolean
+_cs_copy_identical_to (CsJob             *job,
+                       CsDir             *dir,
+                       const char        *name,
+                       const char        *dst_name,
+                       const struct stat *src,
+                       const struct stat *dst)
+{
+  /* What a worker's decision would skip as identical, by the same rules in
+   * the same order (_cs_copy_decide), and nothing else: all that decision
+   * reports, asks or replaces stays with the worker. */
+  if (dir->dst_new || dir->dst_fd < 0 || job->setup.settings.overwrite == CS_OVERWRITE_ALWAYS
+      || (dst->st_mode & S_IFMT) != (src->st_mode & S_IFMT) || S_ISDIR (dst->st_mode)
+      || dst->st_size != src->st_size || !_cs_copy_same_mtime (dst, src)
+      || ((S_ISCHR (src->st_mode) || S_ISBLK (src->st_mode)) && dst->st_rdev != src->st_rdev)
+      || _cs_publish_is_placeholder (job, dir, dst_name, dst) || _cs_dir_is_unwritten_claim (dir, dst_name, dst))
+    return FALSE;
+  _cs_tweak_metadata (job, dir, name, dst_name, src, dst);
+  return TRUE;
 }
 
 gboolean

@@ -54,6 +54,11 @@ typedef struct _CsDestFs {
 CsDestFs   *_cs_dest_fs_for          (CsJob      *job,
                                       int         dst_fd,
                                       CsDestFs   *parent);
+/* The same, given @folder, an fstat of @dst_fd made already. */
+CsDestFs   *_cs_dest_fs_for_stat     (CsJob      *job,
+                                      int         dst_fd,
+                                      const struct stat *folder,
+                                      CsDestFs   *parent);
 void        _cs_dest_fs_free         (CsDestFs   *fs);
 
 /* scanner thread: NULL when @fs can hold @name, else what in it the

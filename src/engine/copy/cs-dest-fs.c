@@ -107,10 +107,21 @@ _cs_dest_fs_for (CsJob    *job,
                  CsDestFs *parent)
 {
   struct stat st;
-  CsDestFs *fs;
 
   if (dst_fd < 0 || _cs_io_fstat (&job->counters, dst_fd, &st) != 0)
     return parent;
+  return _cs_dest_fs_for_stat (job, dst_fd, &st, parent);
+}
+
+CsDestFs *
+_cs_dest_fs_for_stat (CsJob             *job,
+                      int                dst_fd,
+                      const struct stat *folder,
+                      CsDestFs          *parent)
+{
+  struct stat st = *folder;
+  CsDestFs *fs;
+
   if (parent != NULL && parent->dev == st.st_dev)
     return parent;
   for (guint i = 0; i < job->dest.dest_filesystems->len; i++)

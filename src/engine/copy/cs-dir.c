@@ -144,6 +144,7 @@ _cs_dir_unref (CsDir *dir)
       g_clear_pointer (&dir->claims, g_array_unref);
       g_clear_pointer (&dir->resumes, g_hash_table_unref);
       g_clear_pointer (&dir->resumes_wanted, g_hash_table_unref);
+      g_clear_pointer (&dir->dst_listed, g_ptr_array_unref);
       if (dir->dst_name != dir->name)
         g_free (dir->dst_name);
       g_free (dir->name);

@@ -47,6 +47,7 @@ struct _CsDir {
   GArray      *claims;        /* CsClaim: claims a killed run left unwritten here; usually NULL */
   GHashTable  *resumes;       /* scanner: partials and journals found here (names); usually NULL */
   GHashTable  *resumes_wanted; /* scanner: final-name hashes of this run's big files here */
+  GPtrArray   *dst_listed;    /* scanner: its destination listed ahead (CsIoListed); usually NULL */
   dev_t        src_dev;       /* the source folder's filesystem */
   gboolean     src_pseudo;    /* on procfs, sysfs and the like: sizes say nothing */
   CsDestFs    *fs;            /* borrowed from the job: the destination folder's filesystem */

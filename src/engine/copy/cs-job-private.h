@@ -295,6 +295,7 @@ struct _CsJob {
     guint         decide_n;
     guint64       decide_bytes;
     gboolean      split_big;        /* this source's big files go in chunks */
+    GThreadPool  *prefetch;         /* share folders listed ahead (cs-dest-listing.c), or NULL */
   } scan;
 
   /* The pause gate, the stop and the bounded queue (cs-job-queue.c): under

@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include "cs-dest-listing-private.h"
 #include "cs-job-private.h"
 
 G_BEGIN_DECLS
@@ -25,6 +26,11 @@ typedef struct {
   GPtrArray  *members;
   guint       member;
   GHashTable *claimed;
+  /* On a share: the destination's listed names → CsIoListed, what a stat of
+   * each would say (cs-dest-listing-private.h). Else NULL. */
+  GHashTable *stats;
+  /* Its subfolders opened and listed ahead: listed names → CsPrefetch. */
+  GHashTable *prefetches;
 } CsFolderScan;
 
 CsLater  *_cs_scanner_later_new    (CsDir        *parent,

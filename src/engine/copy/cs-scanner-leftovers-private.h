@@ -23,9 +23,18 @@ void      _cs_scanner_prepare_existing_dir (CsJob      *job,
                                             CsDir      *dir,
                                             GHashTable *names,
                                             GHashTable *types);
-/* scanner thread: counts the names left in @names as Extras. */
+/* scanner thread: the same from one listing with each entry's stat, where
+ * the destination gives them (cs-dest-listing-private.h): the listed names →
+ * their CsIoListed, in a new table. NULL where it does not: nothing listed. */
+GHashTable *_cs_scanner_prepare_listed_dir (CsJob      *job,
+                                            CsDir      *dir,
+                                            GHashTable *names,
+                                            GHashTable *types);
+/* scanner thread: counts the names left in @names as Extras (their sizes
+ * from @stats, the listing's, or NULL: asked by name). */
 void      _cs_scanner_count_extras (CsJob        *job,
                                     CsDir        *dir,
-                                    GHashTable   *names);
+                                    GHashTable   *names,
+                                    GHashTable   *stats);
 
 G_END_DECLS

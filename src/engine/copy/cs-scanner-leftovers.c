@@ -9,6 +9,7 @@
 
 #include "cs-scanner-leftovers-private.h"
 #include "cs-dest-fs-private.h"
+#include "cs-dest-listing-private.h"
 #include "cs-dir-private.h"
 #include "cs-job-private.h"
 #include "cs-names-private.h"
@@ -65,6 +66,41 @@ _cs_scanner_dest_key (CsDir      *dir,
  * owner, and the run is gone), and, when @names is given, remembers the other
  * names so what is left once the source folder is read counts as Extras.
  */
+/* One entry @name of @dir's existing destination folder (@d_type as listed). */
+static void
+note_existing (CsJob        *job,
+               CsDir        *dir,
+               const char   *name,
+               unsigned char d_type,
+               GHashTable   *names,
+               GHashTable   *types)
+{
+  if (_cs_name_is_our_temp (name) || _cs_name_is_our_stage (name))
+    remove_leftover (job, dir, name);
+  else if (_cs_name_is_resume (name, NULL))
+    {
+      if (job->setup.settings.dry_run)
+        return;
+      /* Kept for the file it belongs to; swept once the folder is read. */
+      if (dir->resumes == NULL)
+        dir->resumes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      g_hash_table_add (dir->resumes, g_strdup (name));
+    }
+  else if (names != NULL)
+    {
+      g_hash_table_insert (names, _cs_scanner_dest_key (dir, name), g_strdup (name));
+      if (types != NULL && d_type != DT_UNKNOWN)
+        g_hash_table_insert (types, g_strdup (name), GUINT_TO_POINTER ((guint) d_type));
+    }
+}
+
+/*
+ * Lists an existing destination folder before we write into it: removes the
+ * temporaries (files, and the symlinks written for links) and staging folders
+ * that earlier runs of ours left after a crash (the pattern is ours, so is the
+ * owner, and the run is gone), and, when @names is given, remembers the other
+ * names so what is left once the source folder is read counts as Extras.
+ */
 void
 _cs_scanner_prepare_existing_dir (CsJob      *job,
                                   CsDir      *dir,
@@ -85,37 +121,44 @@ _cs_scanner_prepare_existing_dir (CsJob      *job,
       for (ssize_t off = 0; off < n;)
         {
           struct linux_dirent64 *d = (struct linux_dirent64 *) (buf + off);
-          const char *name = d->d_name;
 
           off += d->d_reclen;
-          if (strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
-            continue;
-          if (_cs_name_is_our_temp (name) || _cs_name_is_our_stage (name))
-            remove_leftover (job, dir, name);
-          else if (_cs_name_is_resume (name, NULL))
-            {
-              if (job->setup.settings.dry_run)
-                continue;
-              /* Kept for the file it belongs to; swept once the folder is read. */
-              if (dir->resumes == NULL)
-                dir->resumes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-              g_hash_table_add (dir->resumes, g_strdup (name));
-            }
-          else if (names != NULL)
-            {
-              g_hash_table_insert (names, _cs_scanner_dest_key (dir, name), g_strdup (name));
-              if (types != NULL && d->d_type != DT_UNKNOWN)
-                g_hash_table_insert (types, g_strdup (name), GUINT_TO_POINTER ((guint) d->d_type));
-            }
+          if (strcmp (d->d_name, ".") != 0 && strcmp (d->d_name, "..") != 0)
+            note_existing (job, dir, d->d_name, d->d_type, names, types);
         }
     }
   _cs_io_close (&job->counters, fd);
 }
 
+GHashTable *
+_cs_scanner_prepare_listed_dir (CsJob      *job,
+                                CsDir      *dir,
+                                GHashTable *names,
+                                GHashTable *types)
+{
+  g_autoptr(GPtrArray) entries = _cs_dest_listing_read (job, dir);
+  GHashTable *stats;
+
+  if (entries == NULL)
+    return NULL;
+  /* The listed name → its CsIoListed, which the table then owns. */
+  stats = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  g_ptr_array_set_free_func (entries, NULL);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      CsIoListed *listed = g_ptr_array_index (entries, i);
+
+      note_existing (job, dir, listed->name, IFTODT (listed->st.st_mode), names, types);
+      g_hash_table_replace (stats, listed->name, listed);
+    }
+  return stats;
+}
+
 void
 _cs_scanner_count_extras (CsJob      *job,
                           CsDir      *dir,
-                          GHashTable *names)
+                          GHashTable *names,
+                          GHashTable *stats)
 {
   GHashTableIter iter;
   gpointer listed;
@@ -123,9 +166,13 @@ _cs_scanner_count_extras (CsJob      *job,
   g_hash_table_iter_init (&iter, names);
   while (g_hash_table_iter_next (&iter, NULL, &listed))
     {
+      CsIoListed *known = stats != NULL ? g_hash_table_lookup (stats, listed) : NULL;
       struct stat st;
 
-      if (_cs_io_fstatat (&job->counters, dir->dst_fd, listed, &st, AT_SYMLINK_NOFOLLOW) != 0)
+      /* Counted only: the listing's word is enough. */
+      if (known != NULL)
+        st = known->st;
+      else if (_cs_io_fstatat (&job->counters, dir->dst_fd, listed, &st, AT_SYMLINK_NOFOLLOW) != 0)
         continue;
       if (S_ISDIR (st.st_mode))
         _cs_job_add_dir_total (job, CS_CLASS_EXTRAS);

@@ -13,6 +13,7 @@
 #include "cs-copy-private.h"
 #include "cs-decide-batch-private.h"
 #include "cs-dest-fs-private.h"
+#include "cs-dest-listing-private.h"
 #include "cs-dir-private.h"
 #include "cs-errno-private.h"
 #include "cs-job-private.h"
@@ -149,7 +150,8 @@ open_merged (CsJob   *job,
 }
 
 /* Creates (or opens) the destination folder for @name and walks it, with
- * the folders of @later (or NULL) merged into it. */
+ * the folders of @later (or NULL) merged into it; @ahead (or NULL): the
+ * folder there, opened and listed ahead (cs-dest-listing-private.h). */
 static void
 enter_dir (CsJob             *job,
            CsDir             *parent,
@@ -157,11 +159,16 @@ enter_dir (CsJob             *job,
            const char        *dst_name,
            const struct stat *st,
            guint              depth,
-           GPtrArray         *later)
+           GPtrArray         *later,
+           CsPrefetch        *ahead)
 {
   g_autoptr(GPtrArray) members = NULL;
+  g_autoptr(GPtrArray) listed = NULL;
   CsDir *dir;
   int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
+  int opened = -1;
+  struct stat opened_st;
+  gboolean opened_st_known = FALSE;
 
   atomic_fetch_add (&job->tally.dirs_found, 1);
   _cs_job_add_dir_total (job, CS_CLASS_TOTAL);
@@ -178,6 +185,9 @@ enter_dir (CsJob             *job,
       return;
     }
   _cs_dir_note_source (job, dir, parent);
+  /* A folder there already, opened as below: no create to be refused. */
+  if (ahead != NULL && !job->setup.settings.dry_run)
+    opened = _cs_dest_listing_take (ahead, &listed, &opened_st, &opened_st_known);
 
   if (job->setup.settings.dry_run)
     {
@@ -186,6 +196,12 @@ enter_dir (CsJob             *job,
       dir->dst_new = dir->dst_fd < 0;
       _cs_scanner_plan (job, dir->dst_new ? "mkdir" : "enter", parent, name, dir->dst_name);
       _cs_job_add_dir_total (job, dir->dst_new ? CS_CLASS_COPIED : CS_CLASS_SKIPPED);
+    }
+  else if (opened >= 0)
+    {
+      dir->dst_new = FALSE;
+      dir->dst_listed = g_steal_pointer (&listed);
+      _cs_job_add_dir_total (job, CS_CLASS_SKIPPED);
     }
   else if (_cs_io_mkdirat (&job->counters, parent->dst_fd, dir->dst_name, 0700) == 0)
     {
@@ -217,7 +233,7 @@ enter_dir (CsJob             *job,
   if (!job->setup.settings.dry_run)
     {
       /* O_NOFOLLOW: a symlink planted where a folder should be is never written through. */
-      dir->dst_fd = _cs_io_openat (&job->counters, parent->dst_fd, dir->dst_name, flags, 0);
+      dir->dst_fd = opened >= 0 ? opened : _cs_io_openat (&job->counters, parent->dst_fd, dir->dst_name, flags, 0);
       if (dir->dst_fd < 0)
         {
           int saved = errno;
@@ -248,7 +264,8 @@ enter_dir (CsJob             *job,
           return;
         }
     }
-  dir->fs = _cs_dest_fs_for (job, dir->dst_fd, parent->fs);
+  dir->fs = opened >= 0 && opened_st_known ? _cs_dest_fs_for_stat (job, dir->dst_fd, &opened_st, parent->fs)
+                                           : _cs_dest_fs_for (job, dir->dst_fd, parent->fs);
 
   if (job->setup.settings.operation == CS_OPERATION_MOVE)
     _cs_move_probe_dir (job, dir);
@@ -340,7 +357,9 @@ handle_one (CsJob        *job,
           && (later == NULL || later->len == 0)
           && _cs_move_rename_whole (job, dir, name, dst_name != NULL ? dst_name : name, &st))
         return;
-      enter_dir (job, dir, name, dst_name != NULL ? dst_name : name, &st, depth, later);
+      enter_dir (job, dir, name, dst_name != NULL ? dst_name : name, &st, depth, later,
+                 scan != NULL && scan->prefetches != NULL && listed != NULL
+                 ? g_hash_table_lookup (scan->prefetches, listed) : NULL);
       return;
     }
 
@@ -412,6 +431,19 @@ handle_one (CsJob        *job,
         {
           _cs_decide_batch_add (job, dir, name, dst_name, &st);
           return;
+        }
+
+      /* A rerun onto a share: decided from the folder's listing, which
+       * gave every entry's stat (cs-dest-listing.c); what needs work goes
+       * on to the pool. */
+      if (listed != NULL && scan->stats != NULL && link == NULL
+          && job->setup.settings.operation != CS_OPERATION_MOVE && job->lists.manifest == NULL
+          && (size < CS_BIG_FILE_MIN || !job->scan.split_big))
+        {
+          CsIoListed *there = g_hash_table_lookup (scan->stats, listed);
+
+          if (there != NULL && _cs_dest_listing_decide (job, dir, name, final, &st, &there->st))
+            return;
         }
 
       /* A later name of a file is linked, not copied, whatever its size. */
@@ -583,6 +615,8 @@ walk_dir (CsJob     *job,
   g_autoptr(GHashTable) taken = NULL;
   g_autoptr(GHashTable) claimed = NULL;
   g_autoptr(GHashTable) types = NULL;
+  g_autoptr(GHashTable) stats = NULL;
+  g_autoptr(GHashTable) prefetches = NULL;
   g_autoptr(GPtrArray) all = NULL;
   CsFolderScan scan;
   ssize_t n = 0;
@@ -592,12 +626,16 @@ walk_dir (CsJob     *job,
       existing = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
       if (job->setup.settings.operation == CS_OPERATION_MIRROR && dir->mirror_root >= 0)
         types = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-      _cs_scanner_prepare_existing_dir (job, dir, existing, types);
+      stats = _cs_scanner_prepare_listed_dir (job, dir, existing, types);
+      if (stats == NULL)
+        _cs_scanner_prepare_existing_dir (job, dir, existing, types);
     }
   /* Only where case is ignored: a name per entry of the folder, freed with it. */
   if (dir->fs != NULL && dir->fs->case_insensitive)
     taken = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  scan = (CsFolderScan) { existing, taken, types, NULL, 0, NULL };
+  /* Declared after @stats: freed first, each waited for. */
+  prefetches = _cs_dest_listing_prefetch (job, dir, stats);
+  scan = (CsFolderScan) { existing, taken, types, NULL, 0, NULL, stats, prefetches };
   if (members != NULL && members->len > 0)
     {
       /* Only where folders merge: a name per entry of this one level. */
@@ -628,7 +666,7 @@ walk_dir (CsJob     *job,
 
   if (existing != NULL && !_cs_job_stopping (job))
     {
-      _cs_scanner_count_extras (job, dir, existing);
+      _cs_scanner_count_extras (job, dir, existing, stats);
       /* Only a folder read to its end tells what its source no longer has. */
       if (n == 0 && job->setup.settings.operation == CS_OPERATION_MIRROR)
         _cs_mirror_note_extras (job, dir, existing);

@@ -11,6 +11,7 @@
 #include "cs-scanner-private.h"
 #include "cs-dest-fs-private.h"
 #include "cs-decide-batch-private.h"
+#include "cs-dest-listing-private.h"
 #include "cs-dir-private.h"
 #include "cs-job-private.h"
 #include "cs-mirror-private.h"
@@ -401,6 +402,7 @@ _cs_scanner_run (CsJob *job)
     }
   _cs_scanner_flush_batch (job);
   _cs_decide_batch_flush (job);
+  _cs_dest_listing_finish (job);
 }
 
 void
@@ -432,5 +434,6 @@ _cs_scanner_run_replaced (CsJob     *job,
     }
   _cs_scanner_flush_batch (job);
   _cs_decide_batch_flush (job);
+  _cs_dest_listing_finish (job);
   g_clear_pointer (&replaced, g_ptr_array_unref);
 }

@@ -125,6 +125,9 @@ int     _cs_io_mknodat   (CsCounters *c, int dirfd, const char *path, mode_t mod
 int     _cs_io_fchmodat  (CsCounters *c, int dirfd, const char *path, mode_t mode);
 /* Fills @buf with struct linux_dirent64 records (cs-io-table-private.h). */
 ssize_t _cs_io_getdents  (CsCounters *c, int fd, void *buf, size_t size);
+/* The folder's entries with their stats in one listing (CsIoListed into
+ * @entries); -1 with ENOTSUP where the backend lists names only. */
+int     _cs_io_readdirplus (CsCounters *c, int fd, GPtrArray *entries);
 int     _cs_io_syncfs    (CsCounters *c, int fd);
 ssize_t _cs_io_flistxattr (CsCounters *c, int fd, char *list, size_t size);
 ssize_t _cs_io_fgetxattr (CsCounters *c, int fd, const char *name, void *value, size_t size);

@@ -27,6 +27,8 @@ typedef struct {
   __typeof__ (smbc_getFunctionOpendir) *smbc_getFunctionOpendir;
   __typeof__ (smbc_getFunctionRead) *smbc_getFunctionRead;
   __typeof__ (smbc_getFunctionReaddir) *smbc_getFunctionReaddir;
+  /* NULL before libsmbclient 4.12: folders are then listed by name only. */
+  __typeof__ (smbc_getFunctionReaddirPlus2) *smbc_getFunctionReaddirPlus2;
   __typeof__ (smbc_getFunctionRename) *smbc_getFunctionRename;
   __typeof__ (smbc_getFunctionRmdir) *smbc_getFunctionRmdir;
   __typeof__ (smbc_getFunctionSplice) *smbc_getFunctionSplice;

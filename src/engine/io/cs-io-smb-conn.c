@@ -165,6 +165,8 @@ load_library (void)
       g_message ("smb:// locations need libsmbclient: %s", library == NULL ? dlerror () : "a function is missing");
       return FALSE;
     }
+  /* Optional: without it a rerun asks about each file by name. */
+  load (library, "smbc_getFunctionReaddirPlus2", (void **) &_cs_io_smb_lib.smbc_getFunctionReaddirPlus2);
   return TRUE;
 }
 

@@ -477,6 +477,56 @@ smb_getdents (int fd, void *buf, size_t size)
   return r;
 }
 
+/* The whole folder in one listing, on a directory handle of its own so a
+ * getdents under way on @fd keeps its place: libsmbclient's opendir asks the
+ * server for every entry with its attributes (a few requests per thousand
+ * entries), and readdirplus2 hands each with the stat a stat by name would
+ * give, without asking again. */
+static int
+smb_readdirplus (int fd, GPtrArray *entries)
+{
+  CsSmbHandle *h = _cs_io_smb_handle_get (fd);
+  int r = 0;
+
+  if (h == NULL)
+    return -1;
+  if (!h->folder)
+    {
+      errno = ENOTDIR;
+      return -1;
+    }
+  if (_cs_io_smb_lib.smbc_getFunctionReaddirPlus2 == NULL)
+    {
+      errno = ENOTSUP;
+      return -1;
+    }
+  WITH_CONN (h->conn)
+    {
+      SMBCCTX *ctx = h->conn->ctx;
+      SMBCFILE *folder = _cs_io_smb_lib.smbc_getFunctionOpendir (ctx) (ctx, h->url);
+      const struct libsmb_file_info *info;
+      struct stat st;
+
+      if (folder == NULL)
+        r = -1;
+      else
+        {
+          memset (&st, 0, sizeof st);
+          while ((info = _cs_io_smb_lib.smbc_getFunctionReaddirPlus2 (ctx) (ctx, folder, &st)) != NULL)
+            {
+              if (info->name != NULL && strcmp (info->name, ".") != 0 && strcmp (info->name, "..") != 0)
+                {
+                  _cs_io_smb_fix_stat (&st);
+                  g_ptr_array_add (entries, _cs_io_listed_new (info->name, &st));
+                }
+              memset (&st, 0, sizeof st);
+            }
+          _cs_io_smb_lib.smbc_getFunctionClosedir (ctx) (ctx, folder);
+        }
+    }
+  return r;
+}
+
 static int
 unsupported (void)
 {
@@ -737,6 +787,7 @@ const CsIoTable _cs_io_smb = {
   .mknodat = smb_mknodat,
   .fchmodat = smb_fchmodat,
   .getdents = smb_getdents,
+  .readdirplus = smb_readdirplus,
   .syncfs = smb_syncfs,
   .flistxattr = smb_flistxattr,
   .fgetxattr = smb_fgetxattr,

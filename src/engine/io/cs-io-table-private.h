@@ -67,6 +67,12 @@ typedef struct {
   int     (*mknodat)         (int dirfd, const char *path, mode_t mode, dev_t dev);
   int     (*fchmodat)        (int dirfd, const char *path, mode_t mode, int flags);
   ssize_t (*getdents)        (int fd, void *buf, size_t size);
+  /* The folder @fd's entries, each with what a stat of it says, in one
+   * listing (SMB's directory query returns every entry's size, times and
+   * type): CsIoListed appended to @entries, "." and ".." left out. Its
+   * st_ino may number a file otherwise than a stat does: never compared.
+   * May be NULL: the backend lists names only (ENOTSUP). */
+  int     (*readdirplus)     (int fd, GPtrArray *entries);
   int     (*syncfs)          (int fd);
   ssize_t (*flistxattr)      (int fd, char *list, size_t size);
   ssize_t (*fgetxattr)       (int fd, const char *name, void *value, size_t size);
@@ -102,5 +108,13 @@ struct linux_dirent64 {
   unsigned char  d_type;
   char           d_name[];
 };
+
+/* One entry of a readdirplus listing: one allocation, freed with g_free. */
+typedef struct {
+  struct stat st;
+  char        name[];
+} CsIoListed;
+
+CsIoListed *_cs_io_listed_new (const char *name, const struct stat *st);
 
 G_END_DECLS

@@ -789,6 +789,35 @@ _cs_io_getdents (CsCounters *c, int fd, void *buf, size_t size)
 }
 
 int
+_cs_io_readdirplus (CsCounters *c, int fd, GPtrArray *entries)
+{
+  Target t;
+
+  if (!find (fd, NULL, &t))
+    return -1;
+  if (t.table->readdirplus == NULL)
+    {
+      errno = ENOTSUP;
+      return -1;
+    }
+  /* One request of the kind: a folder read, however many entries it held. */
+  count (c, CS_REQ_READDIR);
+  return t.table->readdirplus (t.handle, entries);
+}
+
+CsIoListed *
+_cs_io_listed_new (const char        *name,
+                   const struct stat *st)
+{
+  size_t len = strlen (name);
+  CsIoListed *listed = g_malloc (sizeof *listed + len + 1);
+
+  listed->st = *st;
+  memcpy (listed->name, name, len + 1);
+  return listed;
+}
+
+int
 _cs_io_syncfs (CsCounters *c, int fd)
 {
   SIMPLE (CS_REQ_FSYNC, fd, NULL, syncfs (t.handle));

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "cs-scanner"
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+
+#include "cs-dest-listing-private.h"
+#include "cs-copy-data-private.h"
+#include "cs-copy-private.h"
+#include "cs-io-private.h"
+#include "cs-metadata-private.h"
+
+/*
+ * A rerun onto a share, decided from folder listings. Asking the server
+ * about each file by name costs a round trip per file (two SMB2 requests,
+ * or more); SMB's directory query already returns every entry's size,
+ * times and type, so the scanner lists each destination folder once (the
+ * listing it makes anyway for Extras and leftovers) and decides from it
+ * every file whose decision writes nothing, by the very rules a worker
+ * applies (_cs_copy_decide_against). Only files that need work go to the
+ * pool, and a worker decides those again by name: a listing may be
+ * moments old, and publishing still refuses to overwrite what appeared or
+ * changed meanwhile (RELIABILITY.md).
+ */
+
+GPtrArray *
+_cs_dest_listing_read (CsJob *job,
+                       CsDir *dir)
+{
+  g_autoptr(GPtrArray) entries = NULL;
+
+  /* Listed ahead, when the folder was opened (_cs_dest_listing_take). */
+  if (dir->dst_listed != NULL)
+    return g_steal_pointer (&dir->dst_listed);
+  if (dir->dst_fd < 0 || dir->dst_new || !_cs_copy_on_share (dir->dst_fd))
+    return NULL;
+  entries = g_ptr_array_new_with_free_func (g_free);
+  if (_cs_io_readdirplus (&job->counters, dir->dst_fd, entries) != 0)
+    {
+      g_debug ("folder not listed with attributes (%s): files asked by name", g_strerror (errno));
+      return NULL;
+    }
+  return g_steal_pointer (&entries);
+}
+
+/* Whether an identical file's tweak would compare extended attributes and
+ * ACLs (cs-tweak.c: the source changed after the destination did, and the
+ * destination has not refused them): it does so on a handle it checks
+ * against the destination's inode number, which a listing may number
+ * otherwise than a stat. Left to a worker's stat by name; on a share that
+ * keeps none, only until the first file finds that out. */
+static gboolean
+xattrs_compared (CsJob             *job,
+                 const struct stat *src,
+                 const struct stat *dst)
+{
+  if (!S_ISREG (src->st_mode) || (dst->st_ctim.tv_sec == 0 && dst->st_ctim.tv_nsec == 0)
+      || atomic_load_explicit (&job->caps.no_xattr, memory_order_relaxed)
+      || (_cs_metadata_refused (job, CS_METADATA_XATTRS) && _cs_metadata_refused (job, CS_METADATA_ACLS)))
+    return FALSE;
+  return src->st_ctim.tv_sec > dst->st_ctim.tv_sec
+         || (src->st_ctim.tv_sec == dst->st_ctim.tv_sec && src->st_ctim.tv_nsec > dst->st_ctim.tv_nsec);
+}
+
+gboolean
+_cs_dest_listing_decide (CsJob             *job,
+                         CsDir             *dir,
+                         const char        *name,
+                         const char        *dst_name,
+                         const struct stat *src,
+                         const struct stat *dst)
+{
+  CsOverwrite overwrite = job->setup.settings.overwrite;
+  guint64 size = S_ISREG (src->st_mode) ? (guint64) src->st_size : 0;
+  CsAction action;
+
+  /* Decided by name here, so the first file finds out whether the share
+   * keeps extended attributes (the engine's SMB client keeps none) before
+   * the files after it, rather than a worker racing the listing. */
+  if (xattrs_compared (job, src, dst))
+    {
+      if (!_cs_copy_decide_identical (job, dir, name, dst_name, src))
+        return FALSE;
+      _cs_job_count_decided (job, CS_ACTION_SKIP);
+      _cs_job_account (job, dir, name, dst_name, CS_ACTION_SKIP, size);
+      return TRUE;
+    }
+  if (_cs_copy_identical_to (job, dir, name, dst_name, src, dst))
+    {
+      _cs_job_count_decided (job, CS_ACTION_SKIP);
+      _cs_job_account (job, dir, name, dst_name, CS_ACTION_SKIP, size);
+      return TRUE;
+    }
+  /* A question is asked by a worker, about what is there then. */
+  if (overwrite == CS_OVERWRITE_ASK || overwrite == CS_OVERWRITE_ALWAYS || overwrite == CS_OVERWRITE_DIFFERENT)
+    return FALSE;
+  action = _cs_copy_decide_against (job, dir, name, dst_name, src, dst);
+  if (action <= CS_ACTION_KEEP_BOTH)
+    return FALSE;
+  _cs_job_count_decided (job, action);
+  _cs_job_account (job, dir, name, dst_name, action, size);
+  return TRUE;
+}
+
+/* ---- Folders listed ahead ------------------------------------------------ */
+
+/* How many subfolders of one folder are opened ahead at most: each holds a
+ * handle (on a share, a URL) until the scanner reaches it. */
+#define PREFETCH_MAX 256
+/* The threads that list ahead, a job's own: enough to overlap round trips. */
+#define PREFETCH_THREADS 8
+
+struct _CsPrefetch {
+  atomic_int  ref;
+  CsJob      *job;
+  int         parent_fd;   /* borrowed: the table ends before its folder's walk does */
+  char       *name;
+  GMutex      lock;
+  GCond       cond;
+  gboolean    done;
+  gboolean    taken;
+  int         fd;
+  struct stat st;          /* of the folder opened, when has_st */
+  gboolean    has_st;
+  GPtrArray  *entries;
+};
+
+static void
+prefetch_unref (CsPrefetch *p)
+{
+  if (atomic_fetch_sub (&p->ref, 1) != 1)
+    return;
+  g_mutex_clear (&p->lock);
+  g_cond_clear (&p->cond);
+  g_clear_pointer (&p->entries, g_ptr_array_unref);
+  g_free (p->name);
+  g_free (p);
+}
+
+static void
+prefetch_wait (CsPrefetch *p)
+{
+  g_mutex_lock (&p->lock);
+  while (!p->done)
+    g_cond_wait (&p->cond, &p->lock);
+  g_mutex_unlock (&p->lock);
+}
+
+/* The end of a folder's table: what the scanner did not take is closed. */
+static void
+prefetch_end (gpointer data)
+{
+  CsPrefetch *p = data;
+
+  prefetch_wait (p);
+  if (!p->taken && p->fd >= 0)
+    _cs_io_close (&p->job->counters, p->fd);
+  prefetch_unref (p);
+}
+
+static void
+prefetch_run (gpointer data,
+              gpointer user_data)
+{
+  CsPrefetch *p = data;
+  int fd = -1;
+  GPtrArray *entries = NULL;
+  struct stat st;
+  gboolean has_st = FALSE;
+
+  if (!_cs_job_stopping (p->job))
+    fd = _cs_io_openat (&p->job->counters, p->parent_fd, p->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+  if (fd >= 0)
+    {
+      /* What the scanner asks first of a folder it opens (_cs_dest_fs_for). */
+      has_st = _cs_io_fstat (&p->job->counters, fd, &st) == 0;
+      entries = g_ptr_array_new_with_free_func (g_free);
+      if (_cs_io_readdirplus (&p->job->counters, fd, entries) != 0)
+        g_clear_pointer (&entries, g_ptr_array_unref);
+    }
+  g_mutex_lock (&p->lock);
+  p->fd = fd;
+  p->entries = entries;
+  if (has_st)
+    p->st = st;
+  p->has_st = has_st;
+  p->done = TRUE;
+  g_cond_signal (&p->cond);
+  g_mutex_unlock (&p->lock);
+  prefetch_unref (p);
+}
+
+
+GHashTable *
+_cs_dest_listing_prefetch (CsJob      *job,
+                           CsDir      *dir,
+                           GHashTable *stats)
+{
+  GHashTable *table = NULL;
+  GHashTableIter iter;
+  gpointer value;
+  guint n = 0;
+
+  if (stats == NULL || dir->dst_fd < 0 || job->setup.settings.dry_run)
+    return NULL;
+  g_hash_table_iter_init (&iter, stats);
+  while (g_hash_table_iter_next (&iter, NULL, &value) && n < PREFETCH_MAX)
+    {
+      CsIoListed *listed = value;
+      CsPrefetch *p;
+
+      if (!S_ISDIR (listed->st.st_mode) || _cs_job_is_excluded (job, listed->name))
+        continue;
+      if (table == NULL)
+        table = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, prefetch_end);
+      p = g_new0 (CsPrefetch, 1);
+      atomic_init (&p->ref, 2);   /* the table's, the thread's */
+      p->job = job;
+      p->parent_fd = dir->dst_fd;
+      p->name = g_strdup (listed->name);
+      p->fd = -1;
+      g_mutex_init (&p->lock);
+      g_cond_init (&p->cond);
+      g_hash_table_insert (table, p->name, p);
+      /* The job's own threads, each with its connection, ended with the
+       * walk (_cs_dest_listing_finish). */
+      if (job->scan.prefetch == NULL)
+        job->scan.prefetch = g_thread_pool_new (prefetch_run, NULL, PREFETCH_THREADS, TRUE, NULL);
+      if (job->scan.prefetch == NULL || !g_thread_pool_push (job->scan.prefetch, p, NULL))
+        {
+          /* No thread: done at once, opened by nobody; the scanner goes its own way. */
+          p->done = TRUE;
+          atomic_fetch_sub (&p->ref, 1);
+        }
+      n++;
+    }
+  return table;
+}
+
+int
+_cs_dest_listing_take (CsPrefetch  *prefetch,
+                       GPtrArray  **out_entries,
+                       struct stat *out_st,
+                       gboolean    *out_has_st)
+{
+  prefetch_wait (prefetch);
+  *out_entries = NULL;
+  *out_has_st = FALSE;
+  if (prefetch->taken || prefetch->fd < 0)
+    return -1;
+  prefetch->taken = TRUE;
+  *out_entries = g_steal_pointer (&prefetch->entries);
+  *out_has_st = prefetch->has_st;
+  if (prefetch->has_st)
+    *out_st = prefetch->st;
+  return prefetch->fd;
+}
+
+void
+_cs_dest_listing_finish (CsJob *job)
+{
+  if (job->scan.prefetch != NULL)
+    g_thread_pool_free (g_steal_pointer (&job->scan.prefetch), FALSE, TRUE);
+}

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "copyscope-engine.h"
+#include "cs-fake-smb.h"
+#include "cs-test-tree.h"
+
+/*
+ * A rerun onto an SMB share decided from folder listings (issue 40): the
+ * scanner lists each destination folder once with every entry's stat, as
+ * libsmbclient's readdirplus2 gives them, and decides from it what needs
+ * no work. Each case runs twice against the fake server of
+ * tests/common/cs-fake-smb.c, listing with stats and by names only (every
+ * file asked about by name, as before), and both must end the same:
+ * placeholders, --overwrite never/newer/different, another type there,
+ * names that differ in case on a share that ignores it. A file changed
+ * at the destination after its folder was listed is never overwritten on
+ * the listing's word.
+ */
+
+#define PASSWORD "s3cret pass"
+#define USER     "lab"
+#define URL      "smb://" USER "@" CS_FAKE_SMB_SERVER "/" CS_FAKE_SMB_SHARE
+
+#define N_SAME 120
+#define T_OLD  1600000000
+#define T_NEW  1700000000
+#define T_LATE 1750000000
+
+static void
+write_at (const char *dir,
+          const char *rel,
+          const char *text,
+          gint64      mtime)
+{
+  g_autofree char *path = g_build_filename (dir, rel, NULL);
+  g_autofree char *parent = g_path_get_dirname (path);
+  struct timespec ts[2] = { { mtime, 250000000 }, { mtime, 250000000 } };
+  GError *error = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (parent, 0755), ==, 0);
+  g_file_set_contents (path, text, -1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (utimensat (AT_FDCWD, path, ts, 0), ==, 0);
+}
+
+static char *
+read_at (const char *dir,
+         const char *rel)
+{
+  g_autofree char *path = g_build_filename (dir, rel, NULL);
+  char *text = NULL;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return g_strdup ("(absent)");
+  return text;
+}
+
+typedef struct {
+  CsOperation operation;
+  CsOverwrite overwrite;
+  gboolean    ignore_case;
+} Case;
+
+/* The source, and a destination "out" a run made before, changed since. */
+static void
+make_trees (const char *src,
+            const char *out,
+            gboolean    ignore_case)
+{
+  /* The source first: the destination's files change after it, as a
+   * copy's do. */
+  for (guint i = 0; i < N_SAME; i++)
+    {
+      g_autofree char *rel = g_strdup_printf ("a/same%03u.txt", i);
+
+      write_at (src, rel, "the same bytes\n", T_OLD);
+    }
+  write_at (src, "a/older.txt", "the source, newer\n", T_NEW);
+  write_at (src, "a/newer.txt", "the source, older\n", T_OLD);
+  write_at (src, "a/placeholder.txt", "the real file\n", T_OLD);
+  write_at (src, "a/new.txt", "only in the source\n", T_OLD);
+  write_at (src, "a/typed", "a file in the source\n", T_OLD);
+  write_at (src, "b/deeper.txt", "one level down\n", T_OLD);
+  if (ignore_case)
+    {
+      write_at (src, "a/Photo.JPG", "a photo\n", T_OLD);
+      write_at (src, "a/Edited.TXT", "the source, older\n", T_OLD);
+    }
+
+  for (guint i = 0; i < N_SAME; i++)
+    {
+      g_autofree char *rel = g_strdup_printf ("a/same%03u.txt", i);
+
+      write_at (out, rel, "the same bytes\n", T_OLD);
+    }
+  write_at (out, "a/older.txt", "the destination, older\n", T_OLD);
+  write_at (out, "a/newer.txt", "edited at the destination\n", T_NEW);
+  /* What a killed run's claim holds: ours, replaced whatever the policy. */
+  write_at (out, "a/placeholder.txt", "copyscope placeholder 0123456789abcdef\n", T_LATE);
+  {
+    g_autofree char *typed = g_build_filename (out, "a", "typed", NULL);
+
+    g_assert_cmpint (g_mkdir (typed, 0755), ==, 0);
+  }
+  write_at (out, "b/deeper.txt", "one level down\n", T_OLD);
+  write_at (out, "a/extra.txt", "only at the destination\n", T_OLD);
+  if (ignore_case)
+    {
+      write_at (out, "a/photo.jpg", "a photo\n", T_OLD);
+      write_at (out, "a/edited.txt", "edited at the destination\n", T_NEW);
+    }
+}
+
+/* What a run left: each name's text, the totals and the skips' reasons. */
+static char *
+outcome (CsJob      *job,
+         const char *out)
+{
+  static const char *names[] = { "a/same000.txt", "a/same119.txt", "a/older.txt", "a/newer.txt",
+                                 "a/placeholder.txt", "a/new.txt", "b/deeper.txt", "a/extra.txt",
+                                 "a/photo.jpg", "a/Photo.JPG", "a/edited.txt", "a/Edited.TXT" };
+  GString *s = g_string_new (NULL);
+  CsTotals totals;
+  CsSkips skips;
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *text = read_at (out, names[i]);
+
+      g_string_append_printf (s, "%s: %s", names[i], text);
+      if (!g_str_has_suffix (text, "\n"))
+        g_string_append_c (s, '\n');
+    }
+  cs_run_get_totals (cs_job_get_run (job), &totals);
+  for (guint c = 0; c < CS_N_CLASSES; c++)
+    g_string_append_printf (s, "%s: %" G_GUINT64_FORMAT " files, %" G_GUINT64_FORMAT " bytes\n",
+                            cs_class_to_string (c), totals.v[c][CS_KIND_FILES], totals.v[c][CS_KIND_BYTES]);
+  memset (&skips, 0, sizeof skips);
+  g_assert_true (cs_run_get_skips (cs_job_get_run (job), &skips));
+  g_string_append_printf (s, "skips: %" G_GUINT64_FORMAT " identical, %" G_GUINT64_FORMAT " chosen\n",
+                          skips.identical_files, skips.chosen_files);
+  g_string_append_printf (s, "errors: %u\n", cs_run_get_n_errors (cs_job_get_run (job)));
+  return g_string_free (s, FALSE);
+}
+
+static char *
+run_case (const Case  *c,
+          gboolean     listing,
+          CsFakeSmbIo *io)
+{
+  g_autofree char *backing = cs_test_tree_make_tmp ();
+  g_autofree char *top = cs_test_tree_make_tmp ();
+  g_autofree char *src = g_build_filename (top, "src", NULL);
+  g_autofree char *out = g_build_filename (backing, "out", NULL);
+  g_autofree char *dot = g_build_filename (src, ".", NULL);
+  g_autoptr(CsJob) job = cs_job_new ();
+  GError *error = NULL;
+  char *result;
+
+  make_trees (src, out, c->ignore_case);
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  cs_fake_smb_set_listing (listing);
+  cs_fake_smb_set_ignore_case (c->ignore_case);
+  cs_smb_set_credentials (NULL, PASSWORD);
+
+  cs_job_add_source (job, dot);
+  cs_job_set_destination (job, URL "/out");
+  cs_job_set_operation (job, c->operation);
+  cs_job_set_overwrite (job, c->overwrite);
+  cs_job_set_threads (job, 4, NULL);
+  cs_job_run_sync (job, NULL, &error);
+  /* Another type under a name fails that item, not the run. */
+  g_clear_error (&error);
+
+  cs_fake_smb_io (io);
+  result = outcome (job, out);
+  cs_smb_set_credentials (NULL, NULL);
+  cs_test_tree_remove (top);
+  cs_test_tree_remove (backing);
+  return result;
+}
+
+static void
+test_same_decisions (gconstpointer data)
+{
+  const Case *c = data;
+  CsFakeSmbIo listed, by_name;
+  g_autofree char *from_listing = run_case (c, TRUE, &listed);
+  g_autofree char *from_names = run_case (c, FALSE, &by_name);
+
+  g_test_message ("from the listing:\n%s", from_listing);
+  g_assert_cmpstr (from_listing, ==, from_names);
+
+  /* The decisions that are the point of each case, on either path. */
+  g_assert_nonnull (strstr (from_listing, "a/placeholder.txt: the real file\n"));
+  g_assert_nonnull (strstr (from_listing, "a/new.txt: only in the source\n"));
+  if (c->overwrite == CS_OVERWRITE_NEVER)
+    g_assert_nonnull (strstr (from_listing, "a/older.txt: the destination, older\n"));
+  else
+    g_assert_nonnull (strstr (from_listing, "a/older.txt: the source, newer\n"));
+  if (c->overwrite == CS_OVERWRITE_DIFFERENT)
+    g_assert_nonnull (strstr (from_listing, "a/newer.txt: the source, older\n"));
+  else
+    g_assert_nonnull (strstr (from_listing, "a/newer.txt: edited at the destination\n"));
+  if (c->ignore_case)
+    {
+      g_assert_nonnull (strstr (from_listing, "a/photo.jpg: a photo\n"));
+      g_assert_nonnull (strstr (from_listing, "a/Photo.JPG: (absent)"));
+    }
+
+  /* Asked by name: about every file; from the listing: the few that need
+   * work (and the first, which finds out the share keeps no extended
+   * attributes), with one listing per folder. */
+  g_test_message ("stats by name: %u from the listing (%u listings), %u by names", listed.stats,
+                  listed.listings, by_name.stats);
+  g_assert_cmpuint (by_name.listings, ==, 0);
+  g_assert_cmpuint (by_name.stats, >=, N_SAME);
+  g_assert_cmpuint (listed.listings, >=, 2);
+  g_assert_cmpuint (listed.stats, <, 30);
+}
+
+/* The destination changes behind the listing: a file the source has
+ * appears, newer, and one listed as older is edited. */
+static void
+change_behind (const char *folder,
+               gpointer    data)
+{
+  if (!g_str_has_suffix (folder, "/out/a"))
+    return;
+  write_at (folder, "new.txt", "appeared after the listing\n", T_LATE);
+  write_at (folder, "older.txt", "edited after the listing\n", T_LATE);
+}
+
+static void
+test_changed_after_listing (void)
+{
+  g_autofree char *backing = cs_test_tree_make_tmp ();
+  g_autofree char *top = cs_test_tree_make_tmp ();
+  g_autofree char *src = g_build_filename (top, "src", NULL);
+  g_autofree char *out = g_build_filename (backing, "out", NULL);
+  g_autofree char *dot = g_build_filename (src, ".", NULL);
+  g_autofree char *appeared = NULL;
+  g_autofree char *edited = NULL;
+  g_autoptr(CsJob) job = cs_job_new ();
+  GError *error = NULL;
+  CsFakeSmbIo io;
+
+  make_trees (src, out, FALSE);
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  cs_fake_smb_on_listed (change_behind, NULL);
+  cs_smb_set_credentials (NULL, PASSWORD);
+
+  cs_job_add_source (job, dot);
+  cs_job_set_destination (job, URL "/out");
+  cs_job_set_overwrite (job, CS_OVERWRITE_NEWER);
+  cs_job_set_threads (job, 4, NULL);
+  cs_job_run_sync (job, NULL, &error);
+  g_clear_error (&error);
+  cs_fake_smb_io (&io);
+  g_assert_cmpuint (io.listings, >=, 1);
+
+  /* The listing said "absent" and "older"; both are newer now, and kept. */
+  appeared = read_at (out, "a/new.txt");
+  edited = read_at (out, "a/older.txt");
+  g_assert_cmpstr (appeared, ==, "appeared after the listing\n");
+  g_assert_cmpstr (edited, ==, "edited after the listing\n");
+
+  cs_fake_smb_on_listed (NULL, NULL);
+  cs_smb_set_credentials (NULL, NULL);
+  cs_test_tree_remove (top);
+  cs_test_tree_remove (backing);
+}
+
+static const Case copy_newer = { CS_OPERATION_COPY, CS_OVERWRITE_NEWER, FALSE };
+static const Case copy_never = { CS_OPERATION_COPY, CS_OVERWRITE_NEVER, FALSE };
+static const Case copy_different = { CS_OPERATION_COPY, CS_OVERWRITE_DIFFERENT, FALSE };
+static const Case mirror_newer = { CS_OPERATION_MIRROR, CS_OVERWRITE_NEWER, FALSE };
+static const Case mirror_different = { CS_OPERATION_MIRROR, CS_OVERWRITE_DIFFERENT, FALSE };
+static const Case copy_ignore_case = { CS_OPERATION_COPY, CS_OVERWRITE_NEWER, TRUE };
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autofree char *runtime = cs_test_tree_make_tmp ();
+  int status;
+
+  cs_fake_smb_hide_keyring (runtime);
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_data_func ("/rerun-smb/copy-newer", &copy_newer, test_same_decisions);
+  g_test_add_data_func ("/rerun-smb/copy-never", &copy_never, test_same_decisions);
+  g_test_add_data_func ("/rerun-smb/copy-different", &copy_different, test_same_decisions);
+  g_test_add_data_func ("/rerun-smb/mirror-newer", &mirror_newer, test_same_decisions);
+  g_test_add_data_func ("/rerun-smb/mirror-different", &mirror_different, test_same_decisions);
+  g_test_add_data_func ("/rerun-smb/ignore-case", &copy_ignore_case, test_same_decisions);
+  g_test_add_func ("/rerun-smb/changed-after-listing", test_changed_after_listing);
+
+  status = g_test_run ();
+  cs_test_tree_remove (runtime);
+  return status;
+}
