@@ -79,6 +79,8 @@ rc=0
 "$cli" copy --no-history --threads 2 --json "$work/record.json" "$work/src" "$url/resume" \
   >"$work/out" 2>&1 || rc=$?
 line=$(grep -E '^ *Resumed : ' "$work/out")
+# Sizes come from g_format_size, with a no-break space before the unit.
+line=${line//$'\xc2\xa0'/ }
 echo "# the resumed run: $(grep -E '^ *(Times|Requests) : ' "$work/out" | tr -s ' ' | tr '\n' ';')"
 if ((rc == 0)) && [[ $line =~ big\.bin\ at\ ([0-9.]+\ [KMG]?i?B)\ of ]]; then
   ok "rerun says: ${line# *}"
