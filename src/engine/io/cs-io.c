@@ -22,6 +22,15 @@
 #include "cs-io-smb-private.h"
 #include "cs-worker-phase-private.h"
 
+/*
+ * The I/O seam: every request of a copy goes through here, counted, timed by
+ * kind for the workers' phases, and sent to the table of its handle's backend
+ * (a test's table, the SMB client or the system). Its quiet door at the end
+ * sends the count ahead's and the sweep's requests the same way, uncounted.
+ * One file of about a thousand lines on purpose: the handle lookup (find,
+ * Target, handed_out) is shared by both doors and stays private to it.
+ */
+
 static int
 default_openat (int dirfd, const char *path, int flags, mode_t mode)
 {
