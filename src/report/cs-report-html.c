@@ -16,9 +16,9 @@
 /* One self-contained page: the style and the chart inline, no script, and
  * every name escaped for text and attributes alike. */
 
-static void
-append_html (GString    *out,
-             const char *text)
+void
+_cs_report_append_html (GString    *out,
+                        const char *text)
 {
   g_autofree char *valid = NULL;
   g_autofree char *escaped = NULL;
@@ -49,7 +49,7 @@ html_table (GString     *out,
       if (header)
         {
           g_string_append (out, "<th>");
-          append_html (out, cell->text);
+          _cs_report_append_html (out, cell->text);
           g_string_append (out, "</th>");
         }
       else
@@ -72,7 +72,7 @@ html_table (GString     *out,
             }
           else
             g_string_append (out, "<td>");
-          append_html (out, cell->text);
+          _cs_report_append_html (out, cell->text);
           g_string_append (out, "</td>");
         }
       if (column + 1 == table->n_columns)
@@ -138,7 +138,7 @@ html_cell (GString    *out,
     g_string_append_printf (out, "<td class=\"%s\">", klass);
   else
     g_string_append (out, "<td>");
-  append_html (out, text);
+  _cs_report_append_html (out, text);
   g_string_append (out, "</td>");
 }
 
@@ -197,7 +197,7 @@ html_counter_sections (GString   *out,
         {
           if (i > 0)
             g_string_append (out, " vs. ");
-          append_html (out, cs_compare_get_label (compare, i));
+          _cs_report_append_html (out, cs_compare_get_label (compare, i));
         }
       g_string_append_printf (out, " - %s</h3>\n<table class=\"bars\">\n", info->label);
       for (guint i = 0; i < n; i++)
@@ -214,7 +214,7 @@ html_counter_sections (GString   *out,
           g_string_append (out, "</tr>\n");
         }
       g_string_append (out, "</table>\n<p class=\"note\">");
-      append_html (out, cs_direction_to_string (info->direction));
+      _cs_report_append_html (out, cs_direction_to_string (info->direction));
       if (cs_compare_get_pooled (compare, c, &pooled))
         {
           g_autofree char *avg = cs_compare_format_value (c, pooled.avg);
@@ -224,7 +224,7 @@ html_counter_sections (GString   *out,
           g_string_append_printf (out, " · Average: %s · Min: %s · Max: %s", avg, min, max);
         }
       g_string_append (out, "</p>\n<p>");
-      append_html (out, sentence);
+      _cs_report_append_html (out, sentence);
       g_string_append (out, "</p>\n</section>\n");
     }
 }
@@ -268,9 +268,9 @@ _cs_report_render_html (CsCompare  *compare,
                         "content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n"
                         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                         "<meta name=\"generator\" content=\"Copyscope\">\n<title>");
-  append_html (out, title->str);
+  _cs_report_append_html (out, title->str);
   g_string_append_printf (out, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<h1>", html_style);
-  append_html (out, title->str);
+  _cs_report_append_html (out, title->str);
   g_string_append (out, "</h1>\n");
 
   if (n > 1)
@@ -280,16 +280,16 @@ _cs_report_render_html (CsCompare  *compare,
       g_autoptr(CsReportTable) results = _cs_report_counters_table (compare);
 
       g_string_append (out, "<h2>Outcome</h2>\n<p class=\"verdict\">");
-      append_html (out, outcome);
+      _cs_report_append_html (out, outcome);
       g_string_append (out, "</p>\n<h2>Results</h2>\n");
       html_table (out, results);
       g_string_append (out, "<p class=\"verdict\">");
-      append_html (out, verdict);
+      _cs_report_append_html (out, verdict);
       g_string_append (out, "</p>\n");
     }
 
   g_string_append (out, "<h2>Throughput</h2>\n<figure class=\"chart\" role=\"img\" aria-label=\"");
-  append_html (out, n > 1 ? "Transfer rate and request rate of each run over time, aligned at the start"
+  _cs_report_append_html (out, n > 1 ? "Transfer rate and request rate of each run over time, aligned at the start"
                           : "Transfer rate and request rate over time, with thread changes marked");
   g_string_append (out, "\">\n");
   append_inline_svg (out, svg, "cs-chart");
@@ -311,7 +311,7 @@ _cs_report_render_html (CsCompare  *compare,
   g_string_append (out, "<h2>Settings, environment and method</h2>\n");
   html_table (out, info);
   g_string_append (out, "<p class=\"note\">");
-  append_html (out, _cs_report_units_note);
+  _cs_report_append_html (out, _cs_report_units_note);
   g_string_append (out, "</p>\n<h2>Totals</h2>\n");
   html_table (out, totals);
   html_failures (out, compare);

@@ -14,9 +14,9 @@
 /* Markdown as GitHub, GitLab and wikis render it: tables in pipes, every
  * name and label escaped so it can open no link, emphasis or tag. */
 
-static void
-append_md (GString    *out,
-           const char *text)
+void
+_cs_report_append_md (GString    *out,
+                      const char *text)
 {
   g_autofree char *line = NULL;
 
@@ -63,7 +63,7 @@ md_table (GString     *out,
       if (column == 0)
         g_string_append_c (out, '|');
       g_string_append (out, bold ? " **" : " ");
-      append_md (out, cell->text);
+      _cs_report_append_md (out, cell->text);
       g_string_append (out, bold ? "** |" : " |");
       if (column + 1 < table->n_columns)
         continue;
@@ -120,7 +120,7 @@ md_title (GString   *out,
   if (n == 1)
     {
       g_string_append (out, "# Copyscope run report: ");
-      append_md (out, cs_compare_get_label (compare, 0));
+      _cs_report_append_md (out, cs_compare_get_label (compare, 0));
       g_string_append (out, "\n\n");
       return;
     }
@@ -130,7 +130,7 @@ md_title (GString   *out,
     {
       if (i > 0)
         g_string_append (out, " vs. ");
-      append_md (out, cs_compare_get_label (compare, i));
+      _cs_report_append_md (out, cs_compare_get_label (compare, i));
     }
   g_string_append (out, "\n\n");
 }
@@ -168,11 +168,11 @@ md_comparison_counters (GString   *out,
   g_autoptr(CsReportTable) results = _cs_report_counters_table (compare);
 
   g_string_append (out, "## Outcome\n\n");
-  append_md (out, outcome);
+  _cs_report_append_md (out, outcome);
   g_string_append (out, "\n\n## Results\n\nAverages; the best is in bold.\n\n");
   md_table (out, results);
   g_string_append_c (out, '\n');
-  append_md (out, verdict);
+  _cs_report_append_md (out, verdict);
   g_string_append (out, "\n\n");
 
   for (guint c = 0; c < CS_N_COUNTERS; c++)
@@ -190,7 +190,7 @@ md_comparison_counters (GString   *out,
         {
           if (i > 0)
             g_string_append (out, " vs. ");
-          append_md (out, cs_compare_get_label (compare, i));
+          _cs_report_append_md (out, cs_compare_get_label (compare, i));
         }
       g_string_append_printf (out, " - %s\n\n", info->label);
       runs = counter_runs_table (compare, c);
@@ -206,7 +206,7 @@ md_comparison_counters (GString   *out,
                                   cs_direction_to_string (info->direction), avg, min, max);
         }
       g_string_append_c (out, '\n');
-      append_md (out, sentence);
+      _cs_report_append_md (out, sentence);
       g_string_append (out, "\n\n");
     }
 }

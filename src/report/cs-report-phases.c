@@ -16,6 +16,7 @@
 #include "cs-plot.h"
 #include "cs-report.h"
 #include "cs-report-phases.h"
+#include "cs-report-private.h"
 
 #define PHASE_CHART_WIDTH  960.0
 #define PHASE_CHART_HEIGHT 420.0
@@ -122,35 +123,11 @@ append_text (GString    *out,
              OutFormat   format,
              const char *text)
 {
-  g_autofree char *valid = g_utf8_make_valid (text != NULL ? text : "", -1);
-
+  /* Each format's own escaping, as its writer escapes every other cell. */
   if (format == OUT_HTML)
-    {
-      g_autofree char *escaped = g_markup_escape_text (valid, -1);
-
-      g_string_append (out, escaped);
-      return;
-    }
-
-  /* As the Markdown report escapes: entities for HTML's characters, a
-   * backslash for Markdown's, control characters spelled out. */
-  for (const char *p = valid; *p != '\0'; p++)
-    {
-      guchar c = (guchar) *p;
-
-      if (c == '<')
-        g_string_append (out, "&lt;");
-      else if (c == '>')
-        g_string_append (out, "&gt;");
-      else if (c == '&')
-        g_string_append (out, "&amp;");
-      else if (strchr ("\\`*_[]|~#!", c) != NULL)
-        g_string_append_printf (out, "\\%c", c);
-      else if (c < 0x20 || c == 0x7f)
-        g_string_append_printf (out, "\\x%02X", c);
-      else
-        g_string_append_c (out, c);
-    }
+    _cs_report_append_html (out, text != NULL ? text : "");
+  else
+    _cs_report_append_md (out, text != NULL ? text : "");
 }
 
 static void

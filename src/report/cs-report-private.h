@@ -86,4 +86,11 @@ char          *_cs_report_render_html             (CsCompare           *compare,
                                                    GError             **error);
 char          *_cs_report_render_json             (CsCompare           *compare);
 
+/* A name or label in a table cell: Markdown's escaping (cs-report-md.c),
+ * HTML's (cs-report-html.c); every section of those reports uses them. */
+void   _cs_report_append_md   (GString    *out,
+                               const char *text);
+void   _cs_report_append_html (GString    *out,
+                               const char *text);
+
 G_END_DECLS
