@@ -133,6 +133,13 @@ typedef struct {
   double t;
   double seconds[CS_PHASE_N];
   guint  n;          /* samples merged: 1 for a whole one */
+  /* Worker-seconds the workers were ready to run but waited for a
+   * processor (each worker thread's run_delay in
+   * /proc/self/task/TID/schedstat). It overlaps the phases above, which
+   * say what a worker was doing, not whether it ran: a worker "reading"
+   * may be waiting for a processor all the same. 0 where not measured
+   * (records before it, machines without schedstat). */
+  double runnable;
 } CsPhaseBucket;
 
 G_END_DECLS
