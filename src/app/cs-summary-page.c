@@ -68,6 +68,7 @@ struct _CsSummaryPage
   AdwPreferencesGroup *notes_group;
   GtkListBox        *notes_list;
   GtkLabel          *environment_label;
+  GtkWidget         *new_copy_button;
   GtkButton         *retry_button;
 
   /* Borrowed: the statistics grid's value labels */
@@ -889,6 +890,25 @@ cs_summary_page_dispose (GObject *object)
   G_OBJECT_CLASS (cs_summary_page_parent_class)->dispose (object);
 }
 
+/*
+ * The focus that comes into the page (the page shown after the one that had
+ * it, or Tab from the header bar) goes to New Copy, never to the sentences
+ * above it: a selectable label given the focus selects all its text, and the
+ * summary would open with its figures highlighted.
+ */
+static gboolean
+cs_summary_page_focus (GtkWidget        *widget,
+                       GtkDirectionType  direction)
+{
+  CsSummaryPage *self = CS_SUMMARY_PAGE (widget);
+
+  if (gtk_widget_get_focus_child (widget) == NULL && direction == GTK_DIR_TAB_FORWARD &&
+      gtk_widget_is_visible (self->new_copy_button) &&
+      gtk_widget_grab_focus (self->new_copy_button))
+    return TRUE;
+  return GTK_WIDGET_CLASS (cs_summary_page_parent_class)->focus (widget, direction);
+}
+
 static void
 cs_summary_page_class_init (CsSummaryPageClass *klass)
 {
@@ -896,6 +916,7 @@ cs_summary_page_class_init (CsSummaryPageClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = cs_summary_page_dispose;
+  widget_class->focus = cs_summary_page_focus;
 
   /* Something to tell the user, such as how an export went. */
   g_type_ensure (CS_TYPE_FOLD_BOX);
@@ -924,6 +945,7 @@ cs_summary_page_class_init (CsSummaryPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, notes_group);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, notes_list);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, environment_label);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, new_copy_button);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, retry_button);
 
   gtk_widget_class_install_action (widget_class, "summary.export", "s", export_action);

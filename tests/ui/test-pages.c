@@ -231,6 +231,22 @@ day_run (gint64 started)
   return run;
 }
 
+/* Whether a label under @widget shows text selected. */
+static gboolean
+any_label_selected (GtkWidget *widget)
+{
+  int start, end;
+
+  if (GTK_IS_LABEL (widget) &&
+      gtk_label_get_selection_bounds (GTK_LABEL (widget), &start, &end) && start != end)
+    return TRUE;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (any_label_selected (child))
+      return TRUE;
+  return FALSE;
+}
+
 /* The summary of a day-long copy opens from the history: its whole record
  * read then (the list holds headers), drawn from its buckets. */
 static void
@@ -264,6 +280,10 @@ test_day_summary (void)
   g_assert_false (cs_run_is_header (shown));
   g_assert_cmpuint (cs_run_get_n_samples (shown), ==, 345600);
   g_assert_nonnull (cs_ui_find_label (window, duration));
+  /* The focus that came with the row lands on a button, not on the
+   * sentences: a selectable label given the focus selects all its text. */
+  g_assert_false (any_label_selected (GTK_WIDGET (summary_page (window))));
+  g_assert_true (GTK_IS_BUTTON (gtk_root_get_focus (GTK_ROOT (window))));
   cs_ui_screenshot (window, "summary-24h.png");
 
   cs_ui_window_destroy (window);
