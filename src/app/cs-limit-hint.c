@@ -62,6 +62,9 @@ set_limit_text (CsLimitHint *self,
 {
   gtk_label_set_label (self->limit_label, text);
   gtk_label_set_label (self->link_label, text);
+  /* A screen reader names the button by what it reads. */
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->link_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
 }
 
 static void
