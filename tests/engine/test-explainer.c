@@ -210,6 +210,13 @@ static const double large_shares[CS_PHASE_N] = {
 static const double one_big_shares[CS_PHASE_N] = {
   [CS_PHASE_WAITING] = 0.875, [CS_PHASE_READING] = 0.025, [CS_PHASE_WRITING] = 0.10,
 };
+/* To a share from a local disk, the processors taken by other programs:
+ * were the workers to sit in the source's reads, those are not the
+ * server's requests. */
+static const double reading_shares[CS_PHASE_N] = {
+  [CS_PHASE_OPENING] = 0.10, [CS_PHASE_READING] = 0.70, [CS_PHASE_WRITING] = 0.05,
+  [CS_PHASE_FLUSHING] = 0.05, [CS_PHASE_PUBLISHING] = 0.10,
+};
 /* Half the copy paused: the paused time is not the workers' to share. */
 static const double paused_shares[CS_PHASE_N] = {
   [CS_PHASE_PAUSED] = 0.50, [CS_PHASE_WAITING] = 0.05, [CS_PHASE_OPENING] = 0.15,
@@ -248,6 +255,8 @@ test_limit_phases (void)
     { { 40, 7.5e6, 300, 2.0, 30, 8, FALSE, 0, one_big_shares },
       "Large files: limited by bandwidth — more threads won't help" },
     { { 80, 12288, 25, 1.3, 20, 8, FALSE, 0, paused_shares }, "Small files: 25 requests per file limit the copy" },
+    { { 2100, 1024, 13, 0.67, 100, 32, TRUE, 85, reading_shares },
+      "Small files on a share: 13 requests per file, 0.7 ms each — more threads overlap the waits" },
     { { 80, 12288, 25, 1.3, 20, 8, TRUE, 0, paused_shares },
       "7 of 8 workers are waiting for the server: more threads overlap the waits" },
   };

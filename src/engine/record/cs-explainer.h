@@ -33,7 +33,8 @@ G_BEGIN_DECLS
  * CPU % rule above where it is not); for large files, reading and writing
  * CS_EXPLAINER_DATA of it; waiting for work CS_EXPLAINER_WAITING of it (the
  * folder listing feeds them too slowly); on a share, in requests (each a
- * round trip) CS_EXPLAINER_SERVER of it. Without phases, the rules above.
+ * round trip: every phase of a request but reading, which is the source's)
+ * CS_EXPLAINER_SERVER of it. Without phases, the rules above.
  *
  * It never contradicts the thread change shown beside it (the latest one
  * measured): while that says more threads made the copy faster by
