@@ -79,12 +79,15 @@ job_sample_cb (CsCopyPage *self,
 {
   const CsSample *sample = sample_pointer;
   g_autoptr(GArray) phases = cs_run_dup_phase_series (cs_job_get_run (job));
+  CsProgress progress;
 
   cs_throughput_graph_push_sample (self->graph, sample);
   cs_phase_view_refresh (self->phase_view, FALSE);
   cs_counter_view_set_sample (self->counter_view, sample);
   cs_limit_hint_set_limited (self->limit_hint, cs_job_get_limited (job));
   cs_limit_hint_set_remote (self->limit_hint, cs_job_get_destination_remote (job));
+  cs_job_get_progress (job, &progress);
+  cs_limit_hint_set_scan_ended (self->limit_hint, !progress.scanning);
   /* The sampler records a sample's phases before it hands the sample over;
    * the newest few are all the hint looks at (it takes each once). */
   if (phases != NULL)

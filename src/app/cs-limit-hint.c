@@ -258,6 +258,16 @@ cs_limit_hint_set_limited (CsLimitHint *self,
   self->limited = !!limited;
 }
 
+/* Whether the scan has ended (CsProgress.scanning no longer). Before a sample. */
+void
+cs_limit_hint_set_scan_ended (CsLimitHint *self,
+                              gboolean     scan_ended)
+{
+  g_return_if_fail (CS_IS_LIMIT_HINT (self));
+
+  cs_explainer_set_scan_ended (self->explainer, scan_ended);
+}
+
 /* Whether the copy goes to a network share, where a request is a round trip
  * (cs_job_get_destination_remote). Before a sample. */
 void

@@ -21,6 +21,8 @@ void        cs_limit_hint_set_phases_link (CsLimitHint       *self,
 gboolean    cs_limit_hint_get_phases_link (CsLimitHint       *self);
 void        cs_limit_hint_set_limited  (CsLimitHint          *self,
                                         gboolean              limited);
+void        cs_limit_hint_set_scan_ended (CsLimitHint        *self,
+                                          gboolean            scan_ended);
 void        cs_limit_hint_set_remote   (CsLimitHint          *self,
                                         gboolean              remote);
 void        cs_limit_hint_set_change   (CsLimitHint          *self,

@@ -191,7 +191,11 @@ cs_sweep_page_poll (CsSweepPage *self)
   cs_limit_hint_set_remote (self->limit_hint, cs_job_get_destination_remote (job));
   {
     g_autoptr(GArray) phases = cs_run_dup_phase_series (run);
+    CsProgress scan;
     guint k = 0;
+
+    cs_job_get_progress (job, &scan);
+    cs_limit_hint_set_scan_ended (self->limit_hint, !scan.scanning);
 
     /* Each bucket before the sample it ends with, both oldest first; the
      * hint takes each bucket once however often it is handed over. */

@@ -274,6 +274,21 @@ test_limit_phases (void)
     }
 }
 
+/* Waiting for work while the scan goes on: the listing is the limit; once
+ * it has ended, the queue has run dry and the last files are on their way. */
+static void
+test_limit_scan_ended (void)
+{
+  g_autoptr(CsExplainer) explainer = cs_explainer_new ();
+  Pace idle = { 900, 12288, 11, 0.04, 45, 8, TRUE, 0, idle_shares };
+  Feed f = { explainer };
+
+  feed (&f, &idle, 4);
+  assert_limit (explainer, "Workers wait for work 60 % of the time: the folder listing is the limit");
+  cs_explainer_set_scan_ended (explainer, TRUE);
+  assert_limit (explainer, "Workers wait for work 60 % of the time: the last files are on their way");
+}
+
 /* data/screenshots/many-copying.png read "The processors are busy (100 %):
  * more threads won't help" right above "2 → 32 threads: files/s +475 %".
  * The sentence is held to the measurement beside it, whichever way it went. */
@@ -342,6 +357,7 @@ main (int   argc,
   g_test_add_func ("/explainer/change", test_change);
   g_test_add_func ("/explainer/limit-phases", test_limit_phases);
   g_test_add_func ("/explainer/limit-agrees-with-change", test_limit_agrees_with_change);
+  g_test_add_func ("/explainer/limit-scan-ended", test_limit_scan_ended);
 
   return g_test_run ();
 }

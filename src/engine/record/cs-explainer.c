@@ -55,6 +55,7 @@ struct _CsExplainer {
   guint    phases_head;
   guint    phases_len;
   gboolean remote;
+  gboolean scan_ended;
   guint    processors;
 };
 
@@ -89,6 +90,15 @@ cs_explainer_set_processors (CsExplainer *explainer,
   g_return_if_fail (explainer != NULL);
 
   explainer->processors = MAX (processors, 1);
+}
+
+void
+cs_explainer_set_scan_ended (CsExplainer *explainer,
+                             gboolean     scan_ended)
+{
+  g_return_if_fail (explainer != NULL);
+
+  explainer->scan_ended = !!scan_ended;
 }
 
 void
@@ -428,10 +438,21 @@ cs_explainer_dup_limit (CsExplainer *explainer)
     }
 
   if (have_phases && phases.seconds[CS_PHASE_WAITING] / phases.worked >= CS_EXPLAINER_WAITING)
-    /* Translators: what limits a copy, like "Workers wait for work 60 % of the time: the
-     * folder listing is the limit" */
-    return g_strdup_printf (_("Workers wait for work %.0f %% of the time: the folder listing is the limit"),
-                            100.0 * phases.seconds[CS_PHASE_WAITING] / phases.worked);
+    {
+      double waiting = 100.0 * phases.seconds[CS_PHASE_WAITING] / phases.worked;
+
+      /* Once the scan has ended, no listing holds them back: the queue
+       * has run dry and the last files are being copied. */
+      if (explainer->scan_ended)
+        /* Translators: said near the end of a copy, like "Workers wait for work 60 % of
+         * the time: the last files are on their way" */
+        return g_strdup_printf (_("Workers wait for work %.0f %% of the time: the last files are on their way"),
+                                waiting);
+      /* Translators: what limits a copy, like "Workers wait for work 60 % of the time: the
+       * folder listing is the limit" */
+      return g_strdup_printf (_("Workers wait for work %.0f %% of the time: the folder listing is the limit"),
+                              waiting);
+    }
 
   if (files == 0)
     return NULL;

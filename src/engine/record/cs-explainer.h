@@ -32,7 +32,8 @@ G_BEGIN_DECLS
  * CS_EXPLAINER_RUNNABLE of their time or more (where that is measured; the
  * CPU % rule above where it is not); for large files, reading and writing
  * CS_EXPLAINER_DATA of it; waiting for work CS_EXPLAINER_WAITING of it (the
- * folder listing feeds them too slowly); on a share, in requests (each a
+ * folder listing feeds them too slowly, or once the scan has ended, the last
+ * files are on their way); on a share, in requests (each a
  * round trip: every phase of a request but reading, which is the source's)
  * CS_EXPLAINER_SERVER of it. Without phases, the rules above.
  *
@@ -73,6 +74,12 @@ void         cs_explainer_push_phases  (CsExplainer         *explainer,
 /* Whether the destination is a network share (cs_job_get_destination_remote). */
 void         cs_explainer_set_remote   (CsExplainer    *explainer,
                                         gboolean        remote);
+
+/* Whether the scan has ended (CsProgress.scanning no longer): workers then
+ * wait for work because the last files are on their way, not because the
+ * folder listing is slow. Not ended unless set. */
+void         cs_explainer_set_scan_ended (CsExplainer *explainer,
+                                          gboolean     scan_ended);
 
 /* How many processors the machine has (the process's CPU counter is in % of
  * one); g_get_num_processors () unless set. */
