@@ -58,6 +58,12 @@ struct _CsCopyPage
 
 G_DEFINE_FINAL_TYPE (CsCopyPage, cs_copy_page, GTK_TYPE_WIDGET)
 
+/* The newest phase buckets handed to the limit hint each sample: its
+ * window (a few seconds) at the sampler's fastest pace, with room. */
+#define PHASES_FED 64
+/* Pixels above the phase view kept in sight when scrolling to it: its heading. */
+#define PHASES_HEADING_ROOM 36
+
 enum {
   FILES_DROPPED,
   N_SIGNALS
@@ -72,13 +78,53 @@ job_sample_cb (CsCopyPage *self,
                CsJob      *job)
 {
   const CsSample *sample = sample_pointer;
+  g_autoptr(GArray) phases = cs_run_dup_phase_series (cs_job_get_run (job));
+  CsProgress progress;
 
   cs_throughput_graph_push_sample (self->graph, sample);
   cs_phase_view_refresh (self->phase_view, FALSE);
   cs_counter_view_set_sample (self->counter_view, sample);
   cs_limit_hint_set_limited (self->limit_hint, cs_job_get_limited (job));
   cs_limit_hint_set_remote (self->limit_hint, cs_job_get_destination_remote (job));
+  cs_job_get_progress (job, &progress);
+  cs_limit_hint_set_scan_ended (self->limit_hint, !progress.scanning);
+  /* The sampler records a sample's phases before it hands the sample over;
+   * the newest few are all the hint looks at (it takes each once). */
+  if (phases != NULL)
+    {
+      guint first = phases->len > PHASES_FED ? phases->len - PHASES_FED : 0;
+
+      cs_limit_hint_push_phases (self->limit_hint,
+                                 &g_array_index (phases, CsPhaseBucket, first),
+                                 phases->len - first);
+    }
   cs_limit_hint_push_sample (self->limit_hint, sample);
+}
+
+/* main thread: the limit's sentence was activated. The view may be below
+ * the fold (a narrow window puts it under the graph): scroll it into sight
+ * and give it the focus, so a screen reader reads it and Tab goes on from
+ * there. */
+static void
+limit_hint_show_phases_cb (CsCopyPage *self)
+{
+  GtkWidget *view = GTK_WIDGET (self->phase_view);
+  GtkWidget *frame = gtk_widget_get_parent (view);
+  GtkWidget *scrolled = gtk_widget_get_ancestor (view, GTK_TYPE_SCROLLED_WINDOW);
+
+  if (scrolled != NULL)
+    {
+      GtkWidget *content = gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scrolled));
+      GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
+      graphene_rect_t bounds;
+
+      /* The heading above the frame too, where there is room for it. */
+      if (content != NULL && gtk_widget_compute_bounds (frame, content, &bounds))
+        gtk_adjustment_clamp_page (adjustment,
+                                   MAX (0.0, bounds.origin.y - PHASES_HEADING_ROOM),
+                                   bounds.origin.y + bounds.size.height);
+    }
+  gtk_widget_grab_focus (view);
 }
 
 /* The problems so far, or, while nothing failed, the notes (what the
@@ -425,6 +471,13 @@ cs_copy_page_init (CsCopyPage *self)
                            G_CALLBACK (limit_changed_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->speed_limit, "notify::max-files",
                            G_CALLBACK (limit_changed_cb), self, G_CONNECT_SWAPPED);
+
+  /* The limit's sentence leads to the workers' time, which it is drawn
+   * from; the view takes the focus when it is shown that way. */
+  gtk_widget_set_focusable (GTK_WIDGET (self->phase_view), TRUE);
+  cs_limit_hint_set_phases_link (self->limit_hint, TRUE);
+  g_signal_connect_object (self->limit_hint, "show-phases",
+                           G_CALLBACK (limit_hint_show_phases_cb), self, G_CONNECT_SWAPPED);
 }
 
 /*

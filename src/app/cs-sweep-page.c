@@ -189,8 +189,23 @@ cs_sweep_page_poll (CsSweepPage *self)
     for (guint i = self->n_shown; i < n_samples; i++)
       cs_throughput_graph_push_sample (self->live_graph, &samples[i]);
   cs_limit_hint_set_remote (self->limit_hint, cs_job_get_destination_remote (job));
-  for (guint i = self->n_shown; i < n_samples; i++)
-    cs_limit_hint_push_sample (self->limit_hint, &samples[i]);
+  {
+    g_autoptr(GArray) phases = cs_run_dup_phase_series (run);
+    CsProgress scan;
+    guint k = 0;
+
+    cs_job_get_progress (job, &scan);
+    cs_limit_hint_set_scan_ended (self->limit_hint, !scan.scanning);
+
+    /* Each bucket before the sample it ends with, both oldest first; the
+     * hint takes each bucket once however often it is handed over. */
+    for (guint i = self->n_shown; i < n_samples; i++)
+      {
+        for (; phases != NULL && k < phases->len && g_array_index (phases, CsPhaseBucket, k).t <= samples[i].t; k++)
+          cs_limit_hint_push_phases (self->limit_hint, &g_array_index (phases, CsPhaseBucket, k), 1);
+        cs_limit_hint_push_sample (self->limit_hint, &samples[i]);
+      }
+  }
   self->n_shown = n_samples;
 
   cs_job_get_progress (job, &progress);

@@ -614,6 +614,47 @@ test_sweep_load_bounded (void)
   }
 }
 
+/* The demonstration's "why" from the phase totals of its two copies: the
+ * top phases of the workers' busy time, their real shares. */
+static void
+test_demo_explain_phases (void)
+{
+  static const struct {
+    double      big[CS_PHASE_N];
+    double      small[CS_PHASE_N];
+    guint64     files;
+    const char *expected;
+  } cases[] = {
+    /* The help-desk's picture: one file all writing, small files in the
+     * requests around their bytes. Waiting for work is no one's busy time. */
+    { { [CS_PHASE_WAITING] = 5.0, [CS_PHASE_OPENING] = 0.01, [CS_PHASE_READING] = 0.02,
+        [CS_PHASE_WRITING] = 0.97 },
+      { [CS_PHASE_WAITING] = 9.0, [CS_PHASE_OPENING] = 3.1, [CS_PHASE_READING] = 0.6,
+        [CS_PHASE_WRITING] = 1.2, [CS_PHASE_FLUSHING] = 0.3, [CS_PHASE_METADATA] = 2.2,
+        [CS_PHASE_PUBLISHING] = 1.8, [CS_PHASE_LISTING] = 0.8 },
+      4000,
+      "The workers' busy time — one big file: Writing 97 %; 4,000 small files: "
+      "Opening and creating 31 %, Setting metadata 22 %, Publishing 18 %." },
+    /* Below a tenth, a phase is not named; the first always is. */
+    { { [CS_PHASE_READING] = 0.45, [CS_PHASE_WRITING] = 0.55 },
+      { [CS_PHASE_OPENING] = 0.2, [CS_PHASE_READING] = 0.09, [CS_PHASE_WRITING] = 0.71 },
+      1,
+      "The workers' busy time — one big file: Writing 55 %, Reading 45 %; 1 small file: "
+      "Writing 71 %, Opening and creating 20 %." },
+    /* A copy with no busy time says nothing rather than a share of nothing. */
+    { { [CS_PHASE_WAITING] = 1.0, [CS_PHASE_PAUSED] = 2.0 },
+      { [CS_PHASE_WRITING] = 1.0 },
+      10, NULL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = cs_demo_explain_phases (cases[i].big, cases[i].small, cases[i].files);
+
+      g_assert_cmpstr (text, ==, cases[i].expected);
+    }
+}
+
 static void
 test_demo_end_to_end (void)
 {
@@ -644,6 +685,19 @@ test_demo_end_to_end (void)
   g_assert_true (g_str_has_prefix (text, "Same 2 MB: one file took "));
   g_assert_nonnull (strstr (text, "163 small files took"));
   g_assert_nonnull (strstr (text, "With 2 threads"));
+  /* Why, from the runs' own phase totals. */
+  {
+    double big[CS_PHASE_N], small[CS_PHASE_N];
+    g_autofree char *phases = NULL;
+
+    g_assert_true (cs_run_get_phase_totals (cs_demo_get_run (demo, CS_DEMO_BIG), big));
+    g_assert_true (cs_run_get_phase_totals (cs_demo_get_run (demo, CS_DEMO_SMALL), small));
+    phases = cs_demo_explain_phases (big, small, 163);
+    g_assert_nonnull (phases);
+    g_assert_true (g_str_has_prefix (phases, "The workers' busy time — one big file: "));
+    g_assert_nonnull (strstr (phases, "; 163 small files: "));
+    g_assert_nonnull (strstr (text, phases));
+  }
 
   /* The copies were removed, and the generated sets with them. */
   dir = g_dir_open (dst, 0, NULL);
@@ -856,6 +910,7 @@ main (int    argc,
   g_test_add_func ("/sweep/bad-files", test_sweep_bad_files);
   g_test_add_func ("/sweep/load-bounded", test_sweep_load_bounded);
   g_test_add_func ("/demo/end-to-end", test_demo_end_to_end);
+  g_test_add_func ("/demo/explain-phases", test_demo_explain_phases);
   g_test_add_func ("/sweep/async", test_async);
   g_test_add_func ("/auto/remembered", test_remembered_threads);
   g_test_add_func ("/auto/start-by-size", test_auto_start_by_size);

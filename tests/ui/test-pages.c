@@ -964,6 +964,8 @@ test_demo (void)
   explanation = cs_demo_page_get_explanation (demo_page (window));
   g_assert_nonnull (explanation);
   g_assert_nonnull (strstr (explanation, "small files"));
+  /* Why, in the workers' own time: each copy's top phases. */
+  g_assert_nonnull (strstr (explanation, "The workers' busy time — one big file: "));
   cs_ui_screenshot (window, "14-demo.png");
 
   /* Its two graphs side by side on one time axis, the longer copy's. */

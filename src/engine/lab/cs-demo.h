@@ -77,6 +77,16 @@ CsRun      *cs_demo_get_run         (CsDemo      *demo,
 /* "Same 64 MB: one file took 0.3 s, 5,461 small files took 12 s — 40× slower. …" */
 char       *cs_demo_explain         (CsDemo      *demo);
 
+/* Where the workers' busy time went in each copy (cs_run_get_phase_totals),
+ * its top phases: "The workers' busy time — one big file: Writing 97 %;
+ * 5,461 small files: Opening and creating 31 %, Setting metadata 22 %,
+ * Publishing 18 %." Waiting for work, for an answer and paused are left out;
+ * a phase is named from 10 % on, at most three. NULL when either copy has
+ * no working time. Part of cs_demo_explain () when both runs have phases. */
+char       *cs_demo_explain_phases  (const double  big[CS_PHASE_N],
+                                     const double  small[CS_PHASE_N],
+                                     guint64       small_files);
+
 /* What limits a copy now, from the mean size of the files it completes:
  * "Small files: limited by requests — more threads help" or the large-file line. */
 const char *cs_demo_explain_limit   (double       bytes_per_file);
