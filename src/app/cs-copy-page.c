@@ -78,7 +78,7 @@ job_sample_cb (CsCopyPage *self,
                CsJob      *job)
 {
   const CsSample *sample = sample_pointer;
-  g_autoptr(GArray) phases = cs_run_dup_phase_series (cs_job_get_run (job));
+  g_autoptr(GArray) phases = cs_run_dup_phase_series_newest (cs_job_get_run (job), PHASES_FED);
   CsProgress progress;
 
   cs_throughput_graph_push_sample (self->graph, sample);
@@ -92,11 +92,8 @@ job_sample_cb (CsCopyPage *self,
    * the newest few are all the hint looks at (it takes each once). */
   if (phases != NULL)
     {
-      guint first = phases->len > PHASES_FED ? phases->len - PHASES_FED : 0;
-
       cs_limit_hint_push_phases (self->limit_hint,
-                                 &g_array_index (phases, CsPhaseBucket, first),
-                                 phases->len - first);
+                                 &g_array_index (phases, CsPhaseBucket, 0), phases->len);
     }
   cs_limit_hint_push_sample (self->limit_hint, sample);
 }

@@ -128,6 +128,7 @@ test_phases_none (void)
 
   g_assert_false (cs_run_get_phase_totals (run, totals));
   g_assert_null (cs_run_dup_phase_series (run));
+  g_assert_null (cs_run_dup_phase_series_newest (run, 64));
   g_assert_null (cs_run_dup_phase_lanes (run));
   for (guint k = 0; k < CS_LATENCY_N; k++)
     g_assert_false (cs_run_get_latency (run, k, NULL));
@@ -360,6 +361,25 @@ test_phases_long (void)
       /* The buckets hold sums: nothing lost as they merge. */
       g_assert_cmpfloat_with_epsilon (from_series[p], expected[p], expected[p] * 1e-9);
     }
+
+  /* The newest few alone are the series' tail; asked for more than there
+   * are, the whole series. */
+  {
+    g_autoptr(GArray) tail = cs_run_dup_phase_series_newest (run, 64);
+    g_autoptr(GArray) all = cs_run_dup_phase_series_newest (run, 100000);
+    g_autoptr(GArray) past_recent = cs_run_dup_phase_series_newest (run, 2500);
+
+    g_assert_cmpuint (tail->len, ==, 64);
+    g_assert_cmpmem (tail->data, 64 * sizeof (CsPhaseBucket),
+                     &g_array_index (series, CsPhaseBucket, series->len - 64), 64 * sizeof (CsPhaseBucket));
+    g_assert_cmpmem (all->data, all->len * sizeof (CsPhaseBucket),
+                     series->data, series->len * sizeof (CsPhaseBucket));
+    /* Reaching back past the whole samples into the merged buckets. */
+    g_assert_cmpuint (past_recent->len, ==, 2500);
+    g_assert_cmpmem (past_recent->data, 2500 * sizeof (CsPhaseBucket),
+                     &g_array_index (series, CsPhaseBucket, series->len - 2500), 2500 * sizeof (CsPhaseBucket));
+    g_assert_null (cs_run_dup_phase_series_newest (run, 0));
+  }
 
   json = cs_run_to_json_string (run, TRUE);
   g_test_message ("a day's record with phases: %zu bytes, %u entries", strlen (json), series->len);

@@ -333,6 +333,37 @@ cs_run_dup_phase_series (CsRun *run)
   return series;
 }
 
+/* The newest @max of the series alone: what a live reader that takes each
+ * sample once needs, without copying a long copy's whole series (thousands
+ * of buckets) at every sample. */
+GArray *
+cs_run_dup_phase_series_newest (CsRun *run,
+                                guint  max)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+  CsRunPhases *phases;
+  GArray *series;
+  guint from_recent, from_buckets;
+
+  g_return_val_if_fail (run != NULL, NULL);
+
+  locker = _cs_mutex_locker_new (&run->mutex);
+  phases = run->phases;
+  if (phases == NULL || (recent_len (phases) == 0 && phases->buckets->len == 0) || max == 0)
+    return NULL;
+
+  from_recent = MIN (max, recent_len (phases));
+  from_buckets = MIN (max - from_recent, phases->buckets->len);
+  series = g_array_sized_new (FALSE, FALSE, sizeof (CsPhaseBucket), from_buckets + from_recent);
+  g_array_append_vals (series,
+                       &g_array_index (phases->buckets, CsPhaseBucket, phases->buckets->len - from_buckets),
+                       from_buckets);
+  if (from_recent > 0)
+    g_array_append_vals (series, recent_at (phases, recent_len (phases) - from_recent), from_recent);
+
+  return series;
+}
+
 /* The lanes as a reader gets them, trimmed to the window; @budget: at most
  * this many changes in all, the newest of each lane kept. */
 static GArray *

@@ -281,6 +281,9 @@ gboolean                 cs_run_get_phase_totals  (CsRun       *run,
                                                    double       out_seconds[CS_PHASE_N]);
 /* By phase over time, oldest first: the buckets, then the whole samples. */
 GArray                  *cs_run_dup_phase_series  (CsRun       *run);  /* of CsPhaseBucket */
+/* The newest @max of the same, oldest first; NULL where there are none. */
+GArray                  *cs_run_dup_phase_series_newest (CsRun  *run,
+                                                         guint   max);
 /* The lanes, by worker number; each lane's changes within the last
  * CS_PHASE_LANE_SECONDS of the newest one. */
 GArray                  *cs_run_dup_phase_lanes   (CsRun       *run);  /* of CsPhaseLane */
