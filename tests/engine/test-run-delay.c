@@ -100,6 +100,37 @@ test_missing (void)
   g_free (w);
 }
 
+/* A wait counted when it ends lands in a later sample: what is past the
+ * sample's workers moves on to the next ones, the total kept. */
+static void
+test_spread (void)
+{
+  /* Four workers, samples of 0.25 s: at most 1 worker-s each. */
+  const double raw[] = { 0.25, 0.0, 2.5, 0.0, 0.5, 1.75 };
+  const double expected[] = { 0.25, 0.0, 1.0, 1.0, 1.0, 1.75 };
+  double carry = 0, in = 0, out = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (raw); i++)
+    {
+      gboolean final = i + 1 == G_N_ELEMENTS (raw);
+      double got = _cs_run_delay_spread (&carry, raw[i], 1.0, final);
+
+      g_assert_cmpfloat_with_epsilon (got, expected[i], 1e-12);
+      if (!final)
+        g_assert_cmpfloat (got, <=, 1.0);
+      in += raw[i];
+      out += got;
+    }
+  g_assert_cmpfloat (carry, ==, 0);
+  g_assert_cmpfloat_with_epsilon (out, in, 1e-12);
+
+  /* No room (no workers yet): all of it waits for the next sample. */
+  carry = 0;
+  g_assert_cmpfloat (_cs_run_delay_spread (&carry, 0.5, 0.0, FALSE), ==, 0);
+  g_assert_cmpfloat (_cs_run_delay_spread (&carry, 0.0, 1.0, FALSE), ==, 0.5);
+  g_assert_cmpfloat (carry, ==, 0);
+}
+
 static atomic_bool burning;
 
 static gpointer
@@ -190,6 +221,7 @@ main (int   argc,
   g_test_add_func ("/run-delay/deltas", test_deltas);
   g_test_add_func ("/run-delay/missing", test_missing);
   g_test_add_func ("/run-delay/thread-ends", test_thread_ends);
+  g_test_add_func ("/run-delay/spread", test_spread);
 
   return g_test_run ();
 }

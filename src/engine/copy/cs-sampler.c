@@ -32,6 +32,7 @@ typedef struct {
    * up, and the thread count's integral, both over wall time. */
   guint64 phase_ns[CS_PHASE_N];
   guint64 run_delay_ns;       /* the slots' threads' run_delay since they took them */
+  double  runnable_carry;     /* worker-seconds of it left for the samples after this one */
   double  thread_seconds;
   double  paused;             /* wall seconds the user held the copy, so far */
 } Snapshot;
@@ -63,6 +64,7 @@ snapshot (CsJob    *job,
   s->paused = (double) _cs_job_paused_us (job, s->mono) / G_USEC_PER_SEC;
   memset (s->phase_ns, 0, sizeof s->phase_ns);
   s->run_delay_ns = 0;
+  s->runnable_carry = 0;
   n_slots = MIN (atomic_load (&job->phases.n_slots), CS_JOB_PHASE_SLOTS);
   for (guint i = 0; i < n_slots; i++)
     {
@@ -235,6 +237,19 @@ make_phases (const Snapshot *from,
   *runnable = to->run_delay_ns > from->run_delay_ns ? (double) (to->run_delay_ns - from->run_delay_ns) / 1e9 : 0.0;
 }
 
+/* A sample's runnable within what its workers could have waited in it,
+ * the rest carried on (_cs_run_delay_spread). */
+static double
+spread_runnable (const Snapshot *from,
+                 Snapshot       *to,
+                 double          runnable,
+                 gboolean        final)
+{
+  to->runnable_carry = from->runnable_carry;
+  return _cs_run_delay_spread (&to->runnable_carry, runnable,
+                               to->thread_seconds - from->thread_seconds, final);
+}
+
 /* The lanes: each worker's recent changes, on the run's clock. A change is
  * placed back from @now by the wall time since it; inside a hold the clock
  * stood still, so those land at the hold's start. */
@@ -330,6 +345,7 @@ _cs_sampler_take (CsSampler *self,
                   double seconds[CS_PHASE_N], runnable;
 
                   make_phases (&self->before_last, &now, seconds, &runnable);
+                  runnable = spread_runnable (&self->before_last, &now, runnable, TRUE);
                   _cs_run_replace_last_phase_sample (job->life.run, self->last.t, seconds);
                   if (self->runnable_measured)
                     _cs_run_set_phase_runnable (job->life.run, runnable);
@@ -348,6 +364,7 @@ _cs_sampler_take (CsSampler *self,
   make_sample (job, from, &now, &sample);
   /* Before the snapshots move on: @from is one of them. */
   make_phases (from, &now, seconds, &runnable);
+  runnable = spread_runnable (from, &now, runnable, final);
 
   if (!replace)
     _cs_job_auto_feed (job, &sample,

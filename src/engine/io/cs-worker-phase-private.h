@@ -170,6 +170,20 @@ void     _cs_run_delay_open      (CsRunDelay *d,
  * fails (the thread ended) or shows less keeps the last value. */
 guint64  _cs_run_delay_read      (CsRunDelay *d);
 void     _cs_run_delay_close     (CsRunDelay *d);
+/*
+ * The kernel adds a wait to run_delay when it ends, as the thread gets a
+ * processor: a worker that waited across a sample boundary has all of it
+ * counted in the later sample, which so may get more than its workers
+ * could have waited in it (at 64 workers on 2 loaded cores, 3× more).
+ * So a sample gets at most @room (its thread count's integral) of
+ * @runnable plus what *@carry holds from the ones before, and the rest
+ * stays in *@carry for the next; the @final one takes everything left.
+ * The run's total stays exact. Returns the sample's worker-seconds.
+ */
+double   _cs_run_delay_spread    (double     *carry,
+                                  double      runnable,
+                                  double      room,
+                                  gboolean    final);
 /* The calling thread's id, and thread @tid's file (in this process). */
 int      _cs_run_delay_tid         (void);
 void     _cs_run_delay_open_thread (CsRunDelay *d,

@@ -123,6 +123,19 @@ _cs_run_delay_read (CsRunDelay *d)
   return d->last - d->base;
 }
 
+double
+_cs_run_delay_spread (double   *carry,
+                      double    runnable,
+                      double    room,
+                      gboolean  final)
+{
+  double value = MAX (runnable, 0.0) + *carry;
+  double out = final ? value : MIN (value, MAX (room, 0.0));
+
+  *carry = value - out;
+  return out;
+}
+
 void
 _cs_run_delay_close (CsRunDelay *d)
 {
