@@ -13,14 +13,14 @@
 
 __thread CsWorkerPhase *_cs_worker_phase;
 
-static char *_Atomic task_dir;
+static const char *_Atomic task_dir;
 
 void
 _cs_run_delay_set_task_dir (const char *dir)
 {
-  /* The old one is kept: a thread may still be formatting a path with it;
-   * tests set this a few times at most. */
-  atomic_store (&task_dir, g_strdup (dir));
+  /* Interned: a thread may still be formatting a path with the old one,
+   * and none is ever freed. */
+  atomic_store (&task_dir, g_intern_string (dir));
 }
 
 gboolean
