@@ -231,8 +231,9 @@ cs_phase_view_update_legend (CsPhaseView *self,
         gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (swatch), runnable_swatch_draw,
                                         self, NULL);
       gtk_flow_box_append (self->legend,
-                           legend_item (swatch, ph < CS_PHASE_N ? _(cs_phase_get_label (ph))
-                                                                : _("Ready, waiting for a processor")));
+                           legend_item (swatch,
+                                        ph < CS_PHASE_N ? _(cs_phase_get_label (ph))
+                                                        : _("Ready, waiting for a processor")));
     }
 }
 

@@ -131,7 +131,8 @@ _cs_report_runnable_sentence (const CsPhaseBreakdown *b)
     return g_strdup ("Waiting for a processor: not measured");
   share = format_fixed ("%.0f", b->runnable_share * 100);
   seconds = format_fixed ("%.2f", b->runnable);
-  return g_strdup_printf ("Waiting for a processor: %s %% of worker time (%s worker-s)", share, seconds);
+  return g_strdup_printf ("Waiting for a processor: %s %% of worker time (%s worker-s)",
+                          share, seconds);
 }
 
 /* Table cells as the format wants them. */

@@ -234,7 +234,8 @@ make_phases (const Snapshot *from,
   seconds[CS_PHASE_WAITING] = rest;
   /* Each slot's count only grows, and slots are never given back while
    * the job runs, so their sum only grows too. */
-  *runnable = to->run_delay_ns > from->run_delay_ns ? (double) (to->run_delay_ns - from->run_delay_ns) / 1e9 : 0.0;
+  *runnable = to->run_delay_ns > from->run_delay_ns
+              ? (double) (to->run_delay_ns - from->run_delay_ns) / 1e9 : 0.0;
 }
 
 /* A sample's runnable within what its workers could have waited in it,

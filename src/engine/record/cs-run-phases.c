@@ -13,7 +13,7 @@
  *     "samples": {"t": […], "<id>": […], …},          whole samples, worker-ms
  *     "buckets": {"width": w, "t": […], "t_start": […], "n": […], "<id>": […]},
  *     "lanes":   [{"worker": 0, "t_us": [first, +delta, …], "phase": [index into ids, …]}],
- *     "runnable": 3.25                                 worker-seconds waiting for a processor, exact
+ *     "runnable": 3.25                                 worker-seconds waiting to run, exact
  *   },
  *   "latency": {"open": {"count": n, "sum_ns": s, "max_ns": m, "buckets": [48 counts]}, …}
  *
