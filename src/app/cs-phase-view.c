@@ -18,6 +18,13 @@
  * record keeps. The legend is made of widgets, so its labels are
  * translated text a screen reader reads.
  *
+ * Where the record has the workers' run_delay, a dashed line over the
+ * stack shows the workers ready to run but waiting for a processor (the
+ * processors' limit: on `many` at 64 threads the stack says "writing" and
+ * the line says most of that was waiting to run), with its share of the
+ * worker time in a line above the chart; where it was not measured,
+ * neither is shown.
+ *
  * The view reads the run record, never the job: the same for a copy
  * running and one opened from History. A record without phase data (any
  * made before the engine kept phases) shows a sentence, not zeros.
@@ -34,6 +41,7 @@ struct _CsPhaseView
 
   GtkStack      *stack;
   GtkDrawingArea *chart;
+  GtkLabel      *runnable_label;
   GtkWidget     *lanes_box;
   GtkLabel      *lanes_label;
   GtkDrawingArea *lanes;
@@ -46,7 +54,7 @@ struct _CsPhaseView
   GArray        *changes;      /* of CsThreadChange */
   CsPlotPalette  palette;
   gint64         read_at;
-  guint          legend_shown; /* bit per phase in the legend */
+  guint          legend_shown; /* bit per phase in the legend; bit CS_PHASE_N: the runnable line */
 };
 
 G_DEFINE_FINAL_TYPE (CsPhaseView, cs_phase_view, GTK_TYPE_WIDGET)
@@ -154,16 +162,46 @@ swatch_draw (GtkDrawingArea *area,
   cairo_fill (cr);
 }
 
-/* The legend lists the phases that took any time, in the stack's order. */
+static void
+runnable_swatch_draw (GtkDrawingArea *area,
+                      cairo_t        *cr,
+                      int             width,
+                      int             height,
+                      gpointer        user_data)
+{
+  CsPhaseView *self = user_data;
+
+  cs_plot_draw_runnable_swatch (cr, 0, height / 2.0, width, &self->palette);
+}
+
+static GtkWidget *
+legend_item (GtkWidget  *swatch,
+             const char *text)
+{
+  GtkWidget *item = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_widget_set_valign (swatch, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (label, "caption");
+  gtk_box_append (GTK_BOX (item), swatch);
+  gtk_box_append (GTK_BOX (item), label);
+  return item;
+}
+
+/* The legend lists the phases that took any time, in the stack's order,
+ * then the runnable line where it is drawn (@runnable > 0). */
 static void
 cs_phase_view_update_legend (CsPhaseView *self,
-                             const double totals[CS_PHASE_N])
+                             const double totals[CS_PHASE_N],
+                             double       runnable)
 {
   guint shown = 0;
 
   for (guint ph = 0; ph < CS_PHASE_N; ph++)
     if (totals != NULL && totals[ph] > 0)
       shown |= 1u << ph;
+  if (totals != NULL && runnable > 0)
+    shown |= 1u << CS_PHASE_N;
 
   if (shown == self->legend_shown)
     return;
@@ -173,34 +211,55 @@ cs_phase_view_update_legend (CsPhaseView *self,
        child != NULL;
        child = gtk_widget_get_first_child (GTK_WIDGET (self->legend)))
     gtk_flow_box_remove (self->legend, child);
-  for (guint ph = 0; ph < CS_PHASE_N; ph++)
+  for (guint ph = 0; ph <= CS_PHASE_N; ph++)
     {
-      GtkWidget *item, *swatch, *label;
+      GtkWidget *swatch;
 
       if (!(shown & (1u << ph)))
         continue;
 
-      item = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-      /* A colour, not something a screen reader reads. */
+      /* A colour or a dash, not something a screen reader reads. */
       swatch = g_object_new (GTK_TYPE_DRAWING_AREA,
                              "accessible-role", GTK_ACCESSIBLE_ROLE_PRESENTATION,
                              NULL);
-      gtk_drawing_area_set_content_width (GTK_DRAWING_AREA (swatch), 10);
+      gtk_drawing_area_set_content_width (GTK_DRAWING_AREA (swatch), ph < CS_PHASE_N ? 10 : 20);
       gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (swatch), 10);
-      gtk_widget_set_valign (swatch, GTK_ALIGN_CENTER);
-      gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (swatch), swatch_draw,
-                                      GUINT_TO_POINTER (ph), NULL);
-      label = gtk_label_new (_(cs_phase_get_label (ph)));
-      gtk_widget_add_css_class (label, "caption");
-      gtk_box_append (GTK_BOX (item), swatch);
-      gtk_box_append (GTK_BOX (item), label);
-      gtk_flow_box_append (self->legend, item);
+      if (ph < CS_PHASE_N)
+        gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (swatch), swatch_draw,
+                                        GUINT_TO_POINTER (ph), NULL);
+      else
+        gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (swatch), runnable_swatch_draw,
+                                        self, NULL);
+      gtk_flow_box_append (self->legend,
+                           legend_item (swatch,
+                                        ph < CS_PHASE_N ? _(cs_phase_get_label (ph))
+                                                        : _("Ready, waiting for a processor")));
     }
+}
+
+/* "Ready, waiting for a processor: 41 % of worker time", or NULL where
+ * it was not measured. */
+static char *
+runnable_sentence (const double totals[CS_PHASE_N],
+                   gboolean     measured,
+                   double       runnable)
+{
+  double sum = 0;
+
+  if (totals == NULL || !measured)
+    return NULL;
+  for (guint ph = 0; ph < CS_PHASE_N; ph++)
+    sum += totals[ph];
+  /* Translators: the share of the workers' time they were ready to run
+   * but no processor was free, as "…: 41 % of worker time" */
+  return g_strdup_printf (_("Ready, waiting for a processor: %.0f %% of worker time"),
+                          sum > 0 ? MIN (100.0 * runnable / sum, 100.0) : 0.0);
 }
 
 static void
 cs_phase_view_update_description (CsPhaseView *self,
-                                  const double totals[CS_PHASE_N])
+                                  const double totals[CS_PHASE_N],
+                                  const char  *runnable)
 {
   g_autoptr(GString) text = g_string_new (NULL);
   double sum = 0;
@@ -225,6 +284,8 @@ cs_phase_view_update_description (CsPhaseView *self,
       g_string_append_printf (text, _("%s %.0f %%"), _(cs_phase_get_label (ph)),
                               100.0 * totals[ph] / sum);
     }
+  if (runnable != NULL)
+    g_string_append_printf (text, "%s%s", text->len > 0 ? ". " : "", runnable);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->chart),
                                   GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text->str, -1);
 }
@@ -235,9 +296,10 @@ cs_phase_view_refresh (CsPhaseView *self,
                        gboolean     force)
 {
   gint64 now = g_get_monotonic_time ();
-  double totals[CS_PHASE_N];
-  gboolean has_totals;
+  double totals[CS_PHASE_N], runnable = 0;
+  gboolean has_totals, has_runnable = FALSE;
   g_autoptr(GArray) timeline = NULL;
+  g_autofree char *runnable_text = NULL;
   guint n_lanes;
 
   g_return_if_fail (CS_IS_PHASE_VIEW (self));
@@ -256,6 +318,7 @@ cs_phase_view_refresh (CsPhaseView *self,
       self->series = cs_run_dup_phase_series (self->run);
       self->lanes_data = cs_run_dup_phase_lanes (self->run);
       timeline = cs_run_dup_timeline (self->run);
+      has_runnable = cs_run_get_runnable_total (self->run, &runnable);
     }
   if (self->series != NULL && self->series->len == 0)
     g_clear_pointer (&self->series, g_array_unref);
@@ -297,8 +360,12 @@ cs_phase_view_refresh (CsPhaseView *self,
       gtk_label_set_text (self->lanes_label, text);
     }
 
-  cs_phase_view_update_legend (self, has_totals ? totals : NULL);
-  cs_phase_view_update_description (self, self->series != NULL ? totals : NULL);
+  runnable_text = runnable_sentence (self->series != NULL ? totals : NULL, has_runnable, runnable);
+  gtk_widget_set_visible (GTK_WIDGET (self->runnable_label), runnable_text != NULL);
+  if (runnable_text != NULL)
+    gtk_label_set_text (self->runnable_label, runnable_text);
+  cs_phase_view_update_legend (self, has_totals ? totals : NULL, runnable);
+  cs_phase_view_update_description (self, self->series != NULL ? totals : NULL, runnable_text);
   gtk_widget_queue_draw (GTK_WIDGET (self->chart));
   gtk_widget_queue_draw (GTK_WIDGET (self->lanes));
 }
@@ -389,6 +456,7 @@ cs_phase_view_class_init (CsPhaseViewClass *klass)
                                                "/io/github/copyscope/Copyscope/ui/cs-phase-view.ui");
   gtk_widget_class_bind_template_child (widget_class, CsPhaseView, stack);
   gtk_widget_class_bind_template_child (widget_class, CsPhaseView, chart);
+  gtk_widget_class_bind_template_child (widget_class, CsPhaseView, runnable_label);
   gtk_widget_class_bind_template_child (widget_class, CsPhaseView, lanes_box);
   gtk_widget_class_bind_template_child (widget_class, CsPhaseView, lanes_label);
   gtk_widget_class_bind_template_child (widget_class, CsPhaseView, lanes);

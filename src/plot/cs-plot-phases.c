@@ -13,9 +13,49 @@
 /* The phase chart: the workers' time as a stacked area by phase over the
  * copy, with the thread changes marked. Each entry of the record's series
  * (a sample, or a bucket of many) is a step as wide as it lasted, as high as
- * the workers it kept busy in each phase on average. */
+ * the workers it kept busy in each phase on average. Over the stack, where
+ * it was measured, a dashed step line: the workers ready to run but waiting
+ * for a processor. It overlaps the phases (a worker "reading" may be
+ * waiting all the same), so it is a line over them, not a layer of them. */
 
 #define LEGEND_SWATCH 9.0
+
+static const double runnable_dash[] = { 6.0, 3.0 };
+
+/* The runnable line's legend entry: a short dashed stroke, as drawn. */
+void
+cs_plot_draw_runnable_swatch (cairo_t             *cr,
+                              double               x,
+                              double               y,
+                              double               width,
+                              const CsPlotPalette *palette)
+{
+  CsPlotPalette fallback;
+
+  g_return_if_fail (cr != NULL);
+
+  if (palette == NULL)
+    {
+      cs_plot_palette_init_light (&fallback);
+      palette = &fallback;
+    }
+  cairo_save (cr);
+  cairo_set_line_width (cr, 2.0);
+  cairo_set_dash (cr, runnable_dash, G_N_ELEMENTS (runnable_dash), 0);
+  _cs_plot_set_color (cr, &palette->foreground, 0.9);
+  cairo_move_to (cr, x, y);
+  cairo_line_to (cr, x + width, y);
+  cairo_stroke (cr);
+  cairo_restore (cr);
+}
+
+static double
+bucket_runnable (const CsPhaseBucket *b)
+{
+  double width = b->t - b->t_start;
+
+  return width > 0 ? _cs_plot_sane_value (b->runnable / width) : 0;
+}
 
 /* GNOME's palette, told apart in light and dark alike; a phase's colour is
  * the same in every chart and export. */
@@ -91,6 +131,7 @@ draw_phases (cairo_t              *cr,
   CsPlotPalette fallback;
   CsPlotPainter p = { 0 };
   gboolean shown[CS_PHASE_N] = { FALSE };
+  gboolean runnable = FALSE;
   double ticks[CS_PLOT_MAX_TICKS];
   CsPlotRect plot;
   double left = CS_PLOT_PADDING + CS_PLOT_LEFT_GUTTER;
@@ -122,7 +163,8 @@ draw_phases (cairo_t              *cr,
           stacked += bucket_workers (&series[i], ph);
           shown[ph] |= series[i].seconds[ph] > 0;
         }
-      y_max = MAX (y_max, stacked);
+      y_max = MAX (y_max, MAX (stacked, bucket_runnable (&series[i])));
+      runnable |= series[i].runnable > 0;
     }
   if (n_series > 0)
     {
@@ -158,6 +200,21 @@ draw_phases (cairo_t              *cr,
       _cs_plot_painter_text (&p, label, FALSE, &palette->foreground, 0.9,
                              x + LEGEND_SWATCH + 4.0, y, 0.0, 0.0);
       x += LEGEND_SWATCH + 4.0 + text_width + CS_PLOT_LEGEND_ITEM_GAP;
+    }
+  if (runnable)
+    {
+      const char *label = _("Ready, waiting for a processor");
+      double text_width;
+
+      _cs_plot_painter_text_size (&p, label, FALSE, &text_width, NULL);
+      if (x > left && x + 2 * LEGEND_SWATCH + 4.0 + text_width > right)
+        {
+          x = left;
+          y += p.line_height + 2.0;
+        }
+      cs_plot_draw_runnable_swatch (cr, x, y + p.line_height / 2.0, 2 * LEGEND_SWATCH, palette);
+      _cs_plot_painter_text (&p, label, FALSE, &palette->foreground, 0.9,
+                             x + 2 * LEGEND_SWATCH + 4.0, y, 0.0, 0.0);
     }
   y += p.line_height + 6.0;
 
@@ -203,6 +260,27 @@ plot_area:
         cairo_fill (cr);
       }
   }
+
+  /* Waiting for a processor: a step per entry, joined, over the stack. */
+  if (runnable)
+    {
+      cairo_set_line_width (cr, 2.0);
+      cairo_set_dash (cr, runnable_dash, G_N_ELEMENTS (runnable_dash), 0);
+      _cs_plot_set_color (cr, &palette->foreground, 0.9);
+      for (guint i = 0; i < n_series; i++)
+        {
+          double x0 = _cs_plot_time_to_x (&plot, t_lo, t_hi, series[i].t_start);
+          double x1 = _cs_plot_time_to_x (&plot, t_lo, t_hi, series[i].t);
+          double y1 = plot.y + plot.height - bucket_runnable (&series[i]) / y_max * plot.height;
+
+          if (i == 0)
+            cairo_move_to (cr, x0, y1);
+          else
+            cairo_line_to (cr, x0, y1);
+          cairo_line_to (cr, x1, y1);
+        }
+      cairo_stroke (cr);
+    }
 
   /* The thread changes, as the throughput chart marks them. */
   cairo_set_line_width (cr, 1.0);

@@ -159,6 +159,15 @@ void     cs_plot_draw_phases_area    (cairo_t              *cr,
                                       guint                 n_series,
                                       const CsThreadChange *changes,
                                       guint                 n_changes);
+/* The legend entry of the line drawn over the stack where the record has
+ * it (CsPhaseBucket.runnable): a dashed stroke of @width from (@x, @y).
+ * @palette: NULL for the light one. Its label: "Ready, waiting for a
+ * processor". */
+void     cs_plot_draw_runnable_swatch (cairo_t             *cr,
+                                       double               x,
+                                       double               y,
+                                       double               width,
+                                       const CsPlotPalette *palette);
 /* A phase's colour, the same in every chart and export. */
 void     cs_plot_phase_colour        (CsPhase               phase,
                                       CsPlotColor          *out_colour);

@@ -326,6 +326,43 @@ csv_failures (GString   *out,
     }
 }
 
+/* Waiting for a processor: its own table, as it overlaps the phases (a row
+ * among them would make their shares add up past 1); a row per run where
+ * it was measured, none where not, nothing when no run has it. */
+static void
+csv_runnable (GString   *out,
+              CsCompare *compare)
+{
+  guint n = cs_compare_get_n_runs (compare);
+  gboolean header = FALSE;
+
+  for (guint i = 0; i < n; i++)
+    {
+      CsPhaseBreakdown b;
+
+      _cs_report_phase_breakdown (cs_compare_get_run (compare, i), &b);
+      if (!b.known || !b.runnable_known)
+        continue;
+      if (!header)
+        {
+          g_string_append (out, "\r\n");
+          if (n > 1)
+            g_string_append (out, "run,");
+          g_string_append (out, "runnable_worker_seconds,runnable_share\r\n");
+          header = TRUE;
+        }
+      if (n > 1)
+        {
+          cs_report_append_csv_text (out, cs_compare_get_label (compare, i));
+          g_string_append_c (out, ',');
+        }
+      append_double (out, b.runnable);
+      g_string_append_c (out, ',');
+      append_double (out, b.runnable_share);
+      g_string_append (out, "\r\n");
+    }
+}
+
 /* Where the time went: a row per run and phase, then per run and request
  * kind; nothing when no run has phase data. */
 static void
@@ -368,6 +405,7 @@ csv_phases (GString   *out,
           g_string_append (out, "\r\n");
         }
     }
+  csv_runnable (out, compare);
   if (!any_latency)
     return;
 

@@ -48,6 +48,9 @@ _cs_report_phase_breakdown (CsRun            *run,
       out->share[p] = out->total > 0 ? out->seconds[p] / out->total : 0;
       out->per_file[p] = out->files > 0 ? out->seconds[p] / (double) out->files : NAN;
     }
+  out->runnable_known = cs_run_get_runnable_total (run, &out->runnable);
+  if (out->runnable_known)
+    out->runnable_share = out->total > 0 ? MIN (out->runnable / out->total, 1.0) : 0;
 }
 
 static gboolean
@@ -110,6 +113,26 @@ format_share (double share)
   g_autofree char *number = format_fixed ("%.1f", share * 100);
 
   return g_strdup_printf ("%s %%", number);
+}
+
+/* "Waiting for a processor: 41 % of worker time (3.25 worker-s)", or that
+ * it was not measured; NULL for a run without phase data. */
+char *
+_cs_report_runnable_sentence (const CsPhaseBreakdown *b)
+{
+  g_autofree char *share = NULL;
+  g_autofree char *seconds = NULL;
+
+  g_return_val_if_fail (b != NULL, NULL);
+
+  if (!b->known)
+    return NULL;
+  if (!b->runnable_known)
+    return g_strdup ("Waiting for a processor: not measured");
+  share = format_fixed ("%.0f", b->runnable_share * 100);
+  seconds = format_fixed ("%.2f", b->runnable);
+  return g_strdup_printf ("Waiting for a processor: %s %% of worker time (%s worker-s)",
+                          share, seconds);
 }
 
 /* Table cells as the format wants them. */
@@ -395,11 +418,52 @@ html_phase_chart (GString *out,
   g_string_append (out, "\"></figure>\n");
 }
 
+static const char runnable_note[] =
+  "Waiting for a processor: the time the workers were ready to run but another thread had "
+  "the processor (each worker thread's run_delay in /proc/self/task/TID/schedstat). It "
+  "overlaps the phases, which say what a worker was doing, not whether it ran.";
+
 static const char phases_note[] =
   "Worker-time is the sum over the workers of the time each spent in a phase: with 8 workers, "
   "a second of the copy is 8 worker-seconds. Per file: worker-time by phase divided by the "
   "files copied. Latency percentiles are taken from log2 buckets, as fio reports them: the "
   "middle of the bucket the percentile falls in.";
+
+/* The runnable share, a line per run with phase data, once any run has it
+ * measured: a record before it says nothing new. */
+static void
+runnable_lines (GString                *out,
+                OutFormat               format,
+                CsCompare              *compare,
+                const CsPhaseBreakdown *b)
+{
+  guint n = cs_compare_get_n_runs (compare);
+  gboolean any = FALSE;
+
+  for (guint i = 0; i < n; i++)
+    any |= b[i].runnable_known;
+  if (!any)
+    return;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *sentence = _cs_report_runnable_sentence (&b[i]);
+
+      if (sentence == NULL)
+        continue;
+      g_string_append (out, format == OUT_HTML ? "<p class=\"runnable\">" : "\n");
+      if (n > 1)
+        {
+          append_text (out, format, cs_compare_get_label (compare, i));
+          g_string_append (out, ": ");
+        }
+      append_text (out, format, sentence);
+      g_string_append (out, format == OUT_HTML ? "</p>\n" : "\n");
+    }
+  g_string_append (out, format == OUT_HTML ? "<p class=\"note\">" : "\n");
+  append_text (out, format, runnable_note);
+  g_string_append (out, format == OUT_HTML ? "</p>\n" : "\n");
+}
 
 static void
 write_section (GString   *out,
@@ -428,6 +492,7 @@ write_section (GString   *out,
           if (b[i].known)
             html_phase_chart (out, cs_compare_get_run (compare, i));
       phases_table (out, format, compare, b);
+      runnable_lines (out, format, compare, b);
       for (guint i = 0; i < n; i++)
         {
           if (b[i].known)
@@ -495,6 +560,19 @@ breakdown_to_json (const CsPhaseBreakdown *b)
           json_builder_end_object (builder);
         }
       json_builder_end_array (builder);
+      /* Null where not measured, as a run without phases is. */
+      json_builder_set_member_name (builder, "runnable");
+      if (b->runnable_known)
+        {
+          json_builder_begin_object (builder);
+          json_builder_set_member_name (builder, "worker_seconds");
+          json_builder_add_double_value (builder, b->runnable);
+          json_builder_set_member_name (builder, "share");
+          json_builder_add_double_value (builder, b->runnable_share);
+          json_builder_end_object (builder);
+        }
+      else
+        json_builder_add_null_value (builder);
     }
 
   json_builder_set_member_name (builder, "latency");

@@ -23,6 +23,12 @@ typedef struct {
   double              share[CS_PHASE_N];          /* of total, 0 … 1 */
   guint64             files;                      /* files copied */
   double              per_file[CS_PHASE_N];       /* worker-seconds a file; NaN: no files */
+  /* Ready to run but waiting for a processor (CsPhaseBucket.runnable): it
+   * overlaps the phases, so it is a share of the same total, not a row of
+   * them. FALSE: not measured, never shown as 0. */
+  gboolean            runnable_known;
+  double              runnable;                   /* worker-seconds */
+  double              runnable_share;             /* of total, 0 … 1 */
   gboolean            latency_known[CS_LATENCY_N];
   CsLatencyHistogram  latency[CS_LATENCY_N];
 } CsPhaseBreakdown;
@@ -33,6 +39,10 @@ extern const double cs_report_percentiles[CS_REPORT_N_PERCENTILES];   /* 50, 90,
 
 void      _cs_report_phase_breakdown (CsRun            *run,
                                       CsPhaseBreakdown *out);
+/* The runnable share as the reports say it ("Waiting for a processor:
+ * 41 % of worker time (3.25 worker-s)", or "…: not measured"); NULL for a
+ * run without phase data. */
+char     *_cs_report_runnable_sentence (const CsPhaseBreakdown *b);
 /* Whether any run of @compare has phases or latencies to show. */
 gboolean  _cs_report_phases_any      (CsCompare        *compare);
 

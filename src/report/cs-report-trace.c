@@ -73,6 +73,23 @@ counter_event (JsonBuilder  *builder,
   json_builder_end_object (builder);
 }
 
+/* One value under one name: a counter track of its own. */
+static void
+counter_event_1 (JsonBuilder *builder,
+                 const char  *name,
+                 double       ts_us,
+                 const char  *arg,
+                 double       value)
+{
+  event_begin (builder, name, "C", ts_us, 0);
+  json_builder_set_member_name (builder, "args");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, arg);
+  json_builder_add_double_value (builder, value);
+  json_builder_end_object (builder);
+  json_builder_end_object (builder);
+}
+
 GBytes *
 _cs_report_trace_render (CsRun   *run,
                          GError **error)
@@ -84,7 +101,8 @@ _cs_report_trace_render (CsRun   *run,
   g_autofree char *label = NULL;
   g_autofree char *process = NULL;
   double totals[CS_PHASE_N], running[CS_PHASE_N] = { 0 };
-  double end = 0;
+  double end = 0, runnable_total = 0, runnable_running = 0;
+  gboolean runnable_known;
   char *text;
 
   g_return_val_if_fail (run != NULL, NULL);
@@ -98,6 +116,7 @@ _cs_report_trace_render (CsRun   *run,
     }
   series = cs_run_dup_phase_series (run);
   lanes = cs_run_dup_phase_lanes (run);
+  runnable_known = cs_run_get_runnable_total (run, &runnable_total);
   label = cs_run_dup_label (run);
   process = g_strdup_printf ("Copyscope %s %s", cs_run_get_kind (run),
                              label != NULL ? label : cs_run_get_id (run));
@@ -168,6 +187,16 @@ _cs_report_trace_render (CsRun   *run,
        * of its samples as the file keeps them. */
       counter_event (builder, "Worker-seconds by phase", b->t * 1e6,
                      i + 1 == series->len ? totals : running);
+      /* Overlapping the phases, so a track of its own, and none where it
+       * was not measured rather than a flat 0. */
+      if (runnable_known)
+        {
+          runnable_running += b->runnable;
+          counter_event_1 (builder, "Workers waiting for a processor", b->t_start * 1e6,
+                           "runnable", width > 0 ? b->runnable / width : 0);
+          counter_event_1 (builder, "Worker-seconds waiting for a processor", b->t * 1e6,
+                           "runnable", i + 1 == series->len ? runnable_total : runnable_running);
+        }
     }
 
   json_builder_end_array (builder);

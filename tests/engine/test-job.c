@@ -462,6 +462,195 @@ make_many_files (const char *root,
   return src;
 }
 
+/* ---- Waiting for a processor (run_delay) --------------------------------- */
+
+#define RUNNABLE_FILES   5000
+#define RUNNABLE_THREADS 16
+
+static atomic_bool runnable_burning;
+
+static gpointer
+runnable_burn (gpointer data)
+{
+  while (atomic_load (&runnable_burning))
+    ;
+  return NULL;
+}
+
+/* A folder on tmpfs where there is one: the copy then spends its time on
+ * the processors, not on a disk. */
+static char *
+tmpfs_dir (void)
+{
+  g_autofree char *template = g_build_filename ("/dev/shm", "cs-test-XXXXXX", NULL);
+
+  if (g_file_test ("/dev/shm", G_FILE_TEST_IS_DIR) && g_mkdtemp (template) != NULL)
+    return g_steal_pointer (&template);
+  return tmp_dir ();
+}
+
+static CsRun *
+run_small_files (guint threads)
+{
+  g_autofree char *root = tmpfs_dir ();
+  g_autofree char *src = make_many_files (root, RUNNABLE_FILES, 2048);
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autoptr(CsJob) job = job_for (src, dst, threads);
+  CsRun *run;
+
+  g_assert_true (cs_job_run_sync (job, NULL, NULL));
+  cs_test_tree_assert_equal (src, dst);
+  run = cs_run_ref (cs_job_get_run (job));
+  cs_test_tree_remove (root);
+  return run;
+}
+
+/* Sixteen workers on small files beside a thread burning each processor:
+ * they wait for one, and the record says how long, in its samples and in
+ * its exact total. */
+static void
+test_runnable (void)
+{
+  g_autoptr(GPtrArray) burners = g_ptr_array_new ();
+  g_autoptr(CsRun) run = NULL;
+  g_autoptr(CsRun) copy = NULL;
+  g_autoptr(GArray) series = NULL;
+  g_autofree char *json = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  double runnable = 0, sum = 0, phases[CS_PHASE_N], worker_seconds = 0, back;
+
+  atomic_store (&runnable_burning, TRUE);
+  for (guint i = 0; i < g_get_num_processors (); i++)
+    g_ptr_array_add (burners, g_thread_new ("burn", runnable_burn, NULL));
+  run = run_small_files (RUNNABLE_THREADS);
+  atomic_store (&runnable_burning, FALSE);
+  for (guint i = 0; i < burners->len; i++)
+    g_thread_join (burners->pdata[i]);
+
+  g_assert_true (cs_run_get_phase_totals (run, phases));
+  for (guint p = 0; p < CS_PHASE_N; p++)
+    worker_seconds += phases[p];
+  g_assert_true (cs_run_get_runnable_total (run, &runnable));
+  g_test_message ("runnable %.3f of %.3f worker-s", runnable, worker_seconds);
+  g_assert_cmpfloat (runnable, >, 0);
+  /* A share of the workers' time, never more than all of it (the
+   * threads' counts and the sampler's clock are read a moment apart). */
+  g_assert_cmpfloat (runnable, <=, 1.05 * worker_seconds);
+
+  series = cs_run_dup_phase_series (run);
+  for (guint i = 0; i < series->len; i++)
+    {
+      const CsPhaseBucket *b = &g_array_index (series, CsPhaseBucket, i);
+      double workers = 0;
+
+      for (guint p = 0; p < CS_PHASE_N; p++)
+        workers += b->seconds[p];
+      /* The kernel counts a wait when it ends, perhaps a sample later;
+       * no sample but the closing one shows more than its workers could
+       * have waited in it. */
+      if (i + 1 < series->len)
+        g_assert_cmpfloat (b->runnable, <=, workers * 1.01 + 1e-3);
+      sum += b->runnable;
+    }
+  g_assert_cmpfloat (fabs (sum - runnable), <=, 1e-6 * MAX (runnable, 1.0));
+
+  /* And so the record read back: the total exact, the samples to the ms. */
+  json = cs_run_to_json_string (run, FALSE);
+  root = json_from_string (json, NULL);
+  copy = cs_run_new_from_json (root, NULL);
+  g_assert_nonnull (copy);
+  g_assert_true (cs_run_get_runnable_total (copy, &back));
+  g_assert_cmpfloat (back, ==, runnable);
+}
+
+/* On a machine without the files: not measured, not zero. */
+static void
+test_runnable_not_measured (void)
+{
+  g_autoptr(CsRun) run = NULL;
+  g_autoptr(GArray) series = NULL;
+  g_autofree char *json = NULL;
+  double runnable = -1;
+
+  _cs_run_delay_set_task_dir ("/nonexistent-copyscope-task");
+  run = run_small_files (4);
+  _cs_run_delay_set_task_dir ("/proc/self/task");
+
+  g_assert_true (cs_run_get_phase_totals (run, NULL));
+  g_assert_false (cs_run_get_runnable_total (run, &runnable));
+  g_assert_cmpfloat (runnable, ==, -1);
+  series = cs_run_dup_phase_series (run);
+  g_assert_nonnull (series);
+  for (guint i = 0; i < series->len; i++)
+    g_assert_cmpfloat (g_array_index (series, CsPhaseBucket, i).runnable, ==, 0);
+  json = cs_run_to_json_string (run, FALSE);
+  g_assert_null (strstr (json, "runnable"));
+}
+
+/* A thread that opens its file and waits; told apart with atomics, which
+ * ThreadSanitizer sees (GLib's locks are futexes it does not). */
+typedef struct {
+  CsRunDelay  delay;
+  atomic_bool opened, done;
+} CostWorker;
+
+static gpointer
+cost_worker (gpointer data)
+{
+  CostWorker *w = data;
+
+  _cs_run_delay_open_thread (&w->delay, _cs_run_delay_tid ());
+  atomic_store_explicit (&w->opened, TRUE, memory_order_release);
+  while (!atomic_load (&w->done))
+    g_usleep (10000);
+  return NULL;
+}
+
+/* What reading 64 workers' files costs the sampler at each sample. */
+static void
+test_runnable_cost (void)
+{
+  enum { WORKERS = 64, ROUNDS = 200 };
+  CostWorker *workers = g_new0 (CostWorker, WORKERS);
+  GThread *threads[WORKERS];
+  gint64 start, elapsed, worst = 0;
+  guint64 total = 0;
+
+  for (guint i = 0; i < WORKERS; i++)
+    {
+      threads[i] = g_thread_new ("cost", cost_worker, &workers[i]);
+      while (!atomic_load_explicit (&workers[i].opened, memory_order_acquire))
+        g_usleep (100);
+      g_assert_cmpint (workers[i].delay.fd, >=, 0);
+    }
+
+  start = g_get_monotonic_time ();
+  for (guint r = 0; r < ROUNDS; r++)
+    {
+      gint64 round = g_get_monotonic_time ();
+
+      for (guint i = 0; i < WORKERS; i++)
+        total += _cs_run_delay_read (&workers[i].delay);
+      worst = MAX (worst, g_get_monotonic_time () - round);
+    }
+  elapsed = g_get_monotonic_time () - start;
+  g_test_message ("reading %d workers' run_delay: %.1f µs a sample (worst %" G_GINT64_FORMAT
+                  " µs), %.2f µs a file, %" G_GUINT64_FORMAT " ns seen",
+                  WORKERS, (double) elapsed / ROUNDS, worst,
+                  (double) elapsed / ROUNDS / WORKERS, total);
+  /* The brief's bound is 1 ms; this machine may be loaded, so only an
+   * order of magnitude past it fails. */
+  g_assert_cmpfloat ((double) elapsed / ROUNDS, <, 10000);
+
+  for (guint i = 0; i < WORKERS; i++)
+    {
+      atomic_store (&workers[i].done, TRUE);
+      g_thread_join (threads[i]);
+      _cs_run_delay_close (&workers[i].delay);
+    }
+  g_free (workers);
+}
+
 static void
 test_live_threads (void)
 {
@@ -1995,6 +2184,9 @@ main (int    argc,
   g_test_add_func ("/job/refusals", test_refusals);
   g_test_add_func ("/job/live-threads", test_live_threads);
   g_test_add_func ("/job/phases-add-up", test_phases_add_up);
+  g_test_add_func ("/job/runnable", test_runnable);
+  g_test_add_func ("/job/runnable/not-measured", test_runnable_not_measured);
+  g_test_add_func ("/job/runnable/cost", test_runnable_cost);
   g_test_add_func ("/job/cancel", test_cancel);
   g_test_add_func ("/job/count-ahead", test_count_ahead);
   g_test_add_func ("/job/count-ahead/cancel", test_count_ahead_cancel);

@@ -127,6 +127,7 @@ test_phases_none (void)
   double totals[CS_PHASE_N];
 
   g_assert_false (cs_run_get_phase_totals (run, totals));
+  g_assert_false (cs_run_get_runnable_total (run, NULL));
   g_assert_null (cs_run_dup_phase_series (run));
   g_assert_null (cs_run_dup_phase_series_newest (run, 64));
   g_assert_null (cs_run_dup_phase_lanes (run));
@@ -310,6 +311,7 @@ test_phases_long (void)
   g_autofree char *json = NULL;
   const guint n = 345600;
   double expected[CS_PHASE_N] = { 0 }, totals[CS_PHASE_N], from_series[CS_PHASE_N] = { 0 };
+  double runnable = 0, runnable_series = 0, back;
 
   for (guint i = 0; i < n; i++)
     {
@@ -330,6 +332,9 @@ test_phases_long (void)
           expected[p] += seconds[p];
         }
       _cs_run_add_phase_sample (run, sample.t, seconds);
+      /* And some of them waiting for a processor, every sample. */
+      _cs_run_set_phase_runnable (run, (1 + (i * 11) % 31) * 0.0377);
+      runnable += (1 + (i * 11) % 31) * 0.0377;
     }
   _cs_run_set_duration (run, n * 0.25);
 
@@ -353,14 +358,20 @@ test_phases_long (void)
   series = cs_run_dup_phase_series (run);
   g_assert_cmpuint (series->len, <=, 1024 + 2401);
   for (guint i = 0; i < series->len; i++)
-    for (guint p = 0; p < CS_PHASE_N; p++)
-      from_series[p] += g_array_index (series, CsPhaseBucket, i).seconds[p];
+    {
+      for (guint p = 0; p < CS_PHASE_N; p++)
+        from_series[p] += g_array_index (series, CsPhaseBucket, i).seconds[p];
+      runnable_series += g_array_index (series, CsPhaseBucket, i).runnable;
+    }
   for (guint p = 0; p < CS_PHASE_N; p++)
     {
       g_assert_cmpfloat (totals[p], ==, expected[p]);
       /* The buckets hold sums: nothing lost as they merge. */
       g_assert_cmpfloat_with_epsilon (from_series[p], expected[p], expected[p] * 1e-9);
     }
+  g_assert_true (cs_run_get_runnable_total (run, &back));
+  g_assert_cmpfloat_with_epsilon (back, runnable, runnable * 1e-12);
+  g_assert_cmpfloat_with_epsilon (runnable_series, runnable, runnable * 1e-9);
 
   /* The newest few alone are the series' tail; asked for more than there
    * are, the whole series. */
@@ -390,6 +401,87 @@ test_phases_long (void)
   g_assert_true (cs_run_get_phase_totals (copy, totals));
   for (guint p = 0; p < CS_PHASE_N; p++)
     g_assert_cmpfloat (totals[p], ==, expected[p]);
+  g_assert_true (cs_run_get_runnable_total (copy, &back));
+  g_assert_cmpfloat_with_epsilon (back, runnable, runnable * 1e-12);
+}
+
+/* Waiting for a processor: beside the phases in each sample, merged by
+ * addition, its total exact; made again with the closing sample; a record
+ * without it (older, or a kernel without schedstat) "not measured". */
+static void
+test_phases_runnable (void)
+{
+  g_autoptr(CsRun) run = phases_run ();
+  g_autoptr(CsRun) copy = NULL;
+  g_autoptr(CsRun) older = phases_run ();
+  g_autoptr(CsRun) older_back = NULL;
+  g_autoptr(GArray) series = NULL;
+  g_autoptr(GArray) older_series = NULL;
+  double a[CS_PHASE_N] = { [CS_PHASE_READING] = 0.5 };
+  double runnable;
+
+  /* Its last sample says 0.125 worker-s, then is made again with 0.375. */
+  _cs_run_set_phase_runnable (run, 0.125);
+  g_assert_true (cs_run_get_runnable_total (run, &runnable));
+  g_assert_cmpfloat (runnable, ==, 0.125);
+  _cs_run_add_phase_sample (run, 2.25, a);
+  _cs_run_set_phase_runnable (run, 0.25);
+  _cs_run_replace_last_phase_sample (run, 2.375, a);
+  _cs_run_set_phase_runnable (run, 0.375);
+  g_assert_true (cs_run_get_runnable_total (run, &runnable));
+  g_assert_cmpfloat (runnable, ==, 0.5);
+
+  series = cs_run_dup_phase_series (run);
+  g_assert_cmpuint (series->len, ==, 9);
+  g_assert_cmpfloat (g_array_index (series, CsPhaseBucket, 0).runnable, ==, 0);
+  g_assert_cmpfloat (g_array_index (series, CsPhaseBucket, 7).runnable, ==, 0.125);
+  g_assert_cmpfloat (g_array_index (series, CsPhaseBucket, 8).runnable, ==, 0.375);
+
+  copy = reload (run);
+  assert_json_equal (run, copy);
+  g_assert_true (cs_run_get_runnable_total (copy, &runnable));
+  g_assert_cmpfloat (runnable, ==, 0.5);
+  g_clear_pointer (&series, g_array_unref);
+  series = cs_run_dup_phase_series (copy);
+  g_assert_cmpfloat (g_array_index (series, CsPhaseBucket, 8).runnable, ==, 0.375);
+
+  /* Never set: phase data, but run_delay not measured, and so read back. */
+  g_assert_true (cs_run_get_phase_totals (older, NULL));
+  g_assert_false (cs_run_get_runnable_total (older, NULL));
+  older_back = reload (older);
+  g_assert_false (cs_run_get_runnable_total (older_back, NULL));
+  older_series = cs_run_dup_phase_series (older_back);
+  for (guint i = 0; i < older_series->len; i++)
+    g_assert_cmpfloat (g_array_index (older_series, CsPhaseBucket, i).runnable, ==, 0);
+}
+
+/* A record whose samples have the column but not the total: not measured,
+ * the column ignored (a share must come with the total it is a share of). */
+static void
+test_phases_runnable_without_total (void)
+{
+  g_autoptr(CsRun) run = phases_run ();
+  g_autofree char *json = NULL;
+  g_autoptr(GString) edited = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(CsRun) back = NULL;
+  g_autoptr(GArray) series = NULL;
+  char *member;
+
+  _cs_run_set_phase_runnable (run, 0.125);
+  json = cs_run_to_json_string (run, FALSE);
+  edited = g_string_new (json);
+  member = strstr (edited->str, ",\"runnable\":0.125}");
+  g_assert_nonnull (member);
+  g_string_erase (edited, member - edited->str, strlen (",\"runnable\":0.125"));
+  g_assert_nonnull (strstr (edited->str, "\"runnable\":["));
+
+  root = json_from_string (edited->str, NULL);
+  back = cs_run_new_from_json (root, NULL);
+  g_assert_nonnull (back);
+  g_assert_false (cs_run_get_runnable_total (back, NULL));
+  series = cs_run_dup_phase_series (back);
+  g_assert_cmpfloat (g_array_index (series, CsPhaseBucket, 7).runnable, ==, 0);
 }
 
 /* Corrupt phase data is refused with a message naming it; an unknown
@@ -408,8 +500,13 @@ test_phases_bad_input (void)
     { "\"worker\" : 1", "\"worker\" : 0", "twice" },
     { "\"worker\" : 1", "\"worker\" : 128", "worker" },
     { "\"t_us\" : [", "\"t_us\" : [ 5, ", "lengths" },
+    { "\"runnable\" : [", "\"runnable\" : [ 5, ", "runnable" },
+    { "\"runnable\" : 0.125", "\"runnable\" : -1", "runnable" },
   };
-  g_autofree char *json = cs_run_to_json_string (run, TRUE);
+  g_autofree char *json = NULL;
+
+  _cs_run_set_phase_runnable (run, 0.125);
+  json = cs_run_to_json_string (run, TRUE);
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -458,6 +555,8 @@ main (int   argc,
   g_test_add_func ("/phases/replace-last", test_phases_replace_last);
   g_test_add_func ("/phases/lanes-bounded", test_phases_lanes_bounded);
   g_test_add_func ("/phases/long", test_phases_long);
+  g_test_add_func ("/phases/runnable", test_phases_runnable);
+  g_test_add_func ("/phases/runnable/without-total", test_phases_runnable_without_total);
   g_test_add_func ("/phases/bad-input", test_phases_bad_input);
 
   return g_test_run ();

@@ -24,6 +24,7 @@
 
 #include "cs-plot.h"
 #include "cs-report.h"
+#include "cs-run-private.h"
 #include "report-fixtures.h"
 
 #define ID_A "6f9619ff-8b86-4011-b42d-00c04fc964f1"
@@ -107,6 +108,11 @@ test_sections (void)
     g_assert_no_error (error);
     g_assert_true (cs_run_get_phase_totals (back, NULL));
   }
+  /* Its run_delay was not measured: said nowhere, null in the JSON. */
+  g_assert_null (strstr (md, "Waiting for a processor"));
+  g_assert_null (strstr (csv, "runnable"));
+  g_assert_true (json_object_has_member (breakdown, "runnable"));
+  g_assert_true (json_object_get_null_member (breakdown, "runnable"));
 
   /* No phase data: no section, no rows, no member: never zeros. */
   g_clear_pointer (&md, g_free);
@@ -153,6 +159,63 @@ test_compare (void)
   g_assert_cmpuint (json_array_get_length (where), ==, 2);
   g_assert_true (JSON_NODE_HOLDS_OBJECT (json_array_get_element (where, 0)));
   g_assert_true (JSON_NODE_HOLDS_NULL (json_array_get_element (where, 1)));
+}
+
+/* 1.64 of the fixture's 4 worker-s waiting for a processor. */
+static CsRun *
+run_with_runnable (const char *id)
+{
+  CsRun *run = run_with_phases (id);
+
+  _cs_run_set_phase_runnable (run, 1.64);
+  return run;
+}
+
+/* The runnable share in every report where measured; "not measured" in a
+ * comparison beside one that was. */
+static void
+test_runnable (void)
+{
+  g_autoptr(CsRun) run = run_with_runnable (ID_A);
+  g_autoptr(CsRun) older = run_with_phases (ID_B);
+  CsRun *runs[] = { run, older };
+  g_autofree char *md = render_text (&run, 1, CS_REPORT_FORMAT_MARKDOWN);
+  g_autofree char *html = render_text (&run, 1, CS_REPORT_FORMAT_HTML);
+  g_autofree char *csv = render_text (&run, 1, CS_REPORT_FORMAT_CSV);
+  g_autofree char *json = render_text (&run, 1, CS_REPORT_FORMAT_JSON);
+  g_autofree char *md2 = render_text (runs, 2, CS_REPORT_FORMAT_MARKDOWN);
+  g_autofree char *csv2 = render_text (runs, 2, CS_REPORT_FORMAT_CSV);
+  g_autofree char *json2 = render_text (runs, 2, CS_REPORT_FORMAT_JSON);
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(JsonNode) root2 = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *runnable;
+  JsonArray *where;
+
+  g_assert_nonnull (strstr (md, "\nWaiting for a processor: 41 % of worker time (1.64 worker-s)\n"));
+  g_assert_nonnull (strstr (md, "schedstat"));
+  g_assert_nonnull (strstr (html, "<p class=\"runnable\">Waiting for a processor: 41 % of worker time "
+                                  "(1.64 worker-s)</p>"));
+  g_assert_nonnull (strstr (csv, "\r\nrunnable_worker_seconds,runnable_share\r\n1.64,0.41\r\n"));
+
+  root = json_from_string (json, &error);
+  g_assert_no_error (error);
+  runnable = json_object_get_object_member (
+    json_array_get_object_element (json_object_get_array_member (json_node_get_object (root), "where_time_goes"), 0),
+    "runnable");
+  g_assert_nonnull (runnable);
+  g_assert_cmpfloat (json_object_get_double_member (runnable, "worker_seconds"), ==, 1.64);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (runnable, "share"), 0.41, 1e-12);
+
+  g_assert_nonnull (strstr (md2, "\nT1: Waiting for a processor: 41 % of worker time"));
+  g_assert_nonnull (strstr (md2, "\nT2: Waiting for a processor: not measured\n"));
+  g_assert_nonnull (strstr (csv2, "\r\nrun,runnable_worker_seconds,runnable_share\r\nT1,1.64,0.41\r\n"));
+  /* The table ends after T1's row: no row for T2, not a 0. */
+  g_assert_nonnull (strstr (csv2, "\r\nT1,1.64,0.41\r\n\r\n"));
+  root2 = json_from_string (json2, &error);
+  g_assert_no_error (error);
+  where = json_object_get_array_member (json_node_get_object (root2), "where_time_goes");
+  g_assert_true (json_object_get_null_member (json_array_get_object_element (where, 1), "runnable"));
 }
 
 /* The Trace Event Format's rules for the events we write: every event an
@@ -210,6 +273,55 @@ assert_trace_event (JsonObject *event)
     default:
       g_assert_not_reached ();
     }
+}
+
+/* A counter track of the workers waiting for a processor, its running sum
+ * ending at the record's exact total; none where not measured. */
+static void
+test_trace_runnable (void)
+{
+  g_autoptr(CsRun) run = run_with_runnable (ID_A);
+  g_autoptr(CsRun) older = run_with_phases (ID_B);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = cs_report_render (&run, 1, NULL, CS_REPORT_FORMAT_TRACE, &error);
+  g_autoptr(GBytes) older_bytes = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonArray *events;
+  guint rate = 0, sums = 0;
+  double last_sum = -1, peak = 0;
+
+  g_assert_no_error (error);
+  json_parser_load_from_data (parser, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), &error);
+  g_assert_no_error (error);
+  events = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "traceEvents");
+  for (guint i = 0; i < json_array_get_length (events); i++)
+    {
+      JsonObject *event = json_array_get_object_element (events, i);
+      const char *name = json_object_get_string_member (event, "name");
+
+      assert_trace_event (event);
+      if (g_str_equal (name, "Workers waiting for a processor"))
+        {
+          g_assert_cmpstr (json_object_get_string_member (event, "ph"), ==, "C");
+          peak = MAX (peak, json_object_get_double_member (json_object_get_object_member (event, "args"), "runnable"));
+          rate++;
+        }
+      else if (g_str_equal (name, "Worker-seconds waiting for a processor"))
+        {
+          last_sum = json_object_get_double_member (json_object_get_object_member (event, "args"), "runnable");
+          sums++;
+        }
+    }
+  g_assert_cmpuint (rate, ==, 8);
+  g_assert_cmpuint (sums, ==, 8);
+  /* The last sample's quarter second: 1.64 worker-s over 0.25 s. */
+  g_assert_cmpfloat_with_epsilon (peak, 1.64 / 0.25, 1e-9);
+  g_assert_cmpfloat (last_sum, ==, 1.64);
+
+  older_bytes = cs_report_render (&older, 1, NULL, CS_REPORT_FORMAT_TRACE, &error);
+  g_assert_no_error (error);
+  g_assert_null (g_strstr_len (g_bytes_get_data (older_bytes, NULL), g_bytes_get_size (older_bytes),
+                               "waiting for a processor"));
 }
 
 static void
@@ -496,7 +608,9 @@ main (int   argc,
 
   g_test_add_func ("/report-phases/sections", test_sections);
   g_test_add_func ("/report-phases/compare", test_compare);
+  g_test_add_func ("/report-phases/runnable", test_runnable);
   g_test_add_func ("/report-phases/trace", test_trace);
+  g_test_add_func ("/report-phases/trace-runnable", test_trace_runnable);
   g_test_add_func ("/report-phases/trace-refused", test_trace_refused);
   g_test_add_func ("/report-phases/phase-chart", test_phase_chart);
 #ifdef HAVE_SYSPROF

@@ -254,6 +254,44 @@ test_view_shows_phases (void)
   destroy_window (window);
 }
 
+/* Where run_delay was measured: the share above the chart and the dashed
+ * line in the legend; where not (this record before it was set), neither. */
+static void
+test_view_runnable (void)
+{
+  Written written;
+  g_autoptr(CsRun) run = run_with_phases (8, &written);
+  CsPhaseView *view = g_object_new (CS_TYPE_PHASE_VIEW, NULL);
+  GtkWindow *window = window_with (GTK_WIDGET (view));
+  g_autofree char *before = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *expected = NULL;
+  double sum = 0;
+
+  cs_phase_view_set_run (view, run);
+  cs_ui_iterate ();
+  before = shown_text (view);
+  g_assert_null (strstr (before, "processor"));
+
+  /* The last sample: 3 of its 4 worker-seconds waiting to run. */
+  _cs_run_set_phase_runnable (run, 3.0);
+  for (guint ph = 0; ph < CS_PHASE_N; ph++)
+    sum += written.seconds[ph];
+  expected = g_strdup_printf ("\nReady, waiting for a processor: %.0f %% of worker time\n",
+                              100.0 * 3.0 / sum);
+  cs_phase_view_refresh (view, TRUE);
+  cs_ui_iterate ();
+  text = shown_text (view);
+  g_test_message ("shown:\n%s", text);
+  g_assert_nonnull (strstr (text, expected));
+  g_assert_nonnull (strstr (text, "\nReady, waiting for a processor\n"));
+
+  gtk_window_set_default_size (window, 800, 420);
+  cs_ui_iterate ();
+  cs_ui_screenshot (window, "phases-runnable.png");
+  destroy_window (window);
+}
+
 /* An old record: a sentence, no chart, no legend, no lanes. */
 static void
 test_view_no_phase_data (void)
@@ -432,6 +470,7 @@ main (int   argc,
   g_test_add_func ("/phases/view/shows-phases", test_view_shows_phases);
   g_test_add_func ("/phases/view/no-phase-data", test_view_no_phase_data);
   g_test_add_func ("/phases/view/many-workers", test_view_many_workers);
+  g_test_add_func ("/phases/view/runnable", test_view_runnable);
   g_test_add_func ("/phases/copy-page/live", test_copy_page_live);
   g_test_add_func ("/phases/summary/breakdown", test_summary_breakdown);
 

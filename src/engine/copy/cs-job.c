@@ -98,7 +98,13 @@ cs_job_finalize (GObject *object)
   g_mutex_clear (&self->move.move_lock);
   g_mutex_clear (&self->phases.thread_lock);
   for (guint i = 0; i < MIN (atomic_load (&self->phases.n_slots), CS_JOB_PHASE_SLOTS); i++)
-    free (atomic_load (&self->phases.slots[i]));
+    {
+      CsWorkerPhase *w = atomic_load (&self->phases.slots[i]);
+
+      if (w != NULL)
+        _cs_worker_phase_clear (w);
+      free (w);
+    }
   for (guint i = 0; i < CS_JOB_LINK_LOCKS; i++)
     g_mutex_clear (&self->stage.link_locks[i]);
   g_ptr_array_unref (self->stage.free_stages);

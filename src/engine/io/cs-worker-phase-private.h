@@ -30,6 +30,22 @@ G_BEGIN_DECLS
 
 #define CS_WORKER_PHASE_RING 256
 
+/*
+ * A thread's time ready to run but not running: the second field of its
+ * /proc/self/task/TID/schedstat (run_delay, ns, kept by the scheduler).
+ * The worker opens its own file as it takes a slot, before the slot is
+ * published, so the descriptor is tied to that thread: once the thread
+ * ends, reads fail (ESRCH) instead of showing a later thread that got
+ * the same id. The sampler alone reads it afterwards, at offset 0, and
+ * counts from @base, the value when it was opened: what the thread
+ * waited before (for another job, another pool) is never counted.
+ */
+typedef struct {
+  int     fd;       /* -1: not measured (no file, or the thread is gone) */
+  guint64 base;     /* run_delay when opened */
+  guint64 last;     /* the sampler's: the latest read, never below base */
+} CsRunDelay;
+
 typedef struct {
   guint64 ns;      /* CLOCK_MONOTONIC */
   CsPhase phase;
@@ -53,6 +69,9 @@ typedef struct {
   CsLatencyHistogram latency[CS_LATENCY_N];
   /* The sampler's own: what it read last. */
   guint              ring_tail;
+  /* Set by the worker before the slot is published; then the sampler's. */
+  int                tid;
+  CsRunDelay         run_delay;
 } __attribute__ ((aligned (64))) CsWorkerPhase;
 
 extern __thread CsWorkerPhase *_cs_worker_phase;
@@ -118,10 +137,13 @@ _cs_worker_phase_restore (CsPhase phase)
     _cs_worker_phase_set (phase);
 }
 
-/* A new slot, in @phase since @now, with its ring's first change. */
+/* A new slot, in @phase since @now, with its ring's first change; on the
+ * worker thread that takes it, whose id and run_delay it learns. */
 void     _cs_worker_phase_init  (CsWorkerPhase *w,
                                  CsPhase        phase,
                                  guint64        now);
+/* Frees what the slot holds besides its memory (the schedstat file). */
+void     _cs_worker_phase_clear (CsWorkerPhase *w);
 /* Sampler: the slot's time in each phase up to @now, read consistently. */
 void     _cs_worker_phase_read  (CsWorkerPhase *w,
                                  guint64        now,
@@ -131,5 +153,43 @@ void     _cs_worker_phase_read  (CsWorkerPhase *w,
 guint    _cs_worker_phase_drain (CsWorkerPhase       *w,
                                  CsWorkerPhaseChange *out,
                                  guint                max_changes);
+
+/*
+ * run_delay, the pieces tested on their own. _cs_run_delay_parse reads a
+ * schedstat line ("exec_ns run_delay_ns timeslices"); a kernel that keeps
+ * no scheduler statistics writes "0 0 0", which is no measurement.
+ */
+gboolean _cs_run_delay_parse     (const char *text,
+                                  gsize       len,
+                                  guint64    *out_run_delay,
+                                  guint64    *out_timeslices);
+/* Opens @path and reads the base; d->fd stays -1 where it cannot. */
+void     _cs_run_delay_open      (CsRunDelay *d,
+                                  const char *path);
+/* Sampler: ns waited since it was opened. Never goes down: a read that
+ * fails (the thread ended) or shows less keeps the last value. */
+guint64  _cs_run_delay_read      (CsRunDelay *d);
+void     _cs_run_delay_close     (CsRunDelay *d);
+/*
+ * The kernel adds a wait to run_delay when it ends, as the thread gets a
+ * processor: a worker that waited across a sample boundary has all of it
+ * counted in the later sample, which so may get more than its workers
+ * could have waited in it (at 64 workers on 2 loaded cores, 3× more).
+ * So a sample gets at most @room (its thread count's integral) of
+ * @runnable plus what *@carry holds from the ones before, and the rest
+ * stays in *@carry for the next; the @final one takes everything left.
+ * The run's total stays exact. Returns the sample's worker-seconds.
+ */
+double   _cs_run_delay_spread    (double     *carry,
+                                  double      runnable,
+                                  double      room,
+                                  gboolean    final);
+/* The calling thread's id, and thread @tid's file (in this process). */
+int      _cs_run_delay_tid         (void);
+void     _cs_run_delay_open_thread (CsRunDelay *d,
+                                    int         tid);
+/* Where the tasks' folders are, "/proc/self/task" unless a test points
+ * it at a folder without them (a machine without schedstat). */
+void     _cs_run_delay_set_task_dir (const char *dir);
 
 G_END_DECLS

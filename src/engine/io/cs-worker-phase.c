@@ -3,11 +3,146 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "cs-worker-phase-private.h"
 
 __thread CsWorkerPhase *_cs_worker_phase;
+
+static const char *_Atomic task_dir;
+
+void
+_cs_run_delay_set_task_dir (const char *dir)
+{
+  /* Interned: a thread may still be formatting a path with the old one,
+   * and none is ever freed. */
+  atomic_store (&task_dir, g_intern_string (dir));
+}
+
+gboolean
+_cs_run_delay_parse (const char *text,
+                     gsize       len,
+                     guint64    *out_run_delay,
+                     guint64    *out_timeslices)
+{
+  char buf[96];
+  char *end;
+  const char *p;
+  guint64 fields[3];
+
+  if (len == 0 || len >= sizeof buf)
+    return FALSE;
+  memcpy (buf, text, len);
+  buf[len] = '\0';
+  p = buf;
+  for (guint i = 0; i < 3; i++)
+    {
+      while (*p == ' ')
+        p++;
+      if (!g_ascii_isdigit (*p))
+        return FALSE;
+      errno = 0;
+      fields[i] = g_ascii_strtoull (p, &end, 10);
+      if (errno != 0 || end == p)
+        return FALSE;
+      p = end;
+    }
+  /* Every thread that could open the file has run at least once: no
+   * timeslice at all is a kernel that keeps none of this. */
+  if (fields[2] == 0)
+    return FALSE;
+  *out_run_delay = fields[1];
+  if (out_timeslices != NULL)
+    *out_timeslices = fields[2];
+  return TRUE;
+}
+
+static gboolean
+run_delay_pread (int      fd,
+                 guint64 *out_run_delay)
+{
+  char buf[96];
+  ssize_t n;
+
+  do
+    n = pread (fd, buf, sizeof buf - 1, 0);
+  while (n < 0 && errno == EINTR);
+  return n > 0 && _cs_run_delay_parse (buf, (gsize) n, out_run_delay, NULL);
+}
+
+void
+_cs_run_delay_open (CsRunDelay *d,
+                    const char *path)
+{
+  d->fd = open (path, O_RDONLY | O_CLOEXEC);
+  d->base = d->last = 0;
+  if (d->fd < 0)
+    return;
+  if (!run_delay_pread (d->fd, &d->base))
+    {
+      _cs_run_delay_close (d);
+      return;
+    }
+  d->last = d->base;
+}
+
+int
+_cs_run_delay_tid (void)
+{
+  return (int) syscall (SYS_gettid);
+}
+
+void
+_cs_run_delay_open_thread (CsRunDelay *d,
+                           int         tid)
+{
+  const char *dir = atomic_load (&task_dir);
+  g_autofree char *path = g_strdup_printf ("%s/%d/schedstat",
+                                           dir != NULL ? dir : "/proc/self/task", tid);
+
+  _cs_run_delay_open (d, path);
+}
+
+guint64
+_cs_run_delay_read (CsRunDelay *d)
+{
+  guint64 now;
+
+  if (d->fd < 0)
+    return d->last - d->base;
+  /* The thread ended: what it waited up to its last read stays counted,
+   * and its file is read no more. */
+  if (!run_delay_pread (d->fd, &now))
+    _cs_run_delay_close (d);
+  else if (now > d->last)
+    d->last = now;
+  return d->last - d->base;
+}
+
+double
+_cs_run_delay_spread (double   *carry,
+                      double    runnable,
+                      double    room,
+                      gboolean  final)
+{
+  double value = MAX (runnable, 0.0) + *carry;
+  double out = final ? value : MIN (value, MAX (room, 0.0));
+
+  *carry = value - out;
+  return out;
+}
+
+void
+_cs_run_delay_close (CsRunDelay *d)
+{
+  if (d->fd >= 0)
+    close (d->fd);
+  d->fd = -1;
+}
 
 void
 _cs_worker_phase_init (CsWorkerPhase *w,
@@ -20,6 +155,14 @@ _cs_worker_phase_init (CsWorkerPhase *w,
   atomic_store_explicit (&w->ring[0].ns, now, memory_order_relaxed);
   atomic_store_explicit (&w->ring[0].phase, phase, memory_order_relaxed);
   atomic_store_explicit (&w->ring_head, 1, memory_order_release);
+  w->tid = _cs_run_delay_tid ();
+  _cs_run_delay_open_thread (&w->run_delay, w->tid);
+}
+
+void
+_cs_worker_phase_clear (CsWorkerPhase *w)
+{
+  _cs_run_delay_close (&w->run_delay);
 }
 
 void

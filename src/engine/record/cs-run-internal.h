@@ -56,6 +56,10 @@ typedef struct {
   GArray  *buckets;                     /* of CsPhaseBucket, sums */
   double   bucket_width;
   double   totals[CS_PHASE_N];          /* exact, whatever the buckets merge */
+  /* Waiting for a processor (CsPhaseBucket.runnable), exact like the
+   * totals; FALSE: not measured (the samples' runnable are all 0). */
+  gboolean runnable_measured;
+  double   runnable_total;
   GArray  *lanes[CS_PHASE_MAX_WORKERS]; /* of CsPhaseChange; NULL: none */
   double   lanes_newest;
 } CsRunPhases;

@@ -12,7 +12,8 @@
  *     "totals":  {"waiting": 12.5, …},                worker-seconds, exact
  *     "samples": {"t": […], "<id>": […], …},          whole samples, worker-ms
  *     "buckets": {"width": w, "t": […], "t_start": […], "n": […], "<id>": […]},
- *     "lanes":   [{"worker": 0, "t_us": [first, +delta, …], "phase": [index into ids, …]}]
+ *     "lanes":   [{"worker": 0, "t_us": [first, +delta, …], "phase": [index into ids, …]}],
+ *     "runnable": 3.25                                 worker-seconds waiting to run, exact
  *   },
  *   "latency": {"open": {"count": n, "sum_ns": s, "max_ns": m, "buckets": [48 counts]}, …}
  *
@@ -20,6 +21,11 @@
  * which is what keeps a 24-hour record within its budget (the totals stay
  * exact beside them). Ids a reader does not know are skipped, so a later
  * phase does not make older readers refuse the record.
+ *
+ * Where run_delay was measured, "runnable" holds its exact total and the
+ * samples and buckets a "runnable" column in worker-ms beside the phases'
+ * (left out when all zero, as they are); a record without the member was
+ * not measured. Readers before it skip both, as they skip unknown ids.
  */
 
 #include "config.h"
@@ -86,6 +92,7 @@ bucket_merge (CsPhaseBucket       *into,
   /* Worker-seconds add up: a bucket holds the sum of its samples'. */
   for (guint p = 0; p < CS_PHASE_N; p++)
     into->seconds[p] += next->seconds[p];
+  into->runnable += next->runnable;
   into->t = next->t;
   into->n += next->n;
 }
@@ -224,6 +231,30 @@ _cs_run_replace_last_phase_sample (CsRun        *run,
   memcpy (last->seconds, seconds, sizeof last->seconds);
 }
 
+void
+_cs_run_set_phase_runnable (CsRun  *run,
+                            double  runnable)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+  CsRunPhases *phases;
+  CsPhaseBucket *last;
+
+  g_return_if_fail (run != NULL);
+  g_return_if_fail (runnable >= 0 && runnable <= MAX_PHASE_SECONDS);
+
+  locker = _cs_mutex_locker_new (&run->mutex);
+  phases = run->phases;
+  g_return_if_fail (phases != NULL && recent_len (phases) > 0);
+
+  /* The newest sample is always a whole one in recent: setting it again
+   * (the closing piece made again) replaces, as the phases do. */
+  last = recent_at (phases, recent_len (phases) - 1);
+  phases->runnable_total += runnable - last->runnable;
+  phases->runnable_total = MAX (phases->runnable_total, 0.0);
+  last->runnable = runnable;
+  phases->runnable_measured = TRUE;
+}
+
 /* The changes before the last CS_PHASE_LANE_SECONDS go, but the one the
  * window starts in stays: it says what the worker was doing then. */
 static void
@@ -306,6 +337,26 @@ cs_run_get_phase_totals (CsRun  *run,
     return FALSE;
   if (out_seconds != NULL)
     memcpy (out_seconds, run->phases->totals, sizeof run->phases->totals);
+
+  return TRUE;
+}
+
+gboolean
+cs_run_get_runnable_total (CsRun  *run,
+                           double *out_seconds)
+{
+  g_autoptr(CsMutexLocker) locker = NULL;
+  CsRunPhases *phases;
+
+  g_return_val_if_fail (run != NULL, FALSE);
+
+  locker = _cs_mutex_locker_new (&run->mutex);
+  phases = run->phases;
+  if (phases == NULL || (recent_len (phases) == 0 && phases->buckets->len == 0) ||
+      !phases->runnable_measured)
+    return FALSE;
+  if (out_seconds != NULL)
+    *out_seconds = phases->runnable_total;
 
   return TRUE;
 }
@@ -448,7 +499,8 @@ add_int_column (JsonBuilder  *builder,
   json_builder_end_array (builder);
 }
 
-/* The phase columns of @rows, in worker-ms, each only when not all zero. */
+/* The phase columns of @rows, in worker-ms, each only when not all zero;
+ * and, past the phases, the runnable one. */
 static void
 add_phase_columns (JsonBuilder         *builder,
                    const CsPhaseBucket *rows,
@@ -456,17 +508,17 @@ add_phase_columns (JsonBuilder         *builder,
 {
   g_autofree gint64 *values = g_new (gint64, MAX (n, 1));
 
-  for (guint p = 0; p < CS_PHASE_N; p++)
+  for (guint p = 0; p <= CS_PHASE_N; p++)
     {
       gboolean any = FALSE;
 
       for (guint i = 0; i < n; i++)
         {
-          values[i] = worker_ms (rows[i].seconds[p]);
+          values[i] = worker_ms (p < CS_PHASE_N ? rows[i].seconds[p] : rows[i].runnable);
           any |= values[i] != 0;
         }
       if (any)
-        add_int_column (builder, cs_phase_get_id (p), values, n);
+        add_int_column (builder, p < CS_PHASE_N ? cs_phase_get_id (p) : "runnable", values, n);
     }
 }
 
@@ -618,6 +670,12 @@ _cs_run_build_phases (JsonBuilder *builder,
 
   build_lanes (builder, run);
 
+  if (phases->runnable_measured)
+    {
+      json_builder_set_member_name (builder, "runnable");
+      json_builder_add_double_value (builder, phases->runnable_total);
+    }
+
   json_builder_end_object (builder);
 }
 
@@ -710,23 +768,31 @@ read_rows (CsRunReader *r,
         }
     }
 
-  for (guint p = 0; p < CS_PHASE_N && !r->failed; p++)
+  /* The phases, then the runnable column past them. */
+  for (guint p = 0; p <= CS_PHASE_N && !r->failed; p++)
     {
-      JsonArray *column = _cs_run_read_array (r, o, where, cs_phase_get_id (p), FALSE);
+      const char *id = p < CS_PHASE_N ? cs_phase_get_id (p) : "runnable";
+      JsonArray *column = _cs_run_read_array (r, o, where, id, FALSE);
 
       /* Left out: all zero. */
       if (column == NULL)
         continue;
       if (json_array_get_length (column) != len)
         {
-          _cs_run_reader_fail (r, "“%s.%s” and “%s.t” differ in length",
-                               where, cs_phase_get_id (p), where);
+          _cs_run_reader_fail (r, "“%s.%s” and “%s.t” differ in length", where, id, where);
           break;
         }
       for (guint i = 0; i < len && !r->failed; i++)
-        g_array_index (rows, CsPhaseBucket, i).seconds[p] =
-          _cs_run_read_int_node (r, json_array_get_element (column, i), where,
-                                 cs_phase_get_id (p), 0, MAX_PHASE_SECONDS * 1000) / 1000.0;
+        {
+          CsPhaseBucket *row = &g_array_index (rows, CsPhaseBucket, i);
+          double seconds = _cs_run_read_int_node (r, json_array_get_element (column, i), where,
+                                                  id, 0, MAX_PHASE_SECONDS * 1000) / 1000.0;
+
+          if (p < CS_PHASE_N)
+            row->seconds[p] = seconds;
+          else
+            row->runnable = seconds;
+        }
     }
 
   return r->failed ? NULL : g_steal_pointer (&rows);
@@ -890,6 +956,18 @@ _cs_run_read_phases (CsRunReader *r,
                                                0, MAX_PHASE_SECONDS);
   phases->bucket_width = _cs_run_read_double (r, _cs_run_read_object (r, o, "phases", "buckets"),
                                               "phases.buckets", "width", 1e-3, MAX_DURATION);
+  /* Without it, not measured: the columns are then ignored, so a record
+   * edited by hand cannot claim a share it does not total. */
+  phases->runnable_measured = json_object_has_member (o, "runnable");
+  if (phases->runnable_measured)
+    phases->runnable_total = _cs_run_read_double (r, o, "phases", "runnable", 0, MAX_PHASE_SECONDS);
+  else
+    {
+      for (guint i = 0; i < buckets->len; i++)
+        g_array_index (buckets, CsPhaseBucket, i).runnable = 0;
+      for (guint i = 0; i < samples->len; i++)
+        g_array_index (samples, CsPhaseBucket, i).runnable = 0;
+    }
 
   /* In order, each after the one before, as they were recorded. */
   for (guint i = 0; i < buckets->len && !r->failed; i++)
@@ -912,6 +990,7 @@ _cs_run_read_phases (CsRunReader *r,
           break;
         }
       store_sample (phases, s->t, s->seconds, FALSE);
+      recent_at (phases, recent_len (phases) - 1)->runnable = s->runnable;
       t = s->t;
     }
 

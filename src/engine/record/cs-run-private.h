@@ -86,6 +86,12 @@ void _cs_run_add_phase_sample  (CsRun                  *run,
 void _cs_run_replace_last_phase_sample (CsRun          *run,
                                         double          t,
                                         const double    seconds[CS_PHASE_N]);
+/* After either of those, when the kernel keeps run_delay: the
+ * worker-seconds the workers were ready to run but waited for a processor
+ * over the same interval (CsPhaseBucket.runnable). The run then counts as
+ * measured; one that never calls this reads "not measured", not 0. */
+void _cs_run_set_phase_runnable (CsRun                 *run,
+                                 double                 runnable);
 /* Worker @worker (< CS_PHASE_MAX_WORKERS) changed phase at each of
  * @changes' times (seconds since the run started, growing). The lane keeps
  * the last CS_PHASE_LANE_SECONDS, at most CS_PHASE_LANE_MAX_CHANGES. */

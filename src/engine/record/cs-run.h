@@ -279,7 +279,14 @@ gboolean                 cs_run_get_stat          (CsRun       *run,
 /* Worker-seconds in each phase over the whole run. */
 gboolean                 cs_run_get_phase_totals  (CsRun       *run,
                                                    double       out_seconds[CS_PHASE_N]);
-/* By phase over time, oldest first: the buckets, then the whole samples. */
+/* Worker-seconds the workers were ready to run but waited for a processor
+ * over the whole run (CsPhaseBucket.runnable). FALSE for a run without
+ * phase data and for one where it was not measured (a record before it, a
+ * kernel without scheduler statistics): "not measured", never 0. */
+gboolean                 cs_run_get_runnable_total (CsRun      *run,
+                                                    double     *out_seconds);
+/* By phase over time, oldest first: the buckets, then the whole samples.
+ * Each bucket's runnable is 0 where not measured. */
 GArray                  *cs_run_dup_phase_series  (CsRun       *run);  /* of CsPhaseBucket */
 /* The newest @max of the same, oldest first; NULL where there are none. */
 GArray                  *cs_run_dup_phase_series_newest (CsRun  *run,
