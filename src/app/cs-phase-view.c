@@ -6,6 +6,7 @@
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
+#include "cs-figures.h"
 #include "cs-graph-style.h"
 #include "cs-phase-view.h"
 #include "cs-plot.h"
@@ -78,14 +79,21 @@ draw_chart (GtkDrawingArea *area,
                             self->changes->len);
 }
 
-/* The lanes' time span: the last CS_PHASE_LANE_SECONDS up to the newest
- * change or sample, whichever is later. */
+/*
+ * The lanes' time span: up to the newest change or sample, whichever is
+ * later, back CS_PHASE_LANE_SECONDS or to where the latest-starting lane
+ * begins, whichever is nearer. A busy worker's lane keeps only its newest
+ * CS_PHASE_LANE_MAX_CHANGES (at 64 workers on small files, the last two
+ * or three seconds): drawn over the whole window, each row would start
+ * somewhere else and the blank before it would read as idle time.
+ */
 static void
 lanes_time_range (CsPhaseView *self,
                   double      *out_lo,
                   double      *out_hi)
 {
-  double hi = 0;
+  double hi = 0, first = 0;
+  guint n = cs_phase_view_get_n_lanes (self);
 
   for (guint i = 0; i < self->lanes_data->len; i++)
     {
@@ -96,9 +104,22 @@ lanes_time_range (CsPhaseView *self,
     }
   if (self->series != NULL && self->series->len > 0)
     hi = MAX (hi, g_array_index (self->series, CsPhaseBucket, self->series->len - 1).t);
+  /* Only the lanes drawn: with more workers than rows, none are. */
+  for (guint i = 0; i < n; i++)
+    {
+      const CsPhaseLane *lane = &g_array_index (self->lanes_data, CsPhaseLane, i);
+
+      if (lane->changes->len > 0)
+        first = MAX (first, g_array_index (lane->changes, CsPhaseChange, 0).t);
+    }
 
   *out_hi = MAX (hi, 0.1);
   *out_lo = MAX (*out_hi - CS_PHASE_LANE_SECONDS, 0);
+  /* A worker that started a moment ago does not shrink the span to
+   * nothing: before its first change it was not there, and its row is
+   * blank for that. */
+  if (first < *out_hi - 0.05)
+    *out_lo = MAX (*out_lo, first);
 }
 
 static void
@@ -346,9 +367,14 @@ cs_phase_view_refresh (CsPhaseView *self,
       gtk_drawing_area_set_content_height (self->lanes,
                                            (int) MIN (n_lanes * (LANE_MAX_HEIGHT + LANE_GAP),
                                                       LANES_MAX_AREA));
-      /* Translators: above the lanes; %.0f is a number of seconds */
-      text = g_strdup_printf (_("One row per worker, the last %.0f seconds"),
-                              CS_PHASE_LANE_SECONDS);
+      double t_lo, t_hi;
+      g_autofree char *span = NULL;
+
+      lanes_time_range (self, &t_lo, &t_hi);
+      span = cs_format_duration (t_hi - t_lo, CS_DURATION_MEASURED, TRUE);
+      /* Translators: above the lanes; %s is how long they span, like
+       * "30.0 s" or "2.56 s" */
+      text = g_strdup_printf (_("One row per worker, the last %s"), span);
       gtk_label_set_text (self->lanes_label, text);
     }
   else if (self->lanes_data != NULL && self->lanes_data->len > 0)

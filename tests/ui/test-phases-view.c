@@ -243,13 +243,49 @@ test_view_shows_phases (void)
 
       g_assert_true ((strstr (padded, line) != NULL) == took_time);
     }
-  g_assert_nonnull (strstr (text, "One row per worker, the last 30 seconds"));
+  g_assert_nonnull (strstr (text, "One row per worker, the last 30.0 s"));
 
   /* Set to nothing, it says so. */
   cs_phase_view_set_run (view, NULL);
   cs_ui_iterate ();
   g_assert_false (cs_phase_view_get_has_data (view));
   g_assert_cmpuint (cs_phase_view_get_n_lanes (view), ==, 0);
+
+  destroy_window (window);
+}
+
+/* A busy worker's lane keeps only its newest changes (CS_PHASE_LANE_MAX_CHANGES),
+ * so lanes begin at different times: the lanes show the span they all
+ * cover, and say how long it is, rather than rows that start anywhere in a
+ * 30-second window. */
+static void
+test_view_lanes_span (void)
+{
+  g_autoptr(CsRun) run = run_with_phases (4, NULL);
+  CsPhaseView *view = g_object_new (CS_TYPE_PHASE_VIEW, NULL);
+  GtkWindow *window = window_with (GTK_WIDGET (view));
+  g_autoptr(GArray) lanes = NULL;
+  g_autofree char *text = NULL;
+  double end = N_SAMPLES * INTERVAL;
+
+  /* Worker 4 changed phase every 2.5 ms: its 1,024 newest changes cover
+   * the last 2.56 s. */
+  for (guint c = 0; c < 2000; c++)
+    {
+      CsPhaseChange change = { end - 5.0 + c * 0.0025, c % 2 ? CS_PHASE_WRITING : CS_PHASE_OPENING };
+
+      _cs_run_add_phase_changes (run, 4, &change, 1);
+    }
+  lanes = cs_run_dup_phase_lanes (run);
+  g_assert_cmpuint (lanes->len, ==, 5);
+
+  cs_phase_view_set_run (view, run);
+  cs_ui_iterate ();
+  g_assert_cmpuint (cs_phase_view_get_n_lanes (view), ==, 5);
+  text = shown_text (view);
+  g_test_message ("shown:\n%s", text);
+  g_assert_null (strstr (text, "the last 30"));
+  g_assert_nonnull (strstr (text, "One row per worker, the last 2.5"));
 
   destroy_window (window);
 }
@@ -471,6 +507,7 @@ main (int   argc,
   g_test_add_func ("/phases/view/no-phase-data", test_view_no_phase_data);
   g_test_add_func ("/phases/view/many-workers", test_view_many_workers);
   g_test_add_func ("/phases/view/runnable", test_view_runnable);
+  g_test_add_func ("/phases/view/lanes-span", test_view_lanes_span);
   g_test_add_func ("/phases/copy-page/live", test_copy_page_live);
   g_test_add_func ("/phases/summary/breakdown", test_summary_breakdown);
 
