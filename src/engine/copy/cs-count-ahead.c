@@ -223,8 +223,8 @@ count_entry (CsJob         *job,
   return count_dir (job, fd, depth + 1, count);
 }
 
-/* Takes @fd. Its entries last to first: the listing is read whole first
- * (a name per entry of this one folder). */
+/* Takes @fd. Its entries last to first: the listing is read whole first,
+ * packed (a type byte and the name per entry, of this one folder only). */
 static gboolean
 count_dir (CsJob *job,
            int    fd,
@@ -232,7 +232,8 @@ count_dir (CsJob *job,
            Count *count)
 {
   g_autofree char *buf = g_malloc (COUNT_LIST_SIZE);
-  g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GByteArray) names = g_byte_array_new ();
+  g_autoptr(GArray) starts = g_array_new (FALSE, FALSE, sizeof (guint));
   gboolean whole = TRUE;
   ssize_t n = 0;
 
@@ -240,27 +241,23 @@ count_dir (CsJob *job,
     for (ssize_t pos = 0; pos < n;)
       {
         struct linux_dirent64 *entry = (struct linux_dirent64 *) (gpointer) (buf + pos);
-        gsize len;
-        char *kept;
+        guint start = names->len;
 
         pos += entry->d_reclen;
         if (strcmp (entry->d_name, ".") == 0 || strcmp (entry->d_name, "..") == 0)
           continue;
-        /* The type first, then the name. */
-        len = strlen (entry->d_name);
-        kept = g_malloc (len + 2);
-        kept[0] = (char) entry->d_type;
-        memcpy (kept + 1, entry->d_name, len + 1);
-        g_ptr_array_add (entries, kept);
+        g_array_append_val (starts, start);
+        g_byte_array_append (names, &entry->d_type, 1);
+        g_byte_array_append (names, (const guint8 *) entry->d_name, (guint) strlen (entry->d_name) + 1);
       }
   /* A folder the scanner cannot read to its end gives it a total below ours. */
   if (n < 0)
     whole = FALSE;
 
   /* Indexed as the scanner indexes them: in the listing's order. */
-  for (guint i = entries->len; whole && i > 0; i--)
+  for (guint i = starts->len; whole && i > 0; i--)
     {
-      const char *kept = g_ptr_array_index (entries, i - 1);
+      const char *kept = (const char *) names->data + g_array_index (starts, guint, i - 1);
 
       count->at[depth] = i - 1;
       if (!count_going (job))
