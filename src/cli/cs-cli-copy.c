@@ -31,6 +31,7 @@ typedef struct {
   CsEta      *eta;
   double      last_requests;
   guint       line_len;
+  gboolean    checking;
   CsHistorySlot *history;
 } CopyState;
 
@@ -56,6 +57,47 @@ on_sample (CsJob    *job,
   state->last_requests = sample->values[CS_COUNTER_REQUEST_RATE];
 }
 
+/* A rerun reads as checking while most files decided so far were skipped,
+ * by counts of files; @was: whether it read so a moment ago, which holds it
+ * until a third of them (not a half) were to copy, so the line does not
+ * flicker between the two. The window's rule (cs_progress_reads_as_checking
+ * in the window, which the CLI does not link): both say the same. */
+static gboolean
+reads_as_checking (guint64  checked,
+                   guint64  skipped,
+                   gboolean was)
+{
+  if (checked == 0)
+    return FALSE;
+  skipped = MIN (skipped, checked);
+  return was ? skipped * 3 > checked : skipped * 2 > checked;
+}
+
+/* "Checking 48000 of 100000 files — 312 to copy so far": the window's
+ * words for a rerun deciding which files changed (its translations too). */
+static char *
+checking_text (const CsProgress *p)
+{
+  g_autofree char *checked = g_strdup_printf ("%" G_GUINT64_FORMAT, p->files_checked);
+  g_autofree char *total = g_strdup_printf ("%" G_GUINT64_FORMAT, p->files_total);
+  g_autofree char *to_copy = g_strdup_printf ("%" G_GUINT64_FORMAT, p->files_to_copy);
+
+  if (!p->total_known)
+    /* Translators: a rerun deciding which files changed while the
+     * sources are still scanned, like "Checking 48,000 of 60,000 files
+     * found so far — 312 to copy so far" */
+    return g_strdup_printf (ngettext ("Checking %s of %s file found so far — %s to copy so far",
+                                      "Checking %s of %s files found so far — %s to copy so far",
+                                      (gulong) p->files_total),
+                            checked, total, to_copy);
+  /* Translators: a rerun deciding which files changed, like
+   * "Checking 48,000 of 100,000 files — 312 to copy so far" */
+  return g_strdup_printf (ngettext ("Checking %s of %s file — %s to copy so far",
+                                    "Checking %s of %s files — %s to copy so far",
+                                    (gulong) p->files_total),
+                          checked, total, to_copy);
+}
+
 /* One line on stderr, redrawn at most five times a second: what is done of
  * what is known, the copy speed and the time left (cs-eta.h, as the window
  * shows them). While the sources are scanned there is no total, so no
@@ -75,6 +117,7 @@ on_progress (CsJob    *job,
 
   cs_job_get_progress (job, &p);
   cs_eta_push (state->eta, &p);
+  state->checking = reads_as_checking (p.files_checked, p.files_skipped, state->checking);
 
   if (!state->tty || state->quiet || now - state->last_line < G_USEC_PER_SEC / 5)
     return;
@@ -83,7 +126,16 @@ on_progress (CsJob    *job,
   done = g_format_size (p.bytes_done);
   total = g_format_size (p.bytes_total);
   speed = cs_figure_format (CS_FIGURE_SPEED, cs_eta_get_speed (state->eta) / 1e6);
-  if (!p.total_known)
+  if (state->checking && p.state == CS_JOB_STATE_RUNNING && !p.flushing)
+    {
+      g_autofree char *checking = checking_text (&p);
+
+      /* What a rerun waits for is a decision per file, not bytes: the
+       * bytes' share and time left would read as a stalled copy. */
+      g_string_append_printf (line, "%s  %s  %.0f req/s  %u threads", checking, speed,
+                              state->last_requests, p.threads);
+    }
+  else if (!p.total_known)
     g_string_append_printf (line, "scanning  %" G_GUINT64_FORMAT " files, %s found  %" G_GUINT64_FORMAT
                             " done  %s  %.0f req/s  %u threads",
                             p.files_found, total, p.files_done, speed, state->last_requests, p.threads);

@@ -296,3 +296,103 @@ test_rerun_never (Fixture       *f,
   g_assert_cmpint (json_total (root, "skipped", "files"), ==, rr.n_items);
   cs_test_tree_assert_snapshot (rr.copy, before);
 }
+
+/* The CLI run as a user runs it, with its stderr on a terminal (a pty) so
+ * it draws its progress line; what it drew, and its exit code. */
+static char *
+run_cli_on_terminal (const char **args,
+                     int         *out_status)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GString) drawn = g_string_new (NULL);
+  char buf[4096];
+  int master, slave, wait_status = 0;
+  ssize_t n;
+  pid_t pid;
+
+  g_ptr_array_add (argv, (gpointer) cli);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+
+  master = posix_openpt (O_RDWR | O_NOCTTY);
+  g_assert_cmpint (master, >=, 0);
+  g_assert_cmpint (grantpt (master), ==, 0);
+  g_assert_cmpint (unlockpt (master), ==, 0);
+  slave = open (ptsname (master), O_RDWR | O_NOCTTY);
+  g_assert_cmpint (slave, >=, 0);
+
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      int null = open ("/dev/null", O_WRONLY);
+
+      dup2 (null, STDOUT_FILENO);
+      dup2 (slave, STDERR_FILENO);
+      close (master);
+      execv (cli, (char **) argv->pdata);
+      _exit (127);
+    }
+  close (slave);
+  /* Until the CLI's end of the terminal closes: EIO then. */
+  while ((n = read (master, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0)
+      g_string_append_len (drawn, buf, n);
+  close (master);
+  g_assert_cmpint (waitpid (pid, &wait_status, 0), ==, pid);
+  *out_status = status_from_wait (wait_status);
+  log_output ("terminal", drawn->str);
+  return g_string_free (g_steal_pointer (&drawn), FALSE);
+}
+
+/* A rerun's progress line says what the window says while it decides:
+ * "Checking N of M files — K to copy so far". The few changed files are
+ * written at 2 a second (the limit paces every file's turn), so the line
+ * is drawn while most files are decided and skipped. Before, it read
+ * "53%  53/100 files  53.0 kB/100.0 kB  0.00 MB/s": a copy that seemed
+ * stalled. */
+void
+test_rerun_checking_line (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *src = fixture_path (f, "src");
+  g_autofree char *out = fixture_path (f, "out");
+  g_autofree char *drawn = NULL;
+  g_auto(CliResult) r = { 0 };
+  const guint n_files = 100;
+  int status = -1;
+
+  make_dir (src, 0755);
+  make_dir (out, 0755);
+  for (guint i = 0; i < n_files; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("f%03u", i);
+      g_autofree char *path = g_build_filename (src, name, NULL);
+
+      write_random_file (path, 1000, i + 1);
+      set_mtime (path, 1600000000, 0);
+    }
+  run_cli (&r, "copy", "-q", "--no-history", src, out, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  /* Four changed: new bytes, a later time. */
+  for (guint i = 0; i < n_files; i += n_files / 4)
+    {
+      g_autofree char *name = g_strdup_printf ("f%03u", i);
+      g_autofree char *path = g_build_filename (src, name, NULL);
+
+      write_random_file (path, 1000, 1000 + i);
+      set_mtime (path, 1700000000, 0);
+    }
+
+  {
+    const char *args[] = { "copy", "--no-history", "--max-files", "2/s", src, out, NULL };
+
+    drawn = run_cli_on_terminal (args, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  /* The English words (the tests run untranslated), with the counts the
+   * CLI prints: files checked of the hundred, at most the four to copy. */
+  g_assert_true (g_regex_match_simple ("Checking [0-9]+ of 100 files — [0-4] to copy so far  ", drawn, 0, 0));
+  g_assert_null (strstr (drawn, "Checking 0 of"));
+}

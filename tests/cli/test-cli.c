@@ -485,6 +485,7 @@ main (int    argc,
   add ("/cli/rerun/destination-newer", NULL, test_rerun_destination_newer);
   add ("/cli/rerun/overwrite-always", NULL, test_rerun_always);
   add ("/cli/rerun/overwrite-never", NULL, test_rerun_never);
+  add ("/cli/rerun/checking-line", NULL, test_rerun_checking_line);
   add ("/cli/log-and-limits", NULL, test_log_and_limits);
   add ("/cli/move", NULL, test_move);
   add ("/cli/mirror", NULL, test_mirror);

@@ -7,6 +7,7 @@
  * file's tests for main's list. */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <signal.h>
@@ -223,3 +224,5 @@ void test_rerun_always (Fixture       *f,
                         gconstpointer  data);
 void test_rerun_never (Fixture       *f,
                        gconstpointer  data);
+void test_rerun_checking_line (Fixture       *f,
+                               gconstpointer  data);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -955,6 +956,115 @@ test_count_ahead_cancel (void)
     g_thread_join (g_steal_pointer (&blind->ahead.counter));
     g_assert_false (atomic_load (&blind->ahead.counted));
   }
+  cs_test_tree_remove (root);
+}
+
+/* One entry as the scanner meets it: where it is, and what it counts. */
+typedef struct {
+  guint   depth;
+  guint   index;
+  gboolean file;        /* counted as a file: not a folder, not excluded */
+  guint64 size;
+} MetEntry;
+
+/* The scanner's walk of @path, @depth levels down, in its listing's order. */
+static void
+list_as_scanner (CsJob      *job,
+                 const char *path,
+                 guint       depth,
+                 GArray     *out)
+{
+  DIR *d = opendir (path);
+  struct dirent *e;
+  guint index = 0;
+
+  g_assert_nonnull (d);
+  while ((e = readdir (d)) != NULL)
+    {
+      g_autofree char *child = NULL;
+      MetEntry entry = { depth, 0, FALSE, 0 };
+      struct stat st;
+
+      if (strcmp (e->d_name, ".") == 0 || strcmp (e->d_name, "..") == 0)
+        continue;
+      entry.index = index++;
+      child = g_build_filename (path, e->d_name, NULL);
+      g_assert_cmpint (lstat (child, &st), ==, 0);
+      entry.file = !S_ISDIR (st.st_mode) && !_cs_job_is_excluded (job, e->d_name);
+      entry.size = S_ISREG (st.st_mode) ? (guint64) st.st_size : 0;
+      g_array_append_val (out, entry);
+      if (S_ISDIR (st.st_mode) && !_cs_job_is_excluded (job, e->d_name))
+        list_as_scanner (job, child, depth + 1, out);
+    }
+  closedir (d);
+}
+
+/* The scanner's step: says where it is, then counts what it found. */
+static void
+scan_step (CsJob          *job,
+           const MetEntry *entry)
+{
+  _cs_count_ahead_at (job, entry->depth, entry->index);
+  if (entry->file)
+    {
+      atomic_fetch_add (&job->tally.files_found, 1);
+      atomic_fetch_add (&job->tally.bytes_found, entry->size);
+    }
+}
+
+/* The count ahead walks from the end and stops where the scanner is: the
+ * scanner (played here, step by step) has found half the files when the
+ * count starts, the count takes the other half and ends at the scanner's
+ * place, and the total comes when the scanner reaches the count's last
+ * file: the whole tree's, each file counted by one of them. Before, the
+ * count stat-ed every file the scanner stats, and its total was its own. */
+static void
+test_count_ahead_meets (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autoptr(CsJob) job = NULL;
+  g_autoptr(GArray) walk = g_array_new (FALSE, FALSE, sizeof (MetEntry));
+  g_autofree char *src = NULL;
+  guint64 files, bytes, found = 0, found_at_total = 0;
+  guint step = 0;
+
+  src = make_count_tree (root, &files, &bytes);
+  job = job_for (src, dst, 2);
+  cs_job_add_exclude (job, "*.tmp");
+  list_as_scanner (job, src, 1, walk);
+
+  /* Held at its start while the scanner finds half the files. */
+  atomic_store (&job->gate.gate_closed, 1);
+  _cs_count_ahead_start (job);
+  for (; step < walk->len && found < files / 2; step++)
+    {
+      scan_step (job, &g_array_index (walk, MetEntry, step));
+      found += g_array_index (walk, MetEntry, step).file;
+    }
+  atomic_store (&job->gate.gate_closed, 0);
+  g_thread_join (g_steal_pointer (&job->ahead.counter));
+
+  /* It stopped where the scanner was: its half, no total yet. */
+  g_assert_false (atomic_load (&job->ahead.counted));
+  g_assert_true (atomic_load (&job->ahead.meeting));
+  g_assert_cmpuint (job->ahead.files_after, >, 0);
+  g_assert_cmpuint (job->ahead.files_after, <=, files - found);
+
+  for (; step < walk->len; step++)
+    {
+      scan_step (job, &g_array_index (walk, MetEntry, step));
+      if (found_at_total == 0 && atomic_load (&job->ahead.counted))
+        found_at_total = atomic_load (&job->tally.files_found);
+    }
+  g_assert_true (atomic_load (&job->ahead.counted));
+  g_assert_cmpuint (atomic_load (&job->ahead.files_counted), ==, files);
+  g_assert_cmpuint (atomic_load (&job->ahead.bytes_counted), ==, bytes);
+  /* Known before the scanner's end, and the scanner's own walk agrees. */
+  g_assert_cmpuint (found_at_total, <, files);
+  g_assert_cmpuint (atomic_load (&job->tally.files_found), ==, files);
+  g_assert_cmpuint (atomic_load (&job->tally.bytes_found), ==, bytes);
+  _cs_count_ahead_stop (job);
   cs_test_tree_remove (root);
 }
 
@@ -2191,6 +2301,7 @@ main (int    argc,
   g_test_add_func ("/job/count-ahead", test_count_ahead);
   g_test_add_func ("/job/count-ahead/cancel", test_count_ahead_cancel);
   g_test_add_func ("/job/count-ahead/quiet", test_count_ahead_quiet);
+  g_test_add_func ("/job/count-ahead/meets", test_count_ahead_meets);
   g_test_add_func ("/job/cancellable", test_cancellable);
   g_test_add_func ("/job/transient-read-error", test_transient_read_error);
   g_test_add_func ("/job/sticky-read-error", test_sticky_read_error);

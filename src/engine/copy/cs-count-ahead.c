@@ -32,10 +32,23 @@
  * than guess — a folder too deep, no descriptor left — and then the copy
  * shows what the scanner found so far, as without it. It waits while the copy
  * is paused or asks, and ends when the copy is cancelled or the scan is done.
+ *
+ * It walks from the end: each folder's entries last to first, a folder's
+ * own contents before it, the scanner's order backwards. With one source
+ * (nothing merges, nothing moves whole) the two meet: the scanner says
+ * where it is (the index of each entry on its path, _cs_count_ahead_at),
+ * the count stops at the first file the scanner has reached, and when the
+ * scanner reaches the last file the count took, the total is what the
+ * scanner found before it and what the count found from it on. Each file
+ * is then stat-ed twice only in the stretch the count covered, not in the
+ * whole tree: on a rerun the scanner is not held back by copying and the
+ * two meet about halfway, earlier than the count alone would end; a fresh
+ * copy's scanner waits for the copy, and the count has counted nearly
+ * everything, ahead of it, when they meet. Both read a folder in its
+ * listing's order; a folder changed between the two readings makes the
+ * total off by what changed, as files added meanwhile always did.
  */
 
-/* A descriptor per level is held open: deeper trees are not counted. */
-#define COUNT_MAX_DEPTH 64
 /* While the copy is held, how often the count looks whether it should end. */
 #define COUNT_HOLD_NAP_US (50 * 1000)
 /* A folder's listing is read this much at a time, as readdir does. */
@@ -44,6 +57,10 @@
 typedef struct {
   guint64 files;
   guint64 bytes;
+  /* Where the walk is: the entry's index at each level (1..depth). */
+  guint   at[CS_COUNT_MAX_DEPTH + 1];
+  /* It met the scanner: the scanner counts the rest. */
+  gboolean met;
 } Count;
 
 /* Whether to go on: FALSE once the copy stops or the scan is done; waits
@@ -61,9 +78,106 @@ count_going (CsJob *job)
     }
 }
 
+/* Where @a (levels 1..@a_depth) stands against @b in the scanner's order:
+ * a folder's entry before what is in it. */
+static int
+compare_at (const guint *a,
+            guint        a_depth,
+            const guint *b,
+            guint        b_depth)
+{
+  for (guint i = 1; i <= MIN (a_depth, b_depth); i++)
+    if (a[i] != b[i])
+      return a[i] < b[i] ? -1 : 1;
+  return a_depth < b_depth ? -1 : a_depth > b_depth ? 1 : 0;
+}
+
+/* meet_lock held: the meeting gives the total. */
+static void
+publish_met (CsJob *job)
+{
+  atomic_store_explicit (&job->ahead.files_counted, job->ahead.files_before + job->ahead.files_after,
+                         memory_order_relaxed);
+  atomic_store_explicit (&job->ahead.bytes_counted, job->ahead.bytes_before + job->ahead.bytes_after,
+                         memory_order_relaxed);
+  atomic_store_explicit (&job->ahead.counted, 1, memory_order_release);
+}
+
+/* Before stat-ing the file at @count->at[1..@depth]: FALSE when the scanner
+ * has reached it, so the count ends there. */
+static gboolean
+meet_take (CsJob *job,
+           Count *count,
+           guint  depth)
+{
+  gboolean take;
+
+  if (!atomic_load_explicit (&job->ahead.meeting, memory_order_acquire))
+    return !atomic_load (&job->ahead.crossed);
+  g_mutex_lock (&job->ahead.meet_lock);
+  take = !atomic_load (&job->ahead.crossed)
+         && (job->ahead.scan_depth == 0
+             || compare_at (count->at, depth, job->ahead.scan_at, job->ahead.scan_depth) > 0);
+  if (take)
+    {
+      memcpy (job->ahead.last_at, count->at, sizeof job->ahead.last_at);
+      job->ahead.last_depth = depth;
+      job->ahead.has_last = TRUE;
+      job->ahead.pending = TRUE;
+    }
+  g_mutex_unlock (&job->ahead.meet_lock);
+  return take;
+}
+
+/* After a file meet_take gave: what the count has from it on. */
+static void
+meet_settle (CsJob *job,
+             Count *count)
+{
+  if (!atomic_load_explicit (&job->ahead.meeting, memory_order_relaxed) && !atomic_load (&job->ahead.crossed))
+    return;
+  g_mutex_lock (&job->ahead.meet_lock);
+  job->ahead.files_after = count->files;
+  job->ahead.bytes_after = count->bytes;
+  job->ahead.pending = FALSE;
+  /* The scanner met it during the stat: the total waited for this file. */
+  if (atomic_load (&job->ahead.crossed))
+    publish_met (job);
+  g_mutex_unlock (&job->ahead.meet_lock);
+}
+
+void
+_cs_count_ahead_at_slow (CsJob *job,
+                         guint  depth,
+                         guint  index)
+{
+  if (depth > CS_COUNT_MAX_DEPTH)
+    return;
+  g_mutex_lock (&job->ahead.meet_lock);
+  if (atomic_load_explicit (&job->ahead.meeting, memory_order_relaxed))
+    {
+      job->ahead.scan_at[depth] = index;
+      job->ahead.scan_depth = depth;
+      /* The scanner steps through every entry, so it meets the count's
+       * last file exactly: what it found before that file, with what the
+       * count found from it on, is the whole tree, each file once. */
+      if (job->ahead.has_last
+          && compare_at (job->ahead.scan_at, depth, job->ahead.last_at, job->ahead.last_depth) >= 0)
+        {
+          atomic_store (&job->ahead.crossed, 1);
+          atomic_store_explicit (&job->ahead.meeting, 0, memory_order_relaxed);
+          job->ahead.files_before = atomic_load (&job->tally.files_found);
+          job->ahead.bytes_before = atomic_load (&job->tally.bytes_found);
+          if (!job->ahead.pending)
+            publish_met (job);
+        }
+    }
+  g_mutex_unlock (&job->ahead.meet_lock);
+}
+
 static gboolean count_dir (CsJob *job, int fd, guint depth, Count *count);
 
-/* FALSE when the count cannot be whole. */
+/* FALSE when the count cannot be whole (or met the scanner). */
 static gboolean
 count_entry (CsJob         *job,
              int            parent_fd,
@@ -77,10 +191,16 @@ count_entry (CsJob         *job,
 
   if (d_type != DT_DIR)
     {
+      if (!meet_take (job, count, depth))
+        {
+          count->met = TRUE;
+          return FALSE;
+        }
       /* Not even looked at, the scanner counts it as a file that failed. */
       if (_cs_io_quiet_fstatat (parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         {
           count->files++;
+          meet_settle (job, count);
           return TRUE;
         }
       if (!S_ISDIR (st.st_mode))
@@ -88,11 +208,13 @@ count_entry (CsJob         *job,
           count->files++;
           if (S_ISREG (st.st_mode))
             count->bytes += (guint64) st.st_size;
+          meet_settle (job, count);
           return TRUE;
         }
+      meet_settle (job, count);
     }
 
-  if (depth >= COUNT_MAX_DEPTH)
+  if (depth >= CS_COUNT_MAX_DEPTH)
     return FALSE;
   fd = _cs_io_quiet_openat (parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
   if (fd < 0)
@@ -101,7 +223,8 @@ count_entry (CsJob         *job,
   return count_dir (job, fd, depth + 1, count);
 }
 
-/* Takes @fd. */
+/* Takes @fd. Its entries last to first: the listing is read whole first,
+ * packed (a type byte and the name per entry, of this one folder only). */
 static gboolean
 count_dir (CsJob *job,
            int    fd,
@@ -109,25 +232,39 @@ count_dir (CsJob *job,
            Count *count)
 {
   g_autofree char *buf = g_malloc (COUNT_LIST_SIZE);
+  g_autoptr(GByteArray) names = g_byte_array_new ();
+  g_autoptr(GArray) starts = g_array_new (FALSE, FALSE, sizeof (guint));
   gboolean whole = TRUE;
   ssize_t n = 0;
 
-  while (whole && (n = _cs_io_quiet_getdents (fd, buf, COUNT_LIST_SIZE)) > 0)
-    for (ssize_t pos = 0; whole && pos < n;)
+  while ((n = _cs_io_quiet_getdents (fd, buf, COUNT_LIST_SIZE)) > 0)
+    for (ssize_t pos = 0; pos < n;)
       {
         struct linux_dirent64 *entry = (struct linux_dirent64 *) (gpointer) (buf + pos);
+        guint start = names->len;
 
         pos += entry->d_reclen;
         if (strcmp (entry->d_name, ".") == 0 || strcmp (entry->d_name, "..") == 0)
           continue;
-        if (!count_going (job))
-          whole = FALSE;
-        else if (!_cs_job_is_excluded (job, entry->d_name))
-          whole = count_entry (job, fd, entry->d_name, entry->d_type, depth, count);
+        g_array_append_val (starts, start);
+        g_byte_array_append (names, &entry->d_type, 1);
+        g_byte_array_append (names, (const guint8 *) entry->d_name, (guint) strlen (entry->d_name) + 1);
       }
   /* A folder the scanner cannot read to its end gives it a total below ours. */
-  if (whole && n < 0)
+  if (n < 0)
     whole = FALSE;
+
+  /* Indexed as the scanner indexes them: in the listing's order. */
+  for (guint i = starts->len; whole && i > 0; i--)
+    {
+      const char *kept = (const char *) names->data + g_array_index (starts, guint, i - 1);
+
+      count->at[depth] = i - 1;
+      if (!count_going (job))
+        whole = FALSE;
+      else if (!_cs_job_is_excluded (job, kept + 1))
+        whole = count_entry (job, fd, kept + 1, (unsigned char) kept[0], depth, count);
+    }
   _cs_io_quiet_close (fd);
   return whole;
 }
@@ -137,8 +274,9 @@ count_thread (gpointer data)
 {
   CsJob *job = data;
   Count count = { 0 };
+  gboolean whole = TRUE;
 
-  for (guint i = 0; i < job->setup.sources->len; i++)
+  for (guint i = 0; whole && i < job->setup.sources->len; i++)
     {
       g_autofree char *trimmed = g_strdup (g_ptr_array_index (job->setup.sources, i));
       const char *read_path = job->check.read_paths != NULL ? g_ptr_array_index (job->check.read_paths, i) : NULL;
@@ -146,7 +284,10 @@ count_thread (gpointer data)
       struct stat st;
 
       if (!count_going (job))
-        return NULL;
+        {
+          whole = FALSE;
+          break;
+        }
       /* A source the check refused is not read. */
       if (job->check.refusals != NULL && g_ptr_array_index (job->check.refusals, i) != NULL)
         continue;
@@ -167,15 +308,26 @@ count_thread (gpointer data)
        * copy's own connections) leaves it no total to claim. */
       if (!_cs_io_is_path (trimmed)
           || _cs_io_quiet_fstatat (CS_IO_AT_LOCATION, trimmed, &st, AT_SYMLINK_NOFOLLOW) != 0)
-        return NULL;
-      if (!count_entry (job, CS_IO_AT_LOCATION, trimmed, S_ISDIR (st.st_mode) ? DT_DIR : DT_UNKNOWN, 0,
-                        &count))
-        return NULL;
+        whole = FALSE;
+      else
+        whole = count_entry (job, CS_IO_AT_LOCATION, trimmed, S_ISDIR (st.st_mode) ? DT_DIR : DT_UNKNOWN, 0,
+                             &count);
     }
 
-  atomic_store_explicit (&job->ahead.files_counted, count.files, memory_order_relaxed);
-  atomic_store_explicit (&job->ahead.bytes_counted, count.bytes, memory_order_relaxed);
-  atomic_store_explicit (&job->ahead.counted, 1, memory_order_release);
+  /* Met, the scanner gives the total where it reaches the count's last
+   * file; a count that gave up leaves none; one that counted everything
+   * before they met gives its own. */
+  if (count.met)
+    return NULL;
+  g_mutex_lock (&job->ahead.meet_lock);
+  atomic_store_explicit (&job->ahead.meeting, 0, memory_order_relaxed);
+  if (whole && !atomic_load (&job->ahead.crossed))
+    {
+      atomic_store_explicit (&job->ahead.files_counted, count.files, memory_order_relaxed);
+      atomic_store_explicit (&job->ahead.bytes_counted, count.bytes, memory_order_relaxed);
+      atomic_store_explicit (&job->ahead.counted, 1, memory_order_release);
+    }
+  g_mutex_unlock (&job->ahead.meet_lock);
   return NULL;
 }
 
@@ -187,6 +339,11 @@ _cs_count_ahead_start (CsJob *job)
   /* A dry run only reads, as fast as a count would. */
   if (job->setup.settings.dry_run)
     return;
+  /* One source walked as the scanner walks it: not several, whose folders
+   * of one name merge, nor a move, which takes folders whole. Set before
+   * the scanner starts, so it says where it is from its first entry. */
+  atomic_store (&job->ahead.meeting, job->setup.sources->len == 1
+                                     && job->setup.settings.operation != CS_OPERATION_MOVE);
   job->ahead.counter = g_thread_new ("cs-count-ahead", count_thread, job);
 }
 

@@ -24,6 +24,10 @@
 #include "cs-tsan-private.h"
 #include "cs-worker-phase-private.h"
 
+/* The count ahead holds a descriptor per level open: deeper trees are not
+ * counted (cs-count-ahead.c). */
+#define CS_COUNT_MAX_DEPTH 64
+
 G_BEGIN_DECLS
 
 /* Large files are copied in chunks at explicit offsets so a change in the thread
@@ -182,6 +186,15 @@ struct _CsJob {
     atomic_int    count_stop;
     atomic_int    counted;
     atomic_uint_fast64_t files_counted, bytes_counted;
+    /* Where it meets the scanner (cs-count-ahead.c): set while the
+     * scanner says where it is; the rest under meet_lock. */
+    atomic_int    meeting;
+    GMutex        meet_lock;
+    guint         scan_at[CS_COUNT_MAX_DEPTH + 1], scan_depth;
+    guint         last_at[CS_COUNT_MAX_DEPTH + 1], last_depth;
+    gboolean      has_last, pending;
+    atomic_int    crossed;
+    guint64       files_before, bytes_before, files_after, bytes_after;
   } ahead;
 
   /* What the filesystems refused once, so no worker asks again (cs-copy.c;

@@ -91,6 +91,7 @@ cs_job_finalize (GObject *object)
   g_clear_pointer (&self->lists.manifest, _cs_manifest_free);
   g_free (self->setup.manifest_path);
   g_mutex_clear (&self->gate.lock);
+  g_mutex_clear (&self->ahead.meet_lock);
   g_mutex_clear (&self->channel.ask_lock);
   g_mutex_clear (&self->channel.notify_lock);
   g_mutex_clear (&self->stage.stage_lock);
@@ -149,6 +150,7 @@ cs_job_init (CsJob *self)
   self->life.run = cs_run_new ();
   self->gate.state = CS_JOB_STATE_READY;
   g_mutex_init (&self->gate.lock);
+  g_mutex_init (&self->ahead.meet_lock);
   g_mutex_init (&self->channel.ask_lock);
   g_mutex_init (&self->channel.notify_lock);
   g_mutex_init (&self->phases.thread_lock);

@@ -11,6 +11,7 @@
 #include "cs-scanner-walk-private.h"
 #include "cs-big-file-private.h"
 #include "cs-copy-private.h"
+#include "cs-count-ahead-private.h"
 #include "cs-decide-batch-private.h"
 #include "cs-dest-fs-private.h"
 #include "cs-dest-listing-private.h"
@@ -577,6 +578,7 @@ read_folder (CsJob        *job,
 {
   gsize bufsize = depth < 64 ? DENTS_BUFFER_SIZE : DENTS_BUFFER_SIZE_DEEP;
   g_autofree guint8 *buf = g_malloc (bufsize);
+  guint index = 0;
   ssize_t n;
 
   while ((n = _cs_io_getdents (&job->counters, dir->src_fd, buf, bufsize)) > 0)
@@ -590,6 +592,8 @@ read_folder (CsJob        *job,
             continue;
           if (!_cs_job_wait_if_paused (job))
             return FALSE;
+          /* Where the count ahead stops counting (cs-count-ahead.c). */
+          _cs_count_ahead_at (job, depth, index++);
           _cs_scanner_handle_entry (job, dir, d->d_name, NULL, d->d_type, scan, depth, NULL);
         }
     }
