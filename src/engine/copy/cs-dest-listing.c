@@ -167,13 +167,16 @@ prefetch_run (gpointer data,
   CsPrefetch *p = data;
   int fd = -1;
   GPtrArray *entries = NULL;
+  gboolean listed = FALSE;
 
+  /* Opened and listed at once: on a share, the listing shows the folder is
+   * there without the stat by name an open asks first. */
   if (!_cs_job_stopping (p->job))
-    fd = _cs_io_openat (&p->job->counters, p->parent_fd, p->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
-  if (fd >= 0)
     {
       entries = g_ptr_array_new_with_free_func (g_free);
-      if (_cs_io_readdirplus (&p->job->counters, fd, entries) != 0)
+      fd = _cs_io_openat_listed (&p->job->counters, p->parent_fd, p->name,
+                                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW, entries, &listed);
+      if (!listed)
         g_clear_pointer (&entries, g_ptr_array_unref);
     }
   g_mutex_lock (&p->lock);
