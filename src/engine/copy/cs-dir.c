@@ -11,7 +11,6 @@
 #include <sys/statfs.h>
 
 #include "cs-dir-private.h"
-#include "cs-copy-attrs-private.h"
 #include "cs-job-private.h"
 #include "cs-metadata-private.h"
 #include "cs-links-private.h"
@@ -108,7 +107,7 @@ keeps_attributes (CsDir *dir)
       || job->setup.settings.operation == CS_OPERATION_MOVE || job->lists.manifest != NULL
       || _cs_job_stopped_fatally (job) || !S_ISDIR (dst->st_mode))
     return FALSE;
-  if (!_cs_copy_same_mtime (dst, src))
+  if (!dir->dst_same_mtime)
     return FALSE;
   if (!_cs_metadata_refused (job, CS_METADATA_MODES)
       && ((src->st_mode & (S_ISUID | S_ISGID)) != 0 || (dst->st_mode & 07777) != (src->st_mode & 07777)))

@@ -53,6 +53,7 @@ struct _CsDir {
    * dst_seen FALSE where no listing did. */
   struct stat  dst_st;
   gboolean     dst_seen;
+  gboolean     dst_same_mtime; /* dst_st's modification time is st's, as the destination keeps it */
   atomic_int   dst_written;   /* this run wrote, or may have removed, an entry of its destination
                                * folder (_cs_dir_note_written) */
   dev_t        src_dev;       /* the source folder's filesystem */

@@ -10,6 +10,7 @@
 
 #include "cs-scanner-walk-private.h"
 #include "cs-big-file-private.h"
+#include "cs-copy-attrs-private.h"
 #include "cs-copy-private.h"
 #include "cs-decide-batch-private.h"
 #include "cs-dest-fs-private.h"
@@ -273,6 +274,7 @@ enter_dir (CsJob             *job,
     {
       dir->dst_st = *seen;
       dir->dst_seen = TRUE;
+      dir->dst_same_mtime = _cs_copy_same_mtime (seen, st);
     }
   dir->fs = opened >= 0 && opened_st_known ? _cs_dest_fs_for_stat (job, dir->dst_fd, &opened_st, parent->fs)
                                            : _cs_dest_fs_for (job, dir->dst_fd, parent->fs);
