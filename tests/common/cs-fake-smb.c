@@ -152,6 +152,7 @@ fake_statx (int dirfd, const char *path, int flags, unsigned int mask, struct st
 /* What the share's listings and stats did (cs_fake_smb_io), and the
  * switches a test sets. */
 static CsFakeSmbIo io;
+static GPtrArray *folder_times;
 static gboolean no_listing;
 static gboolean ignore_case;
 static CsFakeSmbListed listed_func;
@@ -267,6 +268,72 @@ fake_readdirplus (int fd, GPtrArray *entries)
   return n < 0 ? -1 : 0;
 }
 
+/* The local path @fd was opened at, or NULL. */
+static char *
+path_of_fd (int fd)
+{
+  char link[64];
+  char target[4096];
+  ssize_t len;
+
+  g_snprintf (link, sizeof link, "/proc/self/fd/%d", fd);
+  len = readlink (link, target, sizeof target - 1);
+  if (len <= 0)
+    return NULL;
+  target[len] = '\0';
+  return g_strdup (target);
+}
+
+/* A folder's times set at @path (local): remembered, relative to the share. */
+static void
+note_folder_times (const char *path)
+{
+  g_autofree char *rel = NULL;
+
+  g_mutex_lock (&lock);
+  if (fake_folder != NULL && g_str_has_prefix (path, fake_folder))
+    {
+      rel = g_strdup (path + strlen (fake_folder));
+      while (rel[0] == '/')
+        memmove (rel, rel + 1, strlen (rel));
+    }
+  if (folder_times == NULL)
+    folder_times = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (folder_times, rel == NULL ? g_strdup (path) : rel[0] == '\0' ? g_strdup (".")
+                                                                  : g_steal_pointer (&rel));
+  g_mutex_unlock (&lock);
+}
+
+static int
+fake_futimens (int fd, const struct timespec times[2])
+{
+  struct stat st;
+
+  if (_cs_io_get_default ()->fstat (fd, &st) == 0 && S_ISDIR (st.st_mode))
+    {
+      g_autofree char *path = path_of_fd (fd);
+
+      if (path != NULL)
+        note_folder_times (path);
+    }
+  return _cs_io_get_default ()->futimens (fd, times);
+}
+
+/* A stat of an open handle: of a folder, a stat by name on a real share. */
+static int
+fake_fstat (int fd, struct stat *st)
+{
+  int r = _cs_io_get_default ()->fstat (fd, st);
+
+  if (r == 0 && S_ISDIR (st->st_mode))
+    {
+      g_mutex_lock (&lock);
+      io.folder_stats++;
+      g_mutex_unlock (&lock);
+    }
+  return r;
+}
+
 static int
 fake_mkdirat (int dirfd, const char *path, mode_t mode)
 {
@@ -284,7 +351,18 @@ fake_unlinkat (int dirfd, const char *path, int flags)
 static int
 fake_utimensat (int dirfd, const char *path, const struct timespec times[2], int flags)
 {
+  struct stat st;
+
   AT_LOCATION (dirfd, path, local);
+  if ((path == NULL || path[0] == '\0') && dirfd != CS_IO_AT_LOCATION)
+    return fake_futimens (dirfd, times);
+  if (_cs_io_get_default ()->fstatat (dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR (st.st_mode))
+    {
+      g_autofree char *base = dirfd == CS_IO_AT_LOCATION || path[0] == '/' ? NULL : path_of_fd (dirfd);
+      g_autofree char *full = base != NULL ? g_build_filename (base, path, NULL) : g_strdup (path);
+
+      note_folder_times (full);
+    }
   return _cs_io_get_default ()->utimensat (dirfd, path, times, flags);
 }
 
@@ -361,6 +439,7 @@ cs_fake_smb_install (const char *folder,
   g_clear_pointer (&last_user, g_free);
   memset (&io, 0, sizeof io);
   g_clear_pointer (&big_buffers, g_ptr_array_unref);
+  g_clear_pointer (&folder_times, g_ptr_array_unref);
   g_mutex_unlock (&lock);
 
   if (fake_table.name == NULL)
@@ -380,6 +459,8 @@ cs_fake_smb_install (const char *folder,
       fake_table.pread = fake_pread;
       fake_table.pwrite = fake_pwrite;
       fake_table.readdirplus = fake_readdirplus;
+      fake_table.futimens = fake_futimens;
+      fake_table.fstat = fake_fstat;
     }
   /* The last backend registered for a scheme takes its locations. */
   _cs_io_register (&fake_table);
@@ -413,6 +494,29 @@ cs_fake_smb_io (CsFakeSmbIo *out)
   g_mutex_lock (&lock);
   *out = io;
   g_mutex_unlock (&lock);
+}
+
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+char *
+cs_fake_smb_dup_folder_times (void)
+{
+  GString *s = g_string_new (NULL);
+
+  g_mutex_lock (&lock);
+  if (folder_times != NULL)
+    {
+      g_ptr_array_sort (folder_times, compare_strings);
+      for (guint i = 0; i < folder_times->len; i++)
+        g_string_append_printf (s, "%s\n", (const char *) g_ptr_array_index (folder_times, i));
+    }
+  g_mutex_unlock (&lock);
+  return g_string_free (s, FALSE);
 }
 
 void

@@ -39,9 +39,13 @@ typedef struct {
   guint  big_buffers;
   guint  listings;     /* folders listed with every entry's stat (readdirplus) */
   guint  stats;        /* stats of a name (a round trip each on a real share) */
+  guint  folder_stats; /* stats of an open folder (by its name, on a real share) */
 } CsFakeSmbIo;
 
 void  cs_fake_smb_io       (CsFakeSmbIo *out);
+/* The folders whose times were set since the last install (each time a
+ * line, relative to the share's folder, "." for itself), sorted. */
+char *cs_fake_smb_dup_folder_times (void);
 
 /* Whether folders are listed with each entry's stat, as libsmbclient's
  * readdirplus2 does (the default), or by names only (ENOTSUP: an older

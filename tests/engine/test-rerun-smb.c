@@ -20,7 +20,10 @@
  * placeholders, --overwrite never/newer/different, another type there,
  * names that differ in case on a share that ignores it. A file changed
  * at the destination after its folder was listed is never overwritten on
- * the listing's word.
+ * the listing's word. A folder whose listing shows the source folder's
+ * mode and times, and in which the rerun writes nothing, keeps them
+ * without a request; one whose source changed, or in which a file is
+ * written or deleted, gets the source folder's times again.
  */
 
 #define PASSWORD "s3cret pass"
@@ -277,6 +280,175 @@ test_changed_after_listing (void)
   cs_test_tree_remove (backing);
 }
 
+/* ---- Folders' times ------------------------------------------------------ */
+
+#define N_FOLDERS 6
+
+static void
+set_folder (const char *top,
+            const char *rel,
+            gint64      mtime,
+            mode_t      mode)
+{
+  g_autofree char *path = g_build_filename (top, rel, NULL);
+  struct timespec ts[2] = { { mtime, 250000000 }, { mtime, 250000000 } };
+
+  g_assert_cmpint (g_chmod (path, mode), ==, 0);
+  g_assert_cmpint (utimensat (AT_FDCWD, path, ts, 0), ==, 0);
+}
+
+/* f0 … f5 of a few files each, f0/sub inside f0: folders of T_OLD, 0755. */
+static void
+make_folders (const char *src)
+{
+  for (guint f = 0; f < N_FOLDERS; f++)
+    for (guint i = 0; i < 3; i++)
+      {
+        g_autofree char *rel = g_strdup_printf ("f%u/file%u.txt", f, i);
+
+        write_at (src, rel, "in a folder\n", T_OLD);
+      }
+  write_at (src, "f0/sub/deeper.txt", "one level down\n", T_OLD);
+  set_folder (src, "f0/sub", T_OLD, 0755);
+  for (guint f = 0; f < N_FOLDERS; f++)
+    {
+      g_autofree char *rel = g_strdup_printf ("f%u", f);
+
+      set_folder (src, rel, T_OLD, 0755);
+    }
+  set_folder (src, ".", T_OLD, 0755);
+}
+
+/* Each folder under @top as "rel mode mtime", a line each. */
+static char *
+folders_of (const char *top)
+{
+  static const char *rels[] = { ".", "f0", "f0/sub", "f1", "f2", "f3", "f4", "f5" };
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (rels); i++)
+    {
+      g_autofree char *path = g_build_filename (top, rels[i], NULL);
+      struct stat st;
+
+      g_assert_cmpint (stat (path, &st), ==, 0);
+      g_string_append_printf (s, "%s %o %" G_GINT64_FORMAT ".%09ld\n", rels[i],
+                              (unsigned) (st.st_mode & 07777), (gint64) st.st_mtim.tv_sec,
+                              st.st_mtim.tv_nsec);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+run_into_share (const char  *src,
+                CsOperation  operation)
+{
+  g_autofree char *dot = g_build_filename (src, ".", NULL);
+  g_autoptr(CsJob) job = cs_job_new ();
+  GError *error = NULL;
+
+  cs_job_add_source (job, dot);
+  cs_job_set_destination (job, URL "/out");
+  cs_job_set_operation (job, operation);
+  cs_job_set_threads (job, 4, NULL);
+  cs_job_run_sync (job, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cs_run_get_n_errors (cs_job_get_run (job)), ==, 0);
+}
+
+/* A rerun that changes nothing sets no folder's times but the
+ * destination's own (which no listing showed), and stats no folder it
+ * enters but that one and the folder it is in (a mirror its root once
+ * more): the parent's listing told both of every other. */
+static void
+test_folders_unchanged (gconstpointer data)
+{
+  const Case *c = data;
+  g_autofree char *backing = cs_test_tree_make_tmp ();
+  g_autofree char *top = cs_test_tree_make_tmp ();
+  g_autofree char *src = g_build_filename (top, "src", NULL);
+  g_autofree char *out = g_build_filename (backing, "out", NULL);
+  g_autofree char *first = NULL;
+  g_autofree char *set = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *wanted = NULL;
+  CsFakeSmbIo io;
+
+  make_folders (src);
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  cs_smb_set_credentials (NULL, PASSWORD);
+  run_into_share (src, c->operation);
+  first = cs_fake_smb_dup_folder_times ();
+  g_assert_cmpstr (first, ==, "out\nout/f0\nout/f0/sub\nout/f1\nout/f2\nout/f3\nout/f4\nout/f5\n");
+  wanted = folders_of (src);
+  before = folders_of (out);
+  g_assert_cmpstr (before, ==, wanted);
+
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  run_into_share (src, c->operation);
+  set = cs_fake_smb_dup_folder_times ();
+  cs_fake_smb_io (&io);
+  after = folders_of (out);
+  g_test_message ("folders' times set: %s; folders stat-ed: %u", set, io.folder_stats);
+  g_assert_cmpstr (after, ==, wanted);
+  g_assert_cmpstr (set, ==, "out\n");
+  g_assert_cmpuint (io.folder_stats, <=, c->operation == CS_OPERATION_MIRROR ? 3 : 2);
+
+  cs_smb_set_credentials (NULL, NULL);
+  cs_test_tree_remove (top);
+  cs_test_tree_remove (backing);
+}
+
+/* A rerun after the source changed: f1's times and f3's mode changed, a
+ * file appeared in f2 and in f0/sub (their times put back, so only the
+ * write tells), one is gone from f5 (a mirror deletes it at the
+ * destination, a copy leaves it). Each such folder ends with its source
+ * folder's mode and times; f0 and f4, which nothing touched, are left
+ * alone. */
+static void
+test_folders_changed (gconstpointer data)
+{
+  const Case *c = data;
+  gboolean mirror = c->operation == CS_OPERATION_MIRROR;
+  g_autofree char *backing = cs_test_tree_make_tmp ();
+  g_autofree char *top = cs_test_tree_make_tmp ();
+  g_autofree char *src = g_build_filename (top, "src", NULL);
+  g_autofree char *out = g_build_filename (backing, "out", NULL);
+  g_autofree char *gone = g_build_filename (src, "f5", "file1.txt", NULL);
+  g_autofree char *set = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *wanted = NULL;
+
+  make_folders (src);
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  cs_smb_set_credentials (NULL, PASSWORD);
+  run_into_share (src, c->operation);
+
+  set_folder (src, "f1", T_NEW, 0755);
+  set_folder (src, "f3", T_OLD, 0700);
+  write_at (src, "f2/new.txt", "new in f2\n", T_OLD);
+  set_folder (src, "f2", T_OLD, 0755);
+  write_at (src, "f0/sub/new.txt", "new in f0/sub\n", T_OLD);
+  set_folder (src, "f0/sub", T_OLD, 0755);
+  g_assert_cmpint (g_unlink (gone), ==, 0);
+  set_folder (src, "f5", T_OLD, 0755);
+
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  run_into_share (src, c->operation);
+  set = cs_fake_smb_dup_folder_times ();
+  g_test_message ("folders' times set: %s", set);
+  wanted = folders_of (src);
+  after = folders_of (out);
+  g_assert_cmpstr (after, ==, wanted);
+  g_assert_cmpstr (set, ==, mirror ? "out\nout/f0/sub\nout/f1\nout/f2\nout/f3\nout/f5\n"
+                                   : "out\nout/f0/sub\nout/f1\nout/f2\nout/f3\n");
+
+  cs_smb_set_credentials (NULL, NULL);
+  cs_test_tree_remove (top);
+  cs_test_tree_remove (backing);
+}
+
 static const Case copy_newer = { CS_OPERATION_COPY, CS_OVERWRITE_NEWER, FALSE };
 static const Case copy_never = { CS_OPERATION_COPY, CS_OVERWRITE_NEVER, FALSE };
 static const Case copy_different = { CS_OPERATION_COPY, CS_OVERWRITE_DIFFERENT, FALSE };
@@ -301,6 +473,10 @@ main (int   argc,
   g_test_add_data_func ("/rerun-smb/mirror-different", &mirror_different, test_same_decisions);
   g_test_add_data_func ("/rerun-smb/ignore-case", &copy_ignore_case, test_same_decisions);
   g_test_add_func ("/rerun-smb/changed-after-listing", test_changed_after_listing);
+  g_test_add_data_func ("/rerun-smb/folders-unchanged/copy", &copy_newer, test_folders_unchanged);
+  g_test_add_data_func ("/rerun-smb/folders-unchanged/mirror", &mirror_newer, test_folders_unchanged);
+  g_test_add_data_func ("/rerun-smb/folders-changed/copy", &copy_newer, test_folders_changed);
+  g_test_add_data_func ("/rerun-smb/folders-changed/mirror", &mirror_newer, test_folders_changed);
 
   status = g_test_run ();
   cs_test_tree_remove (runtime);

@@ -7,6 +7,12 @@
 # copy creates and into one that exists, each whole with its times and
 # nothing of ours left. The limits are the publication docs/SMB.md
 # ("Requests per small file") lists; a copy that sends more fails here.
+# Then a rerun of a tree of folders that changes nothing sets no folder's
+# times but its top's (no SETINFO for the others) and asks about no folder
+# its parent's listing showed but the first each thread lists ahead (no
+# GETINFO per folder), and a rerun after a
+# source folder's time changed and a file was added to another still gives
+# every folder its source's time.
 # Exit 77 with a SKIP line when this machine cannot run smbd.
 
 smbtest_name=smb-requests
@@ -87,6 +93,76 @@ if awk -v a="$per_file" -v b="$max_existing" 'BEGIN { exit !(a <= b) }'; then
   ok "into an existing folder: $per_file SMB2 requests per file (at most $max_existing)"
 else
   fail "into an existing folder: $per_file SMB2 requests per file, more than $max_existing"
+fi
+
+# ---- Reruns of a tree of folders ----------------------------------------------
+# More folders than threads list ahead (8): each thread's first folder is
+# opened by name, as it connects.
+n_folders=24
+mkdir -p "$work/tree"
+for d in $(seq "$n_folders"); do
+  mkdir -p "$work/tree/d$d"
+  for i in 1 2 3; do head -c 4096 /dev/urandom >"$work/tree/d$d/f$i"; done
+done
+touch -d '2024-01-01 00:00:00.654321' "$work/tree"/d*/f* "$work/tree"/d* "$work/tree"
+
+# Runs `copy $1 $url/$2` (tree into trees lands in trees/tree); sets rc and
+# keeps the SMB2 requests smbd served for kind_count.
+rerun_tree ()
+{
+  "$smbnas" profile "$mnt" >"$work/before"
+  rc=0
+  COPYSCOPE_SMB_PASSWORD=$SMBNAS_PASSWORD "$cli" copy --no-history --threads 4 "$work/${1:-tree}" \
+    "$url/${2:-trees}" >"$work/out" 2>&1 || rc=$?
+  "$smbnas" profile "$mnt" "$work/before" >"$work/after"
+}
+kind_count () { awk -F= -v k="smb2.$1" '$1 == k { n = $2 } END { print n + 0 }' "$work/after"; }
+folder_times () { (cd "$1" && find . -type d -printf '%P %.6T@\n' | sort); }
+
+# Into a folder that exists: the copy is trees/tree, its rerun the same.
+mkdir -p "$work/backing/trees"
+chown -R "$user" "$work/backing/trees"
+rerun_tree
+((rc == 0)) || { cat "$work/out"; fail "the first copy of the tree: exit $rc"; }
+rerun_tree
+setinfo=$(kind_count setinfo) getinfo=$(kind_count getinfo) tcon=$(kind_count tcon)
+echo "# a no-op rerun of $n_folders folders: $(paste -sd' ' "$work/after")"
+# What a run asks whatever its folders (its connections, the top folder):
+# a no-op rerun of src into existing (existing/src), one folder.
+rerun_tree src existing
+getinfo_one=$(kind_count getinfo) tcon_one=$(kind_count tcon)
+echo "# a no-op rerun of one folder: $(paste -sd' ' "$work/after")"
+# The top folder's times, and one request a run makes besides.
+if ((rc == 0 && setinfo <= 2)); then
+  ok "a no-op rerun sets no listed folder's times ($setinfo SETINFO for $n_folders folders)"
+else
+  cat "$work/out"; fail "a no-op rerun (exit $rc) sent $setinfo SETINFO for $n_folders unchanged folders"
+fi
+# Each connection asks once (two tree connects each: IPC$ and the share),
+# and about the first folder it lists ahead; the other folders not at all
+# (before: an open by name asked about each, a fstat again).
+extra=$(((getinfo - tcon / 2) - (getinfo_one - tcon_one / 2)))
+if ((extra <= n_folders / 2)); then
+  ok "a no-op rerun asks about no listed folder but each thread's first ($extra GETINFO more for $n_folders folders than for one, connections aside)"
+else
+  fail "a no-op rerun sent $extra GETINFO more for $n_folders folders than for one, connections aside"
+fi
+if diff <(folder_times "$work/tree") <(folder_times "$work/backing/trees/tree") >/dev/null; then
+  ok "after a no-op rerun every folder has its source's time"
+else
+  fail "after a no-op rerun folder times differ: $(diff <(folder_times "$work/tree") <(folder_times "$work/backing/trees/tree") | head -n 4)"
+fi
+
+# d1's time changed, a file added to d2 (its time put back): both set again.
+touch -d '2025-02-03 04:05:06.789012' "$work/tree/d1"
+head -c 4096 /dev/urandom >"$work/tree/d2/new"
+touch -d '2024-01-01 00:00:00.654321' "$work/tree/d2/new" "$work/tree/d2"
+rerun_tree
+if ((rc == 0)) && diff <(folder_times "$work/tree") <(folder_times "$work/backing/trees/tree") >/dev/null; then
+  ok "a folder whose source time changed, and one a file was written in, get their source's times ($(kind_count setinfo) SETINFO)"
+else
+  cat "$work/out"
+  fail "after a rerun with changes (exit $rc) folder times differ: $(diff <(folder_times "$work/tree") <(folder_times "$work/backing/trees/tree") | head -n 4)"
 fi
 
 smbtest_finish

@@ -43,7 +43,8 @@ GHashTable *_cs_dest_listing_prefetch (CsJob      *job,
                                        GHashTable *stats);
 /* scanner thread: @prefetch's folder, opened as the scanner would open it
  * (O_DIRECTORY | O_NOFOLLOW in its parent), once it is: its handle, now the
- * caller's, its listing in @out_entries (or NULL) and its fstat in @out_st
+ * caller's, its listing in @out_entries (or NULL) and its stat in @out_st
+ * (as its parent's listing gave it: its filesystem, without a request)
  * where @out_has_st. -1 if it could not be opened: the caller goes its own
  * way, which says why. */
 int         _cs_dest_listing_take     (CsPrefetch  *prefetch,

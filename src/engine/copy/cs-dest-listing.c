@@ -122,7 +122,7 @@ struct _CsPrefetch {
   gboolean    done;
   gboolean    taken;
   int         fd;
-  struct stat st;          /* of the folder opened, when has_st */
+  struct stat st;          /* the folder's entry in its parent's listing */
   gboolean    has_st;
   GPtrArray  *entries;
 };
@@ -167,25 +167,21 @@ prefetch_run (gpointer data,
   CsPrefetch *p = data;
   int fd = -1;
   GPtrArray *entries = NULL;
-  struct stat st;
-  gboolean has_st = FALSE;
+  gboolean listed = FALSE;
 
+  /* Opened and listed at once: on a share, the listing shows the folder is
+   * there without the stat by name an open asks first. */
   if (!_cs_job_stopping (p->job))
-    fd = _cs_io_openat (&p->job->counters, p->parent_fd, p->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
-  if (fd >= 0)
     {
-      /* What the scanner asks first of a folder it opens (_cs_dest_fs_for). */
-      has_st = _cs_io_fstat (&p->job->counters, fd, &st) == 0;
       entries = g_ptr_array_new_with_free_func (g_free);
-      if (_cs_io_readdirplus (&p->job->counters, fd, entries) != 0)
+      fd = _cs_io_openat_listed (&p->job->counters, p->parent_fd, p->name,
+                                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW, entries, &listed);
+      if (!listed)
         g_clear_pointer (&entries, g_ptr_array_unref);
     }
   g_mutex_lock (&p->lock);
   p->fd = fd;
   p->entries = entries;
-  if (has_st)
-    p->st = st;
-  p->has_st = has_st;
   p->done = TRUE;
   g_cond_signal (&p->cond);
   g_mutex_unlock (&p->lock);
@@ -221,6 +217,11 @@ _cs_dest_listing_prefetch (CsJob      *job,
       p->parent_fd = dir->dst_fd;
       p->name = g_strdup (listed->name);
       p->fd = -1;
+      /* What the scanner asks first of a folder it opens (_cs_dest_fs_for),
+       * its filesystem: the listing's stat tells it as a stat of the opened
+       * folder would, without another request (a stat by name, on a share). */
+      p->st = listed->st;
+      p->has_st = TRUE;
       g_mutex_init (&p->lock);
       g_cond_init (&p->cond);
       g_hash_table_insert (table, p->name, p);

@@ -21,6 +21,10 @@ CsDir    *_cs_dir_new              (CsJob        *job,
 CsDir    *_cs_dir_ref              (CsDir        *dir);
 /* any thread: the last reference finishes the folder */
 void      _cs_dir_unref            (CsDir        *dir);
+/* any thread, before it writes or removes an entry of @dir's destination
+ * folder (or may): the folder's times are then set at its end, whatever
+ * its listing showed. */
+void      _cs_dir_note_written     (CsDir        *dir);
 /* scanner thread, once @dir->src_fd is open: what kind of filesystem the
  * source folder is on, asked only where it differs from @parent's (NULL: the
  * container of a source). */

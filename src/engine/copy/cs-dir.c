@@ -66,6 +66,58 @@ shows (CsDir        *dir,
   return stx.stx_uid == dir->st.st_uid && stx.stx_gid == dir->st.st_gid;
 }
 
+/* Whether the source folder has extended attributes or ACLs the
+ * destination may keep: then they are given as ever, for what the
+ * destination holds is not listed. */
+static gboolean
+xattrs_to_give (CsDir *dir)
+{
+  CsJob *job = dir->job;
+  ssize_t n;
+
+  if (atomic_load_explicit (&job->caps.no_xattr, memory_order_relaxed)
+      || (_cs_metadata_refused (job, CS_METADATA_XATTRS) && _cs_metadata_refused (job, CS_METADATA_ACLS)))
+    return FALSE;
+  n = _cs_io_flistxattr (&job->counters, dir->src_fd, NULL, 0);
+  return n != 0 && !(n < 0 && (errno == ENOTSUP || errno == ENOSYS));
+}
+
+/*
+ * Whether the destination folder keeps what finish_attributes would give
+ * it: its parent's listing showed it with the source folder's mode (where
+ * the destination keeps modes), owner (as root, where it keeps owners) and
+ * modification time, and this run wrote nothing in it since — writing in a
+ * folder changes its times. Then nothing is set: on a share, setting a
+ * folder's times by name costs three requests (create, set info, close),
+ * one after another at the end of every folder. The access time is not
+ * compared: listing a folder may change it on the server, and a rerun
+ * that set it again would set it every time. Where anything is unsure (a
+ * folder not listed, special bits, attributes to give, a move, a
+ * manifest), it is set as ever.
+ */
+static gboolean
+keeps_attributes (CsDir *dir)
+{
+  CsJob *job = dir->job;
+  const struct stat *dst = &dir->dst_st;
+  const struct stat *src = &dir->st;
+
+  if (!dir->dst_seen || dir->dst_new || atomic_load (&dir->dst_written)
+      || dir->resumes != NULL || dir->claims != NULL
+      || job->setup.settings.operation == CS_OPERATION_MOVE || job->lists.manifest != NULL
+      || _cs_job_stopped_fatally (job) || !S_ISDIR (dst->st_mode))
+    return FALSE;
+  if (!dir->dst_same_mtime)
+    return FALSE;
+  if (!_cs_metadata_refused (job, CS_METADATA_MODES)
+      && ((src->st_mode & (S_ISUID | S_ISGID)) != 0 || (dst->st_mode & 07777) != (src->st_mode & 07777)))
+    return FALSE;
+  if (job->life.euid == 0 && !_cs_metadata_refused (job, CS_METADATA_OWNERS)
+      && (dst->st_uid != src->st_uid || dst->st_gid != src->st_gid))
+    return FALSE;
+  return !xattrs_to_give (dir);
+}
+
 /* The folder's owner, mode and times, set once everything inside it is
  * written so that writing inside it does not change them again. What a share
  * refuses is not asked again, and counts as lost only for a folder this run
@@ -133,7 +185,7 @@ _cs_dir_unref (CsDir *dir)
 
       /* The first source's folder gives the merged folder its attributes. */
       if (dir->apply_attrs && merged_into == NULL && dir->dst_fd >= 0 && !job->setup.settings.dry_run)
-        dir->dst_done = finish_attributes (dir);
+        dir->dst_done = keeps_attributes (dir) || finish_attributes (dir);
       if (dir->apply_attrs)
         _cs_job_dir_finished (job, dir);
       if (dir->src_fd >= 0)
@@ -153,6 +205,14 @@ _cs_dir_unref (CsDir *dir)
 
       dir = parent;
     }
+}
+
+void
+_cs_dir_note_written (CsDir *dir)
+{
+  /* A later source's folder writes in the folder it merged into. */
+  for (; dir != NULL; dir = dir->merged_into)
+    atomic_store (&dir->dst_written, 1);
 }
 
 /* Filesystems whose files make up their contents when read: /proc/version

@@ -48,6 +48,14 @@ struct _CsDir {
   GHashTable  *resumes;       /* scanner: partials and journals found here (names); usually NULL */
   GHashTable  *resumes_wanted; /* scanner: final-name hashes of this run's big files here */
   GPtrArray   *dst_listed;    /* scanner: its destination listed ahead (CsIoListed); usually NULL */
+  /* Its destination folder as its parent's listing showed it, before this
+   * run wrote anything in it (a share's listing gives each entry's stat);
+   * dst_seen FALSE where no listing did. */
+  struct stat  dst_st;
+  gboolean     dst_seen;
+  gboolean     dst_same_mtime; /* dst_st's modification time is st's, as the destination keeps it */
+  atomic_int   dst_written;   /* this run wrote, or may have removed, an entry of its destination
+                               * folder (_cs_dir_note_written) */
   dev_t        src_dev;       /* the source folder's filesystem */
   gboolean     src_pseudo;    /* on procfs, sysfs and the like: sizes say nothing */
   CsDestFs    *fs;            /* borrowed from the job: the destination folder's filesystem */

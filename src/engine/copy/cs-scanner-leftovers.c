@@ -76,7 +76,10 @@ note_existing (CsJob        *job,
                GHashTable   *types)
 {
   if (_cs_name_is_our_temp (name) || _cs_name_is_our_stage (name))
-    remove_leftover (job, dir, name);
+    {
+      _cs_dir_note_written (dir);
+      remove_leftover (job, dir, name);
+    }
   else if (_cs_name_is_resume (name, NULL))
     {
       if (job->setup.settings.dry_run)

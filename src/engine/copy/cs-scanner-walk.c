@@ -10,6 +10,7 @@
 
 #include "cs-scanner-walk-private.h"
 #include "cs-big-file-private.h"
+#include "cs-copy-attrs-private.h"
 #include "cs-copy-private.h"
 #include "cs-count-ahead-private.h"
 #include "cs-decide-batch-private.h"
@@ -87,6 +88,7 @@ queue_item (CsJob  *job,
   /* Files decided in batches go first: they came first. */
   _cs_decide_batch_flush (job);
   atomic_fetch_add_explicit (&item->dir->n_files, 1, memory_order_relaxed);
+  _cs_dir_note_written (item->dir);
   if (size >= BATCH_BYTES || pending < 2 * threads)
     {
       _cs_scanner_flush_batch (job);
@@ -152,7 +154,8 @@ open_merged (CsJob   *job,
 
 /* Creates (or opens) the destination folder for @name and walks it, with
  * the folders of @later (or NULL) merged into it; @ahead (or NULL): the
- * folder there, opened and listed ahead (cs-dest-listing-private.h). */
+ * folder there, opened and listed ahead (cs-dest-listing-private.h);
+ * @seen (or NULL): its stat in @parent's destination listing. */
 static void
 enter_dir (CsJob             *job,
            CsDir             *parent,
@@ -161,7 +164,8 @@ enter_dir (CsJob             *job,
            const struct stat *st,
            guint              depth,
            GPtrArray         *later,
-           CsPrefetch        *ahead)
+           CsPrefetch        *ahead,
+           const struct stat *seen)
 {
   g_autoptr(GPtrArray) members = NULL;
   g_autoptr(GPtrArray) listed = NULL;
@@ -206,6 +210,7 @@ enter_dir (CsJob             *job,
     }
   else if (_cs_io_mkdirat (&job->counters, parent->dst_fd, dir->dst_name, 0700) == 0)
     {
+      _cs_dir_note_written (parent);
       dir->dst_new = TRUE;
       _cs_job_add_dir_total (job, CS_CLASS_COPIED);
     }
@@ -264,6 +269,13 @@ enter_dir (CsJob             *job,
           _cs_dir_unref (dir);
           return;
         }
+    }
+  /* What its end compares with (cs-dir.c): the folder met, not made. */
+  if (!dir->dst_new && seen != NULL)
+    {
+      dir->dst_st = *seen;
+      dir->dst_seen = TRUE;
+      dir->dst_same_mtime = _cs_copy_same_mtime (seen, st);
     }
   dir->fs = opened >= 0 && opened_st_known ? _cs_dest_fs_for_stat (job, dir->dst_fd, &opened_st, parent->fs)
                                            : _cs_dest_fs_for (job, dir->dst_fd, parent->fs);
@@ -347,7 +359,10 @@ handle_one (CsJob        *job,
   if (!_cs_scanner_holdable (job, dir, name, dst_name, &st, scan, listed))
     return;
   if (replaced_by_mirror (job, dir, name, dst_name, &st, scan, listed, depth))
-    return;
+    {
+      _cs_dir_note_written (dir);
+      return;
+    }
 
   if (S_ISDIR (st.st_mode))
     {
@@ -358,9 +373,15 @@ handle_one (CsJob        *job,
           && (later == NULL || later->len == 0)
           && _cs_move_rename_whole (job, dir, name, dst_name != NULL ? dst_name : name, &st))
         return;
-      enter_dir (job, dir, name, dst_name != NULL ? dst_name : name, &st, depth, later,
-                 scan != NULL && scan->prefetches != NULL && listed != NULL
-                 ? g_hash_table_lookup (scan->prefetches, listed) : NULL);
+      {
+        CsIoListed *seen = scan != NULL && scan->stats != NULL && listed != NULL
+                           ? g_hash_table_lookup (scan->stats, listed) : NULL;
+
+        enter_dir (job, dir, name, dst_name != NULL ? dst_name : name, &st, depth, later,
+                   scan != NULL && scan->prefetches != NULL && listed != NULL
+                   ? g_hash_table_lookup (scan->prefetches, listed) : NULL,
+                   seen != NULL ? &seen->st : NULL);
+      }
       return;
     }
 
@@ -430,6 +451,7 @@ handle_one (CsJob        *job,
           && job->lists.manifest == NULL
           && (size < CS_BIG_FILE_MIN || !job->scan.split_big) && _cs_decide_batch_wanted (job, dir))
         {
+          _cs_dir_note_written (dir);
           _cs_decide_batch_add (job, dir, name, dst_name, &st);
           return;
         }
@@ -477,6 +499,7 @@ handle_one (CsJob        *job,
               return;
             }
 
+          _cs_dir_note_written (dir);
           big = _cs_big_new ((int) ((size + CS_CHUNK_SIZE - 1) / CS_CHUNK_SIZE));
           big->link = link;
 

@@ -128,6 +128,12 @@ ssize_t _cs_io_getdents  (CsCounters *c, int fd, void *buf, size_t size);
 /* The folder's entries with their stats in one listing (CsIoListed into
  * @entries); -1 with ENOTSUP where the backend lists names only. */
 int     _cs_io_readdirplus (CsCounters *c, int fd, GPtrArray *entries);
+/* A folder opened (O_DIRECTORY, as _cs_io_openat) and listed with its
+ * entries' stats at once, where its backend can: on a share, without the
+ * stat by name an open makes. @out_listed FALSE where only opened (names
+ * only, or the listing failed): @entries is then to be ignored. */
+int     _cs_io_openat_listed (CsCounters *c, int dirfd, const char *path, int flags,
+                              GPtrArray *entries, gboolean *out_listed);
 int     _cs_io_syncfs    (CsCounters *c, int fd);
 ssize_t _cs_io_flistxattr (CsCounters *c, int fd, char *list, size_t size);
 ssize_t _cs_io_fgetxattr (CsCounters *c, int fd, const char *name, void *value, size_t size);

@@ -89,6 +89,10 @@ guint        _cs_io_smb_connections   (void);
 /* The table's describe: the server, the library, the most connections. */
 char        *_cs_io_smb_describe      (const char  *location);
 
+/* Whether @conn has made its first call, which connects under a lock all
+ * first calls take (_cs_io_smb_conn_lock). */
+gboolean     _cs_io_smb_conn_connected (CsSmbConn *conn);
+
 /* Runs the statement after it with @conn's lock held. */
 #define WITH_CONN(conn) for (gboolean _once = (_cs_io_smb_conn_lock (conn), TRUE); _once; \
                              _once = FALSE, _cs_io_smb_conn_unlock (conn))

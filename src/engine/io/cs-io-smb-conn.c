@@ -401,6 +401,17 @@ _cs_io_smb_conn_lock (CsSmbConn *conn)
     }
 }
 
+gboolean
+_cs_io_smb_conn_connected (CsSmbConn *conn)
+{
+  gboolean connected;
+
+  g_mutex_lock (&conn->lock);
+  connected = conn->connected;
+  g_mutex_unlock (&conn->lock);
+  return connected;
+}
+
 void
 _cs_io_smb_conn_unlock (CsSmbConn *conn)
 {

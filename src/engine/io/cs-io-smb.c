@@ -482,6 +482,33 @@ smb_getdents (int fd, void *buf, size_t size)
  * server for every entry with its attributes (a few requests per thousand
  * entries), and readdirplus2 hands each with the stat a stat by name would
  * give, without asking again. */
+/* Lists @url with its entries' stats on @conn, which the caller holds. */
+static int
+list_folder (CsSmbConn  *conn,
+             const char *url,
+             GPtrArray  *entries)
+{
+  SMBCCTX *ctx = conn->ctx;
+  SMBCFILE *folder = _cs_io_smb_lib.smbc_getFunctionOpendir (ctx) (ctx, url);
+  const struct libsmb_file_info *info;
+  struct stat st;
+
+  if (folder == NULL)
+    return -1;
+  memset (&st, 0, sizeof st);
+  while ((info = _cs_io_smb_lib.smbc_getFunctionReaddirPlus2 (ctx) (ctx, folder, &st)) != NULL)
+    {
+      if (info->name != NULL && strcmp (info->name, ".") != 0 && strcmp (info->name, "..") != 0)
+        {
+          _cs_io_smb_fix_stat (&st);
+          g_ptr_array_add (entries, _cs_io_listed_new (info->name, &st));
+        }
+      memset (&st, 0, sizeof st);
+    }
+  _cs_io_smb_lib.smbc_getFunctionClosedir (ctx) (ctx, folder);
+  return 0;
+}
+
 static int
 smb_readdirplus (int fd, GPtrArray *entries)
 {
@@ -501,30 +528,48 @@ smb_readdirplus (int fd, GPtrArray *entries)
       return -1;
     }
   WITH_CONN (h->conn)
-    {
-      SMBCCTX *ctx = h->conn->ctx;
-      SMBCFILE *folder = _cs_io_smb_lib.smbc_getFunctionOpendir (ctx) (ctx, h->url);
-      const struct libsmb_file_info *info;
-      struct stat st;
-
-      if (folder == NULL)
-        r = -1;
-      else
-        {
-          memset (&st, 0, sizeof st);
-          while ((info = _cs_io_smb_lib.smbc_getFunctionReaddirPlus2 (ctx) (ctx, folder, &st)) != NULL)
-            {
-              if (info->name != NULL && strcmp (info->name, ".") != 0 && strcmp (info->name, "..") != 0)
-                {
-                  _cs_io_smb_fix_stat (&st);
-                  g_ptr_array_add (entries, _cs_io_listed_new (info->name, &st));
-                }
-              memset (&st, 0, sizeof st);
-            }
-          _cs_io_smb_lib.smbc_getFunctionClosedir (ctx) (ctx, folder);
-        }
-    }
+    r = list_folder (h->conn, h->url, entries);
   return r;
+}
+
+/* A folder's handle needs no request of its own (smb_openat only asks
+ * whether a folder is there): the listing, which fails on anything else
+ * (ENOENT, ENOTDIR), asks that and lists it in one. */
+static int
+smb_openat_listed (int dirfd, const char *path, int flags, GPtrArray *entries, gboolean *out_listed)
+{
+  g_autofree char *url = NULL;
+  CsSmbConn *conn;
+  CsSmbHandle *h;
+  int r = 0;
+
+  *out_listed = FALSE;
+  if (_cs_io_smb_lib.smbc_getFunctionReaddirPlus2 == NULL || !(flags & O_DIRECTORY))
+    return smb_openat (dirfd, path, flags, 0);
+  if ((url = _cs_io_smb_url_at (dirfd, path)) == NULL || (conn = _cs_io_smb_conn_of_thread ()) == NULL)
+    return -1;
+  /* A connection's first call holds the lock every first call takes: a
+   * short one then, the open's stat, or the threads' first listings (a
+   * tenth of a second each behind 1 ms of latency) follow one another. */
+  if (!_cs_io_smb_conn_connected (conn))
+    {
+      int fd = smb_openat (dirfd, path, flags, 0);
+
+      *out_listed = fd >= 0 && smb_readdirplus (fd, entries) == 0;
+      return fd;
+    }
+  WITH_CONN (conn)
+    r = list_folder (conn, url, entries);
+  if (r != 0)
+    return -1;
+  *out_listed = TRUE;
+
+  h = g_new0 (CsSmbHandle, 1);
+  h->conn = conn;
+  g_atomic_int_inc (&conn->refs);
+  h->url = g_steal_pointer (&url);
+  h->folder = TRUE;
+  return _cs_io_smb_handle_add (h);
 }
 
 static int
@@ -788,6 +833,7 @@ const CsIoTable _cs_io_smb = {
   .fchmodat = smb_fchmodat,
   .getdents = smb_getdents,
   .readdirplus = smb_readdirplus,
+  .openat_listed = smb_openat_listed,
   .syncfs = smb_syncfs,
   .flistxattr = smb_flistxattr,
   .fgetxattr = smb_fgetxattr,

@@ -73,6 +73,13 @@ typedef struct {
    * st_ino may number a file otherwise than a stat does: never compared.
    * May be NULL: the backend lists names only (ENOTSUP). */
   int     (*readdirplus)     (int fd, GPtrArray *entries);
+  /* The folder @path in @dirfd opened as openat (…, O_DIRECTORY) opens it,
+   * and listed as readdirplus lists it, where the listing itself shows
+   * that a folder is there (a share: opening a folder asks about it first,
+   * a stat by name). @out_listed FALSE where it was opened but not listed.
+   * May be NULL: openat, then readdirplus. */
+  int     (*openat_listed)   (int dirfd, const char *path, int flags, GPtrArray *entries,
+                              gboolean *out_listed);
   int     (*syncfs)          (int fd);
   ssize_t (*flistxattr)      (int fd, char *list, size_t size);
   ssize_t (*fgetxattr)       (int fd, const char *name, void *value, size_t size);

@@ -814,6 +814,38 @@ _cs_io_readdirplus (CsCounters *c, int fd, GPtrArray *entries)
   return t.table->readdirplus (t.handle, entries);
 }
 
+int
+_cs_io_openat_listed (CsCounters *c,
+                      int         dirfd,
+                      const char *path,
+                      int         flags,
+                      GPtrArray  *entries,
+                      gboolean   *out_listed)
+{
+  Target d;
+  guint64 start;
+  int fd;
+
+  *out_listed = FALSE;
+  if (!find (dirfd, path, &d))
+    return -1;
+  if (d.table->openat_listed == NULL)
+    {
+      fd = _cs_io_openat (c, dirfd, path, flags, 0);
+      *out_listed = fd >= 0 && _cs_io_readdirplus (c, fd, entries) == 0;
+      return fd;
+    }
+  count (c, CS_REQ_OPEN);
+  count (c, CS_REQ_READDIR);
+  start = begin (CS_REQ_OPEN);
+  /* Not retried: an interrupted listing may have appended entries. */
+  fd = d.table->openat_listed (d.handle, path, flags | O_CLOEXEC, entries, out_listed);
+  finish (CS_REQ_OPEN, start, 0);
+  if (fd < 0)
+    *out_listed = FALSE;
+  return handed_out (&d, fd);
+}
+
 CsIoListed *
 _cs_io_listed_new (const char        *name,
                    const struct stat *st)
