@@ -17,7 +17,6 @@
 #include "copyscope-engine.h"
 #include "cs-count-ahead-private.h"
 #include "cs-io-private.h"
-#include "cs-io-stat-ahead-private.h"
 #include "cs-job-private.h"
 #include "cs-test-tree.h"
 
@@ -2282,107 +2281,6 @@ test_rerun_counts_checks (void)
   cs_test_tree_remove (root);
 }
 
-static void
-collect_plan (const char *action,
-              const char *source,
-              const char *destination,
-              gpointer    user_data)
-{
-  g_ptr_array_add (user_data, g_strdup_printf ("%s\t%s\t%s", action, source, destination));
-}
-
-/* A rerun's dry run, its plan as lines, and how many files it would copy. */
-static GPtrArray *
-plan_rerun (const char *src,
-            const char *dst,
-            guint64    *to_copy)
-{
-  g_autoptr(CsJob) job = job_for (src, dst, 2);
-  GPtrArray *plan = g_ptr_array_new_with_free_func (g_free);
-  CsProgress p;
-
-  cs_job_set_dry_run (job, TRUE, collect_plan, plan);
-  g_assert_true (cs_job_run_sync (job, NULL, NULL));
-  cs_job_get_progress (job, &p);
-  g_assert_cmpuint (p.files_failed, ==, 0);
-  *to_copy = p.files_to_copy;
-  return plan;
-}
-
-/* The scanner's source stats started together (io_uring) or made one by
- * one (fstatat, where io_uring is missing) lead to the same decisions, in
- * the same order, on a rerun with changed, touched, new and same files in
- * folders larger than the ring and folders between files. */
-static void
-test_stat_ahead_same_decisions (void)
-{
-  g_autofree char *root = make_tree ();
-  g_autofree char *src = g_build_filename (root, "src", NULL);
-  g_autofree char *dst = g_build_filename (root, "dst", NULL);
-  g_autofree char *p = NULL;
-  g_autoptr(GPtrArray) ahead_plan = NULL;
-  g_autoptr(GPtrArray) serial_plan = NULL;
-  g_autoptr(CsJob) first = NULL;
-  g_autoptr(CsJob) rerun = NULL;
-  guint64 ahead_n = 0, serial_n = 0;
-
-  if (!_cs_io_stat_ahead_available ())
-    {
-      g_test_skip ("io_uring is not available here");
-      cs_test_tree_remove (root);
-      return;
-    }
-#define PATH(...) (g_free (p), p = g_build_filename (src, __VA_ARGS__, NULL))
-  g_mkdir (PATH ("many"), 0755);
-  for (guint i = 0; i < 300; i++)
-    {
-      g_autofree char *name = g_strdup_printf ("f%03u", i);
-
-      /* A folder now and then among the files: the stats after it restart. */
-      if (i % 97 == 0)
-        {
-          g_autofree char *d = g_strdup_printf ("d%03u", i);
-
-          g_mkdir (PATH ("many", d), 0755);
-          write_file (PATH ("many", d, "inner"), 10, i);
-        }
-      write_file (PATH ("many", name), i * 3, i);
-    }
-  first = job_for (src, dst, 2);
-  g_assert_true (cs_job_run_sync (first, NULL, NULL));
-
-  /* Changed sizes, changed times only, new files, a new folder. */
-  write_file (PATH ("plain.txt"), 999, 9);
-  set_mtime (PATH ("sub", "ro"), 1234567890, 1);
-  set_mtime (PATH ("many", "f010"), 1234567890, 2);
-  set_mtime (PATH ("many", "f011"), 1234567890, 2);
-  write_file (PATH ("many", "f200"), 5000, 3);
-  write_file (PATH ("many", "new"), 7, 4);
-  g_mkdir (PATH ("sub", "new-dir"), 0755);
-  write_file (PATH ("sub", "new-dir", "x"), 1, 5);
-#undef PATH
-
-  ahead_plan = plan_rerun (src, dst, &ahead_n);
-  _cs_io_stat_ahead_enable (FALSE);
-  serial_plan = plan_rerun (src, dst, &serial_n);
-  _cs_io_stat_ahead_enable (TRUE);
-
-  g_assert_cmpuint (ahead_n, ==, serial_n);
-  g_assert_cmpuint (serial_n, >=, 6);
-  g_assert_cmpuint (ahead_plan->len, ==, serial_plan->len);
-  for (guint i = 0; i < serial_plan->len; i++)
-    g_assert_cmpstr (g_ptr_array_index (ahead_plan, i), ==, g_ptr_array_index (serial_plan, i));
-
-  /* And the rerun itself, stats ahead, leaves nothing to copy. */
-  rerun = job_for (src, dst, 2);
-  g_assert_true (cs_job_run_sync (rerun, NULL, NULL));
-  g_clear_pointer (&ahead_plan, g_ptr_array_unref);
-  ahead_plan = plan_rerun (src, dst, &ahead_n);
-  g_assert_cmpuint (ahead_n, ==, 0);
-
-  cs_test_tree_remove (root);
-}
-
 int
 main (int    argc,
       char **argv)
@@ -2390,7 +2288,6 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/job/copy-tree", test_copy_tree);
-  g_test_add_func ("/job/stat-ahead/same-decisions", test_stat_ahead_same_decisions);
   g_test_add_func ("/job/cp-semantics", test_cp_semantics);
   g_test_add_func ("/job/into", test_into);
   g_test_add_func ("/job/rerun-counts-checks", test_rerun_counts_checks);

@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 
 #include "cs-dest-listing-private.h"
-#include "cs-io-stat-ahead-private.h"
 #include "cs-job-private.h"
 
 G_BEGIN_DECLS
@@ -32,14 +31,6 @@ typedef struct {
   GHashTable *stats;
   /* Its subfolders opened and listed ahead: listed names → CsPrefetch. */
   GHashTable *prefetches;
-  /* The source entries of the listing being handled, their stats started
-   * together (cs-io-stat-ahead-private.h), and which of them is handled
-   * now; NULL where each is stated in turn. @stat_entered: the one handled
-   * was a folder, walked meanwhile, so the stats of the ones after it are
-   * older than the walk and are started again. */
-  CsIoStatAhead *stat_ahead;
-  guint          stat_index;
-  gboolean       stat_entered;
 } CsFolderScan;
 
 CsLater  *_cs_scanner_later_new    (CsDir        *parent,

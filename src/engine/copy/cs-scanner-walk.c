@@ -338,16 +338,12 @@ handle_one (CsJob        *job,
       g_hash_table_remove (scan->existing, key);
     }
 
-  if ((scan != NULL && scan->stat_ahead != NULL
-       ? _cs_io_stat_ahead_take (scan->stat_ahead, scan->stat_index, &st)
-       : _cs_io_fstatat (&job->counters, dir->src_fd, name, &st, AT_SYMLINK_NOFOLLOW)) != 0)
+  if (_cs_io_fstatat (&job->counters, dir->src_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
     {
       _cs_job_report_item (job, dir, name, NULL, 0, d_type == DT_DIR, "stat", errno, NULL, 1);
       _cs_scanner_count_unreadable (job, d_type == DT_DIR);
       return;
     }
-  if (scan != NULL && scan->stat_ahead != NULL && S_ISDIR (st.st_mode))
-    scan->stat_entered = TRUE;
   if (!_cs_scanner_holdable (job, dir, name, dst_name, &st, scan, listed))
     return;
   if (replaced_by_mirror (job, dir, name, dst_name, &st, scan, listed, depth))
@@ -571,19 +567,6 @@ _cs_scanner_handle_entry (CsJob        *job,
   _cs_scanner_report_unmerged (job, dir, name, later);
 }
 
-/* The stats of @names[@from ..) started together, where they can be. */
-static CsIoStatAhead *
-stat_ahead (CsJob     *job,
-            CsDir     *dir,
-            GPtrArray *names,
-            guint      from)
-{
-  if (from + 2 > names->len)
-    return NULL;
-  return _cs_io_stat_ahead_start (&job->counters, dir->src_fd,
-                                  (const char * const *) names->pdata + from, names->len - from);
-}
-
 /* Reads one source folder into @dir's destination folder (@scan->member of
  * a merged one). FALSE when the job stopped meanwhile. */
 static gboolean
@@ -595,62 +578,23 @@ read_folder (CsJob        *job,
 {
   gsize bufsize = depth < 64 ? DENTS_BUFFER_SIZE : DENTS_BUFFER_SIZE_DEEP;
   g_autofree guint8 *buf = g_malloc (bufsize);
-  g_autoptr(GPtrArray) names = g_ptr_array_new ();
   guint index = 0;
   ssize_t n;
 
   while ((n = _cs_io_getdents (&job->counters, dir->src_fd, buf, bufsize)) > 0)
     {
-      /* Freed before @buf, whose names its stats read. */
-      g_autoptr(CsIoStatAhead) ahead = NULL;
-      guint from = 0, next = 0;
-
-      /* On a cold cache each stat is a read of an inode from the disk: the
-       * ones of this listing go out together, the entries still handled
-       * one by one in its order (excluded ones are never stated). */
-      g_ptr_array_set_size (names, 0);
       for (ssize_t off = 0; off < n;)
         {
           struct linux_dirent64 *d = (struct linux_dirent64 *) (buf + off);
-
-          off += d->d_reclen;
-          if (strcmp (d->d_name, ".") != 0 && strcmp (d->d_name, "..") != 0
-              && !_cs_job_is_excluded (job, d->d_name))
-            g_ptr_array_add (names, d->d_name);
-        }
-      ahead = stat_ahead (job, dir, names, 0);
-
-      for (ssize_t off = 0; off < n;)
-        {
-          struct linux_dirent64 *d = (struct linux_dirent64 *) (buf + off);
-          gboolean ahead_of_it;
 
           off += d->d_reclen;
           if (strcmp (d->d_name, ".") == 0 || strcmp (d->d_name, "..") == 0)
             continue;
-          /* A stat from before a pause or a question is stale after it:
-           * the rest are stated as they come. */
-          if (ahead != NULL && atomic_load_explicit (&job->gate.gate_closed, memory_order_relaxed))
-            g_clear_pointer (&ahead, _cs_io_stat_ahead_free);
           if (!_cs_job_wait_if_paused (job))
             return FALSE;
           /* Where the count ahead stops counting (cs-count-ahead.c). */
           _cs_count_ahead_at (job, depth, index++);
-          ahead_of_it = next < names->len && g_ptr_array_index (names, next) == d->d_name;
-          scan->stat_ahead = ahead_of_it ? ahead : NULL;
-          scan->stat_index = next - from;
-          scan->stat_entered = FALSE;
           _cs_scanner_handle_entry (job, dir, d->d_name, NULL, d->d_type, scan, depth, NULL);
-          scan->stat_ahead = NULL;
-          if (ahead_of_it)
-            next++;
-          /* A folder was walked since these stats: start the rest again. */
-          if (scan->stat_entered && ahead != NULL)
-            {
-              g_clear_pointer (&ahead, _cs_io_stat_ahead_free);
-              from = next;
-              ahead = stat_ahead (job, dir, names, from);
-            }
         }
     }
   if (n < 0)
@@ -695,7 +639,7 @@ walk_dir (CsJob     *job,
     taken = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   /* Declared after @stats: freed first, each waited for. */
   prefetches = _cs_dest_listing_prefetch (job, dir, stats);
-  scan = (CsFolderScan) { existing, taken, types, NULL, 0, NULL, stats, prefetches, NULL, 0, FALSE };
+  scan = (CsFolderScan) { existing, taken, types, NULL, 0, NULL, stats, prefetches };
   if (members != NULL && members->len > 0)
     {
       /* Only where folders merge: a name per entry of this one level. */

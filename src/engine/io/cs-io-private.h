@@ -75,10 +75,6 @@ const CsIoTable *_cs_io_backend     (int handle, const char *location);
 /* The filesystem @location is on, for the run record: the backend's own words
  * (an SMB server and share), else the mount table's type. */
 char            *_cs_io_filesystem_type (const char *location);
-/* Whether @handle is a descriptor of the system's, reached through the real
- * POSIX table (no test's table in front): then @fd is the descriptor, for
- * calls the table has no entry for (cs-io-stat-ahead.c). */
-gboolean         _cs_io_is_system_fd (int handle, int *fd);
 /* Whether @location is the POSIX backend's: a path, not a URL of another. */
 gboolean         _cs_io_is_path     (const char *location);
 /* The last part of @location (no trailing "/"), as a name the calls take

@@ -294,18 +294,6 @@ handed_out (const Target *t,
   return (t->backend << CS_IO_HANDLE_BITS) | handle;
 }
 
-gboolean
-_cs_io_is_system_fd (int  handle,
-                     int *fd)
-{
-  Target t;
-
-  if (handle < 0 || !find (handle, NULL, &t) || t.table != &default_table)
-    return FALSE;
-  *fd = t.handle;
-  return TRUE;
-}
-
 const CsIoTable *
 _cs_io_backend (int         handle,
                 const char *location)
