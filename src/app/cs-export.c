@@ -12,6 +12,10 @@
 #include "cs-format.h"
 #include "cs-report.h"
 
+/* Where a file's name says it holds the workers' timeline (Trace Event JSON),
+ * not the run's record. */
+#define TRACE_SUFFIX ".trace.json"
+
 typedef struct
 {
   GtkWidget          *widget;      /* alive unless the export was cancelled */
@@ -49,6 +53,9 @@ _cs_export_name (const char *prefix,
     started = g_date_time_new_now_local ();
   stamp = g_date_time_format (started, "%Y-%m-%d-%H%M%S");
 
+  /* The timeline is JSON too: its own suffix keeps it from reading as the run's. */
+  if (g_strcmp0 (extension, "trace") == 0)
+    extension = TRACE_SUFFIX + 1;
   return g_strdup_printf ("%s-%s.%s", prefix, stamp, extension);
 }
 
@@ -101,18 +108,30 @@ _cs_export_render_runs (CsRun              **runs,
   return cs_report_render (runs, n_runs, labels, format, error);
 }
 
-/* The format the chosen name asks for, or the one chosen before. */
+/* The format a file's name asks for ("….trace.json" the workers' timeline,
+ * else its last suffix), or @fallback, the one chosen before. */
+char *
+_cs_export_format_of_name (const char *basename,
+                           const char *fallback)
+{
+  g_autofree char *lower = basename != NULL ? g_ascii_strdown (basename, -1) : NULL;
+  const char *dot = lower != NULL ? strrchr (lower, '.') : NULL;
+
+  if (lower != NULL && g_str_has_suffix (lower, TRACE_SUFFIX))
+    return g_strdup ("trace");
+  if (dot != NULL && dot[1] != '\0')
+    return g_strdup (dot + 1);
+
+  return g_strdup (fallback);
+}
+
 static char *
 chosen_extension (GFile      *file,
                   const char *fallback)
 {
   g_autofree char *base = g_file_get_basename (file);
-  const char *dot = base != NULL ? strrchr (base, '.') : NULL;
 
-  if (dot != NULL && dot[1] != '\0')
-    return g_ascii_strdown (dot + 1, -1);
-
-  return g_strdup (fallback);
+  return _cs_export_format_of_name (base, fallback);
 }
 
 static void

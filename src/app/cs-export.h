@@ -20,6 +20,8 @@ char *_cs_export_name          (const char          *prefix,
                                 gint64               started_usec,
                                 const char          *extension);
 void  _cs_export_palette_init  (CsPlotPalette       *palette);
+char *_cs_export_format_of_name (const char         *basename,
+                                 const char         *fallback);
 GBytes *_cs_export_render_runs (CsRun              **runs,
                                 guint                n_runs,
                                 const char * const  *labels,
