@@ -114,7 +114,7 @@ meet_take (CsJob *job,
 
   if (!atomic_load_explicit (&job->ahead.meeting, memory_order_acquire))
     return !atomic_load (&job->ahead.crossed);
-  g_mutex_lock (&job->ahead.meet_lock);
+  _cs_mutex_lock (&job->ahead.meet_lock);
   take = !atomic_load (&job->ahead.crossed)
          && (job->ahead.scan_depth == 0
              || compare_at (count->at, depth, job->ahead.scan_at, job->ahead.scan_depth) > 0);
@@ -125,7 +125,7 @@ meet_take (CsJob *job,
       job->ahead.has_last = TRUE;
       job->ahead.pending = TRUE;
     }
-  g_mutex_unlock (&job->ahead.meet_lock);
+  _cs_mutex_unlock (&job->ahead.meet_lock);
   return take;
 }
 
@@ -136,14 +136,14 @@ meet_settle (CsJob *job,
 {
   if (!atomic_load_explicit (&job->ahead.meeting, memory_order_relaxed) && !atomic_load (&job->ahead.crossed))
     return;
-  g_mutex_lock (&job->ahead.meet_lock);
+  _cs_mutex_lock (&job->ahead.meet_lock);
   job->ahead.files_after = count->files;
   job->ahead.bytes_after = count->bytes;
   job->ahead.pending = FALSE;
   /* The scanner met it during the stat: the total waited for this file. */
   if (atomic_load (&job->ahead.crossed))
     publish_met (job);
-  g_mutex_unlock (&job->ahead.meet_lock);
+  _cs_mutex_unlock (&job->ahead.meet_lock);
 }
 
 void
@@ -153,7 +153,7 @@ _cs_count_ahead_at_slow (CsJob *job,
 {
   if (depth > CS_COUNT_MAX_DEPTH)
     return;
-  g_mutex_lock (&job->ahead.meet_lock);
+  _cs_mutex_lock (&job->ahead.meet_lock);
   if (atomic_load_explicit (&job->ahead.meeting, memory_order_relaxed))
     {
       job->ahead.scan_at[depth] = index;
@@ -172,7 +172,7 @@ _cs_count_ahead_at_slow (CsJob *job,
             publish_met (job);
         }
     }
-  g_mutex_unlock (&job->ahead.meet_lock);
+  _cs_mutex_unlock (&job->ahead.meet_lock);
 }
 
 static gboolean count_dir (CsJob *job, int fd, guint depth, Count *count);
@@ -319,7 +319,7 @@ count_thread (gpointer data)
    * before they met gives its own. */
   if (count.met)
     return NULL;
-  g_mutex_lock (&job->ahead.meet_lock);
+  _cs_mutex_lock (&job->ahead.meet_lock);
   atomic_store_explicit (&job->ahead.meeting, 0, memory_order_relaxed);
   if (whole && !atomic_load (&job->ahead.crossed))
     {
@@ -327,7 +327,7 @@ count_thread (gpointer data)
       atomic_store_explicit (&job->ahead.bytes_counted, count.bytes, memory_order_relaxed);
       atomic_store_explicit (&job->ahead.counted, 1, memory_order_release);
     }
-  g_mutex_unlock (&job->ahead.meet_lock);
+  _cs_mutex_unlock (&job->ahead.meet_lock);
   return NULL;
 }
 
