@@ -509,6 +509,42 @@ test_listings_overlap (void)
   cs_test_tree_remove (backing);
 }
 
+/* A rerun of "SRC/." lists the destination folder it copies into once: the
+ * listing that looks for staging folders a killed run left there is the
+ * one the scanner decides that folder's files from. Such a folder is still
+ * removed, and not taken for an extra. */
+static void
+test_top_listed_once (void)
+{
+  g_autofree char *backing = cs_test_tree_make_tmp ();
+  g_autofree char *top = cs_test_tree_make_tmp ();
+  g_autofree char *src = g_build_filename (top, "src", NULL);
+  g_autofree char *stale = g_build_filename (backing, "out", ".copyscope-0123456789abcdef-3.stage", NULL);
+  CsFakeSmbIo io;
+
+  make_folders (src);
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  cs_smb_set_credentials (NULL, PASSWORD);
+  run_into_share (src, CS_OPERATION_COPY);
+
+  /* An empty staging folder of a run that is gone. */
+  g_assert_cmpint (g_mkdir (stale, 0700), ==, 0);
+
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  run_into_share (src, CS_OPERATION_COPY);
+  cs_fake_smb_io (&io);
+  g_test_message ("listed with stats: %u; read by names: %u", io.listings, io.name_reads);
+  g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
+  /* out, f0 … f5, f0/sub: each once, and by names never (the staging
+   * folder, empty, gives no names). */
+  g_assert_cmpuint (io.listings, ==, 1 + N_FOLDERS + 1);
+  g_assert_cmpuint (io.name_reads, ==, 0);
+
+  cs_smb_set_credentials (NULL, NULL);
+  cs_test_tree_remove (top);
+  cs_test_tree_remove (backing);
+}
+
 static const Case copy_newer = { CS_OPERATION_COPY, CS_OVERWRITE_NEWER, FALSE };
 static const Case copy_never = { CS_OPERATION_COPY, CS_OVERWRITE_NEVER, FALSE };
 static const Case copy_different = { CS_OPERATION_COPY, CS_OVERWRITE_DIFFERENT, FALSE };
@@ -534,6 +570,7 @@ main (int   argc,
   g_test_add_data_func ("/rerun-smb/ignore-case", &copy_ignore_case, test_same_decisions);
   g_test_add_func ("/rerun-smb/changed-after-listing", test_changed_after_listing);
   g_test_add_func ("/rerun-smb/listings-overlap", test_listings_overlap);
+  g_test_add_func ("/rerun-smb/top-listed-once", test_top_listed_once);
   g_test_add_data_func ("/rerun-smb/folders-unchanged/copy", &copy_newer, test_folders_unchanged);
   g_test_add_data_func ("/rerun-smb/folders-unchanged/mirror", &mirror_newer, test_folders_unchanged);
   g_test_add_data_func ("/rerun-smb/folders-changed/copy", &copy_newer, test_folders_changed);
