@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -449,6 +450,101 @@ test_folders_changed (gconstpointer data)
   cs_test_tree_remove (backing);
 }
 
+/* Listings overlapping on a share: how many the listing threads had under
+ * way at once, each held for a while as a slow server would. */
+typedef struct {
+  atomic_int now;
+  atomic_int most;
+} Overlap;
+
+static void
+slow_listing (const char *folder,
+              gpointer    data)
+{
+  Overlap *o = data;
+  int now = atomic_fetch_add (&o->now, 1) + 1;
+
+  for (int most = atomic_load (&o->most); now > most && !atomic_compare_exchange_weak (&o->most, &most, now);)
+    ;
+  g_usleep (50 * G_TIME_SPAN_MILLISECOND);
+  atomic_fetch_sub (&o->now, 1);
+}
+
+/* A rerun over many folders lists them on more connections than a copy
+ * has threads: Samba answers libsmbclient's directory query with each
+ * entry's EA size, an extra filesystem call per entry that a client asking
+ * less does not cost it, and one connection's requests are served one
+ * after the other. 40 folders, each listing held 50 ms: more than 8 (the
+ * listing threads before) must be under way at once. */
+static void
+test_listings_overlap (void)
+{
+  g_autofree char *backing = cs_test_tree_make_tmp ();
+  g_autofree char *top = cs_test_tree_make_tmp ();
+  g_autofree char *src = g_build_filename (top, "src", NULL);
+  Overlap overlap = { 0, 0 };
+  CsFakeSmbIo io;
+
+  for (guint f = 0; f < 40; f++)
+    {
+      g_autofree char *rel = g_strdup_printf ("d%02u/file.txt", f);
+
+      write_at (src, rel, "one\n", T_OLD);
+    }
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  cs_smb_set_credentials (NULL, PASSWORD);
+  run_into_share (src, CS_OPERATION_COPY);
+
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  cs_fake_smb_on_listed (slow_listing, &overlap);
+  run_into_share (src, CS_OPERATION_COPY);
+  cs_fake_smb_on_listed (NULL, NULL);
+  cs_fake_smb_io (&io);
+  g_test_message ("listings: %u, at most %d at once", io.listings, atomic_load (&overlap.most));
+  g_assert_cmpuint (io.listings, ==, 41);
+  g_assert_cmpint (atomic_load (&overlap.most), >=, 12);
+
+  cs_smb_set_credentials (NULL, NULL);
+  cs_test_tree_remove (top);
+  cs_test_tree_remove (backing);
+}
+
+/* A rerun of "SRC/." lists the destination folder it copies into once: the
+ * listing that looks for staging folders a killed run left there is the
+ * one the scanner decides that folder's files from. Such a folder is still
+ * removed, and not taken for an extra. */
+static void
+test_top_listed_once (void)
+{
+  g_autofree char *backing = cs_test_tree_make_tmp ();
+  g_autofree char *top = cs_test_tree_make_tmp ();
+  g_autofree char *src = g_build_filename (top, "src", NULL);
+  g_autofree char *stale = g_build_filename (backing, "out", ".copyscope-0123456789abcdef-3.stage", NULL);
+  CsFakeSmbIo io;
+
+  make_folders (src);
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  cs_smb_set_credentials (NULL, PASSWORD);
+  run_into_share (src, CS_OPERATION_COPY);
+
+  /* An empty staging folder of a run that is gone. */
+  g_assert_cmpint (g_mkdir (stale, 0700), ==, 0);
+
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  run_into_share (src, CS_OPERATION_COPY);
+  cs_fake_smb_io (&io);
+  g_test_message ("listed with stats: %u; read by names: %u", io.listings, io.name_reads);
+  g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
+  /* out, f0 … f5, f0/sub: each once, and by names never (the staging
+   * folder, empty, gives no names). */
+  g_assert_cmpuint (io.listings, ==, 1 + N_FOLDERS + 1);
+  g_assert_cmpuint (io.name_reads, ==, 0);
+
+  cs_smb_set_credentials (NULL, NULL);
+  cs_test_tree_remove (top);
+  cs_test_tree_remove (backing);
+}
+
 static const Case copy_newer = { CS_OPERATION_COPY, CS_OVERWRITE_NEWER, FALSE };
 static const Case copy_never = { CS_OPERATION_COPY, CS_OVERWRITE_NEVER, FALSE };
 static const Case copy_different = { CS_OPERATION_COPY, CS_OVERWRITE_DIFFERENT, FALSE };
@@ -473,6 +569,8 @@ main (int   argc,
   g_test_add_data_func ("/rerun-smb/mirror-different", &mirror_different, test_same_decisions);
   g_test_add_data_func ("/rerun-smb/ignore-case", &copy_ignore_case, test_same_decisions);
   g_test_add_func ("/rerun-smb/changed-after-listing", test_changed_after_listing);
+  g_test_add_func ("/rerun-smb/listings-overlap", test_listings_overlap);
+  g_test_add_func ("/rerun-smb/top-listed-once", test_top_listed_once);
   g_test_add_data_func ("/rerun-smb/folders-unchanged/copy", &copy_newer, test_folders_unchanged);
   g_test_add_data_func ("/rerun-smb/folders-unchanged/mirror", &mirror_newer, test_folders_unchanged);
   g_test_add_data_func ("/rerun-smb/folders-changed/copy", &copy_newer, test_folders_changed);

@@ -109,8 +109,14 @@ _cs_dest_listing_decide (CsJob             *job,
 /* How many subfolders of one folder are opened ahead at most: each holds a
  * handle (on a share, a URL) until the scanner reaches it. */
 #define PREFETCH_MAX 256
-/* The threads that list ahead, a job's own: enough to overlap round trips. */
-#define PREFETCH_THREADS 8
+/* The threads that list ahead, a job's own, each with its connection.
+ * Samba serves one connection's requests one after the other, and answers
+ * libsmbclient's directory query (FileIdBothDirectoryInformation) with
+ * each entry's EA size: a listxattr per entry beside the DOS attributes'
+ * getxattr, twice the filesystem calls per entry of a client that asks
+ * less (rclone's). Behind 1 ms per filesystem call, 5,000 files in folders
+ * of 100, no-op copy: 2.6–2.8 s with 16, 3.4–3.7 s with 8 (load 11–16). */
+#define PREFETCH_THREADS 16
 
 struct _CsPrefetch {
   atomic_int  ref;

@@ -269,6 +269,12 @@ enter_dir (CsJob             *job,
           _cs_dir_unref (dir);
           return;
         }
+      /* The folder the sources are copied into, walked itself (a source
+       * given as "SRC/."): listed a moment ago, where the staging folders
+       * a killed run left were looked for (_cs_stage_setup). */
+      if (!dir->dst_new && dir->dst_listed == NULL && parent->dst_listed != NULL
+          && strcmp (dir->dst_name, ".") == 0)
+        dir->dst_listed = g_steal_pointer (&parent->dst_listed);
     }
   /* What its end compares with (cs-dir.c): the folder met, not made. */
   if (!dir->dst_new && seen != NULL)

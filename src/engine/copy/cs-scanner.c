@@ -380,8 +380,10 @@ _cs_scanner_run (CsJob *job)
           && _cs_io_fstatat (&job->counters, container->src_fd, src_name, &src_st, AT_SYMLINK_NOFOLLOW) == 0
           && !S_ISDIR (src_st.st_mode))
         _cs_scanner_prepare_existing_dir (job, container, NULL, NULL);
-      /* Every source is copied into the same folder: staging goes there. */
-      _cs_stage_setup (job, container->dst_fd);
+      /* Every source is copied into the same folder: staging goes there.
+       * Its listing, if the setup made one, is the container's: a source
+       * given as "SRC/." walks this very folder (enter_dir). */
+      _cs_stage_setup (job, container->dst_fd, &container->dst_listed);
       if (container->dst_fd >= 0 && _cs_is_remote_filesystem (container->dst_fd))
         atomic_store (&job->dest.dst_remote, 1);
       /* A backend with no flush (smb://): the job says so at its end. */

@@ -36,9 +36,12 @@ gboolean  _cs_is_remote_filesystem  (int         fd);
 
 /* Scanner, before the first item is queued: decides whether this job stages,
  * next to @root_fd (the folder the sources are copied into), and removes the
- * staging folders a crashed run left there. */
+ * staging folders a crashed run left there. On a share, *@out_listed (or
+ * NULL) gets the folder's listing with each entry's stat (CsIoListed)
+ * that looked for them, without those it removed; else stays NULL. */
 void      _cs_stage_setup           (CsJob      *job,
-                                     int         root_fd);
+                                     int         root_fd,
+                                     GPtrArray **out_listed);
 /* Workers: a staging folder for one file, or NULL to write beside it. */
 CsStage  *_cs_stage_acquire         (CsJob      *job);
 void      _cs_stage_release         (CsJob      *job,

@@ -10,6 +10,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "cs-copy-data-private.h"
 #include "cs-job-private.h"
 #include "cs-names-private.h"
 #include "cs-stage-private.h"
@@ -51,12 +52,39 @@ _cs_is_remote_filesystem (int fd)
  * destination's names (cs-dest-fs.c) makes its folder in the same form. A
  * separate descriptor: the directory offset is shared by duplicates. */
 static void
-remove_leftover_stages (CsJob *job,
-                        int    root_fd)
+remove_leftover_stages (CsJob      *job,
+                        int         root_fd,
+                        GPtrArray **out_listed)
 {
   g_autofree guint8 *buf = NULL;
   ssize_t n;
   int fd;
+
+  /* On a share a listing by names is the same directory query as one with
+   * every entry's stat (a few tenths of a second for a folder of 50 behind
+   * 1 ms per filesystem call under Samba): asked with the stats, it is the
+   * listing the scanner decides from when it walks this very folder (a
+   * source given as "SRC/."), not asked twice. */
+  if (out_listed != NULL && _cs_copy_on_share (root_fd))
+    {
+      g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func (g_free);
+
+      if (_cs_io_readdirplus (&job->counters, root_fd, entries) == 0)
+        {
+          for (guint i = entries->len; i-- > 0;)
+            {
+              const CsIoListed *listed = g_ptr_array_index (entries, i);
+
+              if (_cs_name_is_our_stage (listed->name) && !_cs_name_run_alive (listed->name))
+                {
+                  _cs_stage_remove_leftover (job, root_fd, listed->name);
+                  g_ptr_array_remove_index (entries, i);
+                }
+            }
+          *out_listed = g_steal_pointer (&entries);
+          return;
+        }
+    }
 
   fd = _cs_io_openat (&job->counters, root_fd, ".", O_RDONLY | O_DIRECTORY, 0);
   if (fd < 0)
@@ -77,16 +105,19 @@ remove_leftover_stages (CsJob *job,
 }
 
 void
-_cs_stage_setup (CsJob *job,
-                 int    root_fd)
+_cs_stage_setup (CsJob      *job,
+                 int         root_fd,
+                 GPtrArray **out_listed)
 {
   gboolean stage;
 
+  if (out_listed != NULL)
+    *out_listed = NULL;
   if (job->stage.stage_root_fd >= 0 || job->stage.stage_swept || root_fd < 0 || job->setup.settings.dry_run)
     return;
 
   job->stage.stage_swept = TRUE;
-  remove_leftover_stages (job, root_fd);
+  remove_leftover_stages (job, root_fd, out_listed);
 
   switch (job->setup.staging)
     {
