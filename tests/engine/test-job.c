@@ -1074,7 +1074,8 @@ test_count_ahead_meets (void)
  * began with the scan and stat-ed, from the end, files the scanner stat-ed
  * too (on a warm no-op rerun of 100,000 files, 55-95 k of them). A copy
  * held by a queue of files to copy (not to check) gets the count at once:
- * the total is wanted early and the copy sets the pace. */
+ * the total is wanted early and the copy sets the pace, as does a run
+ * that reads the disk (a cold one), where the count's stats read ahead. */
 static void
 test_count_ahead_waits (void)
 {
@@ -1136,6 +1137,22 @@ test_count_ahead_waits (void)
   g_assert_true (atomic_load (&held->ahead.counted));
   g_assert_cmpuint (atomic_load (&held->ahead.files_counted), ==, files);
   g_assert_cmpuint (atomic_load (&held->ahead.bytes_counted), ==, bytes);
+
+  /* A run that reads the disk (here: any block at all) counts at once. */
+  {
+    g_autoptr(CsJob) cold = job_for (src, dst, 2);
+
+    cs_job_add_exclude (cold, "*.tmp");
+    cold->ahead.wait_us = (gint64) 3600 * G_USEC_PER_SEC;
+    cold->ahead.disk_blocks = 0;
+    _cs_count_ahead_start (cold);
+    for (start = g_get_monotonic_time ();
+         !atomic_load (&cold->ahead.counted) && g_get_monotonic_time () - start < 30 * G_USEC_PER_SEC;)
+      g_usleep (1000);
+    _cs_count_ahead_stop (cold);
+    g_assert_true (atomic_load (&cold->ahead.counted));
+    g_assert_cmpuint (atomic_load (&cold->ahead.files_counted), ==, files);
+  }
   cs_test_tree_remove (root);
 }
 

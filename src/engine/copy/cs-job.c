@@ -154,6 +154,7 @@ cs_job_init (CsJob *self)
   g_mutex_init (&self->ahead.meet_lock);
   g_cond_init (&self->ahead.wake);
   self->ahead.wait_us = CS_COUNT_WAIT_US;
+  self->ahead.disk_blocks = CS_COUNT_DISK_BLOCKS;
   g_mutex_init (&self->channel.ask_lock);
   g_mutex_init (&self->channel.notify_lock);
   g_mutex_init (&self->phases.thread_lock);
