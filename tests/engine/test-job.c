@@ -1068,6 +1068,94 @@ test_count_ahead_meets (void)
   cs_test_tree_remove (root);
 }
 
+/* The count ahead begins only after a while of the scan, or once the
+ * scanner waits for a queue of files to copy. A tree the scanner walks
+ * within that while is counted by the scanner alone: before, the count
+ * began with the scan and stat-ed, from the end, files the scanner stat-ed
+ * too (on a warm no-op rerun of 100,000 files, 55-95 k of them). A copy
+ * held by a queue of files to copy (not to check) gets the count at once:
+ * the total is wanted early and the copy sets the pace, as does a run
+ * that reads the disk (a cold one), where the count's stats read ahead. */
+static void
+test_count_ahead_waits (void)
+{
+  g_autofree char *root = tmp_dir ();
+  g_autofree char *dst = g_build_filename (root, "dst", NULL);
+  g_autoptr(CsJob) job = NULL;
+  g_autoptr(CsJob) held = NULL;
+  g_autoptr(GArray) walk = g_array_new (FALSE, FALSE, sizeof (MetEntry));
+  g_autofree char *src = NULL;
+  guint64 files, bytes;
+  gint64 start;
+
+  src = make_count_tree (root, &files, &bytes);
+
+  /* The scanner (played, as in /job/count-ahead/meets) walks the tree
+   * within the wait, taking its time in the middle: the count has not
+   * begun when the scan ends, and the stop ends its wait at once. */
+  job = job_for (src, dst, 2);
+  cs_job_add_exclude (job, "*.tmp");
+  job->ahead.wait_us = 30 * G_USEC_PER_SEC;
+  list_as_scanner (job, src, 1, walk);
+  _cs_count_ahead_start (job);
+  for (guint step = 0; step < walk->len; step++)
+    {
+      if (step == walk->len / 2)
+        g_usleep (G_USEC_PER_SEC / 5);
+      scan_step (job, &g_array_index (walk, MetEntry, step));
+    }
+  start = g_get_monotonic_time ();
+  _cs_count_ahead_stop (job);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
+  g_assert_false (job->ahead.has_last);
+  g_assert_false (atomic_load (&job->ahead.counted));
+  g_assert_cmpuint (atomic_load (&job->tally.files_found), ==, files);
+
+  /* Still waiting after a while of a scan that is not held ... */
+  held = job_for (src, dst, 2);
+  cs_job_add_exclude (held, "*.tmp");
+  held->ahead.wait_us = (gint64) 3600 * G_USEC_PER_SEC;
+  _cs_count_ahead_start (held);
+  g_usleep (G_USEC_PER_SEC / 5);
+  g_assert_false (held->ahead.has_last);
+  /* ... also when the scanner waits for a queue of files to check ... */
+  atomic_store (&held->ahead.scan_held, 1);
+  g_usleep (G_USEC_PER_SEC / 5);
+  g_assert_false (held->ahead.has_last);
+  /* ... or for one with a file in a hundred to copy ... */
+  atomic_store (&held->tally.files_checked, 100);
+  atomic_store (&held->tally.files_to_copy, 1);
+  g_usleep (G_USEC_PER_SEC / 5);
+  g_assert_false (held->ahead.has_last);
+  g_assert_false (atomic_load (&held->ahead.counted));
+  /* ... and counting at once when the queue holds files to copy. */
+  atomic_store (&held->tally.files_to_copy, 50);
+  for (start = g_get_monotonic_time ();
+       !atomic_load (&held->ahead.counted) && g_get_monotonic_time () - start < 30 * G_USEC_PER_SEC;)
+    g_usleep (1000);
+  _cs_count_ahead_stop (held);
+  g_assert_true (atomic_load (&held->ahead.counted));
+  g_assert_cmpuint (atomic_load (&held->ahead.files_counted), ==, files);
+  g_assert_cmpuint (atomic_load (&held->ahead.bytes_counted), ==, bytes);
+
+  /* A run that reads the disk (here: any block at all) counts at once. */
+  {
+    g_autoptr(CsJob) cold = job_for (src, dst, 2);
+
+    cs_job_add_exclude (cold, "*.tmp");
+    cold->ahead.wait_us = (gint64) 3600 * G_USEC_PER_SEC;
+    cold->ahead.disk_blocks = 0;
+    _cs_count_ahead_start (cold);
+    for (start = g_get_monotonic_time ();
+         !atomic_load (&cold->ahead.counted) && g_get_monotonic_time () - start < 30 * G_USEC_PER_SEC;)
+      g_usleep (1000);
+    _cs_count_ahead_stop (cold);
+    g_assert_true (atomic_load (&cold->ahead.counted));
+    g_assert_cmpuint (atomic_load (&cold->ahead.files_counted), ==, files);
+  }
+  cs_test_tree_remove (root);
+}
+
 /* A table that refuses every request the count ahead makes, and counts them. */
 static CsIoTable refusing_table;
 static atomic_int refused_requests;
@@ -2302,6 +2390,7 @@ main (int    argc,
   g_test_add_func ("/job/count-ahead/cancel", test_count_ahead_cancel);
   g_test_add_func ("/job/count-ahead/quiet", test_count_ahead_quiet);
   g_test_add_func ("/job/count-ahead/meets", test_count_ahead_meets);
+  g_test_add_func ("/job/count-ahead/waits", test_count_ahead_waits);
   g_test_add_func ("/job/cancellable", test_cancellable);
   g_test_add_func ("/job/transient-read-error", test_transient_read_error);
   g_test_add_func ("/job/sticky-read-error", test_sticky_read_error);

@@ -27,6 +27,10 @@
 /* The count ahead holds a descriptor per level open: deeper trees are not
  * counted (cs-count-ahead.c). */
 #define CS_COUNT_MAX_DEPTH 64
+/* The count ahead begins after this much of the scan (cs-count-ahead.c). */
+#define CS_COUNT_WAIT_US G_USEC_PER_SEC
+/* ... or once the run read this many blocks (512 bytes) from a disk. */
+#define CS_COUNT_DISK_BLOCKS 1024
 
 G_BEGIN_DECLS
 
@@ -195,6 +199,14 @@ struct _CsJob {
     gboolean      has_last, pending;
     atomic_int    crossed;
     guint64       files_before, bytes_before, files_after, bytes_after;
+    /* When it begins (cs-count-ahead.c): after wait_us of the scan, once
+     * the scanner waited for room in a queue with files to copy (scan_held,
+     * set by _cs_job_push), or once the process read disk_blocks from a
+     * disk. wake, with meet_lock, ends the wait at the stop. */
+    gint64        wait_us;
+    guint64       disk_blocks;
+    atomic_int    scan_held;
+    GCond         wake;
   } ahead;
 
   /* What the filesystems refused once, so no worker asks again (cs-copy.c;

@@ -316,7 +316,12 @@ _cs_job_push (CsJob  *job,
 
   _cs_mutex_lock (&job->gate.lock);
   while (job->gate.pending >= job->gate.max_pending && !_cs_job_stopping (job))
-    _cs_cond_wait (&job->gate.cond, &job->gate.lock);
+    {
+      /* The pool, not the scan, sets the pace: with files to copy in
+       * it, the count ahead begins (cs-count-ahead.c). */
+      atomic_store_explicit (&job->ahead.scan_held, 1, memory_order_relaxed);
+      _cs_cond_wait (&job->gate.cond, &job->gate.lock);
+    }
   /* Written atomically although under the lock: the scanner peeks at it without
    * the lock to decide on batching (queue_item). */
   __atomic_fetch_add (&job->gate.pending, weight, __ATOMIC_RELAXED);

@@ -92,6 +92,7 @@ cs_job_finalize (GObject *object)
   g_free (self->setup.manifest_path);
   g_mutex_clear (&self->gate.lock);
   g_mutex_clear (&self->ahead.meet_lock);
+  g_cond_clear (&self->ahead.wake);
   g_mutex_clear (&self->channel.ask_lock);
   g_mutex_clear (&self->channel.notify_lock);
   g_mutex_clear (&self->stage.stage_lock);
@@ -151,6 +152,9 @@ cs_job_init (CsJob *self)
   self->gate.state = CS_JOB_STATE_READY;
   g_mutex_init (&self->gate.lock);
   g_mutex_init (&self->ahead.meet_lock);
+  g_cond_init (&self->ahead.wake);
+  self->ahead.wait_us = CS_COUNT_WAIT_US;
+  self->ahead.disk_blocks = CS_COUNT_DISK_BLOCKS;
   g_mutex_init (&self->channel.ask_lock);
   g_mutex_init (&self->channel.notify_lock);
   g_mutex_init (&self->phases.thread_lock);
