@@ -25,7 +25,11 @@
 #define USER      "lab"
 #define URL       "smb://" USER "@" CS_FAKE_SMB_SERVER "/" CS_FAKE_SMB_SHARE
 #define MIB       (1024 * 1024)
-#define BIG_SIZE  (70 * MIB)
+/* A whole number of 8 MiB calls in every 32 MiB chunk and in the tail
+ * (72 = 32 + 32 + 8): whichever chunk gets the big buffer writes 8 MiB
+ * calls. With 70 MiB, a worker given the buffer for the 6 MiB tails only
+ * wrote 6 MiB at most (an ASan run of test_budget). */
+#define BIG_SIZE  (72 * MIB)
 #define BIG_CALL  (8 * MIB)
 /* A 70 MiB file in 4 MiB calls, and room for the journal and the claims. */
 #define MAX_CALLS (BIG_SIZE / (4 * MIB) + 16)
