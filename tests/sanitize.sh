@@ -116,7 +116,7 @@ stage_asan () {
 # locks are futexes TSan cannot see; the engine states what they guarantee
 # with annotations (src/engine/common/cs-tsan-private.h), and tests/tsan.supp only
 # names frames inside GLib. Any warning fails the step (exit code 66).
-tsan_tests="test-job test-fault test-generate test-sweep"
+tsan_tests="test-job test-fault test-generate test-sweep test-smb-connect"
 tsan_env="halt_on_error=0:exitcode=66:second_deadlock_stack=1:suppressions=$src/tests/tsan.supp"
 # GCC 12's TSan maps its shadow memory at fixed addresses and dies with
 # "unexpected memory mapping" when address randomisation puts a library there,
@@ -131,7 +131,9 @@ stage_tsan () {
   if ! can_sanitize thread; then
     note "SKIP  tsan        the compiler cannot link -fsanitize=thread (libtsan)"
   elif setup "$work/build-tsan" tests/engine/test-job tests/fault/test-fault \
-         tests/engine/test-generate tests/engine/test-sweep src/cli/copyscope-cli \
+         tests/engine/test-generate tests/engine/test-sweep tests/engine/test-smb-connect \
+         tests/engine/fake-libsmbclient/libsmbclient.so.0 \
+         tests/engine/fake-libsmbclient/libsamba-util.so.0 src/cli/copyscope-cli \
          -- -Dbuildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false; then
     tmp=$(mktemp -d)
     mkdir -p "$tmp/src/a" "$tmp/src/b" "$tmp/src/c"

@@ -68,8 +68,9 @@ typedef struct {
   struct timespec      times[2];
 } CsSmbHandle;
 
-/* This thread's connection (made on its first call), or NULL with errno. */
-CsSmbConn   *_cs_io_smb_conn_of_thread (void);
+/* This thread's connection, connected where it can be to the share of
+ * @url (see cs-io-smb-conn.c), or NULL with errno. */
+CsSmbConn   *_cs_io_smb_conn_for      (const char  *url);
 void         _cs_io_smb_conn_unref    (gpointer     conn);
 /* Holds @conn for one call; the first call on it, which connects, is taken
  * one at a time (see cs-io-smb-conn.c). */
@@ -100,7 +101,7 @@ gboolean     _cs_io_smb_conn_connected (CsSmbConn *conn);
 /* Runs @call on this thread's context with @url made from @dirfd and @name. */
 #define BY_NAME(dirfd, name, call) ({                                      \
     g_autofree char *url = _cs_io_smb_url_at (dirfd, name);                \
-    CsSmbConn *conn = url != NULL ? _cs_io_smb_conn_of_thread () : NULL;   \
+    CsSmbConn *conn = url != NULL ? _cs_io_smb_conn_for (url) : NULL;      \
     int _r = -1;                                                           \
     if (conn != NULL)                                                      \
       WITH_CONN (conn)                                                     \

@@ -12,6 +12,7 @@
 #include "cs-io-smb-conn-private.h"
 #include "cs-io-table-private.h"
 #include "cs-smb-credentials-private.h"
+#include "cs-tsan-private.h"
 
 /*
  * The backend for smb:// locations, through libsmbclient (the library GVfs
@@ -180,8 +181,12 @@ give_threads (gpointer data)
   void *util;
   int (*set_functions) (const ThreadFunctions *) = NULL;
 
+  /* Released for the threads g_once lets on, which TSan cannot see. */
   if (!(library_loaded = load_library ()))
-    return NULL;
+    {
+      CS_TSAN_RELEASE (&library_loaded);
+      return NULL;
+    }
   /* Loaded with libsmbclient, which needs it. */
   util = dlopen ("libsamba-util.so.0", RTLD_NOW | RTLD_NOLOAD);
   if (util != NULL)
@@ -192,10 +197,35 @@ give_threads (gpointer data)
       g_warning ("libsmbclient has no thread support here: one SMB request at a time");
       one_call_at_a_time = TRUE;
     }
+  CS_TSAN_RELEASE (&library_loaded);
   return NULL;
 }
 
+/* Held while a context is made or freed, and while a connection is set up
+ * alone. Making a context sets the library's log level (smbc_new_context
+ * calls smbc_setDebug): calls on other connections read it meanwhile, as
+ * they always did, and so do connections being set up together. */
 static GMutex contexts_lock;
+
+/* Held to write while a connection is set up alone, to read while
+ * connections to a share one already reached are set up together (see
+ * _cs_io_smb_conn_for). */
+static pthread_rwlock_t setup_lock = PTHREAD_RWLOCK_INITIALIZER;
+
+/* A pthread lock, which ThreadSanitizer sees, as it does not GLib's GRWLock. */
+static void
+setup_write_lock (void)
+{
+  _cs_mutex_lock (&contexts_lock);
+  pthread_rwlock_wrlock (&setup_lock);
+}
+
+static void
+setup_write_unlock (void)
+{
+  pthread_rwlock_unlock (&setup_lock);
+  _cs_mutex_unlock (&contexts_lock);
+}
 static atomic_int n_connections;
 static atomic_int most_connections;
 
@@ -232,9 +262,9 @@ _cs_io_smb_conn_unref (gpointer data)
 
   if (conn == NULL || !g_atomic_int_dec_and_test (&conn->refs))
     return;
-  g_mutex_lock (&contexts_lock);
+  _cs_mutex_lock (&contexts_lock);
   _cs_io_smb_lib.smbc_free_context (conn->ctx, 1);
-  g_mutex_unlock (&contexts_lock);
+  _cs_mutex_unlock (&contexts_lock);
   g_mutex_clear (&conn->lock);
   atomic_fetch_sub (&n_connections, 1);
   g_free (conn);
@@ -242,8 +272,8 @@ _cs_io_smb_conn_unref (gpointer data)
 
 static GPrivate thread_conn = G_PRIVATE_INIT (_cs_io_smb_conn_unref);
 
-CsSmbConn *
-_cs_io_smb_conn_of_thread (void)
+static CsSmbConn *
+conn_of_thread (void)
 {
   static GOnce threads_once = G_ONCE_INIT;
   CsSmbConn *conn = g_private_get (&thread_conn);
@@ -253,13 +283,14 @@ _cs_io_smb_conn_of_thread (void)
     return conn;
 
   g_once (&threads_once, give_threads, NULL);
+  CS_TSAN_ACQUIRE (&library_loaded);
   if (!library_loaded)
     {
       errno = ENOPROTOOPT;
       return NULL;
     }
 
-  g_mutex_lock (&contexts_lock);
+  _cs_mutex_lock (&contexts_lock);
   ctx = _cs_io_smb_lib.smbc_new_context ();
   if (ctx != NULL)
     {
@@ -277,7 +308,7 @@ _cs_io_smb_conn_of_thread (void)
           ctx = NULL;
         }
     }
-  g_mutex_unlock (&contexts_lock);
+  _cs_mutex_unlock (&contexts_lock);
   if (ctx == NULL)
     {
       errno = ENOMEM;
@@ -302,7 +333,7 @@ _cs_io_smb_handle_add (CsSmbHandle *h)
 {
   int n = -1;
 
-  g_mutex_lock (&handles_lock);
+  _cs_mutex_lock (&handles_lock);
   if (handles == NULL)
     handles = g_ptr_array_new ();
   for (guint i = 0; i < handles->len; i++)
@@ -317,7 +348,7 @@ _cs_io_smb_handle_add (CsSmbHandle *h)
       n = (int) handles->len;
       g_ptr_array_add (handles, h);
     }
-  g_mutex_unlock (&handles_lock);
+  _cs_mutex_unlock (&handles_lock);
   return n;
 }
 
@@ -326,10 +357,10 @@ _cs_io_smb_handle_get (int n)
 {
   CsSmbHandle *h = NULL;
 
-  g_mutex_lock (&handles_lock);
+  _cs_mutex_lock (&handles_lock);
   if (handles != NULL && n >= 0 && (guint) n < handles->len)
     h = g_ptr_array_index (handles, n);
-  g_mutex_unlock (&handles_lock);
+  _cs_mutex_unlock (&handles_lock);
   if (h == NULL)
     errno = EBADF;
   return h;
@@ -342,9 +373,9 @@ _cs_io_smb_handle_take (int n)
 
   if (h != NULL)
     {
-      g_mutex_lock (&handles_lock);
+      _cs_mutex_lock (&handles_lock);
       handles->pdata[n] = NULL;
-      g_mutex_unlock (&handles_lock);
+      _cs_mutex_unlock (&handles_lock);
     }
   return h;
 }
@@ -383,20 +414,182 @@ _cs_io_smb_url_at (int         dirfd,
   return g_string_free (g_steal_pointer (&url), FALSE);
 }
 
-/* A context's first call connects and logs in, through caches the library
- * keeps in files for the whole process, whose locks do not tell threads
- * apart: with connections set up together, a thread's call sometimes ended
- * in ECONNABORTED (1 rerun in 3 of the smb-native test). So first calls
- * take the lock contexts are made under; after that, calls run at once. */
+/* A context's first call connects and logs in, and two threads connecting
+ * at once sometimes fail where one at a time never does: libsmbclient 4.17
+ * shares state between contexts while it sets a connection up (its
+ * character-set converters among them: "convert_string_talloc: out of
+ * memory!", no NTLMSSP negotiate made). Measured with 32 threads
+ * connecting again and again to the lab Samba: 6 set-ups in 9,600 failed
+ * so; in the smb-native test's reruns it was an ECONNABORTED now and then.
+ * One at a time, sixteen set-ups behind 1 ms per request took 0.45 s, all
+ * together 0.13 s. So the first connection to a share is set up alone;
+ * once one reached it, the others are set up together by a stat of the
+ * share's root (one request, harmless to repeat), and one that fails so is
+ * set up again alone. A call on a connection not set up so (a share that
+ * refused, a location naming no share) connects alone itself. */
+
+/* "smb://[user@]host[:port]/share/" of @url, or NULL where it names no share. */
+static char *
+share_of (const char *url)
+{
+  const char *host = strstr (url, "://");
+  const char *slash, *end;
+
+  if (host == NULL || (slash = strchr (host + 3, '/')) == NULL || slash[1] == '\0' || slash[1] == '/')
+    return NULL;
+  end = strchr (slash + 1, '/');
+  if (end == NULL)
+    return g_strconcat (url, "/", NULL);
+  return g_strndup (url, (gsize) (end - url) + 1);
+}
+
+typedef enum { SHARE_UNTRIED, SHARE_REACHED, SHARE_REFUSED } ShareState;
+
+typedef struct {
+  ShareState state;
+  gint64     since;   /* monotonic µs */
+} Share;
+
+/* A share that refused a connection is tried first again after this long:
+ * the window asks for a password and the user types it. Until then its
+ * connections are set up one at a time, as each call connects. */
+#define REFUSED_FOR_US (10 * G_USEC_PER_SEC)
+
+static GMutex shares_lock;
+static GHashTable *shares;   /* share URL → Share, the process's first connections */
+
+static ShareState
+share_state (const char *share)
+{
+  ShareState state = SHARE_UNTRIED;
+  Share *s;
+
+  _cs_mutex_lock (&shares_lock);
+  if (shares != NULL && (s = g_hash_table_lookup (shares, share)) != NULL)
+    {
+      state = s->state;
+      if (state == SHARE_REFUSED && g_get_monotonic_time () - s->since >= REFUSED_FOR_US)
+        state = SHARE_UNTRIED;
+    }
+  _cs_mutex_unlock (&shares_lock);
+  return state;
+}
+
+static void
+share_set_state (const char *share,
+                 ShareState  state)
+{
+  Share *s = g_new (Share, 1);
+
+  s->state = state;
+  s->since = g_get_monotonic_time ();
+  _cs_mutex_lock (&shares_lock);
+  if (shares == NULL)
+    shares = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_hash_table_insert (shares, g_strdup (share), s);
+  _cs_mutex_unlock (&shares_lock);
+}
+
+/* Connects @conn by a stat of @share's root: alone, or beside other
+ * connections to a share one reached before. */
+static gboolean
+connect_by_stat (CsSmbConn  *conn,
+                 const char *share,
+                 gboolean    alone)
+{
+  struct stat st;
+  int r;
+
+  if (one_call_at_a_time)
+    _cs_mutex_lock (&one_call_lock);
+  _cs_mutex_lock (&conn->lock);
+  if (alone)
+    setup_write_lock ();
+  else
+    pthread_rwlock_rdlock (&setup_lock);
+  r = _cs_io_smb_lib.smbc_getFunctionStat (conn->ctx) (conn->ctx, share, &st);
+  if (r == 0)
+    conn->connected = TRUE;
+  if (alone)
+    setup_write_unlock ();
+  else
+    pthread_rwlock_unlock (&setup_lock);
+  _cs_mutex_unlock (&conn->lock);
+  if (one_call_at_a_time)
+    _cs_mutex_unlock (&one_call_lock);
+  return r == 0;
+}
+
+/* Beside the other connections to @share; one that fails so connects
+ * again alone. */
+static void
+connect_together (CsSmbConn  *conn,
+                  const char *share)
+{
+  if (connect_by_stat (conn, share, FALSE))
+    return;
+  g_debug ("a connection set up beside others failed (%s): connecting again alone",
+           g_strerror (errno));
+  connect_by_stat (conn, share, TRUE);
+}
+
+/* The first connection to @share, alone; connections that waited for it
+ * meanwhile connect beside each other once it reached the share. */
+static void
+connect_first (CsSmbConn  *conn,
+               const char *share)
+{
+  static GMutex first_lock;
+  ShareState state;
+
+  _cs_mutex_lock (&first_lock);
+  if ((state = share_state (share)) == SHARE_UNTRIED)
+    {
+      state = connect_by_stat (conn, share, TRUE) ? SHARE_REACHED : SHARE_REFUSED;
+      share_set_state (share, state);
+    }
+  _cs_mutex_unlock (&first_lock);
+  if (state == SHARE_REACHED && !_cs_io_smb_conn_connected (conn))
+    connect_together (conn, share);
+}
+
+CsSmbConn *
+_cs_io_smb_conn_for (const char *url)
+{
+  CsSmbConn *conn = conn_of_thread ();
+  g_autofree char *share = NULL;
+  int saved_errno = errno;
+
+  if (conn == NULL || _cs_io_smb_conn_connected (conn) || (share = share_of (url)) == NULL)
+    return conn;
+  switch (share_state (share))
+    {
+    case SHARE_REACHED:
+      connect_together (conn, share);
+      break;
+    case SHARE_UNTRIED:
+      connect_first (conn, share);
+      break;
+    case SHARE_REFUSED:
+    default:
+      /* The call itself connects, alone: its own error is the one to
+       * report, and a server that refused a login is not asked again
+       * before each call. */
+      break;
+    }
+  errno = saved_errno;
+  return conn;
+}
+
 void
 _cs_io_smb_conn_lock (CsSmbConn *conn)
 {
   if (one_call_at_a_time)
-    g_mutex_lock (&one_call_lock);
-  g_mutex_lock (&conn->lock);
+    _cs_mutex_lock (&one_call_lock);
+  _cs_mutex_lock (&conn->lock);
   if (!conn->connected)
     {
-      g_mutex_lock (&contexts_lock);
+      setup_write_lock ();
       conn->connecting = TRUE;
     }
 }
@@ -406,9 +599,9 @@ _cs_io_smb_conn_connected (CsSmbConn *conn)
 {
   gboolean connected;
 
-  g_mutex_lock (&conn->lock);
+  _cs_mutex_lock (&conn->lock);
   connected = conn->connected;
-  g_mutex_unlock (&conn->lock);
+  _cs_mutex_unlock (&conn->lock);
   return connected;
 }
 
@@ -419,11 +612,11 @@ _cs_io_smb_conn_unlock (CsSmbConn *conn)
     {
       conn->connecting = FALSE;
       conn->connected = TRUE;
-      g_mutex_unlock (&contexts_lock);
+      setup_write_unlock ();
     }
-  g_mutex_unlock (&conn->lock);
+  _cs_mutex_unlock (&conn->lock);
   if (one_call_at_a_time)
-    g_mutex_unlock (&one_call_lock);
+    _cs_mutex_unlock (&one_call_lock);
 }
 
 /* SMB reports no blocks; a file is never sparse here, so the copy never

@@ -47,7 +47,7 @@ smb_openat (int dirfd, const char *path, int flags, mode_t mode)
       errno = EOPNOTSUPP;
       return -1;
     }
-  if ((url = _cs_io_smb_url_at (dirfd, path)) == NULL || (conn = _cs_io_smb_conn_of_thread ()) == NULL)
+  if ((url = _cs_io_smb_url_at (dirfd, path)) == NULL || (conn = _cs_io_smb_conn_for (url)) == NULL)
     return -1;
 
   WITH_CONN (conn)
@@ -322,7 +322,7 @@ smb_renameat2 (int olddirfd, const char *oldpath, int newdirfd, const char *newp
       return -1;
     }
   if ((from = _cs_io_smb_url_at (olddirfd, oldpath)) == NULL || (to = _cs_io_smb_url_at (newdirfd, newpath)) == NULL
-      || (conn = _cs_io_smb_conn_of_thread ()) == NULL)
+      || (conn = _cs_io_smb_conn_for (from)) == NULL)
     return -1;
   WITH_CONN (conn)
     {
@@ -546,11 +546,12 @@ smb_openat_listed (int dirfd, const char *path, int flags, GPtrArray *entries, g
   *out_listed = FALSE;
   if (_cs_io_smb_lib.smbc_getFunctionReaddirPlus2 == NULL || !(flags & O_DIRECTORY))
     return smb_openat (dirfd, path, flags, 0);
-  if ((url = _cs_io_smb_url_at (dirfd, path)) == NULL || (conn = _cs_io_smb_conn_of_thread ()) == NULL)
+  if ((url = _cs_io_smb_url_at (dirfd, path)) == NULL || (conn = _cs_io_smb_conn_for (url)) == NULL)
     return -1;
-  /* A connection's first call holds the lock every first call takes: a
-   * short one then, the open's stat, or the threads' first listings (a
-   * tenth of a second each behind 1 ms of latency) follow one another. */
+  /* A connection not set up by a stat of its share's root connects in its
+   * first call, alone (cs-io-smb-conn.c): a short one then, the open's
+   * stat, or the threads' first listings (a tenth of a second each behind
+   * 1 ms of latency) would follow one another. */
   if (!_cs_io_smb_conn_connected (conn))
     {
       int fd = smb_openat (dirfd, path, flags, 0);
