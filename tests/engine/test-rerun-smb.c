@@ -455,6 +455,7 @@ test_folders_changed (gconstpointer data)
 typedef struct {
   atomic_int now;
   atomic_int most;
+  gulong     hold_ms;
 } Overlap;
 
 static void
@@ -466,31 +467,30 @@ slow_listing (const char *folder,
 
   for (int most = atomic_load (&o->most); now > most && !atomic_compare_exchange_weak (&o->most, &most, now);)
     ;
-  g_usleep (50 * G_TIME_SPAN_MILLISECOND);
+  g_usleep (o->hold_ms * G_TIME_SPAN_MILLISECOND);
   atomic_fetch_sub (&o->now, 1);
 }
 
-/* A rerun over many folders lists them on more connections than a copy
- * has threads: Samba answers libsmbclient's directory query with each
- * entry's EA size, an extra filesystem call per entry that a client asking
- * less does not cost it, and one connection's requests are served one
- * after the other. 40 folders, each listing held 50 ms: more than 8 (the
- * listing threads before) must be under way at once. */
-static void
-test_listings_overlap (void)
+/* A rerun of @folders folders of @files files each, whose listings the
+ * share holds @hold_ms each: how many were under way at once at most. */
+static int
+most_listings_at_once (guint  folders,
+                       guint  files,
+                       gulong hold_ms)
 {
   g_autofree char *backing = cs_test_tree_make_tmp ();
   g_autofree char *top = cs_test_tree_make_tmp ();
   g_autofree char *src = g_build_filename (top, "src", NULL);
-  Overlap overlap = { 0, 0 };
+  Overlap overlap = { 0, 0, hold_ms };
   CsFakeSmbIo io;
 
-  for (guint f = 0; f < 40; f++)
-    {
-      g_autofree char *rel = g_strdup_printf ("d%02u/file.txt", f);
+  for (guint f = 0; f < folders; f++)
+    for (guint i = 0; i < files; i++)
+      {
+        g_autofree char *rel = g_strdup_printf ("d%02u/file%u.txt", f, i);
 
-      write_at (src, rel, "one\n", T_OLD);
-    }
+        write_at (src, rel, "one\n", T_OLD);
+      }
   cs_fake_smb_install (backing, USER, PASSWORD);
   cs_smb_set_credentials (NULL, PASSWORD);
   run_into_share (src, CS_OPERATION_COPY);
@@ -500,13 +500,38 @@ test_listings_overlap (void)
   run_into_share (src, CS_OPERATION_COPY);
   cs_fake_smb_on_listed (NULL, NULL);
   cs_fake_smb_io (&io);
-  g_test_message ("listings: %u, at most %d at once", io.listings, atomic_load (&overlap.most));
-  g_assert_cmpuint (io.listings, ==, 41);
-  g_assert_cmpint (atomic_load (&overlap.most), >=, 12);
+  g_test_message ("listings held %lu ms: %u, at most %d at once", hold_ms, io.listings,
+                  atomic_load (&overlap.most));
+  g_assert_cmpuint (io.listings, ==, folders + 1);
 
   cs_smb_set_credentials (NULL, NULL);
   cs_test_tree_remove (top);
   cs_test_tree_remove (backing);
+  return atomic_load (&overlap.most);
+}
+
+/* A rerun over many folders lists them on more connections than a copy
+ * has threads: Samba answers libsmbclient's directory query with each
+ * entry's EA size, an extra filesystem call per entry that a client asking
+ * less does not cost it, and one connection's requests are served one
+ * after the other. 40 folders of 30 files, each listing held 15 ms (0.5 ms
+ * per entry, a server not slow): more than 8 (the listing threads before)
+ * must be under way at once, and no more than 16. */
+static void
+test_listings_overlap (void)
+{
+  int most = most_listings_at_once (40, 30, 15);
+
+  g_assert_cmpint (most, >=, 12);
+  g_assert_cmpint (most, <=, 16);
+}
+
+/* Listings of 150 ms for a file each, a share with 1 ms per filesystem
+ * call: once one said so, 32 threads list (16 before). */
+static void
+test_listings_slow (void)
+{
+  g_assert_cmpint (most_listings_at_once (96, 1, 150), >, 16);
 }
 
 /* A rerun of "SRC/." lists the destination folder it copies into once: the
@@ -570,6 +595,7 @@ main (int   argc,
   g_test_add_data_func ("/rerun-smb/ignore-case", &copy_ignore_case, test_same_decisions);
   g_test_add_func ("/rerun-smb/changed-after-listing", test_changed_after_listing);
   g_test_add_func ("/rerun-smb/listings-overlap", test_listings_overlap);
+  g_test_add_func ("/rerun-smb/listings-slow", test_listings_slow);
   g_test_add_func ("/rerun-smb/top-listed-once", test_top_listed_once);
   g_test_add_data_func ("/rerun-smb/folders-unchanged/copy", &copy_newer, test_folders_unchanged);
   g_test_add_data_func ("/rerun-smb/folders-unchanged/mirror", &mirror_newer, test_folders_unchanged);

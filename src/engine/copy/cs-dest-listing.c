@@ -25,11 +25,14 @@
  * changed meanwhile (RELIABILITY.md).
  */
 
+static void listing_timed (CsJob *job, gint64 start, guint entries);
+
 GPtrArray *
 _cs_dest_listing_read (CsJob *job,
                        CsDir *dir)
 {
   g_autoptr(GPtrArray) entries = NULL;
+  gint64 start;
 
   /* Listed ahead, when the folder was opened (_cs_dest_listing_take). */
   if (dir->dst_listed != NULL)
@@ -37,11 +40,13 @@ _cs_dest_listing_read (CsJob *job,
   if (dir->dst_fd < 0 || dir->dst_new || !_cs_copy_on_share (dir->dst_fd))
     return NULL;
   entries = g_ptr_array_new_with_free_func (g_free);
+  start = g_get_monotonic_time ();
   if (_cs_io_readdirplus (&job->counters, dir->dst_fd, entries) != 0)
     {
       g_debug ("folder not listed with attributes (%s): files asked by name", g_strerror (errno));
       return NULL;
     }
+  listing_timed (job, start, entries->len);
   return g_steal_pointer (&entries);
 }
 
@@ -115,8 +120,38 @@ _cs_dest_listing_decide (CsJob             *job,
  * each entry's EA size: a listxattr per entry beside the DOS attributes'
  * getxattr, twice the filesystem calls per entry of a client that asks
  * less (rclone's). Behind 1 ms per filesystem call, 5,000 files in folders
- * of 100, no-op copy: 2.6–2.8 s with 16, 3.4–3.7 s with 8 (load 11–16). */
-#define PREFETCH_THREADS 16
+ * of 100, no-op copy: 2.6–2.8 s with 16, 3.4–3.7 s with 8 (load 11–16),
+ * with connections set up one at a time. Set up together, 32 took 1.14–
+ * 1.34 s against 16's 1.49–1.57 s, but at 0 µs 0.53–0.73 s against
+ * 0.40–0.47 s, the set-ups of the other 16 costing what their listings do
+ * not win back. So 16 list ahead, and 32 once a listing says the server
+ * is slow (_cs_job_listing_slow). A thread's first listing does not count,
+ * as it also sets its connection up (at 0 µs, 16 set-ups at once on two
+ * busy cores took 0.1 s). */
+#define PREFETCH_THREADS      16
+#define PREFETCH_THREADS_SLOW 32
+
+/* Set in a listing thread once it listed a folder. */
+static GPrivate listed_before;
+
+/* A destination listing of @entries entries that began at @start (monotonic
+ * µs) is over: a slow one lets more threads list ahead. */
+static void
+listing_timed (CsJob *job,
+               gint64 start,
+               guint  entries)
+{
+  gint64 took = g_get_monotonic_time () - start;
+
+  if (!_cs_job_listing_slow (took, entries) || atomic_exchange (&job->scan.listings_slow, TRUE))
+    return;
+  g_debug ("a listing of %u entries took %" G_GINT64_FORMAT " ms: %d threads list ahead",
+           entries, took / 1000, PREFETCH_THREADS_SLOW);
+  /* The scanner's thread, or a listing thread: the scanner waits for every
+   * listing (prefetch_end) before it ends the pool. */
+  if (job->scan.prefetch != NULL)
+    g_thread_pool_set_max_threads (job->scan.prefetch, PREFETCH_THREADS_SLOW, NULL);
+}
 
 struct _CsPrefetch {
   atomic_int  ref;
@@ -179,11 +214,16 @@ prefetch_run (gpointer data,
    * there without the stat by name an open asks first. */
   if (!_cs_job_stopping (p->job))
     {
+      gint64 start = g_get_monotonic_time ();
+
       entries = g_ptr_array_new_with_free_func (g_free);
       fd = _cs_io_openat_listed (&p->job->counters, p->parent_fd, p->name,
                                  O_RDONLY | O_DIRECTORY | O_NOFOLLOW, entries, &listed);
       if (!listed)
         g_clear_pointer (&entries, g_ptr_array_unref);
+      else if (g_private_get (&listed_before) != NULL)
+        listing_timed (p->job, start, entries->len);
+      g_private_set (&listed_before, GINT_TO_POINTER (TRUE));
     }
   g_mutex_lock (&p->lock);
   p->fd = fd;
@@ -234,7 +274,10 @@ _cs_dest_listing_prefetch (CsJob      *job,
       /* The job's own threads, each with its connection, ended with the
        * walk (_cs_dest_listing_finish). */
       if (job->scan.prefetch == NULL)
-        job->scan.prefetch = g_thread_pool_new (prefetch_run, NULL, PREFETCH_THREADS, TRUE, NULL);
+        job->scan.prefetch = g_thread_pool_new (prefetch_run, NULL,
+                                                atomic_load (&job->scan.listings_slow)
+                                                ? PREFETCH_THREADS_SLOW : PREFETCH_THREADS,
+                                                TRUE, NULL);
       if (job->scan.prefetch == NULL || !g_thread_pool_push (job->scan.prefetch, p, NULL))
         {
           /* No thread: done at once, opened by nobody; the scanner goes its own way. */

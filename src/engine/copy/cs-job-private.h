@@ -321,6 +321,7 @@ struct _CsJob {
     guint64       decide_bytes;
     gboolean      split_big;        /* this source's big files go in chunks */
     GThreadPool  *prefetch;         /* share folders listed ahead (cs-dest-listing.c), or NULL */
+    atomic_int    listings_slow;    /* a listing said the server is slow: more threads list ahead */
   } scan;
 
   /* The pause gate, the stop and the bounded queue (cs-job-queue.c): under
@@ -644,5 +645,17 @@ void      _cs_job_finish_on_main   (CsJob        *job);
 /* main thread, before the check: the route to SMB shares, mounted by GVfs
  * or by URL (cs-route.c). */
 void      _cs_route_choose         (CsJob        *job);
+
+/* Whether a destination listing of @entries entries that took @took_us
+ * says the server is slow: 20 ms or more, and half a millisecond or more
+ * per entry (behind 1 ms per filesystem call under Samba, 50 entries took
+ * 0.15 s; at 0 µs, 3 ms). A real NAS answers a folder of 100 in a few
+ * requests, a few milliseconds behind 1 ms of network. */
+static inline gboolean
+_cs_job_listing_slow (gint64 took_us,
+                      guint  entries)
+{
+  return took_us >= 20 * G_TIME_SPAN_MILLISECOND && took_us >= (gint64) (entries + 2) * 500;
+}
 
 G_END_DECLS

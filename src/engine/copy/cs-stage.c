@@ -68,9 +68,13 @@ remove_leftover_stages (CsJob      *job,
   if (out_listed != NULL && _cs_copy_on_share (root_fd))
     {
       g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func (g_free);
+      gint64 start = g_get_monotonic_time ();
 
       if (_cs_io_readdirplus (&job->counters, root_fd, entries) == 0)
         {
+          /* The threads that list ahead (cs-dest-listing.c) start more. */
+          if (_cs_job_listing_slow (g_get_monotonic_time () - start, entries->len))
+            atomic_store (&job->scan.listings_slow, TRUE);
           for (guint i = entries->len; i-- > 0;)
             {
               const CsIoListed *listed = g_ptr_array_index (entries, i);
