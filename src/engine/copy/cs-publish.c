@@ -395,6 +395,14 @@ publish_keep_both (CsJob      *job,
   return _cs_fail (EEXIST, "rename");
 }
 
+static gboolean
+replace_deletes_first (CsDir *dir)
+{
+  const CsIoTable *backend = _cs_io_backend (dir->dst_fd, NULL);
+
+  return backend != NULL && backend->replace_deletes_first;
+}
+
 /* Renames temporary @tmp in folder @tmp_fd (the destination folder, or a
  * staging folder) to @final in @dir. */
 CsOutcome
@@ -408,7 +416,19 @@ _cs_publish (CsJob      *job,
   switch (action)
     {
     case CS_ACTION_REPLACE:
-      /* rename() replaces atomically: the old file stays whole until this instant. */
+      /* rename() replaces atomically: the old file stays whole until this
+       * instant. Where a rename over a name is a try that does not replace,
+       * a delete of the name and the rename again (libsmbclient 4.17), that
+       * delete is made here: the old file stays as long as it did, until
+       * the request before the rename, and the rename needs no failed try
+       * (on SMB three requests, a create, a set info and a close, fewer per
+       * replaced file). Whatever the delete says, the rename does what it
+       * did before; where it then fails, the name is left empty, as it was
+       * when libsmbclient's own rename after its delete failed (a kill
+       * between the two leaves the same: the name absent, the temporary
+       * complete, which the rerun copies again). */
+      if (replace_deletes_first (dir))
+        _cs_io_unlinkat (&job->counters, dir->dst_fd, final, 0);
       if (_cs_io_renameat2 (&job->counters, tmp_fd, tmp, dir->dst_fd, final, 0) != 0)
         return _cs_fail (errno, "rename");
       return CS_OK;
