@@ -23,8 +23,8 @@ source "$(dirname -- "${BASH_SOURCE[0]}")/smbtest-lib.sh"
 
 # Per file, into a new folder and into an existing one (which costs each
 # file a lookup of its name: a create answered "not found", 1 request).
-max_new=${SMB_REQUESTS_MAX_NEW:-18.5}
-max_existing=${SMB_REQUESTS_MAX_EXISTING:-19.5}
+max_new=${SMB_REQUESTS_MAX_NEW:-15.5}
+max_existing=${SMB_REQUESTS_MAX_EXISTING:-16.5}
 n_files=200
 
 [[ -z ${LABNAS_SKIP:-} ]] || skip "$LABNAS_SKIP"

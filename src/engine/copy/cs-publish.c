@@ -173,6 +173,17 @@ publish_by_link (CsJob      *job,
   return FALSE;
 }
 
+/* Whether a rename over an existing name in @dir is a try that does not
+ * replace, a delete of the name and the rename again (libsmbclient 4.17):
+ * then the engine deletes the name itself, which saves the failed try. */
+static gboolean
+replace_deletes_first (CsDir *dir)
+{
+  const CsIoTable *backend = _cs_io_backend (dir->dst_fd, NULL);
+
+  return backend != NULL && backend->replace_deletes_first;
+}
+
 /* Whether the file under @final is still the claim we made: our own text,
  * with this run's tag. Asked only after a rename over it failed, to take
  * back what is ours and nothing else. */
@@ -260,7 +271,8 @@ is_intent_for (int         tmp_fd,
  * deliberately replaces a file it did not create, and the window is one
  * request wide instead of the whole check-to-rename gap.
  *
- * The fast paths never come here: it costs six requests more than a rename.
+ * The fast paths never come here: the claim and its delete cost five requests
+ * more than a rename.
  */
 static CsOutcome
 publish_claimed (CsJob      *job,
@@ -303,6 +315,13 @@ publish_claimed (CsJob      *job,
     }
   _cs_io_close (&job->counters, fd);
 
+  /* Where the rename over the claim would first try not to replace it,
+   * then delete it and rename again, the claim is deleted here, right
+   * before the rename, as that delete would: the name is free for the
+   * same one request, and the failed try goes (on SMB a create, a set
+   * info and a close per new file). */
+  if (replace_deletes_first (dir))
+    _cs_io_unlinkat (&job->counters, dir->dst_fd, final, 0);
   if (_cs_io_renameat2 (&job->counters, dir->dst_fd, intent, dir->dst_fd, final, 0) == 0)
     return CS_OK;
 
@@ -393,14 +412,6 @@ publish_keep_both (CsJob      *job,
     }
 
   return _cs_fail (EEXIST, "rename");
-}
-
-static gboolean
-replace_deletes_first (CsDir *dir)
-{
-  const CsIoTable *backend = _cs_io_backend (dir->dst_fd, NULL);
-
-  return backend != NULL && backend->replace_deletes_first;
 }
 
 /* Renames temporary @tmp in folder @tmp_fd (the destination folder, or a
