@@ -5,12 +5,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 
 #include "cs-dest-listing-private.h"
 #include "cs-copy-data-private.h"
 #include "cs-copy-private.h"
 #include "cs-io-private.h"
 #include "cs-metadata-private.h"
+#include "cs-scanner-leftovers-private.h"
 
 /*
  * A rerun onto a share, decided from folder listings. Asking the server
@@ -195,10 +197,105 @@ prefetch_run (gpointer data,
 }
 
 
+/* Starts opening and listing @listed's folder ahead, in @table (made on
+ * the first): FALSE where it is no folder to list or is excluded. */
+static gboolean
+prefetch_one (CsJob       *job,
+              CsDir       *dir,
+              CsIoListed  *listed,
+              GHashTable **table)
+{
+  CsPrefetch *p;
+
+  if (!S_ISDIR (listed->st.st_mode) || _cs_job_is_excluded (job, listed->name))
+    return FALSE;
+  if (*table == NULL)
+    *table = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, prefetch_end);
+  p = g_new0 (CsPrefetch, 1);
+  atomic_init (&p->ref, 2);   /* the table's, the thread's */
+  p->job = job;
+  p->parent_fd = dir->dst_fd;
+  p->name = g_strdup (listed->name);
+  p->fd = -1;
+  /* What the scanner asks first of a folder it opens (_cs_dest_fs_for),
+   * its filesystem: the listing's stat tells it as a stat of the opened
+   * folder would, without another request (a stat by name, on a share). */
+  p->st = listed->st;
+  p->has_st = TRUE;
+  g_mutex_init (&p->lock);
+  g_cond_init (&p->cond);
+  g_hash_table_insert (*table, p->name, p);
+  /* The job's own threads, each with its connection, ended with the
+   * walk (_cs_dest_listing_finish). */
+  if (job->scan.prefetch == NULL)
+    job->scan.prefetch = g_thread_pool_new (prefetch_run, NULL, PREFETCH_THREADS, TRUE, NULL);
+  if (job->scan.prefetch == NULL || !g_thread_pool_push (job->scan.prefetch, p, NULL))
+    {
+      /* No thread: done at once, opened by nobody; the scanner goes its own way. */
+      p->done = TRUE;
+      atomic_fetch_sub (&p->ref, 1);
+    }
+  return TRUE;
+}
+
+/*
+ * The subfolders of @dir in the order the scanner will enter them: its
+ * source folder's names as getdents gives them (read again on a handle of
+ * its own, so the scanner's keeps its place; a local folder, cached), each
+ * looked up as the scanner looks it up. The threads take folders in the
+ * order they are pushed, and the scanner waits for each folder it enters:
+ * pushed in the order of the destination's table, the first folder the
+ * scanner entered was often listed among the last (5,000 files in 50
+ * folders behind 1 ms, a 1 % changed rerun: the scanner waited 0.9 s for
+ * its first folder, and the first file to replace reached a worker only
+ * 1.3 s into the run). Not where the source is a share: a second listing
+ * there costs requests of its own.
+ */
+static void
+prefetch_in_source_order (CsJob       *job,
+                          CsDir       *dir,
+                          GHashTable  *stats,
+                          GHashTable  *existing,
+                          GHashTable **table,
+                          guint       *n)
+{
+  g_autofree guint8 *buf = NULL;
+  ssize_t len;
+  int fd;
+
+  if (existing == NULL || dir->src_fd < 0 || _cs_copy_on_share (dir->src_fd))
+    return;
+  fd = _cs_io_openat (&job->counters, dir->src_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  if (fd < 0)
+    return;
+  buf = g_malloc (DENTS_BUFFER_SIZE);
+  while (*n < PREFETCH_MAX && (len = _cs_io_getdents (&job->counters, fd, buf, DENTS_BUFFER_SIZE)) > 0)
+    for (ssize_t off = 0; off < len && *n < PREFETCH_MAX;)
+      {
+        struct linux_dirent64 *d = (struct linux_dirent64 *) (buf + off);
+        g_autofree char *key = NULL;
+        const char *name;
+        CsIoListed *listed;
+
+        off += d->d_reclen;
+        if ((d->d_type != DT_DIR && d->d_type != DT_UNKNOWN) || strcmp (d->d_name, ".") == 0
+            || strcmp (d->d_name, "..") == 0)
+          continue;
+        key = _cs_scanner_dest_key (dir, d->d_name);
+        name = g_hash_table_lookup (existing, key);
+        listed = name != NULL ? g_hash_table_lookup (stats, name) : NULL;
+        if (listed != NULL && (*table == NULL || !g_hash_table_contains (*table, listed->name))
+            && prefetch_one (job, dir, listed, table))
+          (*n)++;
+      }
+  _cs_io_close (&job->counters, fd);
+}
+
 GHashTable *
 _cs_dest_listing_prefetch (CsJob      *job,
                            CsDir      *dir,
-                           GHashTable *stats)
+                           GHashTable *stats,
+                           GHashTable *existing)
 {
   GHashTable *table = NULL;
   GHashTableIter iter;
@@ -207,41 +304,17 @@ _cs_dest_listing_prefetch (CsJob      *job,
 
   if (stats == NULL || dir->dst_fd < 0 || job->setup.settings.dry_run)
     return NULL;
+  prefetch_in_source_order (job, dir, stats, existing, &table, &n);
+  /* Then the others, as before: a later source's folders merged into this
+   * one, and folders only the destination has. */
   g_hash_table_iter_init (&iter, stats);
   while (g_hash_table_iter_next (&iter, NULL, &value) && n < PREFETCH_MAX)
     {
       CsIoListed *listed = value;
-      CsPrefetch *p;
 
-      if (!S_ISDIR (listed->st.st_mode) || _cs_job_is_excluded (job, listed->name))
-        continue;
-      if (table == NULL)
-        table = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, prefetch_end);
-      p = g_new0 (CsPrefetch, 1);
-      atomic_init (&p->ref, 2);   /* the table's, the thread's */
-      p->job = job;
-      p->parent_fd = dir->dst_fd;
-      p->name = g_strdup (listed->name);
-      p->fd = -1;
-      /* What the scanner asks first of a folder it opens (_cs_dest_fs_for),
-       * its filesystem: the listing's stat tells it as a stat of the opened
-       * folder would, without another request (a stat by name, on a share). */
-      p->st = listed->st;
-      p->has_st = TRUE;
-      g_mutex_init (&p->lock);
-      g_cond_init (&p->cond);
-      g_hash_table_insert (table, p->name, p);
-      /* The job's own threads, each with its connection, ended with the
-       * walk (_cs_dest_listing_finish). */
-      if (job->scan.prefetch == NULL)
-        job->scan.prefetch = g_thread_pool_new (prefetch_run, NULL, PREFETCH_THREADS, TRUE, NULL);
-      if (job->scan.prefetch == NULL || !g_thread_pool_push (job->scan.prefetch, p, NULL))
-        {
-          /* No thread: done at once, opened by nobody; the scanner goes its own way. */
-          p->done = TRUE;
-          atomic_fetch_sub (&p->ref, 1);
-        }
-      n++;
+      if ((table == NULL || !g_hash_table_contains (table, listed->name))
+          && prefetch_one (job, dir, listed, &table))
+        n++;
     }
   return table;
 }

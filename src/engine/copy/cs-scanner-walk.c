@@ -667,7 +667,7 @@ walk_dir (CsJob     *job,
   if (dir->fs != NULL && dir->fs->case_insensitive)
     taken = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   /* Declared after @stats: freed first, each waited for. */
-  prefetches = _cs_dest_listing_prefetch (job, dir, stats);
+  prefetches = _cs_dest_listing_prefetch (job, dir, stats, existing);
   scan = (CsFolderScan) { existing, taken, types, NULL, 0, NULL, stats, prefetches };
   if (members != NULL && members->len > 0)
     {
