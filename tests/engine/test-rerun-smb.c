@@ -534,6 +534,92 @@ test_listings_slow (void)
   g_assert_cmpint (most_listings_at_once (96, 1, 150), >, 16);
 }
 
+/* The folders listed ahead, in the order their listings began (each held
+ * a while, as a slow server would, so the threads take one each in turn). */
+typedef struct {
+  GMutex     lock;
+  GPtrArray *names;
+} ListedOrder;
+
+static void
+note_listed (const char *folder,
+             gpointer    data)
+{
+  ListedOrder *o = data;
+  g_autofree char *name = g_path_get_basename (folder);
+
+  g_mutex_lock (&o->lock);
+  g_ptr_array_add (o->names, g_steal_pointer (&name));
+  g_mutex_unlock (&o->lock);
+  g_usleep (50 * G_TIME_SPAN_MILLISECOND);
+}
+
+/* A rerun lists ahead the folders it will enter first: in the order the
+ * scanner meets them in the source, not in the order of the destination's
+ * table. The scanner waits for each folder it enters, so the first ones'
+ * listings must not wait behind others' (the first file to replace
+ * reached a worker 1.3 s into a 1 ms rerun of 50 folders). 40 folders on
+ * 16 threads: the source's first 12 all among the first 16 listed. */
+static void
+test_listed_in_source_order (void)
+{
+  g_autofree char *backing = cs_test_tree_make_tmp ();
+  g_autofree char *top = cs_test_tree_make_tmp ();
+  g_autofree char *src = g_build_filename (top, "src", NULL);
+  g_autoptr(GPtrArray) source_order = g_ptr_array_new_with_free_func (g_free);
+  ListedOrder order;
+  const char *entry;
+  GDir *folder;
+
+  for (guint f = 0; f < 40; f++)
+    {
+      g_autofree char *rel = g_strdup_printf ("d%02u/file.txt", f);
+
+      write_at (src, rel, "one\n", T_OLD);
+    }
+  /* What the scanner meets first: the source's own order (readdir). */
+  folder = g_dir_open (src, 0, NULL);
+  g_assert_nonnull (folder);
+  while ((entry = g_dir_read_name (folder)) != NULL)
+    g_ptr_array_add (source_order, g_strdup (entry));
+  g_dir_close (folder);
+
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  cs_smb_set_credentials (NULL, PASSWORD);
+  run_into_share (src, CS_OPERATION_COPY);
+
+  g_mutex_init (&order.lock);
+  order.names = g_ptr_array_new_with_free_func (g_free);
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  cs_fake_smb_on_listed (note_listed, &order);
+  run_into_share (src, CS_OPERATION_COPY);
+  cs_fake_smb_on_listed (NULL, NULL);
+
+  /* "out" itself is listed by the scanner, not ahead. */
+  {
+    guint out_at = 0;
+
+    g_assert_true (g_ptr_array_find_with_equal_func (order.names, "out", g_str_equal, &out_at));
+    g_ptr_array_remove_index (order.names, out_at);
+  }
+  g_assert_cmpuint (order.names->len, ==, 40);
+  for (guint i = 0; i < 12; i++)
+    {
+      const char *name = g_ptr_array_index (source_order, i);
+      guint at = 0;
+
+      g_assert_true (g_ptr_array_find_with_equal_func (order.names, name, g_str_equal, &at));
+      g_test_message ("the source's folder %u, %s, listed as %u of 40", i, name, at);
+      g_assert_cmpuint (at, <, 16);
+    }
+
+  g_ptr_array_unref (order.names);
+  g_mutex_clear (&order.lock);
+  cs_smb_set_credentials (NULL, NULL);
+  cs_test_tree_remove (top);
+  cs_test_tree_remove (backing);
+}
+
 /* A rerun of "SRC/." lists the destination folder it copies into once: the
  * listing that looks for staging folders a killed run left there is the
  * one the scanner decides that folder's files from. Such a folder is still
@@ -597,6 +683,7 @@ main (int   argc,
   g_test_add_func ("/rerun-smb/listings-overlap", test_listings_overlap);
   g_test_add_func ("/rerun-smb/listings-slow", test_listings_slow);
   g_test_add_func ("/rerun-smb/top-listed-once", test_top_listed_once);
+  g_test_add_func ("/rerun-smb/listed-in-source-order", test_listed_in_source_order);
   g_test_add_data_func ("/rerun-smb/folders-unchanged/copy", &copy_newer, test_folders_unchanged);
   g_test_add_data_func ("/rerun-smb/folders-unchanged/mirror", &mirror_newer, test_folders_unchanged);
   g_test_add_data_func ("/rerun-smb/folders-changed/copy", &copy_newer, test_folders_changed);

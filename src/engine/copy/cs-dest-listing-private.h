@@ -36,11 +36,14 @@ typedef struct _CsPrefetch CsPrefetch;
 
 /* scanner thread: starts opening and listing each folder @stats (the
  * listed names of @dir's destination folder → CsIoListed) shows, up to a
- * bound: the listed names → CsPrefetch, in a new table whose end waits for
- * each and closes what was not taken. NULL where there is none. */
+ * bound, first the listed names in @first (may be NULL), in that order:
+ * the folders the scanner will enter first: the listed names → CsPrefetch,
+ * in a new table whose end waits for each and closes what was not taken.
+ * NULL where there is none. */
 GHashTable *_cs_dest_listing_prefetch (CsJob      *job,
                                        CsDir      *dir,
-                                       GHashTable *stats);
+                                       GHashTable *stats,
+                                       GPtrArray  *first);
 /* scanner thread: @prefetch's folder, opened as the scanner would open it
  * (O_DIRECTORY | O_NOFOLLOW in its parent), once it is: its handle, now the
  * caller's, its listing in @out_entries (or NULL) and its stat in @out_st

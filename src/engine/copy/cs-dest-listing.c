@@ -235,10 +235,65 @@ prefetch_run (gpointer data,
 }
 
 
+/* Starts opening and listing @listed's folder ahead, in @table (made on
+ * the first): FALSE where it is no folder to list or is excluded. */
+static gboolean
+prefetch_one (CsJob       *job,
+              CsDir       *dir,
+              CsIoListed  *listed,
+              GHashTable **table)
+{
+  CsPrefetch *p;
+
+  if (!S_ISDIR (listed->st.st_mode) || _cs_job_is_excluded (job, listed->name))
+    return FALSE;
+  if (*table == NULL)
+    *table = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, prefetch_end);
+  p = g_new0 (CsPrefetch, 1);
+  atomic_init (&p->ref, 2);   /* the table's, the thread's */
+  p->job = job;
+  p->parent_fd = dir->dst_fd;
+  p->name = g_strdup (listed->name);
+  p->fd = -1;
+  /* What the scanner asks first of a folder it opens (_cs_dest_fs_for),
+   * its filesystem: the listing's stat tells it as a stat of the opened
+   * folder would, without another request (a stat by name, on a share). */
+  p->st = listed->st;
+  p->has_st = TRUE;
+  g_mutex_init (&p->lock);
+  g_cond_init (&p->cond);
+  g_hash_table_insert (*table, p->name, p);
+  /* The job's own threads, each with its connection, ended with the
+   * walk (_cs_dest_listing_finish). */
+  if (job->scan.prefetch == NULL)
+    job->scan.prefetch = g_thread_pool_new (prefetch_run, NULL,
+                                            atomic_load (&job->scan.listings_slow)
+                                            ? PREFETCH_THREADS_SLOW : PREFETCH_THREADS,
+                                            TRUE, NULL);
+  if (job->scan.prefetch == NULL || !g_thread_pool_push (job->scan.prefetch, p, NULL))
+    {
+      /* No thread: done at once, opened by nobody; the scanner goes its own way. */
+      p->done = TRUE;
+      atomic_fetch_sub (&p->ref, 1);
+    }
+  return TRUE;
+}
+
+/*
+ * @first: the listed names of the subfolders the scanner will enter first,
+ * in that order (the source's). The threads take folders in the order they
+ * are pushed, and the scanner waits for each folder it enters: pushed in
+ * the order of the destination's table, the first folder the scanner
+ * entered was often listed among the last (5,000 files in 50 folders
+ * behind 1 ms, a 1 % changed rerun: the scanner waited 0.9 s for its
+ * first folder, and the first file to replace reached a worker only 1.3 s
+ * into the run).
+ */
 GHashTable *
 _cs_dest_listing_prefetch (CsJob      *job,
                            CsDir      *dir,
-                           GHashTable *stats)
+                           GHashTable *stats,
+                           GPtrArray  *first)
 {
   GHashTable *table = NULL;
   GHashTableIter iter;
@@ -247,44 +302,24 @@ _cs_dest_listing_prefetch (CsJob      *job,
 
   if (stats == NULL || dir->dst_fd < 0 || job->setup.settings.dry_run)
     return NULL;
+  for (guint i = 0; first != NULL && i < first->len && n < PREFETCH_MAX; i++)
+    {
+      CsIoListed *listed = g_hash_table_lookup (stats, g_ptr_array_index (first, i));
+
+      if (listed != NULL && (table == NULL || !g_hash_table_contains (table, listed->name))
+          && prefetch_one (job, dir, listed, &table))
+        n++;
+    }
+  /* Then the others, as before: a later source's folders merged into this
+   * one, and folders only the destination has. */
   g_hash_table_iter_init (&iter, stats);
   while (g_hash_table_iter_next (&iter, NULL, &value) && n < PREFETCH_MAX)
     {
       CsIoListed *listed = value;
-      CsPrefetch *p;
 
-      if (!S_ISDIR (listed->st.st_mode) || _cs_job_is_excluded (job, listed->name))
-        continue;
-      if (table == NULL)
-        table = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, prefetch_end);
-      p = g_new0 (CsPrefetch, 1);
-      atomic_init (&p->ref, 2);   /* the table's, the thread's */
-      p->job = job;
-      p->parent_fd = dir->dst_fd;
-      p->name = g_strdup (listed->name);
-      p->fd = -1;
-      /* What the scanner asks first of a folder it opens (_cs_dest_fs_for),
-       * its filesystem: the listing's stat tells it as a stat of the opened
-       * folder would, without another request (a stat by name, on a share). */
-      p->st = listed->st;
-      p->has_st = TRUE;
-      g_mutex_init (&p->lock);
-      g_cond_init (&p->cond);
-      g_hash_table_insert (table, p->name, p);
-      /* The job's own threads, each with its connection, ended with the
-       * walk (_cs_dest_listing_finish). */
-      if (job->scan.prefetch == NULL)
-        job->scan.prefetch = g_thread_pool_new (prefetch_run, NULL,
-                                                atomic_load (&job->scan.listings_slow)
-                                                ? PREFETCH_THREADS_SLOW : PREFETCH_THREADS,
-                                                TRUE, NULL);
-      if (job->scan.prefetch == NULL || !g_thread_pool_push (job->scan.prefetch, p, NULL))
-        {
-          /* No thread: done at once, opened by nobody; the scanner goes its own way. */
-          p->done = TRUE;
-          atomic_fetch_sub (&p->ref, 1);
-        }
-      n++;
+      if ((table == NULL || !g_hash_table_contains (table, listed->name))
+          && prefetch_one (job, dir, listed, &table))
+        n++;
     }
   return table;
 }

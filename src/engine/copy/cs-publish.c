@@ -173,6 +173,17 @@ publish_by_link (CsJob      *job,
   return FALSE;
 }
 
+/* Whether a rename over an existing name in @dir is a try that does not
+ * replace, a delete of the name and the rename again (libsmbclient 4.17):
+ * then the engine deletes the name itself, which saves the failed try. */
+static gboolean
+replace_deletes_first (CsDir *dir)
+{
+  const CsIoTable *backend = _cs_io_backend (dir->dst_fd, NULL);
+
+  return backend != NULL && backend->replace_deletes_first;
+}
+
 /* Whether the file under @final is still the claim we made: our own text,
  * with this run's tag. Asked only after a rename over it failed, to take
  * back what is ours and nothing else. */
@@ -260,7 +271,8 @@ is_intent_for (int         tmp_fd,
  * deliberately replaces a file it did not create, and the window is one
  * request wide instead of the whole check-to-rename gap.
  *
- * The fast paths never come here: it costs six requests more than a rename.
+ * The fast paths never come here: the claim and its delete cost five requests
+ * more than a rename.
  */
 static CsOutcome
 publish_claimed (CsJob      *job,
@@ -303,6 +315,13 @@ publish_claimed (CsJob      *job,
     }
   _cs_io_close (&job->counters, fd);
 
+  /* Where the rename over the claim would first try not to replace it,
+   * then delete it and rename again, the claim is deleted here, right
+   * before the rename, as that delete would: the name is free for the
+   * same one request, and the failed try goes (on SMB a create, a set
+   * info and a close per new file). */
+  if (replace_deletes_first (dir))
+    _cs_io_unlinkat (&job->counters, dir->dst_fd, final, 0);
   if (_cs_io_renameat2 (&job->counters, dir->dst_fd, intent, dir->dst_fd, final, 0) == 0)
     return CS_OK;
 
@@ -408,7 +427,19 @@ _cs_publish (CsJob      *job,
   switch (action)
     {
     case CS_ACTION_REPLACE:
-      /* rename() replaces atomically: the old file stays whole until this instant. */
+      /* rename() replaces atomically: the old file stays whole until this
+       * instant. Where a rename over a name is a try that does not replace,
+       * a delete of the name and the rename again (libsmbclient 4.17), that
+       * delete is made here: the old file stays as long as it did, until
+       * the request before the rename, and the rename needs no failed try
+       * (on SMB three requests, a create, a set info and a close, fewer per
+       * replaced file). Whatever the delete says, the rename does what it
+       * did before; where it then fails, the name is left empty, as it was
+       * when libsmbclient's own rename after its delete failed (a kill
+       * between the two leaves the same: the name absent, the temporary
+       * complete, which the rerun copies again). */
+      if (replace_deletes_first (dir))
+        _cs_io_unlinkat (&job->counters, dir->dst_fd, final, 0);
       if (_cs_io_renameat2 (&job->counters, tmp_fd, tmp, dir->dst_fd, final, 0) != 0)
         return _cs_fail (errno, "rename");
       return CS_OK;

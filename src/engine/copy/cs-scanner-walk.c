@@ -11,6 +11,7 @@
 #include "cs-scanner-walk-private.h"
 #include "cs-big-file-private.h"
 #include "cs-copy-attrs-private.h"
+#include "cs-copy-data-private.h"
 #include "cs-copy-private.h"
 #include "cs-count-ahead-private.h"
 #include "cs-decide-batch-private.h"
@@ -636,6 +637,52 @@ read_folder (CsJob        *job,
   return TRUE;
 }
 
+/* The listed names (@existing: _cs_scanner_dest_key's keys → the listed
+ * names) of @dir's destination subfolders (@stats) in the order the
+ * scanner will enter them: its source folder's, read again on a handle of
+ * its own, so the scanner's keeps its place (a local folder, cached). The
+ * folders are listed ahead in this order (_cs_dest_listing_prefetch). NULL
+ * where the source is a share: a second listing there costs requests. */
+static GPtrArray *
+folders_in_source_order (CsJob      *job,
+                         CsDir      *dir,
+                         GHashTable *stats,
+                         GHashTable *existing)
+{
+  g_autofree guint8 *buf = NULL;
+  GPtrArray *names;
+  ssize_t len;
+  int fd;
+
+  if (existing == NULL || dir->src_fd < 0 || _cs_copy_on_share (dir->src_fd))
+    return NULL;
+  fd = _cs_io_openat (&job->counters, dir->src_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  if (fd < 0)
+    return NULL;
+  names = g_ptr_array_new_with_free_func (g_free);
+  buf = g_malloc (DENTS_BUFFER_SIZE);
+  while ((len = _cs_io_getdents (&job->counters, fd, buf, DENTS_BUFFER_SIZE)) > 0)
+    for (ssize_t off = 0; off < len;)
+      {
+        struct linux_dirent64 *d = (struct linux_dirent64 *) (buf + off);
+        g_autofree char *key = NULL;
+        const char *listed;
+        CsIoListed *seen;
+
+        off += d->d_reclen;
+        if ((d->d_type != DT_DIR && d->d_type != DT_UNKNOWN) || strcmp (d->d_name, ".") == 0
+            || strcmp (d->d_name, "..") == 0)
+          continue;
+        key = _cs_scanner_dest_key (dir, d->d_name);
+        listed = g_hash_table_lookup (existing, key);
+        seen = listed != NULL ? g_hash_table_lookup (stats, listed) : NULL;
+        if (seen != NULL && S_ISDIR (seen->st.st_mode))
+          g_ptr_array_add (names, g_strdup (listed));
+      }
+  _cs_io_close (&job->counters, fd);
+  return names;
+}
+
 /* Walks @dir, then the later sources' folders in @members (or NULL) that
  * merge into it. */
 static void
@@ -650,6 +697,7 @@ walk_dir (CsJob     *job,
   g_autoptr(GHashTable) types = NULL;
   g_autoptr(GHashTable) stats = NULL;
   g_autoptr(GHashTable) prefetches = NULL;
+  g_autoptr(GPtrArray) first = NULL;
   g_autoptr(GPtrArray) all = NULL;
   CsFolderScan scan;
   ssize_t n = 0;
@@ -667,7 +715,9 @@ walk_dir (CsJob     *job,
   if (dir->fs != NULL && dir->fs->case_insensitive)
     taken = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   /* Declared after @stats: freed first, each waited for. */
-  prefetches = _cs_dest_listing_prefetch (job, dir, stats);
+  if (stats != NULL)
+    first = folders_in_source_order (job, dir, stats, existing);
+  prefetches = _cs_dest_listing_prefetch (job, dir, stats, first);
   scan = (CsFolderScan) { existing, taken, types, NULL, 0, NULL, stats, prefetches };
   if (members != NULL && members->len > 0)
     {

@@ -386,13 +386,24 @@ _cs_scanner_run (CsJob *job)
       _cs_stage_setup (job, container->dst_fd, &container->dst_listed);
       if (container->dst_fd >= 0 && _cs_is_remote_filesystem (container->dst_fd))
         atomic_store (&job->dest.dst_remote, 1);
-      /* A backend with no flush (smb://): the job says so at its end. */
+      /* A backend with no flush (smb://): the job says so at its end. One
+       * that can neither rename without replacing nor link publishes by a
+       * claim from the first file on: learnt from the first files' tries
+       * instead, a rerun that only replaces files never learnt it, and
+       * every file it wrote went through a staging folder of its worker
+       * (a folder made, asked about and removed, a rename between folders:
+       * on a share, requests each file and worker paid for nothing). */
       if (container->dst_fd >= 0)
         {
           const CsIoTable *backend = _cs_io_backend (container->dst_fd, NULL);
 
           if (backend != NULL && backend->cannot_flush)
             atomic_store (&job->dest.dst_cannot_flush, 1);
+          if (backend != NULL && backend->replace_deletes_first)
+            {
+              atomic_store (&job->caps.no_noreplace, 1);
+              atomic_store (&job->caps.no_link, 1);
+            }
         }
       job->scan.split_big = job->setup.chunking == CS_CHUNKING_ALWAYS
                        || (job->setup.chunking == CS_CHUNKING_AUTO

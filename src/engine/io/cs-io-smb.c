@@ -805,6 +805,7 @@ smb_unlock (int fd, int dirfd, const char *name)
 const CsIoTable _cs_io_smb = {
   .name = "smb",
   .cannot_flush = TRUE,
+  .replace_deletes_first = TRUE,
   .scheme = "smb://",
   .openat = smb_openat,
   .close = smb_close,

@@ -35,6 +35,12 @@ typedef struct {
   /* fsync and syncfs succeed but reach no disk: the backend has no flush
    * (libsmbclient 4.17 has none), and a job that asked for one says so once. */
   gboolean cannot_flush;
+  /* No rename that fails on an existing name and no hard link, and a rename
+   * over an existing name is a try that does not replace, a delete of the
+   * name and the rename again (libsmbclient 4.17): the engine publishes new
+   * files by a claim from the first one on, and deletes a name it replaces
+   * itself, which saves the failed try. */
+  gboolean replace_deletes_first;
   int     (*openat)          (int dirfd, const char *path, int flags, mode_t mode);
   int     (*close)           (int fd);
   ssize_t (*pread)           (int fd, void *buf, size_t count, off_t offset);
