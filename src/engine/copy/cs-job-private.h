@@ -647,15 +647,16 @@ void      _cs_job_finish_on_main   (CsJob        *job);
 void      _cs_route_choose         (CsJob        *job);
 
 /* Whether a destination listing of @entries entries that took @took_us
- * says the server is slow: 20 ms or more, and half a millisecond or more
- * per entry (behind 1 ms per filesystem call under Samba, 50 entries took
- * 0.15 s; at 0 µs, 3 ms). A real NAS answers a folder of 100 in a few
- * requests, a few milliseconds behind 1 ms of network. */
+ * says the server is slow: 50 ms or more, and a millisecond or more per
+ * entry (behind 1 ms per filesystem call under Samba, 50 entries took
+ * 0.1–0.15 s, 100 entries 0.2–0.35 s; at 0 µs, 3 ms, but a folder of 8
+ * took 20 ms now and then on two busy cores). A real NAS answers a folder
+ * of 100 in a few requests, a few milliseconds behind 1 ms of network. */
 static inline gboolean
 _cs_job_listing_slow (gint64 took_us,
                       guint  entries)
 {
-  return took_us >= 20 * G_TIME_SPAN_MILLISECOND && took_us >= (gint64) (entries + 2) * 500;
+  return took_us >= 50 * G_TIME_SPAN_MILLISECOND && took_us >= (gint64) (entries + 2) * 1000;
 }
 
 G_END_DECLS
