@@ -132,8 +132,8 @@ stage_tsan () {
     note "SKIP  tsan        the compiler cannot link -fsanitize=thread (libtsan)"
   elif setup "$work/build-tsan" tests/engine/test-job tests/fault/test-fault \
          tests/engine/test-generate tests/engine/test-sweep tests/engine/test-smb-connect \
-         tests/engine/fake-libsmbclient/libsmbclient.so.0 \
-         tests/engine/fake-libsmbclient/libsamba-util.so.0 src/cli/copyscope-cli \
+         tests/engine/fake-libsmbclient/smbclient \
+         tests/engine/fake-libsmbclient/samba-util src/cli/copyscope-cli \
          -- -Dbuildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false; then
     tmp=$(mktemp -d)
     mkdir -p "$tmp/src/a" "$tmp/src/b" "$tmp/src/c"
