@@ -29,7 +29,9 @@ static void (*get_counts) (FakeSmbCounts *);
 /* pthread's, not GLib's: ThreadSanitizer sees these (tests/sanitize.sh). */
 typedef struct {
   const char        *url;
+  const char        *then_url;    /* or NULL: a second call, on another share */
   pthread_barrier_t  go;
+  pthread_barrier_t  between;
   pthread_mutex_t    lock;
   int                results[THREADS];
   int                errnos[THREADS];
@@ -46,6 +48,19 @@ worker (gpointer data)
   pthread_barrier_wait (&start->go);
   r = _cs_io_stat_location (start->url, TRUE, &st);
   e = errno;
+  if (start->then_url != NULL)
+    {
+      /* One thread starts the count anew while the others wait: two of
+       * the set-ups on the second share made together fail. */
+      if (pthread_barrier_wait (&start->between) == PTHREAD_BARRIER_SERIAL_THREAD)
+        reset (2, NULL);
+      pthread_barrier_wait (&start->between);
+      if (r == 0)
+        {
+          r = _cs_io_stat_location (start->then_url, TRUE, &st);
+          e = errno;
+        }
+    }
   pthread_mutex_lock (&start->lock);
   i = start->n++;
   start->results[i] = r;
@@ -56,23 +71,35 @@ worker (gpointer data)
 
 /* @threads workers stat @url, all let go at once. */
 static void
-stat_at_once (Start      *start,
-              const char *url,
-              int         threads)
+stat_at_once_then (Start      *start,
+                   const char *url,
+                   const char *then_url,
+                   int         threads)
 {
   GThread *t[THREADS];
 
   memset (start, 0, sizeof *start);
   start->url = url;
+  start->then_url = then_url;
   pthread_mutex_init (&start->lock, NULL);
   pthread_barrier_init (&start->go, NULL, (unsigned) threads);
+  pthread_barrier_init (&start->between, NULL, (unsigned) threads);
   for (int i = 0; i < threads; i++)
     t[i] = g_thread_new ("worker", worker, start);
   for (int i = 0; i < threads; i++)
     g_thread_join (t[i]);
   pthread_barrier_destroy (&start->go);
+  pthread_barrier_destroy (&start->between);
   pthread_mutex_destroy (&start->lock);
   g_assert_cmpint (start->n, ==, threads);
+}
+
+static void
+stat_at_once (Start      *start,
+              const char *url,
+              int         threads)
+{
+  stat_at_once_then (start, url, NULL, threads);
 }
 
 /* The first connection to the share alone, the seven after it together:
@@ -133,6 +160,26 @@ test_refused (void)
   g_assert_cmpint (c.refusals, ==, 4 + 1);
 }
 
+/* Workers connected to one share (a copy's source) then call on another
+ * (its destination): each connection is set up for that share too, the
+ * first alone and the others together, and two that fail so again alone.
+ * Before, a context's first call on a second share connected inside the
+ * call, beside the others, and those two calls failed. */
+static void
+test_second_share (void)
+{
+  FakeSmbCounts c;
+  Start start;
+
+  reset (0, NULL);
+  stat_at_once_then (&start, "smb://lab@fake/source/photo.jpg", "smb://lab@fake/target/photo.jpg", THREADS);
+  get_counts (&c);
+  for (int i = 0; i < THREADS; i++)
+    g_assert_cmpint (start.results[i], ==, 0);
+  g_assert_cmpint (c.failed_together, ==, 2);
+  g_assert_cmpint (c.again_alone, ==, 2);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -147,5 +194,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/smb-connect/together", test_together);
   g_test_add_func ("/smb-connect/again-alone", test_again_alone);
   g_test_add_func ("/smb-connect/refused", test_refused);
+  g_test_add_func ("/smb-connect/second-share", test_second_share);
   return g_test_run ();
 }

@@ -53,7 +53,8 @@ typedef struct {
   GMutex   lock;
   gint     refs;
   gboolean connected;     /* a first call went through */
-  gboolean connecting;    /* the first call holds contexts_lock */
+  gboolean connecting;    /* the first call holds the lock set-ups take alone */
+  GPtrArray *shares;      /* the shares it was set up for (by a stat of the root) */
 } CsSmbConn;
 
 typedef struct {

@@ -266,6 +266,7 @@ _cs_io_smb_conn_unref (gpointer data)
   _cs_io_smb_lib.smbc_free_context (conn->ctx, 1);
   _cs_mutex_unlock (&contexts_lock);
   g_mutex_clear (&conn->lock);
+  g_clear_pointer (&conn->shares, g_ptr_array_unref);
   atomic_fetch_sub (&n_connections, 1);
   g_free (conn);
 }
@@ -490,6 +491,21 @@ share_set_state (const char *share,
   _cs_mutex_unlock (&shares_lock);
 }
 
+/* Whether @conn was set up for @share: a copy from one share to another
+ * connects each thread's context to both. */
+static gboolean
+set_up_for (CsSmbConn  *conn,
+            const char *share)
+{
+  gboolean found = FALSE;
+
+  _cs_mutex_lock (&conn->lock);
+  for (guint i = 0; conn->shares != NULL && i < conn->shares->len && !found; i++)
+    found = strcmp (g_ptr_array_index (conn->shares, i), share) == 0;
+  _cs_mutex_unlock (&conn->lock);
+  return found;
+}
+
 /* Connects @conn by a stat of @share's root: alone, or beside other
  * connections to a share one reached before. */
 static gboolean
@@ -509,7 +525,12 @@ connect_by_stat (CsSmbConn  *conn,
     pthread_rwlock_rdlock (&setup_lock);
   r = _cs_io_smb_lib.smbc_getFunctionStat (conn->ctx) (conn->ctx, share, &st);
   if (r == 0)
-    conn->connected = TRUE;
+    {
+      conn->connected = TRUE;
+      if (conn->shares == NULL)
+        conn->shares = g_ptr_array_new_with_free_func (g_free);
+      g_ptr_array_add (conn->shares, g_strdup (share));
+    }
   if (alone)
     setup_write_unlock ();
   else
@@ -549,7 +570,7 @@ connect_first (CsSmbConn  *conn,
       share_set_state (share, state);
     }
   _cs_mutex_unlock (&first_lock);
-  if (state == SHARE_REACHED && !_cs_io_smb_conn_connected (conn))
+  if (state == SHARE_REACHED && !set_up_for (conn, share))
     connect_together (conn, share);
 }
 
@@ -560,7 +581,11 @@ _cs_io_smb_conn_for (const char *url)
   g_autofree char *share = NULL;
   int saved_errno = errno;
 
-  if (conn == NULL || _cs_io_smb_conn_connected (conn) || (share = share_of (url)) == NULL)
+  if (conn == NULL)
+    return NULL;
+  /* A location naming no share: its call connects, alone if it is the
+   * connection's first. */
+  if ((share = share_of (url)) == NULL || set_up_for (conn, share))
     return conn;
   switch (share_state (share))
     {
