@@ -160,6 +160,29 @@ test_refused (void)
   g_assert_cmpint (c.refusals, ==, 4 + 1);
 }
 
+/* A share that refused, then a password given (the window's dialog): the
+ * next connections are set up as the first were, one alone and the others
+ * together, not each alone for the next 10 s. */
+static void
+test_refused_then_given (void)
+{
+  FakeSmbCounts c;
+  Start start;
+
+  reset (0, "smb://lab@fake/locked");
+  stat_at_once (&start, "smb://lab@fake/locked/photo.jpg", 2);
+  g_assert_cmpint (start.results[0], ==, -1);
+
+  reset (0, NULL);
+  cs_smb_set_credentials (NULL, "typed in the dialog");
+  stat_at_once (&start, "smb://lab@fake/locked/photo.jpg", THREADS);
+  cs_smb_set_credentials (NULL, NULL);
+  get_counts (&c);
+  for (int i = 0; i < THREADS; i++)
+    g_assert_cmpint (start.results[i], ==, 0);
+  g_assert_cmpint (c.most_at_once, >=, 2);
+}
+
 /* Workers connected to one share (a copy's source) then call on another
  * (its destination): each connection is set up for that share too, the
  * first alone and the others together, and two that fail so again alone.
@@ -194,6 +217,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/smb-connect/together", test_together);
   g_test_add_func ("/smb-connect/again-alone", test_again_alone);
   g_test_add_func ("/smb-connect/refused", test_refused);
+  g_test_add_func ("/smb-connect/refused-then-given", test_refused_then_given);
   g_test_add_func ("/smb-connect/second-share", test_second_share);
   return g_test_run ();
 }

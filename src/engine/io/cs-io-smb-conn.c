@@ -448,12 +448,14 @@ typedef enum { SHARE_UNTRIED, SHARE_REACHED, SHARE_REFUSED } ShareState;
 
 typedef struct {
   ShareState state;
-  gint64     since;   /* monotonic µs */
+  gint64     since;       /* monotonic µs */
+  guint      generation;  /* of the logins, when it was set */
 } Share;
 
-/* A share that refused a connection is tried first again after this long:
- * the window asks for a password and the user types it. Until then its
- * connections are set up one at a time, as each call connects. */
+/* A share that refused a connection is tried first again once a login
+ * changed (the window asked for a password and the user typed it), or
+ * after this long. Until then its connections are set up one at a time,
+ * as each call connects. */
 #define REFUSED_FOR_US (10 * G_USEC_PER_SEC)
 
 static GMutex shares_lock;
@@ -469,7 +471,9 @@ share_state (const char *share)
   if (shares != NULL && (s = g_hash_table_lookup (shares, share)) != NULL)
     {
       state = s->state;
-      if (state == SHARE_REFUSED && g_get_monotonic_time () - s->since >= REFUSED_FOR_US)
+      if (state == SHARE_REFUSED
+          && (g_get_monotonic_time () - s->since >= REFUSED_FOR_US
+              || s->generation != _cs_smb_credentials_generation ()))
         state = SHARE_UNTRIED;
     }
   _cs_mutex_unlock (&shares_lock);
@@ -484,6 +488,7 @@ share_set_state (const char *share,
 
   s->state = state;
   s->since = g_get_monotonic_time ();
+  s->generation = _cs_smb_credentials_generation ();
   _cs_mutex_lock (&shares_lock);
   if (shares == NULL)
     shares = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);

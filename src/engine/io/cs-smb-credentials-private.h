@@ -37,6 +37,10 @@ void     _cs_smb_credentials_set_login    (const char *server,
                                            const char *user,
                                            const char *password,
                                            gboolean    given);
+/* A number that changes whenever a login does (a password given or typed,
+ * one forgotten): a share that refused may take the new one. */
+guint    _cs_smb_credentials_generation (void);
+
 /* Connections to @server log in as the process's again. */
 void     _cs_smb_credentials_forget_login (const char *server);
 

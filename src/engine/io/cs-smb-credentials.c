@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <stdatomic.h>
+
 #include <string.h>
 
 #include "cs-smb.h"
@@ -31,6 +33,7 @@ static GMutex lock;
 static char *default_user;
 static char *default_password;
 static GPtrArray *logins;    /* Login*, one per server */
+static atomic_uint generation; /* one more at every change of a login */
 
 static void
 login_free (gpointer data)
@@ -53,7 +56,14 @@ cs_smb_set_credentials (const char *user,
   default_password = g_strdup (password);
   g_free (default_user);
   default_user = g_strdup (user);
+  atomic_fetch_add (&generation, 1);
   g_mutex_unlock (&lock);
+}
+
+guint
+_cs_smb_credentials_generation (void)
+{
+  return atomic_load (&generation);
 }
 
 char *
@@ -158,6 +168,7 @@ _cs_smb_credentials_set_login (const char *server,
   if (login_of (login->server, &i) != NULL)
     g_ptr_array_remove_index (logins, i);
   g_ptr_array_add (logins, login);
+  atomic_fetch_add (&generation, 1);
   g_mutex_unlock (&lock);
 }
 
@@ -171,5 +182,6 @@ _cs_smb_credentials_forget_login (const char *server)
   g_mutex_lock (&lock);
   if (login_of (server, &i) != NULL)
     g_ptr_array_remove_index (logins, i);
+  atomic_fetch_add (&generation, 1);
   g_mutex_unlock (&lock);
 }
