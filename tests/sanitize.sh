@@ -75,6 +75,11 @@ setup () {
   if [ ! -f "$dir/build.ninja" ]; then
     meson setup "$dir" "$src" -Dgui=disabled -Dbuildtype=debugoptimized "$@" \
       >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log"; return 1; }
+  else
+    # A folder made before a meson.build changed knows only the old targets
+    # until ninja regenerates it; meson compile looks names up first.
+    ninja -C "$dir" build.ninja >"$dir.setup.log" 2>&1 \
+      || { cat "$dir.setup.log"; return 1; }
   fi
   # shellcheck disable=SC2086
   meson compile -C "$dir" -j "$jobs" $targets >"$dir.build.log" 2>&1 \
