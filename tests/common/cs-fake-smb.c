@@ -128,6 +128,7 @@ local_path (const char *location)
     }
 
 static char *entry_ignoring_case (int dirfd, const char *path);
+static void count_folder_read (void);
 
 static int
 fake_openat (int dirfd, const char *path, int flags, mode_t mode)
@@ -139,6 +140,15 @@ fake_openat (int dirfd, const char *path, int flags, mode_t mode)
   r = _cs_io_get_default ()->openat (dirfd, path, flags, mode);
   if (r < 0 && errno == ENOENT && !(flags & O_CREAT) && (other = entry_ignoring_case (dirfd, path)) != NULL)
     r = _cs_io_get_default ()->openat (dirfd, other, flags, mode);
+  /* A folder opened as a file: libsmbclient's open fails on it and opens
+   * it as a folder to list (smbc_opendir reads every name at once). */
+  if (r >= 0 && !(flags & O_DIRECTORY))
+    {
+      struct stat st;
+
+      if (_cs_io_get_default ()->fstat (r, &st) == 0 && S_ISDIR (st.st_mode))
+        count_folder_read ();
+    }
   return r;
 }
 
@@ -157,6 +167,15 @@ static gboolean no_listing;
 static gboolean ignore_case;
 static CsFakeSmbListed listed_func;
 static gpointer listed_data;
+
+/* A listing by names (a folder's names all read at once). */
+static void
+count_folder_read (void)
+{
+  g_mutex_lock (&lock);
+  io.name_reads++;
+  g_mutex_unlock (&lock);
+}
 
 static void
 count_stat (void)

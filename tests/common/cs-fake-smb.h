@@ -41,7 +41,8 @@ typedef struct {
   guint  stats;        /* stats of a name (a round trip each on a real share) */
   guint  folder_stats; /* stats of an open folder (by its name, on a real share) */
   guint  name_reads;   /* reads of a folder's names that gave some but "." and ".."
-                        * (getdents: on a real share, the same directory query) */
+                        * (getdents: on a real share, the same directory query),
+                        * and folders opened as files, which libsmbclient lists */
 } CsFakeSmbIo;
 
 void  cs_fake_smb_io       (CsFakeSmbIo *out);
