@@ -454,6 +454,17 @@ fake_pwrite (int fd, const void *buf, size_t count, off_t offset)
   return _cs_io_get_default ()->pwrite (fd, buf, count, offset);
 }
 
+/* Counted, for a test to see the job's threads set their connections up
+ * before they need them. */
+static int
+fake_connect (int dirfd, const char *path)
+{
+  g_mutex_lock (&lock);
+  io.connects++;
+  g_mutex_unlock (&lock);
+  return 0;
+}
+
 static char *
 fake_describe (const char *location)
 {
@@ -497,6 +508,7 @@ cs_fake_smb_install (const char *folder,
       fake_table.utimensat = fake_utimensat;
       fake_table.mount_root = fake_mount_root;
       fake_table.describe = fake_describe;
+      fake_table.connect = fake_connect;
       fake_table.pread = fake_pread;
       fake_table.pwrite = fake_pwrite;
       fake_table.readdirplus = fake_readdirplus;

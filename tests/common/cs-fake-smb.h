@@ -43,6 +43,7 @@ typedef struct {
   guint  name_reads;   /* reads of a folder's names that gave some but "." and ".."
                         * (getdents: on a real share, the same directory query),
                         * and folders opened as files, which libsmbclient lists */
+  guint  connects;     /* connections set up ahead, each in a thread of the job's */
 } CsFakeSmbIo;
 
 void  cs_fake_smb_io       (CsFakeSmbIo *out);

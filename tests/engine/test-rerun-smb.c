@@ -357,6 +357,21 @@ run_into_share (const char  *src,
   g_assert_cmpuint (cs_run_get_n_errors (cs_job_get_run (job)), ==, 0);
 }
 
+/* "copy SRC smb://…/out": the folder itself lands in out/src. */
+static void
+run_folder_into_share (const char *src)
+{
+  g_autoptr(CsJob) job = cs_job_new ();
+  GError *error = NULL;
+
+  cs_job_add_source (job, src);
+  cs_job_set_destination (job, URL "/out");
+  cs_job_set_threads (job, 4, NULL);
+  cs_job_run_sync (job, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cs_run_get_n_errors (cs_job_get_run (job)), ==, 0);
+}
+
 /* A rerun that changes nothing sets no folder's times but the
  * destination's own (which no listing showed), and stats no folder it
  * enters but that one and the folder it is in (a mirror its root once
@@ -534,6 +549,84 @@ test_listings_slow (void)
   g_assert_cmpint (most_listings_at_once (96, 1, 150), >, 16);
 }
 
+/* Holds the listing of the folder named @data until the job's threads
+ * have set up a connection for each of its N_FOLDERS subfolders (5 s at
+ * most), and says whether they had. */
+typedef struct {
+  const char *name;
+  gboolean    seen;
+  gboolean    connected;
+} HeldListing;
+
+static void
+hold_for_connects (const char *folder,
+                   gpointer    data)
+{
+  HeldListing *held = data;
+  g_autofree char *name = g_path_get_basename (folder);
+  gint64 deadline = g_get_monotonic_time () + 5 * G_TIME_SPAN_SECOND;
+  CsFakeSmbIo io;
+
+  if (strcmp (name, held->name) != 0)
+    return;
+  held->seen = TRUE;
+  do
+    cs_fake_smb_io (&io);
+  while (io.connects < N_FOLDERS && g_get_monotonic_time () < deadline && (g_usleep (1000), TRUE));
+  held->connected = io.connects >= N_FOLDERS;
+}
+
+/* A rerun's listing threads set their connections up while the scanner
+ * lists the folder above (before, a thread's first subfolder also set its
+ * connection up, after that listing: on the lab share behind 1 ms, 0.15 s
+ * of each rerun), one for each of the source's subfolders, no more; given
+ * as "SRC/." (the top listed by the staging sweep) and as "SRC" (the top
+ * listed by the walk). A first copy, into a folder it makes, none. */
+static void
+test_connected_ahead (gconstpointer data)
+{
+  gboolean dot = GPOINTER_TO_INT (data);
+  g_autofree char *backing = cs_test_tree_make_tmp ();
+  g_autofree char *top = cs_test_tree_make_tmp ();
+  g_autofree char *src = g_build_filename (top, "src", NULL);
+  HeldListing held = { dot ? "out" : "src", FALSE, FALSE };
+  CsFakeSmbIo io;
+
+  make_folders (src);
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  cs_smb_set_credentials (NULL, PASSWORD);
+  if (dot)
+    run_into_share (src, CS_OPERATION_COPY);
+  else
+    {
+      g_autofree char *out = g_build_filename (backing, "out", NULL);
+
+      /* There already, as cp -r wants it for "SRC" to land in out/src. */
+      g_assert_cmpint (g_mkdir (out, 0755), ==, 0);
+      run_folder_into_share (src);
+    }
+  /* A first copy lists nothing: no thread is set up for it. */
+  cs_fake_smb_io (&io);
+  g_assert_cmpuint (io.connects, ==, 0);
+
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  cs_fake_smb_on_listed (hold_for_connects, &held);
+  if (dot)
+    run_into_share (src, CS_OPERATION_COPY);
+  else
+    run_folder_into_share (src);
+  cs_fake_smb_on_listed (NULL, NULL);
+  cs_fake_smb_io (&io);
+  g_test_message ("connections set up ahead: %u", io.connects);
+  g_assert_true (held.seen);
+  g_assert_true (held.connected);
+  g_assert_cmpuint (io.connects, ==, N_FOLDERS);
+
+  cs_smb_set_credentials (NULL, NULL);
+  cs_test_tree_remove (top);
+  cs_test_tree_remove (backing);
+}
+
 /* The folders listed ahead, in the order their listings began (each held
  * a while, as a slow server would, so the threads take one each in turn). */
 typedef struct {
@@ -684,6 +777,8 @@ main (int   argc,
   g_test_add_func ("/rerun-smb/listings-slow", test_listings_slow);
   g_test_add_func ("/rerun-smb/top-listed-once", test_top_listed_once);
   g_test_add_func ("/rerun-smb/listed-in-source-order", test_listed_in_source_order);
+  g_test_add_data_func ("/rerun-smb/connected-ahead/dot", GINT_TO_POINTER (TRUE), test_connected_ahead);
+  g_test_add_data_func ("/rerun-smb/connected-ahead/folder", GINT_TO_POINTER (FALSE), test_connected_ahead);
   g_test_add_data_func ("/rerun-smb/folders-unchanged/copy", &copy_newer, test_folders_unchanged);
   g_test_add_data_func ("/rerun-smb/folders-unchanged/mirror", &mirror_newer, test_folders_unchanged);
   g_test_add_data_func ("/rerun-smb/folders-changed/copy", &copy_newer, test_folders_changed);

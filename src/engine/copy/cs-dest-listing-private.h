@@ -44,6 +44,11 @@ GHashTable *_cs_dest_listing_prefetch (CsJob      *job,
                                        CsDir      *dir,
                                        GHashTable *stats,
                                        GPtrArray  *first);
+/* scanner thread, before it lists @dir's destination folder, which is
+ * there, on a share: the threads that will list its subfolders set their
+ * connections up meanwhile, one for each of the source's subfolders. */
+void        _cs_dest_listing_connect_ahead (CsJob *job,
+                                            CsDir *dir);
 /* scanner thread: @prefetch's folder, opened as the scanner would open it
  * (O_DIRECTORY | O_NOFOLLOW in its parent), once it is: its handle, now the
  * caller's, its listing in @out_entries (or NULL) and its stat in @out_st

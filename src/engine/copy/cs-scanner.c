@@ -275,6 +275,7 @@ _cs_scanner_run (CsJob *job)
   g_autoptr(GHashTable) folded_seen = NULL;
   struct stat dst_st;
   gboolean dest_is_dir;
+  gboolean dest_made = FALSE;
 
   dest_is_dir = _cs_io_stat_location (dest, TRUE, &dst_st) == 0 && S_ISDIR (dst_st.st_mode);
 
@@ -291,6 +292,7 @@ _cs_scanner_run (CsJob *job)
           return;
         }
       dest_is_dir = TRUE;
+      dest_made = TRUE;
     }
   else if (!dest_is_dir && (job->setup.sources->len > 1 || job->setup.into))
     dest_is_dir = TRUE;
@@ -383,6 +385,10 @@ _cs_scanner_run (CsJob *job)
       /* Every source is copied into the same folder: staging goes there.
        * Its listing, if the setup made one, is the container's: a source
        * given as "SRC/." walks this very folder (enter_dir). */
+      /* "SRC/." is walked in the container itself, which the setup lists;
+       * a folder this run made has nothing to list. */
+      if (strcmp (dst_name, ".") == 0 && !dest_made)
+        _cs_dest_listing_connect_ahead (job, container);
       _cs_stage_setup (job, container->dst_fd, &container->dst_listed);
       if (container->dst_fd >= 0 && _cs_is_remote_filesystem (container->dst_fd))
         atomic_store (&job->dest.dst_remote, 1);

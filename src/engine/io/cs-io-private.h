@@ -75,6 +75,13 @@ const CsIoTable *_cs_io_backend     (int handle, const char *location);
 /* The filesystem @location is on, for the run record: the backend's own words
  * (an SMB server and share), else the mount table's type. */
 char            *_cs_io_filesystem_type (const char *location);
+/* Whether a thread's connection to the server of @path in @dirfd (or of
+ * the location @path) can be set up ahead: the backend has connections. */
+gboolean         _cs_io_connects      (int dirfd, const char *path);
+/* This thread's connection to that server set up now (CsIoTable.connect):
+ * 0, or -1 with errno, for nobody to report. Not counted: no request of
+ * the run's, as the set-up a first call makes is none. */
+int              _cs_io_connect       (int dirfd, const char *path);
 /* Whether @location is the POSIX backend's: a path, not a URL of another. */
 gboolean         _cs_io_is_path     (const char *location);
 /* The last part of @location (no trailing "/"), as a name the calls take

@@ -104,6 +104,12 @@ typedef struct {
    * partial is then kept, the file copied whole. */
   int     (*lock)            (int fd, int dirfd, const char *name);
   int     (*unlock)          (int fd, int dirfd, const char *name);
+  /* This thread's connection to the server of @path in @dirfd set up now,
+   * before its first call needs it: a thread that will soon talk to the
+   * server pays the set-up while it would otherwise wait. 0, or -1 with
+   * errno, which nobody reports: the first call that needs the connection
+   * says why. May be NULL: nothing to set up. */
+  int     (*connect)         (int dirfd, const char *path);
   /* What the run record calls a location of this backend's (none: the
    * filesystem it is mounted from); may be NULL. */
   char   *(*describe)        (const char *location);

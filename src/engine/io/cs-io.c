@@ -324,6 +324,26 @@ _cs_io_explain_missing (const char *location)
 }
 
 gboolean
+_cs_io_connects (int         dirfd,
+                 const char *path)
+{
+  Target t;
+
+  return find (dirfd, dirfd == CS_IO_AT_LOCATION ? path : NULL, &t) && t.table->connect != NULL;
+}
+
+int
+_cs_io_connect (int         dirfd,
+                const char *path)
+{
+  Target t;
+
+  if (!find (dirfd, dirfd == CS_IO_AT_LOCATION ? path : NULL, &t))
+    return -1;
+  return t.table->connect != NULL ? t.table->connect (t.handle, path) : 0;
+}
+
+gboolean
 _cs_io_is_path (const char *location)
 {
   Target t;
