@@ -20,6 +20,7 @@
 #include "cs-phase-view.h"
 #include "cs-throughput-graph.h"
 #include "cs-toast.h"
+#include "cs-totals-view.h"
 
 /*
  * After a copy: how it went and where the files are, Robocopy's totals
@@ -57,7 +58,7 @@ struct _CsSummaryPage
   AdwActionRow      *where_row;
   AdwActionRow      *log_row;
   AdwActionRow      *manifest_row;
-  GtkGrid           *totals_grid;
+  CsTotalsView      *totals_view;
   GtkLabel          *skips_label;
   GtkGrid           *stats_grid;
   CsThroughputGraph *graph;
@@ -122,19 +123,6 @@ export_action (GtkWidget  *widget,
 
   name = _cs_export_name ("copyscope", cs_run_get_started (self->run), extension);
   _cs_export_async (widget, name, extension, render_run, self->cancellable, exported_cb, self);
-}
-
-static void
-set_grid_text (GtkGrid    *grid,
-               int         column,
-               int         row,
-               const char *text)
-{
-  GtkWidget *label = gtk_grid_get_child_at (grid, column, row);
-
-  g_return_if_fail (GTK_IS_LABEL (label));
-
-  gtk_label_set_label (GTK_LABEL (label), text);
 }
 
 /* A check against a checksum list (cs-manifest.h) rather than a copy: its
@@ -612,46 +600,6 @@ cs_summary_page_show_skips (CsSummaryPage  *self,
 }
 
 static void
-cs_summary_page_show_totals (CsSummaryPage  *self,
-                             const CsTotals *totals)
-{
-  gboolean check = is_check (self);
-
-  /* A check's columns: the files that match, differ or are gone. */
-  set_grid_text (self->totals_grid, CS_CLASS_COPIED + 1, 0, check ? _("Matched") : _("Copied"));
-  set_grid_text (self->totals_grid, CS_CLASS_MISMATCH + 1, 0, check ? _("Changed") : _("Mismatch"));
-  set_grid_text (self->totals_grid, CS_CLASS_FAILED + 1, 0, check ? _("Missing") : _("Failed"));
-  for (guint klass = 0; klass < CS_N_CLASSES; klass++)
-    for (guint kind = 0; kind < CS_N_KINDS; kind++)
-      {
-        guint64 value = totals->v[klass][kind];
-        g_autofree char *text = NULL;
-        GtkWidget *label;
-
-        if (kind == CS_KIND_BYTES)
-          text = _cs_format_bytes (value);
-        else
-          text = _cs_format_count (value);
-
-        set_grid_text (self->totals_grid, (int) klass + 1, (int) kind + 1, text);
-
-        label = gtk_grid_get_child_at (self->totals_grid, (int) klass + 1, (int) kind + 1);
-        if (kind == CS_KIND_BYTES)
-          {
-            g_autofree char *exact = _cs_format_count (value);
-            g_autofree char *tooltip = g_strdup_printf (_("%s bytes"), exact);
-
-            gtk_widget_set_tooltip_text (label, tooltip);
-          }
-        /* Failures deserve a second look; zero of them do not. */
-        if (klass == CS_CLASS_FAILED && value > 0)
-          gtk_widget_add_css_class (label, "error");
-        else
-          gtk_widget_remove_css_class (label, "error");
-      }
-}
-
-static void
 cs_summary_page_show_stats (CsSummaryPage *self)
 {
   for (guint i = 0; i < CS_N_COUNTERS; i++)
@@ -923,6 +871,7 @@ cs_summary_page_class_init (CsSummaryPageClass *klass)
   g_type_ensure (CS_TYPE_THROUGHPUT_GRAPH);
   g_type_ensure (CS_TYPE_PHASE_VIEW);
   g_type_ensure (CS_TYPE_PHASE_BREAKDOWN);
+  g_type_ensure (CS_TYPE_TOTALS_VIEW);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/copyscope/Copyscope/ui/cs-summary-page.ui");
@@ -934,7 +883,7 @@ cs_summary_page_class_init (CsSummaryPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, where_row);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, log_row);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, manifest_row);
-  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, totals_grid);
+  gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, totals_view);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, skips_label);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, stats_grid);
   gtk_widget_class_bind_template_child (widget_class, CsSummaryPage, graph);
@@ -987,7 +936,7 @@ cs_summary_page_set_run (CsSummaryPage *self,
   cs_summary_page_show_where (self);
   cs_summary_page_show_log (self);
   cs_summary_page_show_manifest (self);
-  cs_summary_page_show_totals (self, &totals);
+  cs_totals_view_set_totals (self->totals_view, &totals, is_check (self));
   cs_summary_page_show_skips (self, &totals);
   cs_summary_page_show_stats (self);
   cs_summary_page_show_failures (self);

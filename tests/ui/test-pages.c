@@ -1408,6 +1408,74 @@ test_counter_rows (void)
   g_object_unref (summary);
 }
 
+/* The summary's totals, as the table and as the rows that stand in for it
+ * in a narrow window: the same classes in the same order, a copy's or a
+ * check's, each row with its files, bytes and folders, and the failures
+ * marked only when there are some. */
+static void
+test_totals_forms (void)
+{
+  const struct {
+    const char *kind;
+    guint64     failed;
+    const char *titles[CS_N_CLASSES];
+  } cases[] = {
+    { "copy", 3, { "Total", "Copied", "Skipped", "Mismatch", "Failed", "Extras" } },
+    { "copy", 0, { "Total", "Copied", "Skipped", "Mismatch", "Failed", "Extras" } },
+    { "check", 2, { "Total", "Matched", "Skipped", "Changed", "Missing", "Extras" } },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autoptr(CsRun) run = synthetic_run ("totals", g_get_real_time (), 4, 80, 20);
+      GtkWidget *summary = g_object_ref_sink (g_object_new (CS_TYPE_SUMMARY_PAGE, NULL));
+      GtkWidget *grid = cs_ui_find_labelled (summary, GTK_TYPE_GRID, "Totals");
+      GtkWidget *list = cs_ui_find_labelled (summary, GTK_TYPE_LIST_BOX, "Totals");
+      CsTotals totals = { { { 0 } } };
+
+      g_assert_nonnull (grid);
+      g_assert_nonnull (list);
+
+      totals.v[CS_CLASS_TOTAL][CS_KIND_DIRS] = 7;
+      totals.v[CS_CLASS_TOTAL][CS_KIND_FILES] = 1200 + cases[c].failed;
+      totals.v[CS_CLASS_TOTAL][CS_KIND_BYTES] = 5000000;
+      totals.v[CS_CLASS_COPIED][CS_KIND_DIRS] = 7;
+      totals.v[CS_CLASS_COPIED][CS_KIND_FILES] = 1200;
+      totals.v[CS_CLASS_COPIED][CS_KIND_BYTES] = 4000000;
+      totals.v[CS_CLASS_FAILED][CS_KIND_FILES] = cases[c].failed;
+      totals.v[CS_CLASS_FAILED][CS_KIND_BYTES] = cases[c].failed * 1000;
+      _cs_run_set_kind (run, cases[c].kind);
+      _cs_run_set_totals (run, &totals);
+      cs_summary_page_set_run (CS_SUMMARY_PAGE (summary), run);
+
+      for (guint klass = 0; klass < CS_N_CLASSES; klass++)
+        {
+          AdwActionRow *row = ADW_ACTION_ROW (gtk_list_box_get_row_at_index (GTK_LIST_BOX (list),
+                                                                             (int) klass));
+          const char *title = adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row));
+          const char *figures = adw_action_row_get_subtitle (row);
+          g_autofree char *files = _cs_format_count (totals.v[klass][CS_KIND_FILES]);
+          g_autofree char *bytes = _cs_format_bytes (totals.v[klass][CS_KIND_BYTES]);
+          GtkWidget *cell = gtk_grid_get_child_at (GTK_GRID (grid), (int) klass + 1,
+                                                   CS_KIND_FILES + 1);
+          gboolean alarming = klass == CS_CLASS_FAILED && cases[c].failed > 0;
+
+          g_test_message ("%s: %s — %s", cases[c].kind, title, figures);
+          g_assert_cmpstr (grid_text (grid, (int) klass + 1, 0), ==, cases[c].titles[klass]);
+          g_assert_cmpstr (title, ==, cases[c].titles[klass]);
+          g_assert_true (g_str_has_prefix (figures, files));
+          g_assert_cmpstr (grid_text (grid, (int) klass + 1, CS_KIND_FILES + 1), ==, files);
+          g_assert_nonnull (strstr (figures, bytes));
+          g_assert_cmpint (strstr (figures, "folders") != NULL, ==,
+                           totals.v[klass][CS_KIND_DIRS] > 0);
+          g_assert_cmpint (gtk_widget_has_css_class (GTK_WIDGET (row), "error"), ==, alarming);
+          g_assert_cmpint (gtk_widget_has_css_class (cell, "error"), ==, alarming);
+        }
+
+      g_object_unref (summary);
+    }
+}
+
 /* A copy that reached a share GVfs mounted says how, where the summary says
  * how the run was measured; one that reached none says nothing of it. */
 static void
@@ -1678,6 +1746,7 @@ main (int   argc,
   cs_ui_test_init (&argc, &argv);
 
   g_test_add_func ("/pages/counter-rows", test_counter_rows);
+  g_test_add_func ("/pages/totals-forms", test_totals_forms);
   g_test_add_func ("/pages/history", test_history);
   g_test_add_func ("/pages/day-summary", test_day_summary);
   g_test_add_func ("/pages/summary-notes", test_summary_notes);

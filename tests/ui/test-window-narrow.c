@@ -5,6 +5,9 @@
 
 #include "test-window.h"
 
+#include "cs-format.h"
+#include "cs-run-private.h"
+
 /* A narrow window: the slider's marks, the folding boxes and the progress
  * card's words. */
 
@@ -297,6 +300,240 @@ test_progress_narrow (void)
       gtk_stack_set_visible_child_name (cs_ui_page_stack (window), "setup");
       settle ();
       assert_words_whole (GTK_WIDGET (setup_page (window)));
+
+      cs_ui_window_destroy (window);
+    }
+
+  if (saved_language != NULL)
+    g_setenv ("LANGUAGE", saved_language, TRUE);
+  else
+    g_unsetenv ("LANGUAGE");
+  setlocale (LC_ALL, saved_locale);
+}
+
+/* A copy that went wrong on a big tree: numbers as wide as the table gets,
+ * and failures, whose count must be seen. */
+static CsRun *
+failed_run (void)
+{
+  const char *sources[] = { "/data/photos", NULL };
+  CsTotals totals = { { { 0 } } };
+  CsRun *run = cs_run_new ();
+
+  _cs_run_set_kind (run, "copy");
+  _cs_run_set_sources (run, sources);
+  _cs_run_set_destination (run, "/mnt/nas/backup");
+  _cs_run_set_started (run, g_get_real_time ());
+  _cs_run_set_duration (run, 3600.0);
+  totals.v[CS_CLASS_TOTAL][CS_KIND_DIRS] = 123456;
+  totals.v[CS_CLASS_TOTAL][CS_KIND_FILES] = 3110400;
+  totals.v[CS_CLASS_TOTAL][CS_KIND_BYTES] = G_GUINT64_CONSTANT (7776000000000);
+  totals.v[CS_CLASS_COPIED][CS_KIND_DIRS] = 123000;
+  totals.v[CS_CLASS_COPIED][CS_KIND_FILES] = 3107205;
+  totals.v[CS_CLASS_COPIED][CS_KIND_BYTES] = G_GUINT64_CONSTANT (7770000000000);
+  totals.v[CS_CLASS_SKIPPED][CS_KIND_DIRS] = 456;
+  totals.v[CS_CLASS_SKIPPED][CS_KIND_FILES] = 2718;
+  totals.v[CS_CLASS_SKIPPED][CS_KIND_BYTES] = G_GUINT64_CONSTANT (5000000000);
+  totals.v[CS_CLASS_MISMATCH][CS_KIND_FILES] = 89;
+  totals.v[CS_CLASS_MISMATCH][CS_KIND_BYTES] = 123456789;
+  totals.v[CS_CLASS_FAILED][CS_KIND_FILES] = 388;
+  totals.v[CS_CLASS_FAILED][CS_KIND_BYTES] = G_GUINT64_CONSTANT (877000000);
+  totals.v[CS_CLASS_EXTRAS][CS_KIND_DIRS] = 12;
+  totals.v[CS_CLASS_EXTRAS][CS_KIND_FILES] = 4321;
+  totals.v[CS_CLASS_EXTRAS][CS_KIND_BYTES] = G_GUINT64_CONSTANT (98765432100);
+  _cs_run_set_totals (run, &totals);
+  _cs_run_set_outcome (run, "completed", NULL);
+
+  return run;
+}
+
+/* The shown widget under @root that a screen reader calls @name, other
+ * than a label that says it. */
+static GtkWidget *
+find_mapped_labelled (GtkWidget  *root,
+                      const char *name)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      g_autofree char *problem = NULL;
+      GtkWidget *found;
+
+      if (!gtk_widget_get_mapped (child))
+        continue;
+      if (GTK_IS_LABEL (child))
+        continue;
+      problem = gtk_test_accessible_check_property (GTK_ACCESSIBLE (child),
+                                                    GTK_ACCESSIBLE_PROPERTY_LABEL, name);
+      if (problem == NULL)
+        return child;
+      if ((found = find_mapped_labelled (child, name)) != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+/* @label is read whole: not ellipsized, given its width, and inside the
+ * window and every scrolled window around it, so nothing of it waits past
+ * an edge for a scroll sideways. */
+static void
+assert_label_in_view (GtkLabel  *label,
+                      GtkWidget *window)
+{
+  GtkWidget *widget = GTK_WIDGET (label);
+  graphene_rect_t bounds;
+  int min = 0;
+
+  gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+  g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (label)));
+  g_assert_cmpint (gtk_widget_get_width (widget), >=, min);
+
+  for (GtkWidget *ancestor = gtk_widget_get_parent (widget); ancestor != NULL;
+       ancestor = gtk_widget_get_parent (ancestor))
+    {
+      if (ancestor != window && !GTK_IS_SCROLLED_WINDOW (ancestor))
+        continue;
+      g_assert_true (gtk_widget_compute_bounds (widget, ancestor, &bounds));
+      if (bounds.origin.x < 0
+          || bounds.origin.x + bounds.size.width > gtk_widget_get_width (ancestor) + 0.5)
+        {
+          g_test_message ("“%s” at %.0f–%.0f, outside the %s’s 0–%d", gtk_label_get_label (label),
+                          bounds.origin.x, bounds.origin.x + bounds.size.width,
+                          G_OBJECT_TYPE_NAME (ancestor), gtk_widget_get_width (ancestor));
+          g_test_fail ();
+        }
+      if (ancestor == window)
+        break;
+    }
+}
+
+/* Every label shown under @root is in view; returns them all. */
+static GPtrArray *
+assert_labels_in_view (GtkWidget *root,
+                       GtkWidget *window)
+{
+  GPtrArray *labels = g_ptr_array_new ();
+
+  collect_labels (root, labels);
+  g_assert_cmpuint (labels->len, >, 0);
+  for (guint i = 0; i < labels->len; i++)
+    assert_label_in_view (g_ptr_array_index (labels, i), window);
+
+  return labels;
+}
+
+/* One of @labels says @text. */
+static gboolean
+labels_say (GPtrArray  *labels,
+            const char *text)
+{
+  for (guint i = 0; i < labels->len; i++)
+    if (strstr (gtk_label_get_label (g_ptr_array_index (labels, i)), text) != NULL)
+      return TRUE;
+
+  g_test_message ("no label says “%s”", text);
+  return FALSE;
+}
+
+typedef struct
+{
+  GtkWidget *window;
+  int        width;
+} Width;
+
+/* The window is @width wide, or as near as it lets itself be made, short
+ * of the few pixels its frame takes. */
+static gboolean
+window_has_width (gpointer data)
+{
+  Width *w = data;
+  int min = 0;
+
+  gtk_widget_measure (w->window, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+  return ABS (gtk_widget_get_width (w->window) - MAX (w->width, min)) <= 12;
+}
+
+/* The summary's totals after a copy with failures, in a window as narrow as
+ * it goes, 600 px and 1100 px wide, in English, Dutch and German: every
+ * class and every count is read without scrolling sideways. In Dutch at
+ * 600 px the table once ran past the edge and hid "Mislukt" and "Extra",
+ * the columns that say how many failed. */
+void
+test_totals_narrow (void)
+{
+  const struct {
+    const char *language;
+    const char *locale;
+  } languages[] = {
+    { "en", "en_US.UTF-8" },
+    { "nl", "nl_NL.UTF-8" },
+    { "de", "de_DE.UTF-8" },
+  };
+  g_autofree char *saved_locale = g_strdup (setlocale (LC_ALL, NULL));
+  g_autofree char *saved_language = g_strdup (g_getenv ("LANGUAGE"));
+  g_autoptr(CsRun) run = failed_run ();
+
+  bindtextdomain (GETTEXT_PACKAGE, BUILD_ROOT G_DIR_SEPARATOR_S "po");
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  for (guint l = 0; l < G_N_ELEMENTS (languages); l++)
+    {
+      CsWindow *window;
+      /* Narrow again last: the rows come back once the table was shown. */
+      int widths[4] = { 0, 600, 1100, 0 };
+
+      if (setlocale (LC_ALL, languages[l].locale) == NULL)
+        {
+          g_test_message ("no locale %s (.ci/install-deps --tests makes it)", languages[l].locale);
+          g_test_fail ();
+          continue;
+        }
+      g_setenv ("LANGUAGE", languages[l].language, TRUE);
+
+      window = cs_ui_window_new ();
+      /* The narrowest the window asks to be allowed; its pages may ask more. */
+      gtk_widget_get_size_request (GTK_WIDGET (window), &widths[0], NULL);
+      g_assert_cmpint (widths[0], >, 0);
+      g_assert_cmpint (widths[0], <, 600);
+      widths[3] = widths[0];
+      cs_summary_page_set_run (summary_page (window), run);
+      gtk_stack_set_visible_child_name (cs_ui_page_stack (window), "summary");
+
+      for (guint i = 0; i < G_N_ELEMENTS (widths); i++)
+        {
+          g_autofree char *name = NULL;
+          g_autofree char *failed = _cs_format_count (388);
+          g_autoptr(GPtrArray) labels = NULL;
+          Width w = { GTK_WIDGET (window), widths[i] };
+          GtkWidget *totals;
+
+          gtk_window_set_default_size (GTK_WINDOW (window), widths[i], 900);
+          g_assert_true (cs_ui_wait_until (window_has_width, &w, WAIT_SECONDS));
+          settle ();
+          name = g_strdup_printf ("22-totals-%d-%s.png", gtk_widget_get_width (GTK_WIDGET (window)),
+                                  languages[l].language);
+          cs_ui_screenshot (window, name);
+          g_test_message ("%s at %d px", languages[l].language,
+                          gtk_widget_get_width (GTK_WIDGET (window)));
+
+          totals = find_mapped_labelled (GTK_WIDGET (summary_page (window)), _("Totals"));
+          g_assert_nonnull (totals);
+          labels = assert_labels_in_view (totals, GTK_WIDGET (window));
+
+          g_assert_true (labels_say (labels, _("Total")));
+          g_assert_true (labels_say (labels, _("Copied")));
+          g_assert_true (labels_say (labels, _("Skipped")));
+          g_assert_true (labels_say (labels, _("Mismatch")));
+          g_assert_true (labels_say (labels, _("Failed")));
+          g_assert_true (labels_say (labels, _("Extras")));
+          g_assert_true (labels_say (labels, failed));
+
+          /* Where there is room, the table. */
+          if (widths[i] == 1100)
+            g_assert_true (GTK_IS_GRID (totals));
+        }
 
       cs_ui_window_destroy (window);
     }

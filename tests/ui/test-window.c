@@ -260,6 +260,7 @@ main (int   argc,
   g_test_add_func ("/window/time-left", test_time_left);
   g_test_add_func ("/window/narrow", test_narrow);
   g_test_add_func ("/window/progress-narrow", test_progress_narrow);
+  g_test_add_func ("/window/totals-narrow", test_totals_narrow);
   g_test_add_func ("/window/choose-destination", test_choose_destination);
   g_test_add_func ("/window/refusal", test_refusal);
   g_test_add_func ("/window/copy", test_copy);

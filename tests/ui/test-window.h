@@ -127,6 +127,7 @@ void test_slider_scroll (void);
 /* test-window-narrow.c */
 void test_narrow (void);
 void test_progress_narrow (void);
+void test_totals_narrow (void);
 
 /* test-window-copy.c */
 void test_copy (void);
