@@ -348,6 +348,18 @@ f_fstatat (int dirfd, const char *path, struct stat *st, int flags)
 }
 
 static int
+f_statx (int dirfd, const char *path, int flags, unsigned int mask, struct statx *stx)
+{
+  g_autofree char *base = path != NULL ? g_path_get_basename (path) : NULL;
+
+  /* Counted (and failed where a rule says), but not a call CS_FAULT_ANY_DEST
+   * fails: the tests of a failing destination were written without it. */
+  if (at_in_dest (dirfd, path) && inject (CS_FAULT_STATX_DEST, base))
+    return -1;
+  return real->statx (dirfd, path, flags, mask, stx);
+}
+
+static int
 f_mkdirat (int dirfd, const char *path, mode_t mode)
 {
   DEST_GUARD (at_in_dest (dirfd, path));
@@ -453,6 +465,7 @@ cs_fault_install (const char *dest)
   table.fstat = f_fstat;
   table.fstat_mode = f_fstat_mode;
   table.fstatat = f_fstatat;
+  table.statx = f_statx;
   table.mkdirat = f_mkdirat;
   table.renameat2 = f_renameat2;
   table.linkat = f_linkat;

@@ -37,6 +37,7 @@ typedef enum {
   CS_FAULT_ANY_DEST,      /* every call on a descriptor or path in the destination */
   CS_FAULT_STAT,          /* fstatat of a name outside the destination (the source) */
   CS_FAULT_STAT_DEST,     /* fstatat of a name in the destination */
+  CS_FAULT_STATX_DEST,    /* statx of a name in the destination (a time read back) */
   CS_FAULT_N_OPS
 } CsFaultOp;
 

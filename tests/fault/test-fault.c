@@ -352,6 +352,7 @@ main (int    argc,
   ADD ("metadata/one-link-refused", test_metadata_refused_one, 0);
   ADD ("times/stamped-at-close", test_times_stamped_at_close, 0);
   ADD ("times/stamped-at-close-fresh", test_times_stamped_at_close, 1);
+  ADD ("times/fresh-trusted", test_times_fresh_trusted, 0);
   ADD ("policy/older-replacement-copied", test_older_replacement, 0);
 
 #define ADD_STAGED(path, func, data) \

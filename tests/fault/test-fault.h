@@ -195,6 +195,8 @@ void test_staged_leftovers (Fixture       *f,
 /* test-fault-metadata.c */
 void test_modes (Fixture       *f,
                  gconstpointer  data);
+void test_times_fresh_trusted (Fixture       *f,
+                               gconstpointer  data);
 void test_times_stamped_at_close (Fixture       *f,
                                   gconstpointer  data);
 void test_older_replacement (Fixture       *f,

@@ -302,10 +302,10 @@ _cs_copy_finish_temp (CsJob             *job,
  * If its time was lost, files get their times by name once published from
  * then on, and the first of those is read back too; if even that is lost,
  * every file is set and read back, and what still differs is reported. Only
- * a file whose source time is well apart from the clock can show that a time
- * was kept (a file written a moment ago looks the same either way), so until
- * one comes every file is read back; usually only the first files of a run
- * pay it.
+ * a file whose time is shown to the microsecond, or is well apart from the
+ * clock, can show that a time was kept (a stamp of a coarse destination's
+ * own looks the same as a file written a moment ago), so until one comes
+ * every file is read back; usually only the first file of a run pays it.
  */
 
 /* Farther than a FAT share's 2 s and a server's clock from now. */
@@ -321,32 +321,41 @@ _cs_copy_times_when_published (CsItem  *item,
   return *state >= CS_TIMES_TRY_PUBLISHED;
 }
 
-/* Whether a copy showing @src's time proves that the time was kept, not
- * stamped by the destination just now. */
+/* Whether a copy showing @src's time as @shown proves that the time was
+ * kept, not stamped by the destination just now: a time far from the clock,
+ * or one shown to the microsecond or finer (a share's 100 ns, a disk's
+ * nanosecond): a stamp of the destination's own, made at the close or the
+ * rename, would match the source's that finely only if the source changed
+ * within that microsecond. A rerun's changed files were written moments
+ * ago; before, each of them was read back (on a share a stat by name,
+ * three SMB2 requests a file). */
 static gboolean
-telling_time (const struct stat *src)
+telling_time (const struct stat *src,
+              const struct stat *shown)
 {
   gint64 now = g_get_real_time () * 1000;
   gint64 t = (gint64) src->st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + src->st_mtim.tv_nsec;
 
-  return ABS (now - t) > TIMES_TELLING_NS;
+  return kept_precision_ns (shown) <= 1000 || ABS (now - t) > TIMES_TELLING_NS;
 }
 
+/* Whether the published @name shows @src's time; what it shows in @shown. */
 static gboolean
 shows_mtime (CsJob             *job,
              int                dir_fd,
              const char        *name,
-             const struct stat *src)
+             const struct stat *src,
+             struct stat       *shown)
 {
   struct statx stx;
-  struct stat dst = { 0 };
 
+  memset (shown, 0, sizeof *shown);
   if (_cs_io_statx (&job->counters, dir_fd, name, AT_SYMLINK_NOFOLLOW | AT_STATX_FORCE_SYNC,
                     STATX_MTIME, &stx) != 0)
     return FALSE;
-  dst.st_mtim.tv_sec = stx.stx_mtime.tv_sec;
-  dst.st_mtim.tv_nsec = stx.stx_mtime.tv_nsec;
-  return _cs_copy_same_mtime (&dst, src);
+  shown->st_mtim.tv_sec = stx.stx_mtime.tv_sec;
+  shown->st_mtim.tv_nsec = stx.stx_mtime.tv_nsec;
+  return _cs_copy_same_mtime (shown, src);
 }
 
 /* After @item is published: sets its times on its name when that is the
@@ -366,6 +375,7 @@ _cs_copy_keep_times (CsJob    *job,
   int fd = item->dir->dst_fd;
   CsTimes trying = when_published ? CS_TIMES_TRY_PUBLISHED : CS_TIMES_UNKNOWN;
   int expected = (int) state;
+  struct stat shown;
 
   /* "name (2)" is not under @final: its times were set on the temporary. */
   if (item->dir->fs == NULL || action == CS_ACTION_KEEP_BOTH)
@@ -377,9 +387,9 @@ _cs_copy_keep_times (CsJob    *job,
     }
   if (state == (when_published ? CS_TIMES_PUBLISHED : CS_TIMES_ON_FD))
     return;
-  if (shows_mtime (job, fd, final, &item->st))
+  if (shows_mtime (job, fd, final, &item->st, &shown))
     {
-      if (state == trying && telling_time (&item->st))
+      if (state == trying && telling_time (&item->st, &shown))
         atomic_compare_exchange_strong (&item->dir->fs->times, &expected,
                                         when_published ? CS_TIMES_PUBLISHED : CS_TIMES_ON_FD);
       return;
@@ -388,7 +398,7 @@ _cs_copy_keep_times (CsJob    *job,
     atomic_compare_exchange_strong (&item->dir->fs->times, &expected,
                                     when_published ? CS_TIMES_LOST : CS_TIMES_TRY_PUBLISHED);
   if (_cs_io_utimensat (&job->counters, fd, final, times, AT_SYMLINK_NOFOLLOW) != 0
-      || !shows_mtime (job, fd, final, &item->st))
+      || !shows_mtime (job, fd, final, &item->st, &shown))
     worker->lost |= 1u << CS_METADATA_TIMES;
 }
 
