@@ -628,6 +628,8 @@ void      _cs_job_queue_open       (CsJob        *job);
 void      _cs_job_queue_resize     (CsJob        *job,
                                     guint         n_threads);
 void      _cs_job_queue_close      (CsJob        *job);
+/* scanner thread: the workers set their connections to a share up ahead. */
+void      _cs_job_queue_connect_ahead (CsJob     *job);
 void      _cs_job_wait_for_items   (CsJob        *job);
 void      _cs_job_free_big_buffers (CsJob        *job);
 /* cs-job-channel.c */
