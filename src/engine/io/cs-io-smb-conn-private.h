@@ -42,6 +42,8 @@ typedef struct {
   __typeof__ (smbc_setOptionFallbackAfterKerberos) *smbc_setOptionFallbackAfterKerberos;
   __typeof__ (smbc_setOptionNoAutoAnonymousLogin) *smbc_setOptionNoAutoAnonymousLogin;
   __typeof__ (smbc_setOptionUseKerberos) *smbc_setOptionUseKerberos;
+  /* NULL before libsmbclient 4.4: its messages then go to standard output. */
+  __typeof__ (smbc_setLogCallback) *smbc_setLogCallback;
   __typeof__ (smbc_setUser) *smbc_setUser;
   __typeof__ (smbc_version) *smbc_version;
 } CsIoSmbLib;

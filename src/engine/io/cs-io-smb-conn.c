@@ -130,6 +130,22 @@ load (void       *library,
 
 static gboolean library_loaded;
 
+/* libsmbclient's own messages, at its level 0 on standard output unless
+ * taken: "convert_string_talloc: out of memory!" from a set-up that failed
+ * beside another and is then made again alone (connect_together below), in
+ * the middle of a CLI's output and of its --json on standard output. What
+ * fails reaches the user by its errno; the library's words are the debug
+ * log's (G_MESSAGES_DEBUG=cs-io-smb). */
+static void
+library_says (void       *data,
+              int         level,
+              const char *message)
+{
+  g_autofree char *line = g_strchomp (g_strdup (message));
+
+  g_debug ("libsmbclient (level %d): %s", level, line);
+}
+
 static gboolean
 load_library (void)
 {
@@ -168,6 +184,7 @@ load_library (void)
     }
   /* Optional: without it a rerun asks about each file by name. */
   load (library, "smbc_getFunctionReaddirPlus2", (void **) &_cs_io_smb_lib.smbc_getFunctionReaddirPlus2);
+  load (library, "smbc_setLogCallback", (void **) &_cs_io_smb_lib.smbc_setLogCallback);
   return TRUE;
 }
 
@@ -298,6 +315,8 @@ conn_of_thread (void)
       g_autofree char *user = _cs_smb_credentials_dup_default_user ();
 
       _cs_io_smb_lib.smbc_setFunctionAuthDataWithContext (ctx, auth);
+      if (_cs_io_smb_lib.smbc_setLogCallback != NULL)
+        _cs_io_smb_lib.smbc_setLogCallback (ctx, NULL, library_says);
       _cs_io_smb_lib.smbc_setOptionUseKerberos (ctx, FALSE);
       _cs_io_smb_lib.smbc_setOptionFallbackAfterKerberos (ctx, TRUE);
       _cs_io_smb_lib.smbc_setOptionNoAutoAnonymousLogin (ctx, TRUE);

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -36,6 +37,8 @@ typedef struct {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static FakeSmbCounts counts;
+static smbc_debug_callback_fn log_fn;
+static void *log_data;
 static int connecting;
 static int fail_together;
 static char *refused;
@@ -110,6 +113,22 @@ set_up (Context *ctx,
     counts.again_alone++;
   pthread_mutex_unlock (&lock);
 
+  /* What libsmbclient 4.17 logs then, at level 0: on standard output,
+   * unless a log callback was set. */
+  if (fail)
+    {
+      static const char *lines[] = { "convert_string_talloc: out of memory!\n",
+                                     "ntlmssp_client_initial: failed to generate ntlmssp negotiate packet\n" };
+
+      for (int i = 0; i < 2; i++)
+        if (log_fn != NULL)
+          log_fn (log_data, 0, lines[i]);
+        else
+          {
+            fputs (lines[i], stdout);
+            fflush (stdout);
+          }
+    }
   if (deny || fail)
     {
       ctx->failed = 1;
@@ -187,6 +206,16 @@ void smbc_setOptionFallbackAfterKerberos (SMBCCTX *c, smbc_bool b) {}
 void smbc_setOptionNoAutoAnonymousLogin (SMBCCTX *c, smbc_bool b) {}
 void smbc_setOptionUseKerberos (SMBCCTX *c, smbc_bool b) {}
 void smbc_setUser (SMBCCTX *c, const char *user) {}
+
+/* Global, as the library's: the last one set. */
+void
+smbc_setLogCallback (SMBCCTX *c, void *private_ptr, smbc_debug_callback_fn fn)
+{
+  pthread_mutex_lock (&lock);
+  log_fn = fn;
+  log_data = private_ptr;
+  pthread_mutex_unlock (&lock);
+}
 
 smbc_stat_fn smbc_getFunctionStat (SMBCCTX *c) { return fake_stat; }
 
