@@ -341,6 +341,7 @@ struct _CsJob {
     guint         pending;          /* files queued or running (a batch counts its members);
                                      * written with atomics, read with _cs_job_pending */
     guint         max_pending;
+    atomic_int    connected_ahead;  /* the workers were told to set their connections up */
     /* Descriptor budget, for when the limit is low (ulimit -n 64): at most this
      * many items in flight, and this many folder descriptors open. */
     guint         max_items;
@@ -628,8 +629,6 @@ void      _cs_job_queue_open       (CsJob        *job);
 void      _cs_job_queue_resize     (CsJob        *job,
                                     guint         n_threads);
 void      _cs_job_queue_close      (CsJob        *job);
-/* scanner thread: the workers set their connections to a share up ahead. */
-void      _cs_job_queue_connect_ahead (CsJob     *job);
 void      _cs_job_wait_for_items   (CsJob        *job);
 void      _cs_job_free_big_buffers (CsJob        *job);
 /* cs-job-channel.c */

@@ -308,6 +308,8 @@ item_weight (CsItem *item)
   return item->kind == CS_ITEM_BATCH ? MAX (item->n_files, 1) : 1;
 }
 
+static void connect_ahead (CsJob *job);
+
 void
 _cs_job_push (CsJob  *job,
               CsItem *item)
@@ -330,6 +332,9 @@ _cs_job_push (CsJob  *job,
   /* The pool's queue is GLib's own lock; the worker acquires this in worker_func. */
   CS_TSAN_RELEASE (item);
   g_thread_pool_push (job->gate.pool, item, NULL);
+  if (!atomic_load_explicit (&job->gate.connected_ahead, memory_order_relaxed)
+      && !atomic_exchange (&job->gate.connected_ahead, 1))
+    connect_ahead (job);
 }
 
 /* Many threads each holding a few descriptors need more than the usual 1024;
@@ -551,15 +556,16 @@ _cs_job_queue_open (CsJob *job)
 }
 
 /*
- * scanner thread, once it has the destination: on a share each worker's
- * connection is set up by its first call, inside its first file (a
- * negotiation, a login, a tree connect, a look at the share's root: 55 ms
- * behind 1 ms per filesystem call, in the lab), while the scanner is still
- * listing. A task for each of the pool's threads, which are the job's own
- * and idle then, sets them up meanwhile.
+ * With the job's first item: on a share each worker's connection was set
+ * up by its first call, inside its first file (a negotiation, a login, a
+ * tree connect, a look at the share's root: 55 ms behind 1 ms per
+ * filesystem call, in the lab), one worker after another as the items
+ * came. A task for each of the pool's threads, the job's own, sets them up
+ * together once there is work; a rerun with nothing to copy sets none up
+ * (at 0 µs, 8 set-ups cost a no-op of 5,000 files 17 %).
  */
-void
-_cs_job_queue_connect_ahead (CsJob *job)
+static void
+connect_ahead (CsJob *job)
 {
   if (job->setup.settings.dry_run || !_cs_io_connects (CS_IO_AT_LOCATION, job->setup.destination))
     return;

@@ -278,8 +278,6 @@ _cs_scanner_run (CsJob *job)
   gboolean dest_made = FALSE;
 
   dest_is_dir = _cs_io_stat_location (dest, TRUE, &dst_st) == 0 && S_ISDIR (dst_st.st_mode);
-  /* After that first look, which sets the scanner's up alone. */
-  _cs_job_queue_connect_ahead (job);
 
   /* cp -r: several sources into a folder that does not exist yet make that
    * folder; so does one when it is copied into the destination. Not when
