@@ -581,9 +581,7 @@ hold_for_connects (const char *folder,
  * connection up, after that listing: on the lab share behind 1 ms, 0.15 s
  * of each rerun), one for each of the source's subfolders, no more; given
  * as "SRC/." (the top listed by the staging sweep) and as "SRC" (the top
- * listed by the walk). A first copy, into a folder it makes, none; its
- * workers set theirs up together with its first file, and a rerun that
- * copies nothing sets up none. */
+ * listed by the walk). A first copy, into a folder it makes, none. */
 static void
 test_connected_ahead (gconstpointer data)
 {
@@ -607,10 +605,10 @@ test_connected_ahead (gconstpointer data)
       g_assert_cmpint (g_mkdir (out, 0755), ==, 0);
       run_folder_into_share (src);
     }
-  /* A first copy lists nothing: its 4 workers are set up (with its first
-   * file), no listing thread. */
+  /* A first copy lists nothing: no listing thread is set up, nor a worker
+   * ahead of its first file. */
   cs_fake_smb_io (&io);
-  g_assert_cmpuint (io.connects, ==, 4);
+  g_assert_cmpuint (io.connects, ==, 0);
 
   cs_fake_smb_install (backing, USER, PASSWORD);
   cs_fake_smb_on_listed (hold_for_connects, &held);
@@ -625,6 +623,51 @@ test_connected_ahead (gconstpointer data)
   g_assert_true (held.connected);
   /* Nothing to copy: no worker set up. */
   g_assert_cmpuint (io.connects, ==, N_FOLDERS);
+
+  cs_smb_set_credentials (NULL, NULL);
+  cs_test_tree_remove (top);
+  cs_test_tree_remove (backing);
+}
+
+/* A rerun onto a slow share (each listing held 60 ms: 50 ms and a
+ * millisecond per entry say slow) that has a file to replace in each
+ * folder: with the first of them the 4 workers set their connections up
+ * together, beside the 6 listing threads (before: each worker inside its
+ * first file, one after another as the files came). */
+static void
+test_workers_connected_ahead (void)
+{
+  g_autofree char *backing = cs_test_tree_make_tmp ();
+  g_autofree char *top = cs_test_tree_make_tmp ();
+  g_autofree char *src = g_build_filename (top, "src", NULL);
+  Overlap overlap = { 0, 0, 60 };
+  CsFakeSmbIo io;
+
+  make_folders (src);
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  cs_smb_set_credentials (NULL, PASSWORD);
+  run_into_share (src, CS_OPERATION_COPY);
+  for (guint f = 0; f < N_FOLDERS; f++)
+    {
+      g_autofree char *rel = g_strdup_printf ("f%u/file0.txt", f);
+
+      write_at (src, rel, "changed since\n", T_NEW);
+    }
+
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  cs_fake_smb_on_listed (slow_listing, &overlap);
+  run_into_share (src, CS_OPERATION_COPY);
+  cs_fake_smb_on_listed (NULL, NULL);
+  cs_fake_smb_io (&io);
+  g_test_message ("connections set up ahead: %u", io.connects);
+  g_assert_cmpuint (io.connects, ==, N_FOLDERS + 4);
+  for (guint f = 0; f < N_FOLDERS; f++)
+    {
+      g_autofree char *rel = g_strdup_printf ("out/f%u/file0.txt", f);
+      g_autofree char *text = read_at (backing, rel);
+
+      g_assert_cmpstr (text, ==, "changed since\n");
+    }
 
   cs_smb_set_credentials (NULL, NULL);
   cs_test_tree_remove (top);
@@ -783,6 +826,7 @@ main (int   argc,
   g_test_add_func ("/rerun-smb/listed-in-source-order", test_listed_in_source_order);
   g_test_add_data_func ("/rerun-smb/connected-ahead/dot", GINT_TO_POINTER (TRUE), test_connected_ahead);
   g_test_add_data_func ("/rerun-smb/connected-ahead/folder", GINT_TO_POINTER (FALSE), test_connected_ahead);
+  g_test_add_func ("/rerun-smb/connected-ahead/workers", test_workers_connected_ahead);
   g_test_add_data_func ("/rerun-smb/folders-unchanged/copy", &copy_newer, test_folders_unchanged);
   g_test_add_data_func ("/rerun-smb/folders-unchanged/mirror", &mirror_newer, test_folders_unchanged);
   g_test_add_data_func ("/rerun-smb/folders-changed/copy", &copy_newer, test_folders_changed);
