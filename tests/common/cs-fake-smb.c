@@ -164,6 +164,7 @@ fake_statx (int dirfd, const char *path, int flags, unsigned int mask, struct st
 static CsFakeSmbIo io;
 static GPtrArray *folder_times;
 static gboolean no_listing;
+static guint write_delay_ms;
 static gboolean ignore_case;
 static CsFakeSmbListed listed_func;
 static gpointer listed_data;
@@ -326,12 +327,19 @@ path_of_fd (int fd)
 }
 
 /* A folder's times set at @path (local): remembered, relative to the share. */
+/* Set in a thread once it wrote to a file: the install's number, as GLib
+ * may hand a finished job's threads to the next job's pools. */
+static GPrivate wrote_files;
+static guint installs;
+
 static void
 note_folder_times (const char *path)
 {
   g_autofree char *rel = NULL;
 
   g_mutex_lock (&lock);
+  if (GPOINTER_TO_UINT (g_private_get (&wrote_files)) == installs)
+    io.folder_times_by_writers++;
   if (fake_folder != NULL && g_str_has_prefix (path, fake_folder))
     {
       rel = g_strdup (path + strlen (fake_folder));
@@ -450,6 +458,14 @@ fake_pread (int fd, void *buf, size_t count, off_t offset)
 static ssize_t
 fake_pwrite (int fd, const void *buf, size_t count, off_t offset)
 {
+  guint delay;
+
+  g_mutex_lock (&lock);
+  delay = write_delay_ms;
+  g_private_set (&wrote_files, GUINT_TO_POINTER (installs));
+  g_mutex_unlock (&lock);
+  if (delay > 0)
+    g_usleep (delay * G_TIME_SPAN_MILLISECOND);
   count_call (TRUE, buf, count);
   return _cs_io_get_default ()->pwrite (fd, buf, count, offset);
 }
@@ -485,6 +501,8 @@ cs_fake_smb_install (const char *folder,
   fake_password = g_strdup (password);
   refusals = 0;
   no_listing = FALSE;
+  write_delay_ms = 0;
+  installs++;
   ignore_case = FALSE;
   listed_func = NULL;
   listed_data = NULL;
@@ -578,6 +596,14 @@ cs_fake_smb_set_listing (gboolean with_stats)
 {
   g_mutex_lock (&lock);
   no_listing = !with_stats;
+  g_mutex_unlock (&lock);
+}
+
+void
+cs_fake_smb_set_write_delay (guint ms)
+{
+  g_mutex_lock (&lock);
+  write_delay_ms = ms;
   g_mutex_unlock (&lock);
 }
 

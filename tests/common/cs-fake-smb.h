@@ -44,6 +44,7 @@ typedef struct {
                         * (getdents: on a real share, the same directory query),
                         * and folders opened as files, which libsmbclient lists */
   guint  connects;     /* connections set up ahead, each in a thread of the job's */
+  guint  folder_times_by_writers; /* folders' times set by a thread that wrote files */
 } CsFakeSmbIo;
 
 void  cs_fake_smb_io       (CsFakeSmbIo *out);
@@ -55,6 +56,8 @@ char *cs_fake_smb_dup_folder_times (void);
  * readdirplus2 does (the default), or by names only (ENOTSUP: an older
  * libsmbclient). Reset by install. */
 void  cs_fake_smb_set_listing (gboolean with_stats);
+/* Each write to a file held @ms, as on a slow link. Reset by install. */
+void  cs_fake_smb_set_write_delay (guint ms);
 /* Names compared ignoring case, as on a Samba share of the default
  * "case sensitive = auto" (stats and opens of a single name). Reset by
  * install. */

@@ -674,6 +674,55 @@ test_workers_connected_ahead (void)
   cs_test_tree_remove (backing);
 }
 
+/* A rerun that replaces a file in each folder of a share (each write held
+ * 150 ms: the scanner has left the folder when its file is written, so
+ * the worker holds the folder's last reference): the folders' times are
+ * set, but by none of the threads that write files (before, by the worker
+ * that wrote each folder's last file, a CREATE, SETINFO and CLOSE on its
+ * way to the next file). */
+static void
+test_folder_times_off_workers (void)
+{
+  g_autofree char *backing = cs_test_tree_make_tmp ();
+  g_autofree char *top = cs_test_tree_make_tmp ();
+  g_autofree char *src = g_build_filename (top, "src", NULL);
+  g_autofree char *out = g_build_filename (backing, "out", NULL);
+  g_autofree char *set = NULL;
+  g_autofree char *wanted = NULL;
+  g_autofree char *after = NULL;
+  CsFakeSmbIo io;
+
+  make_folders (src);
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  cs_smb_set_credentials (NULL, PASSWORD);
+  run_into_share (src, CS_OPERATION_COPY);
+  for (guint f = 0; f < N_FOLDERS; f++)
+    {
+      g_autofree char *rel = g_strdup_printf ("f%u/file0.txt", f);
+      g_autofree char *folder = g_strdup_printf ("f%u", f);
+
+      write_at (src, rel, "changed since\n", T_NEW);
+      set_folder (src, folder, T_OLD, 0755);
+    }
+
+  cs_fake_smb_install (backing, USER, PASSWORD);
+  cs_fake_smb_set_write_delay (150);
+  run_into_share (src, CS_OPERATION_COPY);
+  cs_fake_smb_io (&io);
+  set = cs_fake_smb_dup_folder_times ();
+  g_test_message ("folders' times set: %s; by writers: %u", set, io.folder_times_by_writers);
+  g_assert_nonnull (strstr (set, "out/f5\n"));
+  g_assert_cmpuint (io.folder_times_by_writers, ==, 0);
+  /* And they hold: each folder has its source's time again. */
+  wanted = folders_of (src);
+  after = folders_of (out);
+  g_assert_cmpstr (after, ==, wanted);
+
+  cs_smb_set_credentials (NULL, NULL);
+  cs_test_tree_remove (top);
+  cs_test_tree_remove (backing);
+}
+
 /* The folders listed ahead, in the order their listings began (each held
  * a while, as a slow server would, so the threads take one each in turn). */
 typedef struct {
@@ -691,7 +740,9 @@ note_listed (const char *folder,
   g_mutex_lock (&o->lock);
   g_ptr_array_add (o->names, g_steal_pointer (&name));
   g_mutex_unlock (&o->lock);
-  g_usleep (50 * G_TIME_SPAN_MILLISECOND);
+  /* Under 50 ms, which would say the server is slow: with 32 threads the
+   * first 32 folders would begin in the order the threads happen to run. */
+  g_usleep (40 * G_TIME_SPAN_MILLISECOND);
 }
 
 /* A rerun lists ahead the folders it will enter first: in the order the
@@ -827,6 +878,7 @@ main (int   argc,
   g_test_add_data_func ("/rerun-smb/connected-ahead/dot", GINT_TO_POINTER (TRUE), test_connected_ahead);
   g_test_add_data_func ("/rerun-smb/connected-ahead/folder", GINT_TO_POINTER (FALSE), test_connected_ahead);
   g_test_add_func ("/rerun-smb/connected-ahead/workers", test_workers_connected_ahead);
+  g_test_add_func ("/rerun-smb/folder-times-off-workers", test_folder_times_off_workers);
   g_test_add_data_func ("/rerun-smb/folders-unchanged/copy", &copy_newer, test_folders_unchanged);
   g_test_add_data_func ("/rerun-smb/folders-unchanged/mirror", &mirror_newer, test_folders_unchanged);
   g_test_add_data_func ("/rerun-smb/folders-changed/copy", &copy_newer, test_folders_changed);

@@ -211,6 +211,8 @@ prefetch_run (gpointer data,
   GPtrArray *entries = NULL;
   gboolean listed = FALSE;
 
+  /* GLib's queue hands @p over out of TSan's sight (its futex locks). */
+  CS_TSAN_ACQUIRE (p);
   /* A task of _cs_dest_listing_connect_ahead's: no folder, a connection. */
   if (p->name == NULL)
     {
@@ -276,6 +278,7 @@ connect_threads (CsJob *job,
       p->fd = -1;
       g_mutex_init (&p->lock);
       g_cond_init (&p->cond);
+      CS_TSAN_RELEASE (p);
       if (!g_thread_pool_push (job->scan.prefetch, p, NULL))
         prefetch_unref (p);
     }
@@ -380,6 +383,7 @@ prefetch_one (CsJob       *job,
   g_mutex_init (&p->lock);
   g_cond_init (&p->cond);
   g_hash_table_insert (*table, p->name, p);
+  CS_TSAN_RELEASE (p);
   if (!start_threads (job) || !g_thread_pool_push (job->scan.prefetch, p, NULL))
     {
       /* No thread: done at once, opened by nobody; the scanner goes its own way. */

@@ -21,6 +21,12 @@ CsDir    *_cs_dir_new              (CsJob        *job,
 CsDir    *_cs_dir_ref              (CsDir        *dir);
 /* any thread: the last reference finishes the folder */
 void      _cs_dir_unref            (CsDir        *dir);
+/* controller thread: where the destination is on a share, folders whose
+ * last reference goes in a worker or the scanner get their attributes in
+ * threads of their own (start, before the scan), until every folder has
+ * ended (end, before the workers' pool is closed). */
+void      _cs_dir_finisher_start   (CsJob        *job);
+void      _cs_dir_finisher_end     (CsJob        *job);
 /* any thread, before it writes or removes an entry of @dir's destination
  * folder (or may): the folder's times are then set at its end, whatever
  * its listing showed. */

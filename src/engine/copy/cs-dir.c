@@ -174,37 +174,124 @@ finish_attributes (CsDir *dir)
   return done && !fatal;
 }
 
+/* Set while a finisher's thread ends a folder: its parents end there too. */
+static GPrivate in_finisher;
+
+/* Whether @dir, whose last reference just went, needs the server to end:
+ * its attributes set again, on a share. */
+static gboolean
+ends_on_share (CsDir *dir)
+{
+  return dir->job->dirs.finisher != NULL && g_private_get (&in_finisher) == NULL && dir->apply_attrs
+         && dir->merged_into == NULL && dir->dst_fd >= 0 && !dir->job->setup.settings.dry_run
+         && !keeps_attributes (dir);
+}
+
+static CsDir *dir_end (CsDir *dir);
+
+static void
+finisher_run (gpointer data,
+              gpointer user_data)
+{
+  CsDir *dir = data;
+  CsJob *job;
+
+  /* GLib's queue hands @dir over out of TSan's sight (its futex locks). */
+  CS_TSAN_ACQUIRE (dir);
+  job = dir->job;
+  /* Set for this task only: GLib may hand the thread to a worker pool later. */
+  g_private_set (&in_finisher, GINT_TO_POINTER (TRUE));
+  _cs_dir_unref (dir_end (dir));
+  g_private_set (&in_finisher, NULL);
+  _cs_mutex_lock (&job->dirs.lock);
+  if (--job->dirs.pending == 0)
+    g_cond_broadcast (&job->dirs.cond);
+  _cs_mutex_unlock (&job->dirs.lock);
+}
+
+/*
+ * On a share a folder's times (and mode) are set by name, a CREATE, SETINFO
+ * and CLOSE, once its last file is done: in the worker that wrote that
+ * file, 11 ms of the 85 ms a replaced file took it behind 1 ms per
+ * filesystem call (a 1 % changed rerun writes a file or two per folder).
+ * The job's own two threads set them instead, each with its connection,
+ * while the workers go on; a folder still ends after everything in it,
+ * each folder holding its parent.
+ */
+void
+_cs_dir_finisher_start (CsJob *job)
+{
+  if (job->setup.settings.dry_run || !_cs_io_connects (CS_IO_AT_LOCATION, job->setup.destination))
+    return;
+  g_mutex_init (&job->dirs.lock);
+  g_cond_init (&job->dirs.cond);
+  job->dirs.finisher = g_thread_pool_new (finisher_run, NULL, 2, TRUE, NULL);
+}
+
+void
+_cs_dir_finisher_end (CsJob *job)
+{
+  if (job->dirs.finisher == NULL)
+    return;
+  _cs_mutex_lock (&job->dirs.lock);
+  while (job->dirs.pending > 0)
+    _cs_cond_wait (&job->dirs.cond, &job->dirs.lock);
+  _cs_mutex_unlock (&job->dirs.lock);
+  g_thread_pool_free (g_steal_pointer (&job->dirs.finisher), FALSE, TRUE);
+  g_mutex_clear (&job->dirs.lock);
+  g_cond_clear (&job->dirs.cond);
+}
+
 void
 _cs_dir_unref (CsDir *dir)
 {
   while (dir != NULL && atomic_fetch_sub (&dir->ref, 1) == 1)
     {
       CsJob *job = dir->job;
-      CsDir *parent = dir->parent;
-      CsDir *merged_into = dir->merged_into;
 
-      /* The first source's folder gives the merged folder its attributes. */
-      if (dir->apply_attrs && merged_into == NULL && dir->dst_fd >= 0 && !job->setup.settings.dry_run)
-        dir->dst_done = keeps_attributes (dir) || finish_attributes (dir);
-      if (dir->apply_attrs)
-        _cs_job_dir_finished (job, dir);
-      if (dir->src_fd >= 0)
-        _cs_io_close (&job->counters, dir->src_fd);
-      if (dir->dst_fd >= 0)
-        _cs_io_close (&job->counters, dir->dst_fd);
-      _cs_job_release_dir_fds (job, 2);
-      g_clear_pointer (&dir->claims, g_array_unref);
-      g_clear_pointer (&dir->resumes, g_hash_table_unref);
-      g_clear_pointer (&dir->resumes_wanted, g_hash_table_unref);
-      g_clear_pointer (&dir->dst_listed, g_ptr_array_unref);
-      if (dir->dst_name != dir->name)
-        g_free (dir->dst_name);
-      g_free (dir->name);
-      g_free (dir);
-      _cs_dir_unref (merged_into);
-
-      dir = parent;
+      if (ends_on_share (dir))
+        {
+          _cs_mutex_lock (&job->dirs.lock);
+          job->dirs.pending++;
+          _cs_mutex_unlock (&job->dirs.lock);
+          CS_TSAN_RELEASE (dir);
+          g_thread_pool_push (job->dirs.finisher, dir, NULL);
+          return;
+        }
+      dir = dir_end (dir);
     }
+}
+
+/* @dir, whose last reference went, ended: its attributes, then freed. Its
+ * parent, whose reference it held, is returned. */
+static CsDir *
+dir_end (CsDir *dir)
+{
+  CsJob *job = dir->job;
+  CsDir *parent = dir->parent;
+  CsDir *merged_into = dir->merged_into;
+
+  /* The first source's folder gives the merged folder its attributes. */
+  if (dir->apply_attrs && merged_into == NULL && dir->dst_fd >= 0 && !job->setup.settings.dry_run)
+    dir->dst_done = keeps_attributes (dir) || finish_attributes (dir);
+  if (dir->apply_attrs)
+    _cs_job_dir_finished (job, dir);
+  if (dir->src_fd >= 0)
+    _cs_io_close (&job->counters, dir->src_fd);
+  if (dir->dst_fd >= 0)
+    _cs_io_close (&job->counters, dir->dst_fd);
+  _cs_job_release_dir_fds (job, 2);
+  g_clear_pointer (&dir->claims, g_array_unref);
+  g_clear_pointer (&dir->resumes, g_hash_table_unref);
+  g_clear_pointer (&dir->resumes_wanted, g_hash_table_unref);
+  g_clear_pointer (&dir->dst_listed, g_ptr_array_unref);
+  if (dir->dst_name != dir->name)
+    g_free (dir->dst_name);
+  g_free (dir->name);
+  g_free (dir);
+  _cs_dir_unref (merged_into);
+
+  return parent;
 }
 
 void

@@ -529,6 +529,7 @@ controller_thread (gpointer data)
   CsTotals totals;
   CsStopReason reason;
 
+  _cs_dir_finisher_start (job);
   _cs_count_ahead_start (job);
   _cs_scanner_run (job);
   _cs_count_ahead_stop (job);
@@ -548,6 +549,8 @@ controller_thread (gpointer data)
   _cs_links_clear (job);
   record_environment (job);
 
+  /* Every folder's attributes set before the workers and their buffers go. */
+  _cs_dir_finisher_end (job);
   _cs_job_queue_close (job);
   /* A move's last sources go once their copies are flushed; after a cancel
    * too, since their copies are complete. */

@@ -326,6 +326,15 @@ struct _CsJob {
     atomic_int    prefetch_grown;   /* the listing threads grew to their slow count */
   } scan;
 
+  /* Folders that end on a share, their attributes set by the job's own
+   * threads (cs-dir.c: _cs_dir_finisher_start); pending under lock. */
+  struct {
+    GThreadPool  *finisher;
+    GMutex        lock;
+    GCond         cond;
+    guint         pending;
+  } dirs;
+
   /* The pause gate, the stop and the bounded queue (cs-job-queue.c): under
    * lock, which cs-job-control.c takes too for pause, resume and the state. */
   struct {

@@ -458,6 +458,7 @@ worker_func (gpointer data,
 
   if (data == &connect_task)
     {
+      CS_TSAN_ACQUIRE (&connect_task);
       if (!_cs_job_stopping (job))
         _cs_io_connect (CS_IO_AT_LOCATION, job->setup.destination);
       return;
@@ -576,7 +577,10 @@ connect_ahead (CsJob *job)
   _cs_mutex_lock (&job->gate.lock);
   if (job->gate.pool != NULL)
     for (int i = g_thread_pool_get_max_threads (job->gate.pool); i > 0; i--)
-      g_thread_pool_push (job->gate.pool, &connect_task, NULL);
+      {
+        CS_TSAN_RELEASE (&connect_task);
+        g_thread_pool_push (job->gate.pool, &connect_task, NULL);
+      }
   _cs_mutex_unlock (&job->gate.lock);
 }
 
