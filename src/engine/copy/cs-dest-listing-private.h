@@ -46,9 +46,14 @@ GHashTable *_cs_dest_listing_prefetch (CsJob      *job,
                                        GPtrArray  *first);
 /* scanner thread, before it lists @dir's destination folder, which is
  * there, on a share: the threads that will list its subfolders set their
- * connections up meanwhile, one for each of the source's subfolders. */
-void        _cs_dest_listing_connect_ahead (CsJob *job,
-                                            CsDir *dir);
+ * connections up meanwhile, and list the subfolders the scanner will
+ * enter first, by the source's names. The next _cs_dest_listing_prefetch
+ * keeps those its listing shows. */
+void        _cs_dest_listing_start_early (CsJob *job,
+                                          CsDir *dir);
+/* scanner thread: what was listed early and not kept is closed, each once
+ * its thread is done; before the folder they were listed in closes. */
+void        _cs_dest_listing_end_early (CsJob *job);
 /* scanner thread: @prefetch's folder, opened as the scanner would open it
  * (O_DIRECTORY | O_NOFOLLOW in its parent), once it is: its handle, now the
  * caller's, its listing in @out_entries (or NULL) and its stat in @out_st

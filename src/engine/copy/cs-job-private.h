@@ -322,6 +322,7 @@ struct _CsJob {
     gboolean      split_big;        /* this source's big files go in chunks */
     GThreadPool  *prefetch;         /* share folders listed ahead (cs-dest-listing.c), or NULL */
     atomic_int    listings_slow;    /* a listing said the server is slow: more threads list ahead */
+    GHashTable   *early;            /* folders listed while their parent is (cs-dest-listing.c), or NULL */
     guint         connect_ahead;    /* listing threads set up before their first folder (cs-dest-listing.c) */
     atomic_int    prefetch_grown;   /* the listing threads grew to their slow count */
   } scan;

@@ -706,7 +706,7 @@ walk_dir (CsJob     *job,
     {
       /* A source's own folder (entered at depth 0): before its listing. */
       if (depth == 1)
-        _cs_dest_listing_connect_ahead (job, dir);
+        _cs_dest_listing_start_early (job, dir);
       existing = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
       if (job->setup.settings.operation == CS_OPERATION_MIRROR && dir->mirror_root >= 0)
         types = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);

@@ -388,7 +388,7 @@ _cs_scanner_run (CsJob *job)
       /* "SRC/." is walked in the container itself, which the setup lists;
        * a folder this run made has nothing to list. */
       if (strcmp (dst_name, ".") == 0 && !dest_made)
-        _cs_dest_listing_connect_ahead (job, container);
+        _cs_dest_listing_start_early (job, container);
       _cs_stage_setup (job, container->dst_fd, &container->dst_listed);
       if (container->dst_fd >= 0 && _cs_is_remote_filesystem (container->dst_fd))
         atomic_store (&job->dest.dst_remote, 1);
@@ -417,6 +417,8 @@ _cs_scanner_run (CsJob *job)
                                || _cs_job_destination_remote (job)));
       _cs_scanner_handle_entry (job, container, src_name, strcmp (src_name, dst_name) != 0 ? dst_name : NULL,
                                 DT_UNKNOWN, NULL, 0, later);
+      /* Listed early in the container, where its walk did not keep them. */
+      _cs_dest_listing_end_early (job);
       _cs_dir_unref (container);
     }
   _cs_scanner_flush_batch (job);
