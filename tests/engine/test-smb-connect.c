@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 
 #include "copyscope-engine.h"
 #include "cs-io-private.h"
+#include "cs-io-table-private.h"
 #include "fake-libsmbclient/fake-libsmbclient.h"
 
 /*
@@ -231,6 +233,94 @@ test_second_share (void)
   g_assert_cmpint (c.again_alone, ==, 2);
 }
 
+static void (*set_listing) (int);
+static const char *(*listed) (int, struct stat *);
+
+/* Lists the root of @url's share; @url names a share of the test's own. */
+static GPtrArray *
+list_share (const char *url)
+{
+  CsCounters counters = { 0 };
+  GPtrArray *entries = g_ptr_array_new_with_free_func (g_free);
+  int fd = _cs_io_openat (&counters, CS_IO_AT_LOCATION, url, O_RDONLY | O_DIRECTORY, 0);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (_cs_io_readdirplus (&counters, fd, entries), ==, 0);
+  _cs_io_close (&counters, fd);
+  g_assert_cmpuint (entries->len, ==, FAKE_SMB_LISTED - 2);
+  return entries;
+}
+
+/* Each entry's stat is the library's readdirplus2's, but the inode number
+ * (a listing's is never compared). */
+static void
+assert_stats_are_the_library_s (GPtrArray *entries)
+{
+  for (guint i = 0; i < entries->len; i++)
+    {
+      const CsIoListed *e = g_ptr_array_index (entries, i);
+      struct stat want;
+      const char *name = listed ((int) i + 2, &want);
+
+      g_assert_cmpstr (e->name, ==, name);
+      g_assert_cmpuint (e->st.st_mode, ==, want.st_mode);
+      g_assert_cmpint (e->st.st_size, ==, want.st_size);
+      g_assert_cmpint (e->st.st_blocks, ==, want.st_blocks);
+      g_assert_cmpuint (e->st.st_nlink, ==, want.st_nlink);
+      g_assert_cmpuint (e->st.st_uid, ==, want.st_uid);
+      g_assert_cmpuint (e->st.st_gid, ==, want.st_gid);
+      g_assert_cmpuint (e->st.st_dev, ==, want.st_dev);
+      g_assert_cmpint (e->st.st_mtim.tv_sec, ==, want.st_mtim.tv_sec);
+      g_assert_cmpint (e->st.st_mtim.tv_nsec, ==, want.st_mtim.tv_nsec);
+      g_assert_cmpint (e->st.st_ctim.tv_sec, ==, want.st_ctim.tv_sec);
+      g_assert_cmpint (e->st.st_ctim.tv_nsec, ==, want.st_ctim.tv_nsec);
+      g_assert_cmpint (e->st.st_atim.tv_sec, ==, want.st_atim.tv_sec);
+      g_assert_cmpint (e->st.st_atim.tv_nsec, ==, want.st_atim.tv_nsec);
+    }
+}
+
+/* libsmbclient's readdirplus2 parses the folder's URL again for each
+ * entry it makes a stat of (setting the context's credentials from the
+ * configuration, a scan of its parameter table by name): a fifth of a
+ * no-op rerun's CPU. A listing takes its first folder's and file's stats
+ * from it, and the others' from readdirplus, made by the same rules:
+ * before, all 30 from readdirplus2. Folders, read-only, hidden and system
+ * files among them. */
+static void
+test_listing_stats (void)
+{
+  g_autoptr(GPtrArray) entries = NULL;
+  FakeSmbCounts c;
+
+  reset (0, NULL);
+  entries = list_share ("smb://lab@fake/listing");
+  get_counts (&c);
+  g_test_message ("readdirplus2: %d entries, readdirplus: %d", c.listed_plus2, c.listed_plus);
+  assert_stats_are_the_library_s (entries);
+  g_assert_cmpint (c.listed_plus2, <=, 4);
+  g_assert_cmpint (c.listed_plus2 + c.listed_plus, ==, FAKE_SMB_LISTED);
+}
+
+/* A library whose readdirplus2 makes its stats otherwise: every entry's
+ * stat comes from it, in that listing and the run's later ones. */
+static void
+test_listing_stats_otherwise (void)
+{
+  g_autoptr(GPtrArray) first = NULL;
+  g_autoptr(GPtrArray) later = NULL;
+  FakeSmbCounts c;
+
+  reset (0, NULL);
+  set_listing (TRUE);
+  first = list_share ("smb://lab@fake/otherwise");
+  later = list_share ("smb://lab@fake/otherwise");
+  get_counts (&c);
+  assert_stats_are_the_library_s (first);
+  assert_stats_are_the_library_s (later);
+  g_assert_cmpint (c.listed_plus2, ==, 2 * FAKE_SMB_LISTED);
+  set_listing (FALSE);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -240,12 +330,17 @@ main (int argc, char *argv[])
   /* The same library the engine opens, by the same name. */
   fake = dlopen ("libsmbclient.so.0", RTLD_NOW | RTLD_LOCAL);
   if (fake == NULL || (reset = dlsym (fake, "fake_smb_reset")) == NULL
-      || (get_counts = dlsym (fake, "fake_smb_get_counts")) == NULL)
+      || (get_counts = dlsym (fake, "fake_smb_get_counts")) == NULL
+      || (set_listing = dlsym (fake, "fake_smb_set_listing")) == NULL
+      || (listed = dlsym (fake, "fake_smb_listed")) == NULL)
     g_error ("the fake libsmbclient.so.0 is not first in LD_LIBRARY_PATH");
   g_test_add_func ("/smb-connect/together", test_together);
   g_test_add_func ("/smb-connect/again-alone", test_again_alone);
   g_test_add_func ("/smb-connect/refused", test_refused);
   g_test_add_func ("/smb-connect/refused-then-given", test_refused_then_given);
   g_test_add_func ("/smb-connect/second-share", test_second_share);
+  g_test_add_func ("/smb-connect/listing-stats", test_listing_stats);
+  /* Last: the run keeps to the library's stats once it saw them differ. */
+  g_test_add_func ("/smb-connect/listing-stats-otherwise", test_listing_stats_otherwise);
   return g_test_run ();
 }

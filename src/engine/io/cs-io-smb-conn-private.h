@@ -29,6 +29,8 @@ typedef struct {
   __typeof__ (smbc_getFunctionReaddir) *smbc_getFunctionReaddir;
   /* NULL before libsmbclient 4.12: folders are then listed by name only. */
   __typeof__ (smbc_getFunctionReaddirPlus2) *smbc_getFunctionReaddirPlus2;
+  /* Optional as well: without it each entry comes from readdirplus2. */
+  __typeof__ (smbc_getFunctionReaddirPlus) *smbc_getFunctionReaddirPlus;
   __typeof__ (smbc_getFunctionRename) *smbc_getFunctionRename;
   __typeof__ (smbc_getFunctionRmdir) *smbc_getFunctionRmdir;
   __typeof__ (smbc_getFunctionSplice) *smbc_getFunctionSplice;

@@ -184,6 +184,7 @@ load_library (void)
     }
   /* Optional: without it a rerun asks about each file by name. */
   load (library, "smbc_getFunctionReaddirPlus2", (void **) &_cs_io_smb_lib.smbc_getFunctionReaddirPlus2);
+  load (library, "smbc_getFunctionReaddirPlus", (void **) &_cs_io_smb_lib.smbc_getFunctionReaddirPlus);
   load (library, "smbc_setLogCallback", (void **) &_cs_io_smb_lib.smbc_setLogCallback);
   return TRUE;
 }

@@ -477,11 +477,69 @@ smb_getdents (int fd, void *buf, size_t size)
   return r;
 }
 
-/* The whole folder in one listing, on a directory handle of its own so a
- * getdents under way on @fd keeps its place: libsmbclient's opendir asks the
- * server for every entry with its attributes (a few requests per thousand
- * entries), and readdirplus2 hands each with the stat a stat by name would
- * give, without asking again. */
+/* The stat libsmbclient's readdirplus2 gives @info (its setup_stat: the
+ * type, and the mode bits, from the DOS attributes; the owner, the device
+ * and the link count as a stat by name gives them), with @like's device
+ * and owner: an entry of the same listing the library made the stat of.
+ * The inode number stays 0: a listing's is never compared (SMB.md). */
+static void
+stat_of_listed (const struct libsmb_file_info *info,
+                const struct stat             *like,
+                struct stat                   *st)
+{
+  gboolean folder = (info->attrs & SMBC_DOS_MODE_DIRECTORY) != 0;
+
+  memset (st, 0, sizeof *st);
+  st->st_mode = folder ? S_IFDIR | 0555 : S_IFREG | 0444;
+  if (info->attrs & SMBC_DOS_MODE_ARCHIVE)
+    st->st_mode |= S_IXUSR;
+  if (info->attrs & SMBC_DOS_MODE_SYSTEM)
+    st->st_mode |= S_IXGRP;
+  if (info->attrs & SMBC_DOS_MODE_HIDDEN)
+    st->st_mode |= S_IXOTH;
+  if (!(info->attrs & SMBC_DOS_MODE_READONLY))
+    st->st_mode |= S_IWUSR;
+  st->st_size = (off_t) info->size;
+  st->st_blksize = 512;
+  st->st_blocks = (blkcnt_t) ((info->size + 511) / 512);
+  st->st_nlink = folder ? 2 : 1;
+  st->st_uid = like->st_uid;
+  st->st_gid = like->st_gid;
+  st->st_dev = like->st_dev;
+  st->st_atim = info->atime_ts;
+  st->st_ctim = info->ctime_ts;
+  st->st_mtim = info->mtime_ts;
+}
+
+static gboolean
+same_listed_stat (const struct stat *a,
+                  const struct stat *b)
+{
+  return a->st_mode == b->st_mode && a->st_size == b->st_size && a->st_nlink == b->st_nlink
+         && a->st_uid == b->st_uid && a->st_gid == b->st_gid && a->st_dev == b->st_dev
+         && a->st_blocks == b->st_blocks && a->st_blksize == b->st_blksize
+         && a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec
+         && a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec
+         && a->st_atim.tv_sec == b->st_atim.tv_sec && a->st_atim.tv_nsec == b->st_atim.tv_nsec;
+}
+
+/* Set once readdirplus2 gave a stat stat_of_listed would not make. */
+static atomic_int library_stats_only;
+
+/*
+ * The whole folder in one listing, on a directory handle of its own so a
+ * getdents under way on @fd keeps its place: libsmbclient's opendir asks
+ * the server for every entry with its attributes (a few requests per
+ * thousand entries), and readdirplus2 hands each with the stat a stat by
+ * name would give, without asking again. But it makes that stat after
+ * parsing the folder's URL again with the entry's name (SMBC_parse_path,
+ * which sets the context's credentials from Samba's configuration, a scan
+ * of its parameter table by name per entry): a fifth of a no-op rerun's
+ * CPU (20,000 files, 0.2 s). So readdirplus2 gives entries until it has
+ * given a folder and a file whose stats stat_of_listed makes alike, and
+ * readdirplus the others, stat_of_listed making their stats; should the
+ * library make one otherwise, it makes all, for the rest of the run.
+ */
 /* Lists @url with its entries' stats on @conn, which the caller holds. */
 static int
 list_folder (CsSmbConn  *conn,
@@ -490,14 +548,47 @@ list_folder (CsSmbConn  *conn,
 {
   SMBCCTX *ctx = conn->ctx;
   SMBCFILE *folder = _cs_io_smb_lib.smbc_getFunctionOpendir (ctx) (ctx, url);
+  smbc_readdirplus_fn plus = _cs_io_smb_lib.smbc_getFunctionReaddirPlus != NULL
+                             ? _cs_io_smb_lib.smbc_getFunctionReaddirPlus (ctx) : NULL;
+  smbc_readdirplus2_fn plus2 = _cs_io_smb_lib.smbc_getFunctionReaddirPlus2 (ctx);
+  gboolean folder_alike = FALSE, file_alike = FALSE;
   const struct libsmb_file_info *info;
+  struct stat like;
   struct stat st;
 
   if (folder == NULL)
     return -1;
+  memset (&like, 0, sizeof like);
   memset (&st, 0, sizeof st);
-  while ((info = _cs_io_smb_lib.smbc_getFunctionReaddirPlus2 (ctx) (ctx, folder, &st)) != NULL)
+  if (atomic_load_explicit (&library_stats_only, memory_order_relaxed))
+    plus = NULL;
+  for (;;)
     {
+      gboolean ours = plus != NULL && folder_alike && file_alike;
+
+      info = ours ? plus (ctx, folder) : plus2 (ctx, folder, &st);
+      if (info == NULL)
+        break;
+      if (ours)
+        stat_of_listed (info, &like, &st);
+      else if (plus != NULL)
+        {
+          struct stat mine;
+
+          stat_of_listed (info, &st, &mine);
+          if (!same_listed_stat (&mine, &st))
+            {
+              if (!atomic_exchange (&library_stats_only, 1))
+                g_debug ("readdirplus2 made a stat otherwise than its setup_stat did (mode %o, %o made): "
+                         "each entry's comes from it", (unsigned) st.st_mode, (unsigned) mine.st_mode);
+              plus = NULL;
+            }
+          else if (S_ISDIR (st.st_mode))
+            folder_alike = TRUE;
+          else
+            file_alike = TRUE;
+          like = st;
+        }
       if (info->name != NULL && strcmp (info->name, ".") != 0 && strcmp (info->name, "..") != 0)
         {
           _cs_io_smb_fix_stat (&st);

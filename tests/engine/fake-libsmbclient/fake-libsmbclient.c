@@ -7,8 +7,10 @@
  * first in LD_LIBRARY_PATH. A context connects on its first call to a
  * share, which takes a while, and the library counts the set-ups made
  * beside another. What real libsmbclient 4.17 sometimes does when two are
- * set up together (fails one, ENOMEM) this one does when told to. Only
- * stat is served: a folder at a share's root, a file anywhere else.
+ * set up together (fails one, ENOMEM) this one does when told to. Served:
+ * stat (a folder at a share's root, a file anywhere else), and a listing
+ * of any folder, the same FAKE_SMB_LISTED entries (test-smb-connect.c's
+ * listing tests).
  */
 
 #include <errno.h>
@@ -18,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <libsmbclient.h>
 
 #include "fake-libsmbclient.h"
@@ -172,6 +175,162 @@ fake_stat (SMBCCTX     *public,
   return 0;
 }
 
+/* ---- Listings ------------------------------------------------------------ */
+
+static int listing_otherwise;
+
+/* Entry @i's DOS attributes: folders, read-only, hidden and system files
+ * among plain ones. */
+static uint16_t
+listed_attrs (int i)
+{
+  static const uint16_t first[] = { SMBC_DOS_MODE_DIRECTORY, SMBC_DOS_MODE_DIRECTORY,
+                                    SMBC_DOS_MODE_DIRECTORY, SMBC_DOS_MODE_ARCHIVE,
+                                    SMBC_DOS_MODE_ARCHIVE | SMBC_DOS_MODE_READONLY,
+                                    SMBC_DOS_MODE_ARCHIVE | SMBC_DOS_MODE_HIDDEN,
+                                    SMBC_DOS_MODE_SYSTEM, 0,
+                                    SMBC_DOS_MODE_DIRECTORY | SMBC_DOS_MODE_READONLY | SMBC_DOS_MODE_HIDDEN };
+
+  return i < (int) (sizeof first / sizeof first[0]) ? first[i] : SMBC_DOS_MODE_ARCHIVE;
+}
+
+static void
+listed_info (int                      i,
+             struct libsmb_file_info *info,
+             char                    *name,
+             size_t                   len)
+{
+  memset (info, 0, sizeof *info);
+  if (i == 0 || i == 1)
+    snprintf (name, len, "%s", i == 0 ? "." : "..");
+  else
+    snprintf (name, len, "entry-%02d", i);
+  info->name = name;
+  info->attrs = listed_attrs (i);
+  info->size = (info->attrs & SMBC_DOS_MODE_DIRECTORY) ? 0 : (uint64_t) i * 1000 + 7;
+  info->uid = 4242;   /* the server's: setup_stat does not use it */
+  info->gid = 4242;
+  info->mtime_ts = (struct timespec) { 1700000000 + i, i * 100 };
+  info->ctime_ts = (struct timespec) { 1700000100 + i, i * 100 + 1 };
+  info->atime_ts = (struct timespec) { 1700000200 + i, i * 100 + 2 };
+  info->btime_ts = (struct timespec) { 1600000000, 0 };
+}
+
+/* libsmbclient 4.17's setup_stat, as readdirplus2 calls it. */
+static void
+listed_stat (const struct libsmb_file_info *info,
+             int                            i,
+             struct stat                   *st)
+{
+  int folder = (info->attrs & SMBC_DOS_MODE_DIRECTORY) != 0;
+
+  memset (st, 0, sizeof *st);
+  st->st_mode = folder ? S_IFDIR | 0555 : S_IFREG | 0444;
+  if (info->attrs & SMBC_DOS_MODE_ARCHIVE)
+    st->st_mode |= S_IXUSR;
+  if (info->attrs & SMBC_DOS_MODE_SYSTEM)
+    st->st_mode |= S_IXGRP;
+  if (info->attrs & SMBC_DOS_MODE_HIDDEN)
+    st->st_mode |= S_IXOTH;
+  if (!(info->attrs & SMBC_DOS_MODE_READONLY))
+    st->st_mode |= S_IWUSR;
+  if (listing_otherwise)
+    st->st_mode = folder ? S_IFDIR | 0755 : S_IFREG | 0644;
+  st->st_size = (off_t) info->size;
+  st->st_blksize = 512;
+  st->st_blocks = (blkcnt_t) ((info->size + 511) / 512);
+  st->st_uid = getuid ();
+  st->st_gid = getgid ();
+  st->st_nlink = folder ? 2 : 1;
+  st->st_ino = (ino_t) (5000 + i);
+  st->st_dev = 0x1234;
+  st->st_atim = info->atime_ts;
+  st->st_ctim = info->ctime_ts;
+  st->st_mtim = info->mtime_ts;
+}
+
+void
+fake_smb_set_listing (int otherwise)
+{
+  pthread_mutex_lock (&lock);
+  listing_otherwise = otherwise;
+  pthread_mutex_unlock (&lock);
+}
+
+const char *
+fake_smb_listed (int          i,
+                 struct stat *st)
+{
+  static char names[FAKE_SMB_LISTED][16];
+  struct libsmb_file_info info;
+
+  listed_info (i, &info, names[i], sizeof names[i]);
+  pthread_mutex_lock (&lock);
+  listed_stat (&info, i, st);
+  pthread_mutex_unlock (&lock);
+  return names[i];
+}
+
+/* A folder being listed: where its listing is. */
+typedef struct {
+  int                     next;
+  struct libsmb_file_info info;
+  char                    name[16];
+} Listing;
+
+static SMBCFILE *
+fake_opendir (SMBCCTX    *c,
+              const char *url)
+{
+  return (SMBCFILE *) calloc (1, sizeof (Listing));
+}
+
+static int
+fake_closedir (SMBCCTX  *c,
+               SMBCFILE *dir)
+{
+  free (dir);
+  return 0;
+}
+
+static const struct libsmb_file_info *
+fake_readdirplus (SMBCCTX  *c,
+                  SMBCFILE *dir)
+{
+  Listing *l = (Listing *) dir;
+
+  if (l->next >= FAKE_SMB_LISTED)
+    return NULL;
+  listed_info (l->next++, &l->info, l->name, sizeof l->name);
+  pthread_mutex_lock (&lock);
+  counts.listed_plus++;
+  pthread_mutex_unlock (&lock);
+  return &l->info;
+}
+
+static const struct libsmb_file_info *
+fake_readdirplus2 (SMBCCTX     *c,
+                   SMBCFILE    *dir,
+                   struct stat *st)
+{
+  Listing *l = (Listing *) dir;
+  int i = l->next;
+
+  if (i >= FAKE_SMB_LISTED)
+    return NULL;
+  listed_info (l->next++, &l->info, l->name, sizeof l->name);
+  pthread_mutex_lock (&lock);
+  listed_stat (&l->info, i, st);
+  counts.listed_plus2++;
+  pthread_mutex_unlock (&lock);
+  return &l->info;
+}
+
+smbc_opendir_fn smbc_getFunctionOpendir (SMBCCTX *c) { return fake_opendir; }
+smbc_closedir_fn smbc_getFunctionClosedir (SMBCCTX *c) { return fake_closedir; }
+smbc_readdirplus_fn smbc_getFunctionReaddirPlus (SMBCCTX *c) { return fake_readdirplus; }
+smbc_readdirplus2_fn smbc_getFunctionReaddirPlus2 (SMBCCTX *c) { return fake_readdirplus2; }
+
 /* ---- The rest of what the engine looks up ------------------------------- */
 
 SMBCCTX *
@@ -221,13 +380,11 @@ smbc_stat_fn smbc_getFunctionStat (SMBCCTX *c) { return fake_stat; }
 
 /* Never called by the tests: found, so that the library counts as loaded. */
 smbc_close_fn smbc_getFunctionClose (SMBCCTX *c) { return NULL; }
-smbc_closedir_fn smbc_getFunctionClosedir (SMBCCTX *c) { return NULL; }
 smbc_fstat_fn smbc_getFunctionFstat (SMBCCTX *c) { return NULL; }
 smbc_ftruncate_fn smbc_getFunctionFtruncate (SMBCCTX *c) { return NULL; }
 smbc_lseek_fn smbc_getFunctionLseek (SMBCCTX *c) { return NULL; }
 smbc_mkdir_fn smbc_getFunctionMkdir (SMBCCTX *c) { return NULL; }
 smbc_open_fn smbc_getFunctionOpen (SMBCCTX *c) { return NULL; }
-smbc_opendir_fn smbc_getFunctionOpendir (SMBCCTX *c) { return NULL; }
 smbc_read_fn smbc_getFunctionRead (SMBCCTX *c) { return NULL; }
 smbc_readdir_fn smbc_getFunctionReaddir (SMBCCTX *c) { return NULL; }
 smbc_rename_fn smbc_getFunctionRename (SMBCCTX *c) { return NULL; }
