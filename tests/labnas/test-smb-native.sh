@@ -273,6 +273,23 @@ else
 fi
 if [[ -n $(find "$work/backing" -name '.copyscope-*') ]]; then fail "a temporary is left after refused names"; fi
 
+# ---- a folder whose times the user may not set --------------------------------
+# A rerun onto a folder another user owns, its source's time changed: the
+# server refuses its times. libsmbclient, refused, opens the folder to set
+# them on a handle (its plan B), which fails as a folder does: the warning
+# said "Is a directory". It says what a local filesystem says.
+mkdir -p "$work/locked/inside"
+echo kept >"$work/locked/inside/file"
+COPYSCOPE_SMB_PASSWORD=$SMBNAS_PASSWORD run_copy --threads 2 "$work/locked" "$url"
+chown root: "$work/backing/locked/inside" && chmod 755 "$work/backing/locked/inside"
+touch -d '2020-03-04 05:06:07.5' "$work/locked/inside"
+COPYSCOPE_SMB_PASSWORD=$SMBNAS_PASSWORD run_copy --threads 2 "$work/locked" "$url"
+if grep -q 'inside: set times: Operation not permitted' "$work/out" && ! grep -q 'Is a directory' "$work/out"; then
+  ok "a folder's times refused: Operation not permitted (exit $rc)"
+else
+  cat "$work/out"; fail "a folder's times refused (exit $rc): not said as a local filesystem says it"
+fi
+
 # ---- kill -9 in the middle of a copy, then a rerun completes it --------------
 # Kills at spread moments, each into a fresh folder: after a kill every file
 # under a final name is complete or a claim (its text, or empty: killed

@@ -115,7 +115,16 @@ set_times (CsSmbConn            *conn,
           tv[i].tv_usec = times[i].tv_nsec / 1000;
         }
     }
-  return _cs_io_smb_lib.smbc_getFunctionUtimes (conn->ctx) (conn->ctx, url, tv);
+  if (_cs_io_smb_lib.smbc_getFunctionUtimes (conn->ctx) (conn->ctx, url, tv) == 0)
+    return 0;
+  /* Refused by name, libsmbclient 4.17 opens the file to set the times on a
+   * handle (SMBC_setatr's plan B), and a folder fails that open whatever
+   * the first refusal was: "Is a directory" told a user whose share would
+   * not let them set a folder's times nothing. A local filesystem says
+   * EPERM when times may not be set. */
+  if (errno == EISDIR)
+    errno = EPERM;
+  return -1;
 }
 
 static int
